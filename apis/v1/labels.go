@@ -1,0 +1,122 @@
+package v1
+
+import "strings"
+
+// Group is the API group of NodePool and NodeClaim.
+const Group = "karpenter.sh"
+
+// Well-known label keys. Their values are decided by Karpenter (nodepool) or by the cloud
+// (instance type, zone, capacity type, ...), so NodePools may leave them undefined.
+const (
+	NodePoolLabelKey        = Group + "/nodepool"
+	CapacityTypeLabelKey    = Group + "/capacity-type"
+	NodeInitializedLabelKey = Group + "/initialized"
+	NodeRegisteredLabelKey  = Group + "/registered"
+	DoNotSyncTaintsLabelKey = Group + "/do-not-sync-taints"
+
+	LabelTopologyZone      = "topology.kubernetes.io/zone"
+	LabelTopologyRegion    = "topology.kubernetes.io/region"
+	LabelInstanceType      = "node.kubernetes.io/instance-type"
+	LabelArch              = "kubernetes.io/arch"
+	LabelOS                = "kubernetes.io/os"
+	LabelHostname          = "kubernetes.io/hostname"
+	LabelWindowsBuild      = "node.kubernetes.io/windows-build"
+	LabelFailureDomainZone = "failure-domain.beta.kubernetes.io/zone"
+)
+
+// Annotation keys Karpenter reads or writes.
+const (
+	DoNotDisruptAnnotationKey                  = Group + "/do-not-disrupt"
+	NodePoolHashAnnotationKey                  = Group + "/nodepool-hash"
+	NodePoolHashVersionAnnotationKey           = Group + "/nodepool-hash-version"
+	NodeClaimMinValuesRelaxedAnnotationKey     = Group + "/nodeclaim-min-values-relaxed"
+	NodeClaimTerminationTimestampAnnotationKey = Group + "/nodeclaim-termination-timestamp"
+	NodePoolHashVersion                        = "v3"
+)
+
+// Taint keys Karpenter owns.
+const (
+	DisruptedTaintKey    = Group + "/disrupted"
+	UnregisteredTaintKey = Group + "/unregistered"
+)
+
+// Capacity types and architectures.
+const (
+	CapacityTypeSpot     = "spot"
+	CapacityTypeOnDemand = "on-demand"
+	CapacityTypeReserved = "reserved"
+	ArchitectureAmd64    = "amd64"
+	ArchitectureArm64    = "arm64"
+)
+
+// WellKnownLabels are the label keys whose values come from the cloud or from Karpenter, so a
+// NodePool need not define them for a pod to require them. A catalog may add its own keys (see
+// the requirements package); this set is the core one.
+var WellKnownLabels = map[string]bool{
+	NodePoolLabelKey:     true,
+	LabelTopologyZone:    true,
+	LabelTopologyRegion:  true,
+	LabelInstanceType:    true,
+	LabelArch:            true,
+	LabelOS:              true,
+	CapacityTypeLabelKey: true,
+	LabelWindowsBuild:    true,
+}
+
+// WellKnownValuesForRequirements lists the only values some well-known keys can take.
+var WellKnownValuesForRequirements = map[string][]string{
+	CapacityTypeLabelKey: {CapacityTypeOnDemand, CapacityTypeReserved, CapacityTypeSpot},
+}
+
+// RestrictedLabels may not be used in NodePool requirements or labels: Karpenter or the
+// kubelet sets them.
+var RestrictedLabels = map[string]bool{
+	LabelHostname: true,
+}
+
+// RestrictedLabelDomains are label domains (and their subdomains) reserved for Karpenter,
+// except for the well-known keys inside them.
+var RestrictedLabelDomains = []string{Group}
+
+// NormalizedLabels maps deprecated beta label keys to their stable names.
+var NormalizedLabels = map[string]string{
+	LabelFailureDomainZone:                     LabelTopologyZone,
+	"failure-domain.beta.kubernetes.io/region": LabelTopologyRegion,
+	"beta.kubernetes.io/arch":                  LabelArch,
+	"beta.kubernetes.io/os":                    LabelOS,
+	"beta.kubernetes.io/instance-type":         LabelInstanceType,
+}
+
+// NormalizeLabelKey returns the stable name of a deprecated label key, or the key itself.
+func NormalizeLabelKey(key string) string {
+	if n, ok := NormalizedLabels[key]; ok {
+		return n
+	}
+	return key
+}
+
+// IsRestrictedLabel reports why key may not be set by a NodePool: it is kubernetes.io/hostname,
+// or it lies in the karpenter.sh domain without being one of the well-known keys there.
+func IsRestrictedLabel(key string) bool {
+	if WellKnownLabels[key] {
+		return false
+	}
+	if RestrictedLabels[key] {
+		return true
+	}
+	domain := labelDomain(key)
+	for _, d := range RestrictedLabelDomains {
+		if domain == d || strings.HasSuffix(domain, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// labelDomain is the prefix of a label key before the slash, or "".
+func labelDomain(key string) string {
+	if i := strings.IndexByte(key, '/'); i >= 0 {
+		return key[:i]
+	}
+	return ""
+}
