@@ -1,6 +1,10 @@
 package v1
 
-import "strings"
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // Group is the API group of NodePool and NodeClaim.
 const Group = "karpenter.sh"
@@ -119,4 +123,27 @@ func labelDomain(key string) string {
 		return key[:i]
 	}
 	return ""
+}
+
+// TerminationFinalizer is the finalizer Karpenter puts on NodeClaims and Nodes it manages.
+const TerminationFinalizer = Group + "/termination"
+
+// Karpenter's inclusive integer bound operators, in addition to Kubernetes'
+// NodeSelectorOperator values.
+const (
+	NodeSelectorOpGte corev1.NodeSelectorOperator = "Gte"
+	NodeSelectorOpLte corev1.NodeSelectorOperator = "Lte"
+)
+
+// SupportedNodeSelectorOps are the operators a requirement may use, in the order error
+// messages list them.
+var SupportedNodeSelectorOps = []corev1.NodeSelectorOperator{
+	corev1.NodeSelectorOpIn,
+	corev1.NodeSelectorOpNotIn,
+	corev1.NodeSelectorOpExists,
+	corev1.NodeSelectorOpDoesNotExist,
+	corev1.NodeSelectorOpGt,
+	corev1.NodeSelectorOpLt,
+	NodeSelectorOpGte,
+	NodeSelectorOpLte,
 }

@@ -10,7 +10,14 @@ type NodeClaim struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              NodeClaimSpec   `json:"spec"`
-	Status            NodeClaimStatus `json:"status,omitempty"`
+	Status            NodeClaimStatus `json:"status,omitzero"`
+}
+
+// NodeClaimList is a list of NodeClaims (kind NodeClaimList).
+type NodeClaimList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []NodeClaim `json:"items"`
 }
 
 // NodeClaimSpec describes the node wanted.
@@ -18,10 +25,10 @@ type NodeClaimSpec struct {
 	Taints                 []corev1.Taint                         `json:"taints,omitempty"`
 	StartupTaints          []corev1.Taint                         `json:"startupTaints,omitempty"`
 	Requirements           []NodeSelectorRequirementWithMinValues `json:"requirements"`
-	Resources              ResourceRequirements                   `json:"resources,omitempty"`
+	Resources              ResourceRequirements                   `json:"resources,omitzero"`
 	NodeClassRef           *NodeClassReference                    `json:"nodeClassRef"`
 	TerminationGracePeriod *metav1.Duration                       `json:"terminationGracePeriod,omitempty"`
-	ExpireAfter            NillableDuration                       `json:"expireAfter,omitempty"`
+	ExpireAfter            NillableDuration                       `json:"expireAfter,omitzero"`
 }
 
 // ResourceRequirements are the resources the NodeClaim's pods (and daemons) request.
@@ -37,7 +44,7 @@ type NodeClaimStatus struct {
 	Capacity         corev1.ResourceList `json:"capacity,omitempty"`
 	Allocatable      corev1.ResourceList `json:"allocatable,omitempty"`
 	Conditions       []metav1.Condition  `json:"conditions,omitempty"`
-	LastPodEventTime metav1.Time         `json:"lastPodEventTime,omitempty"`
+	LastPodEventTime metav1.Time         `json:"lastPodEventTime,omitzero"`
 }
 
 // NodeClaim condition types.
@@ -48,4 +55,9 @@ const (
 	ConditionTypeConsolidatable = "Consolidatable"
 	ConditionTypeDrifted        = "Drifted"
 	ConditionTypeDrained        = "Drained"
+
+	ConditionTypeConsistentStateFound = "ConsistentStateFound"
+	ConditionTypeVolumesDetached      = "VolumesDetached"
+	ConditionTypeInstanceTerminating  = "InstanceTerminating"
+	ConditionTypeDisruptionReason     = "DisruptionReason"
 )

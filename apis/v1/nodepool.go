@@ -11,7 +11,14 @@ type NodePool struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              NodePoolSpec   `json:"spec"`
-	Status            NodePoolStatus `json:"status,omitempty"`
+	Status            NodePoolStatus `json:"status,omitzero"`
+}
+
+// NodePoolList is a list of NodePools (kind NodePoolList).
+type NodePoolList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []NodePool `json:"items"`
 }
 
 // NodePoolSpec is the desired state of a NodePool.
@@ -19,7 +26,7 @@ type NodePoolSpec struct {
 	// Template is the NodeClaim template every launched node follows.
 	Template NodeClaimTemplate `json:"template"`
 	// Disruption says when and how fast Karpenter may disrupt the NodePool's nodes.
-	Disruption Disruption `json:"disruption,omitempty"`
+	Disruption Disruption `json:"disruption,omitzero"`
 	// Limits caps the total resources (and `nodes`) of the NodePool.
 	Limits Limits `json:"limits,omitempty"`
 	// Weight orders NodePools (higher first, 1..100); absent means 0.
@@ -55,7 +62,7 @@ const (
 type Disruption struct {
 	// ConsolidateAfter is how long a node must have seen no pod change before it may be
 	// consolidated ("Never" disables it). Default 0s.
-	ConsolidateAfter NillableDuration `json:"consolidateAfter,omitempty"`
+	ConsolidateAfter NillableDuration `json:"consolidateAfter,omitzero"`
 	// ConsolidationPolicy defaults to WhenEmptyOrUnderutilized.
 	ConsolidationPolicy ConsolidationPolicy `json:"consolidationPolicy,omitempty"`
 	// Budgets limit how many nodes may be disrupted at once. Default [{nodes: 10%}].
@@ -93,7 +100,7 @@ type NodeClaimTemplateSpec struct {
 	Requirements           []NodeSelectorRequirementWithMinValues `json:"requirements"`
 	NodeClassRef           *NodeClassReference                    `json:"nodeClassRef"`
 	TerminationGracePeriod *metav1.Duration                       `json:"terminationGracePeriod,omitempty"`
-	ExpireAfter            NillableDuration                       `json:"expireAfter,omitempty"`
+	ExpireAfter            NillableDuration                       `json:"expireAfter,omitzero"`
 }
 
 // NodeClassReference names the provider-specific NodeClass of a NodePool.
@@ -105,7 +112,22 @@ type NodeClassReference struct {
 
 // NodePoolStatus is the observed state of a NodePool.
 type NodePoolStatus struct {
-	Resources  corev1.ResourceList `json:"resources,omitempty"`
-	Nodes      *int64              `json:"nodes,omitempty"`
-	Conditions []metav1.Condition  `json:"conditions,omitempty"`
+	// NodeClassObservedGeneration is the generation of the NodeClass last seen.
+	NodeClassObservedGeneration int64 `json:"nodeClassObservedGeneration,omitempty"`
+	// Resources is the total capacity of the NodePool's nodes.
+	Resources corev1.ResourceList `json:"resources,omitempty"`
+	// Nodes is the number of the NodePool's nodes.
+	Nodes *int64 `json:"nodes,omitempty"`
+	// Conditions are ValidationSucceeded, NodeClassReady, NodeRegistrationHealthy and Ready.
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
+
+// NodePool condition types.
+const (
+	ConditionTypeValidationSucceeded     = "ValidationSucceeded"
+	ConditionTypeNodeClassReady          = "NodeClassReady"
+	ConditionTypeNodeRegistrationHealthy = "NodeRegistrationHealthy"
+	// ConditionTypeReady is true on a NodePool when ValidationSucceeded and NodeClassReady
+	// are, and on a NodeClaim when Launched, Registered and Initialized are.
+	ConditionTypeReady = "Ready"
+)

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/catalog"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/manifest"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// pathList is a repeatable -f flag.
+type pathList []string
+
+func (p *pathList) String() string     { return strings.Join(*p, ",") }
+func (p *pathList) Set(v string) error { *p = append(*p, v); return nil }
+
+// commonFlags are the flags plan and disrupt share.
+type commonFlags struct {
+	files         pathList
+	instanceTypes string
+	output        string
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.Var(&c.files, "f", "manifest file or folder (repeatable)")
+	fs.Var(&c.files, "filename", "manifest file or folder (repeatable)")
+	fs.StringVar(&c.instanceTypes, "instance-types", "", "instance-type catalog file (default: the embedded EC2 catalog)")
+	fs.StringVar(&c.output, "o", "table", "output format: table, json or yaml")
+	fs.StringVar(&c.output, "output", "table", "output format: table, json or yaml")
+}
+
+func (c *commonFlags) check() error {
+	if len(c.files) == 0 {
+		return errors.New("no input: give at least one -f PATH")
+	}
+	switch c.output {
+	case "table", "json", "yaml":
+		return nil
+	}
+	return fmt.Errorf("-o %q: want table, json or yaml", c.output)
+}
+
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// loadCatalog reads the --instance-types file, or the embedded EC2 catalog.
+func loadCatalog(path string) (cloudprovider.InstanceTypes, requirements.KeySet, error) {
+	if path == "" {
+		types, err := catalog.EC2()
+		if err != nil {
+			return nil, nil, err
+		}
+		return types, catalog.EC2WellKnownLabels(), nil
+	}
+	return catalog.ParseFile(path)
+}
+
+// snapshot turns loaded manifests into a scheduling input: pending pods, existing nodes with
+// their bound pods, in-flight NodeClaims (no Node yet), DaemonSets, and the catalog for every
+// NodePool.
+func snapshot(set *manifest.Set, types cloudprovider.InstanceTypes, wellKnown requirements.KeySet) *scheduling.Input {
+	in := &scheduling.Input{
+		NodePools:       set.NodePools,
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{},
+		WellKnownLabels: wellKnown,
+		DaemonSets:      set.DaemonSets,
+	}
+	for _, np := range set.NodePools {
+		in.InstanceTypes[np.Name] = types
+	}
+	nodes := map[string]*scheduling.Node{}
+	for _, n := range set.Nodes {
+		sn := &scheduling.Node{Node: n}
+		nodes[n.Name] = sn
+		in.Nodes = append(in.Nodes, sn)
+	}
+	for _, nc := range set.NodeClaims {
+		if sn, ok := nodes[nc.Status.NodeName]; ok && nc.Status.NodeName != "" {
+			sn.NodeClaim = nc
+			continue
+		}
+		if sn := nodeByProviderID(in.Nodes, nc.Status.ProviderID); sn != nil {
+			sn.NodeClaim = nc
+			continue
+		}
+		sn := &scheduling.Node{NodeClaim: nc}
+		nodes[nc.Name] = sn
+		in.Nodes = append(in.Nodes, sn)
+	}
+	for _, p := range set.Pods {
+		if p.Spec.NodeName != "" {
+			if sn, ok := nodes[p.Spec.NodeName]; ok {
+				sn.Pods = append(sn.Pods, p)
+			}
+			continue
+		}
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil {
+			continue
+		}
+		if isDaemonSetPod(p) {
+			continue
+		}
+		in.Pods = append(in.Pods, p)
+	}
+	return in
+}
+
+func nodeByProviderID(nodes []*scheduling.Node, id string) *scheduling.Node {
+	if id == "" {
+		return nil
+	}
+	for _, n := range nodes {
+		if n.Node != nil && n.Node.Spec.ProviderID == id {
+			return n
+		}
+	}
+	return nil
+}
+
+func isDaemonSetPod(p *corev1.Pod) bool {
+	for _, o := range p.OwnerReferences {
+		if o.Kind == "DaemonSet" {
+			return true
+		}
+	}
+	return false
+}

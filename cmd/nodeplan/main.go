@@ -1,0 +1,48 @@
+// Command nodeplan answers "what would Karpenter do?" from ordinary Kubernetes YAML:
+//
+//	nodeplan plan    -f PATH... [--instance-types FILE] [-o table|json|yaml]
+//	nodeplan disrupt -f PATH... [--instance-types FILE] [--now RFC3339] [-o table|json|yaml]
+//
+// Without --instance-types the embedded EC2 catalog (us-east-1 on-demand prices) is used.
+// Exit status: 0 when the command ran (unschedulable pods are data), 1 for bad input or usage.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage:
+  nodeplan plan    -f PATH... [--instance-types FILE] [-o table|json|yaml]
+  nodeplan disrupt -f PATH... [--instance-types FILE] [--now RFC3339] [-o table|json|yaml]
+`
+
+// run is main without the process: it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 1
+	}
+	var err error
+	switch args[0] {
+	case "plan":
+		err = runPlan(args[1:], stdout)
+	case "disrupt":
+		err = runDisrupt(args[1:], stdout)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = fmt.Errorf("unknown command %q\n%s", args[0], usage)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "nodeplan:", err)
+		return 1
+	}
+	return 0
+}

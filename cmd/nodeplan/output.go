@@ -1,0 +1,190 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/manifest"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// planOutput is the JSON contract of `nodeplan plan -o json` (see DESIGN.md).
+type planOutput struct {
+	NodeClaims    []claimOutput    `json:"nodeClaims"`
+	ExistingNodes []existingOutput `json:"existingNodes"`
+	PodErrors     []podErrorOutput `json:"podErrors"`
+	PricePerHour  float64          `json:"pricePerHour"`
+	Skipped       map[string]int   `json:"skipped,omitempty"`
+}
+
+type claimOutput struct {
+	NodePool            string                                    `json:"nodePool"`
+	InstanceType        string                                    `json:"instanceType"`
+	Zone                string                                    `json:"zone"`
+	CapacityType        string                                    `json:"capacityType"`
+	PricePerHour        float64                                   `json:"pricePerHour"`
+	InstanceTypeOptions []string                                  `json:"instanceTypeOptions"`
+	Labels              map[string]string                         `json:"labels"`
+	Taints              []corev1.Taint                            `json:"taints"`
+	Requirements        []v1.NodeSelectorRequirementWithMinValues `json:"requirements"`
+	Requests            corev1.ResourceList                       `json:"requests,omitempty"`
+	Pods                []string                                  `json:"pods"`
+}
+
+type existingOutput struct {
+	Name string   `json:"name"`
+	Pods []string `json:"pods"`
+}
+
+type podErrorOutput struct {
+	Pod    string `json:"pod"`
+	Reason string `json:"reason"`
+}
+
+func podName(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
+
+func podNames(pods []*corev1.Pod) []string {
+	out := make([]string, 0, len(pods))
+	for _, p := range pods {
+		out = append(out, podName(p))
+	}
+	return out
+}
+
+// roundPrice keeps prices readable and stable in JSON (no 0.30000000000000004).
+func roundPrice(p float64) float64 { return math.Round(p*1e6) / 1e6 }
+
+func newPlanOutput(res *scheduling.Result, set *manifest.Set) *planOutput {
+	out := &planOutput{
+		NodeClaims:    []claimOutput{},
+		ExistingNodes: []existingOutput{},
+		PodErrors:     []podErrorOutput{},
+		Skipped:       set.Skipped,
+	}
+	total := 0.0
+	for _, c := range res.NewNodeClaims {
+		co := claimOutput{
+			NodePool:     c.NodePool,
+			InstanceType: c.InstanceType.Name,
+			Zone:         c.Offering.Zone(),
+			CapacityType: c.Offering.CapacityType(),
+			PricePerHour: roundPrice(c.Offering.Price),
+			Labels:       c.Labels,
+			Taints:       c.Taints,
+			Requirements: c.Requirements.NodeSelectorRequirements(),
+			Requests:     c.Requests,
+			Pods:         podNames(c.Pods),
+		}
+		if co.Taints == nil {
+			co.Taints = []corev1.Taint{}
+		}
+		for _, it := range c.InstanceTypeOptions {
+			co.InstanceTypeOptions = append(co.InstanceTypeOptions, it.Name)
+		}
+		total += c.Offering.Price
+		out.NodeClaims = append(out.NodeClaims, co)
+	}
+	for _, n := range res.ExistingNodes {
+		out.ExistingNodes = append(out.ExistingNodes, existingOutput{Name: n.Name, Pods: podNames(n.Pods)})
+	}
+	for _, e := range res.PodErrors {
+		out.PodErrors = append(out.PodErrors, podErrorOutput{Pod: podName(e.Pod), Reason: e.Reason})
+	}
+	out.PricePerHour = roundPrice(total)
+	return out
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func writePlanTable(w io.Writer, out *planOutput, set *manifest.Set) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODECLAIM\tNODEPOOL\tINSTANCE TYPE\tZONE\tCAPACITY\t$/HOUR\tPODS\tOPTIONS")
+	for i, c := range out.NodeClaims {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.4f\t%d\t%d\n", i+1, c.NodePool, c.InstanceType, c.Zone, c.CapacityType, c.PricePerHour, len(c.Pods), len(c.InstanceTypeOptions))
+	}
+	pods := 0
+	for _, c := range out.NodeClaims {
+		pods += len(c.Pods)
+	}
+	fmt.Fprintf(tw, "TOTAL\t\t%d nodes\t\t\t%.4f\t%d\t\n", len(out.NodeClaims), out.PricePerHour, pods)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(out.ExistingNodes) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "EXISTING NODE\tPENDING PODS PLACED")
+		for _, n := range out.ExistingNodes {
+			fmt.Fprintf(tw, "%s\t%d\n", n.Name, len(n.Pods))
+		}
+		tw.Flush()
+	}
+	if len(out.PodErrors) > 0 {
+		fmt.Fprintf(w, "\n%d pods cannot be scheduled:\n", len(out.PodErrors))
+		for _, e := range out.PodErrors {
+			fmt.Fprintf(w, "  %s: %s\n", e.Pod, e.Reason)
+		}
+	}
+	if n := set.SkippedTotal(); n > 0 {
+		kinds := make([]string, 0, len(set.Skipped))
+		for k, c := range set.Skipped {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, c))
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(w, "\nskipped %d objects of kinds nodeplan does not plan with (%s)\n", n, strings.Join(kinds, ", "))
+	}
+	return nil
+}
+
+// writeNodeClaimYAML prints the new NodeClaims as karpenter.sh/v1 manifests.
+func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set) error {
+	pools := map[string]*v1.NodePool{}
+	for _, np := range set.NodePools {
+		pools[np.Name] = np
+	}
+	for i, c := range res.NewNodeClaims {
+		np := pools[c.NodePool]
+		nc := v1.NodeClaim{
+			TypeMeta: metav1.TypeMeta{APIVersion: "karpenter.sh/v1", Kind: "NodeClaim"},
+			ObjectMeta: metav1.ObjectMeta{
+				Name:   fmt.Sprintf("%s-%04d", c.NodePool, i+1),
+				Labels: c.Labels,
+			},
+			Spec: v1.NodeClaimSpec{
+				Taints:        c.Taints,
+				StartupTaints: c.StartupTaints,
+				Requirements:  c.Requirements.NodeSelectorRequirements(),
+				Resources:     v1.ResourceRequirements{Requests: c.Requests},
+			},
+		}
+		if np != nil {
+			nc.Spec.NodeClassRef = np.Spec.Template.Spec.NodeClassRef
+			nc.Spec.ExpireAfter = np.Spec.Template.Spec.ExpireAfter
+			nc.Spec.TerminationGracePeriod = np.Spec.Template.Spec.TerminationGracePeriod
+			if len(np.Spec.Template.ObjectMeta.Annotations) > 0 {
+				nc.Annotations = np.Spec.Template.ObjectMeta.Annotations
+			}
+			nc.OwnerReferences = []metav1.OwnerReference{{APIVersion: "karpenter.sh/v1", Kind: "NodePool", Name: np.Name, UID: np.UID}}
+		}
+		b, err := yaml.Marshal(nc)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "---\n# %s %s %s $%.4f/h, %d pods\n%s", c.InstanceType.Name, c.Offering.Zone(), c.Offering.CapacityType(), c.Offering.Price, len(c.Pods), b)
+	}
+	return nil
+}

@@ -1,0 +1,21 @@
+// Package manifest loads the Kubernetes YAML and JSON that nodeplan plans with.
+//
+// [Load] reads files and folders (walked recursively, in lexical order, picking files that end
+// in .yaml, .yml or .json), [Parse] reads one file's bytes. Both accept multi-document YAML
+// ("---"), JSON (one object or a stream of them) and lists (kind: List as printed by kubectl,
+// and typed lists such as PodList whose items omit their kind).
+//
+// The result is a [Set] of typed objects, kept in input order: NodePools and NodeClaims
+// (karpenter.sh/v1), EC2NodeClasses (karpenter.k8s.aws/v1, kept unstructured), Pods, Nodes,
+// DaemonSets, PodDisruptionBudgets, PersistentVolumeClaims, PersistentVolumes, StorageClasses
+// and CSINodes. Deployments, ReplicaSets, StatefulSets and Jobs are kept as [Workload]s and
+// expanded into the pending Pods their controllers would create, named <workload>-<index>.
+// A workload whose pods are themselves in the input (a dump of a live cluster) is not expanded
+// again, and a ReplicaSet controlled by a Deployment of the input is represented by that
+// Deployment.
+//
+// Decoding is strict: an unknown or duplicated field of a kind nodeplan reads is an error, and
+// so is such a kind in an apiVersion nodeplan does not know. Every other kind (Service,
+// ConfigMap, a CRD of another project, ...) is skipped and counted in [Set.Skipped]. Errors are
+// [*Error] values naming the file, the document, the object and the field.
+package manifest

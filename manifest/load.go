@@ -1,0 +1,273 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Stdin is the path that makes Load read standard input.
+const Stdin = "-"
+
+// Load reads the manifests at paths, in order: files, and folders walked recursively in
+// lexical order for files ending in .yaml, .yml or .json (folders whose name starts with a dot
+// are not entered). A path given twice is read once. "-" reads standard input. A folder
+// without manifests is an error.
+func Load(paths ...string) (*Set, error) {
+	set := NewSet()
+	var errs []error
+	seen := map[string]bool{}
+	for _, path := range paths {
+		files, err := expandPath(path)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, f := range files {
+			id := f
+			if abs, err := filepath.Abs(f); err == nil && f != Stdin {
+				id = abs
+			}
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			data, err := readFile(f)
+			if err != nil {
+				errs = append(errs, &Error{Source: Source{File: displayName(f)}, Err: err})
+				continue
+			}
+			one, err := Parse(data, displayName(f))
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if len(errs) > 0 {
+				continue // keep reading, to report the errors of every file
+			}
+			if err := set.Merge(one); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, joinErrors(errs)
+	}
+	return set, nil
+}
+
+func displayName(f string) string {
+	if f == Stdin {
+		return "<stdin>"
+	}
+	return f
+}
+
+func readFile(f string) ([]byte, error) {
+	if f == Stdin {
+		return io.ReadAll(os.Stdin)
+	}
+	return os.ReadFile(f)
+}
+
+// expandPath is the file at path, or the manifest files under the folder at path.
+func expandPath(path string) ([]string, error) {
+	if path == Stdin {
+		return []string{Stdin}, nil
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, &Error{Source: Source{File: path}, Err: unwrapPathError(err)}
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return &Error{Source: Source{File: p}, Err: unwrapPathError(err)}
+		}
+		if d.IsDir() {
+			if p != path && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if isManifestName(d.Name()) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, &Error{Source: Source{File: path}, Err: errors.New("folder holds no .yaml, .yml or .json file")}
+	}
+	return files, nil
+}
+
+func isManifestName(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// unwrapPathError drops the path from an *fs.PathError, which the Error names already.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Parse reads the manifests of one file, whose contents are data; source names it in errors.
+func Parse(data []byte, source string) (*Set, error) {
+	p := &parser{set: NewSet(), file: source}
+	for _, d := range splitDocuments(data) {
+		p.document(d)
+		if len(p.errs) >= maxErrors {
+			break
+		}
+	}
+	if len(p.errs) > 0 {
+		return nil, joinErrors(p.errs)
+	}
+	if err := p.set.rebuild(); err != nil {
+		return nil, err
+	}
+	return p.set, nil
+}
+
+// document is one YAML document or JSON value of a file.
+type document struct {
+	data  []byte
+	index int // 1-based
+	line  int // 1-based line of its first byte
+}
+
+// splitDocuments cuts a file into its documents: a stream of JSON values when it starts like
+// JSON and decodes as such, YAML documents separated by "---" lines otherwise.
+func splitDocuments(data []byte) []document {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		if docs, ok := splitJSON(data); ok {
+			return docs
+		}
+	}
+	return splitYAML(data)
+}
+
+func splitJSON(data []byte) ([]document, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var docs []document
+	for {
+		start := dec.InputOffset()
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			return docs, true
+		}
+		if err != nil {
+			return nil, false
+		}
+		// The value starts after the whitespace that precedes it.
+		rest := data[start:]
+		off := start + int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n")))
+		docs = append(docs, document{data: raw, index: len(docs) + 1, line: 1 + bytes.Count(data[:off], []byte("\n"))})
+	}
+}
+
+func splitYAML(data []byte) []document {
+	var docs []document
+	var cur bytes.Buffer
+	start := 1 // line the current document starts at
+	// flush ends the current document; one with nothing but comments and blank lines is
+	// dropped, so that documents are numbered as a reader counts them.
+	flush := func() {
+		if hasContent(cur.Bytes()) {
+			docs = append(docs, document{data: bytes.Clone(cur.Bytes()), index: len(docs) + 1, line: start})
+		}
+		cur.Reset()
+	}
+	line := 0
+	for len(data) > 0 {
+		line++
+		var l []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i+1], data[i+1:]
+		} else {
+			l, data = data, nil
+		}
+		text := strings.TrimRight(string(l), "\r\n")
+		switch {
+		case text == "---" || strings.HasPrefix(text, "--- ") || strings.HasPrefix(text, "---\t"):
+			flush()
+			start = line + 1
+			// Anything after "--- " on the line belongs to the next document.
+			if rest := strings.TrimSpace(text[3:]); rest != "" {
+				cur.WriteString("   " + text[3:] + "\n")
+				start = line
+			}
+		case text == "...":
+			// End of document; keep the line so that line numbers stay right.
+			cur.WriteString("\n")
+		default:
+			if cur.Len() == 0 && !hasContent(l) {
+				start = line + 1 // leading blank or comment lines do not start the document
+				continue
+			}
+			cur.Write(l)
+		}
+	}
+	flush()
+	return docs
+}
+
+// hasContent reports whether YAML text has anything but blank lines and comments.
+func hasContent(b []byte) bool {
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		l = bytes.TrimSpace(l)
+		if len(l) > 0 && l[0] != '#' {
+			return true
+		}
+	}
+	return false
+}
+
+// lineOffsetMessage rewrites "line N" in a YAML error to count from the file's start.
+func lineOffsetMessage(msg string, docLine int) string {
+	if docLine <= 1 {
+		return msg
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(msg, "line ")
+		if i < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		j := i + len("line ")
+		k := j
+		for k < len(msg) && msg[k] >= '0' && msg[k] <= '9' {
+			k++
+		}
+		b.WriteString(msg[:j])
+		if k > j {
+			var n int
+			fmt.Sscanf(msg[j:k], "%d", &n)
+			fmt.Fprintf(&b, "%d", n+docLine-1)
+		}
+		msg = msg[k:]
+	}
+}

@@ -1,0 +1,184 @@
+package manifest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// locate finds the first value of v (decoded JSON) that does not decode into a field of type
+// t, and returns its path and why. It walks structs by their JSON names, so the path reads
+// like the manifest: spec.containers[0].resources.requests.cpu. A nil error means it found
+// nothing wrong.
+func locate(v any, t reflect.Type, path string) (string, error) {
+	if v == nil {
+		return "", nil // null decodes into anything
+	}
+	if t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(unmarshalerType) {
+		return path, leafError(v, t)
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return locate(v, t.Elem(), path)
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return path, leafError(v, t)
+		}
+		fields := jsonFields(t)
+		for _, k := range sortedKeys(m) {
+			if ft, ok := fields[k]; ok {
+				if p, err := locate(m[k], ft, joinField(path, k)); err != nil {
+					return p, err
+				}
+			}
+		}
+		return "", nil
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return path, leafError(v, t) // base64 bytes
+		}
+		s, ok := v.([]any)
+		if !ok {
+			return path, leafError(v, t)
+		}
+		for i, e := range s {
+			if p, err := locate(e, t.Elem(), path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return p, err
+			}
+		}
+		return "", nil
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return path, leafError(v, t)
+		}
+		for _, k := range sortedKeys(m) {
+			if p, err := locate(m[k], t.Elem(), joinField(path, k)); err != nil {
+				return p, err
+			}
+		}
+		return "", nil
+	}
+	return path, leafError(v, t)
+}
+
+// leafError is why v does not decode into a t, or nil.
+func leafError(v any, t reflect.Type) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	err = json.Unmarshal(raw, reflect.New(t).Interface())
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("expected %s, got %s", typeName(te.Type), article(te.Value))
+	}
+	return err
+}
+
+func article(jsonType string) string {
+	switch jsonType {
+	case "object", "array":
+		return "an " + jsonType
+	case "":
+		return "a value"
+	}
+	if strings.HasPrefix(jsonType, "number ") {
+		return jsonType // "number 1.5" from an integer field
+	}
+	return "a " + jsonType
+}
+
+// typeName names a Go type the way a manifest author thinks of it.
+func typeName(t reflect.Type) string {
+	if t == nil {
+		return "a value"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return typeName(t.Elem())
+	}
+	return t.String()
+}
+
+// jsonFields maps the JSON names of a struct's fields, those of embedded structs included,
+// to their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	var embedded []reflect.Type
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		if f.Anonymous && name == "" {
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				embedded = append(embedded, ft)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	// Fields of embedded structs count unless the outer struct has one of the same name.
+	for _, et := range embedded {
+		for name, ft := range jsonFields(et) {
+			if _, ok := out[name]; !ok {
+				out[name] = ft
+			}
+		}
+	}
+	return out
+}
+
+// joinField appends a key to a field path, bracketing keys that are not plain names (label
+// keys such as "app.kubernetes.io/name").
+func joinField(path, key string) string {
+	plain := key != ""
+	for _, r := range key {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			plain = false
+			break
+		}
+	}
+	switch {
+	case !plain:
+		return path + "[" + strconv.Quote(key) + "]"
+	case path == "":
+		return key
+	}
+	return path + "." + key
+}

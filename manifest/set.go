@@ -1,0 +1,299 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+)
+
+// Set is what a group of manifests holds, by kind, each slice in input order.
+type Set struct {
+	NodePools  []*v1.NodePool
+	NodeClaims []*v1.NodeClaim
+	// NodeClasses are the EC2NodeClasses (karpenter.k8s.aws/v1), kept unstructured.
+	NodeClasses []*unstructured.Unstructured
+	// Pods are the pods given (pending or bound, as given) and, at the place of each
+	// Workload in the input, the pending pods it expands into.
+	Pods                 []*corev1.Pod
+	Nodes                []*corev1.Node
+	DaemonSets           []*appsv1.DaemonSet
+	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
+	// PersistentVolumeClaims are the claims given, followed by the claims the expanded
+	// StatefulSet pods use (from volumeClaimTemplates) that the input does not give.
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	PersistentVolumes      []*corev1.PersistentVolume
+	StorageClasses         []*storagev1.StorageClass
+	CSINodes               []*storagev1.CSINode
+	// Workloads are the Deployments, ReplicaSets, StatefulSets and Jobs, in input order.
+	Workloads []*Workload
+	// Skipped counts, by kind, the objects of kinds nodeplan does not plan with.
+	Skipped map[string]int
+	// Sources says where each object was defined (for a pod or claim made by a workload:
+	// where the workload was defined).
+	Sources map[ObjectRef]Source
+
+	// slots are the given pods and the workloads, in input order; Pods is derived from them.
+	slots []slot
+	// givenPVCs are the claims of the input; PersistentVolumeClaims is derived from them.
+	givenPVCs []*corev1.PersistentVolumeClaim
+	// derived are the Sources entries of pods and claims made by workloads.
+	derived map[ObjectRef]bool
+	// owners maps each expanded pod to its workload.
+	owners map[*corev1.Pod]*Workload
+}
+
+// slot is a given pod or a workload.
+type slot struct {
+	pod      *corev1.Pod
+	workload *Workload
+}
+
+// ObjectRef names an object.
+type ObjectRef struct {
+	Kind      string
+	Namespace string
+	Name      string
+}
+
+// String is the form errors use: `NodePool "default"`, `Pod "default/web"`.
+func (r ObjectRef) String() string {
+	name := r.Name
+	if r.Namespace != "" {
+		name = r.Namespace + "/" + r.Name
+	}
+	if r.Name == "" {
+		return r.Kind + " (unnamed)"
+	}
+	return r.Kind + " " + strconv.Quote(name)
+}
+
+// Source is where an object was read from.
+type Source struct {
+	// File is the path as given (or found in a given folder), or the source given to Parse.
+	File string
+	// Document is the 1-based index of the YAML document (or JSON value) in the file; 0 when
+	// the error concerns the whole file.
+	Document int
+	// Line is the 1-based line the document starts at, 0 if unknown.
+	Line int
+	// Item is the path of the object inside a list document, such as "items[3]".
+	Item string
+}
+
+// String is `file: document 2 (line 24): items[3]`.
+func (s Source) String() string {
+	var b strings.Builder
+	b.WriteString(s.File)
+	if s.Document > 0 {
+		fmt.Fprintf(&b, ": document %d", s.Document)
+		if s.Line > 0 {
+			fmt.Fprintf(&b, " (line %d)", s.Line)
+		}
+	}
+	if s.Item != "" {
+		b.WriteString(": " + s.Item)
+	}
+	return b.String()
+}
+
+// Error is a problem with an input, naming where it is.
+type Error struct {
+	Source Source
+	// Object is the object concerned, e.g. `Pod "default/web"`; empty when unknown.
+	Object string
+	// Field is the path of the field concerned, e.g. "spec.containers[0].resources"; empty
+	// when unknown or when the error is about the whole object.
+	Field string
+	Err   error
+}
+
+func (e *Error) Error() string {
+	parts := make([]string, 0, 4)
+	for _, p := range []string{e.Source.String(), e.Object, e.Field} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	msg := "<nil>"
+	if e.Err != nil {
+		msg = e.Err.Error()
+	}
+	return strings.Join(append(parts, msg), ": ")
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// NewSet returns an empty Set.
+func NewSet() *Set {
+	return &Set{
+		Skipped: map[string]int{},
+		Sources: map[ObjectRef]Source{},
+		derived: map[ObjectRef]bool{},
+		owners:  map[*corev1.Pod]*Workload{},
+	}
+}
+
+// Merge appends the objects of o after those of s, and expands the workloads again over the
+// union (so that a workload whose pods are given in another file is not expanded twice).
+// An object defined in both is an error naming both places; on error s is unchanged.
+// Pods and PersistentVolumeClaims are rebuilt from the inputs, so changes made to those two
+// slices since the last Load, Parse or Merge are lost.
+func (s *Set) Merge(o *Set) error {
+	if o == nil {
+		return nil
+	}
+	s.init()
+	var errs []error
+	for ref, src := range o.Sources {
+		if o.derived[ref] {
+			continue
+		}
+		if prev, ok := s.Sources[ref]; ok && !s.derived[ref] {
+			errs = append(errs, duplicateError(ref, prev, src))
+		}
+	}
+	if len(errs) > 0 {
+		sortErrors(errs)
+		return joinErrors(errs)
+	}
+	m := &Set{
+		NodePools:            concat(s.NodePools, o.NodePools),
+		NodeClaims:           concat(s.NodeClaims, o.NodeClaims),
+		NodeClasses:          concat(s.NodeClasses, o.NodeClasses),
+		Nodes:                concat(s.Nodes, o.Nodes),
+		DaemonSets:           concat(s.DaemonSets, o.DaemonSets),
+		PodDisruptionBudgets: concat(s.PodDisruptionBudgets, o.PodDisruptionBudgets),
+		PersistentVolumes:    concat(s.PersistentVolumes, o.PersistentVolumes),
+		StorageClasses:       concat(s.StorageClasses, o.StorageClasses),
+		CSINodes:             concat(s.CSINodes, o.CSINodes),
+		Skipped:              maps.Clone(s.Skipped),
+		Sources:              map[ObjectRef]Source{},
+		givenPVCs:            concat(s.givenPVCs, o.givenPVCs),
+		derived:              map[ObjectRef]bool{},
+		owners:               map[*corev1.Pod]*Workload{},
+	}
+	// The merge expands copies of the workloads, so that s and o stay as they are.
+	copies := make(map[*Workload]*Workload, len(s.Workloads)+len(o.Workloads))
+	for _, w := range concat(s.Workloads, o.Workloads) {
+		c := *w
+		copies[w] = &c
+		m.Workloads = append(m.Workloads, &c)
+	}
+	for _, sl := range concat(s.slots, o.slots) {
+		if sl.workload != nil {
+			sl.workload = copies[sl.workload]
+		}
+		m.slots = append(m.slots, sl)
+	}
+	for k, n := range o.Skipped {
+		m.Skipped[k] += n
+	}
+	for _, x := range []*Set{s, o} {
+		for ref, src := range x.Sources {
+			if !x.derived[ref] {
+				m.Sources[ref] = src
+			}
+		}
+	}
+	if err := m.rebuild(); err != nil {
+		return err
+	}
+	*s = *m
+	return nil
+}
+
+// init makes a zero Set usable.
+func (s *Set) init() {
+	if s.Skipped == nil {
+		s.Skipped = map[string]int{}
+	}
+	if s.Sources == nil {
+		s.Sources = map[ObjectRef]Source{}
+	}
+	if s.derived == nil {
+		s.derived = map[ObjectRef]bool{}
+	}
+	if s.owners == nil {
+		s.owners = map[*corev1.Pod]*Workload{}
+	}
+}
+
+// SkippedTotal is the number of objects skipped.
+func (s *Set) SkippedTotal() int {
+	n := 0
+	for _, c := range s.Skipped {
+		n += c
+	}
+	return n
+}
+
+// SourceOf says where the object of that kind, namespace and name was defined, or "" when it
+// is not in the set.
+func (s *Set) SourceOf(kind, namespace, name string) string {
+	src, ok := s.Sources[ObjectRef{Kind: kind, Namespace: namespace, Name: name}]
+	if !ok {
+		return ""
+	}
+	return src.String()
+}
+
+// WorkloadOf is the workload that controls the pod: the one it was expanded from, or for a
+// given pod, the workload of the input its controller owner reference names (for a pod of a
+// ReplicaSet that is not in the input, the Deployment that ReplicaSet belongs to). Nil if none.
+func (s *Set) WorkloadOf(pod *corev1.Pod) *Workload {
+	if w, ok := s.owners[pod]; ok {
+		return w
+	}
+	ref := controllerOf(pod)
+	if ref == nil {
+		return nil
+	}
+	if w := s.workload(ref.Kind, pod.Namespace, ref.Name); w != nil {
+		return w
+	}
+	if d := deploymentOfPod(pod, ref); d != "" {
+		return s.workload("Deployment", pod.Namespace, d)
+	}
+	return nil
+}
+
+func (s *Set) workload(kind, namespace, name string) *Workload {
+	for _, w := range s.Workloads {
+		if w.Kind == kind && w.Namespace == namespace && w.Name == name {
+			return w
+		}
+	}
+	return nil
+}
+
+func concat[T any](a, b []T) []T {
+	out := make([]T, 0, len(a)+len(b))
+	return append(append(out, a...), b...)
+}
+
+func duplicateError(ref ObjectRef, first, again Source) error {
+	return &Error{Source: again, Object: ref.String(),
+		Err: fmt.Errorf("defined twice: first at %s", first)}
+}
+
+// maxErrors caps the errors reported at once.
+const maxErrors = 50
+
+// joinErrors joins errs, at most maxErrors of them.
+func joinErrors(errs []error) error {
+	if len(errs) > maxErrors {
+		n := len(errs) - maxErrors
+		errs = append(errs[:maxErrors:maxErrors], fmt.Errorf("... and %d more errors", n))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,21 @@
+// Package scheduling decides where pending pods go, as Karpenter's provisioner does: onto
+// existing nodes first, then onto NodeClaims being launched, then onto new NodeClaims created
+// from NodePool templates, choosing instance types by price. [Solve] is a pure function of its
+// [Input]: it reads no clock, no environment and no network, starts no goroutine, never
+// mutates its input, and gives byte-identical results for the same input.
+//
+// Every pending pod ends up in exactly one place in the [Result]: on a new NodeClaim, on an
+// existing node, or in PodErrors with a reason.
+//
+// The pipeline per pod, in Karpenter's order:
+//
+//	queue (cpu desc, memory desc, creation, uid)
+//	  -> existing nodes and in-flight NodeClaims (initialized first, by name)
+//	  -> NodeClaims opened earlier in this Solve (fewest pods first)
+//	  -> a new NodeClaim from the first NodePool template that fits (weight desc)
+//	  -> on failure: relax one preference and retry; else requeue while others progress
+//
+// Instance types are indexed per NodePool once (bitsets per requirement and offering), so
+// adding a pod to a NodeClaim costs O(instance types / 64) word operations plus one pass over
+// the types that still fit.
+package scheduling

@@ -1,0 +1,248 @@
+package scheduling
+
+import (
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// existingNode is a node (or in-flight NodeClaim) that already exists.
+type existingNode struct {
+	node        *Node
+	name        string
+	reqs        requirements.Requirements
+	taints      []corev1.Taint
+	available   vec
+	ports       []hostPort
+	initialized bool
+	placed      []*podData
+}
+
+// knownEphemeralTaints are ignored on nodes that are not initialized yet.
+func isEphemeralTaint(t corev1.Taint) bool {
+	switch {
+	case t.Key == corev1.TaintNodeNotReady && (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute),
+		t.Key == corev1.TaintNodeUnreachable && t.Effect == corev1.TaintEffectNoSchedule,
+		t.Key == "node.cloudprovider.kubernetes.io/uninitialized" && t.Effect == corev1.TaintEffectNoSchedule,
+		t.Key == v1.UnregisteredTaintKey && t.Effect == corev1.TaintEffectNoExecute,
+		strings.HasPrefix(t.Key, "readiness.k8s.io/"):
+		return true
+	}
+	return false
+}
+
+func (s *solver) buildExisting() {
+	byName := map[string]*templateType{}
+	for _, t := range s.templates {
+		for _, tt := range t.types {
+			byName[tt.it.Name] = tt
+		}
+	}
+	for _, n := range s.in.Nodes {
+		if n == nil || n.MarkedForDeletion {
+			continue
+		}
+		if n.Node != nil && n.Node.DeletionTimestamp != nil {
+			continue
+		}
+		if n.Node == nil && (n.NodeClaim == nil || n.NodeClaim.DeletionTimestamp != nil) {
+			continue
+		}
+		lbls := nodeLabels(n)
+		e := &existingNode{node: n, name: n.Name()}
+		_, managed := lbls[v1.NodePoolLabelKey]
+		e.initialized = !managed || lbls[v1.NodeInitializedLabelKey] == "true"
+		reqLabels := map[string]string{}
+		for k, v := range lbls {
+			reqLabels[k] = v
+		}
+		hostname := lbls[v1.LabelHostname]
+		if hostname == "" {
+			hostname = e.name
+		}
+		reqLabels[v1.LabelHostname] = hostname
+		e.reqs = requirements.FromLabels(reqLabels)
+		var startup []corev1.Taint
+		if n.NodeClaim != nil {
+			startup = n.NodeClaim.Spec.StartupTaints
+		}
+		var taints []corev1.Taint
+		if n.Node != nil {
+			taints = n.Node.Spec.Taints
+		} else {
+			taints = n.NodeClaim.Spec.Taints
+		}
+		for _, t := range taints {
+			if !e.initialized && (isEphemeralTaint(t) || containsTaint(startup, t)) {
+				continue
+			}
+			e.taints = append(e.taints, t)
+		}
+		var alloc corev1.ResourceList
+		if n.Node != nil {
+			alloc = n.Node.Status.Allocatable
+		}
+		if len(alloc) == 0 && n.NodeClaim != nil {
+			alloc = n.NodeClaim.Status.Allocatable
+		}
+		e.available = s.res.vec(alloc)
+		if tt, ok := byName[lbls[v1.LabelInstanceType]]; ok {
+			typeAlloc := s.res.vec(tt.it.Allocatable())
+			for i, x := range e.available {
+				if x == 0 {
+					e.available[i] = typeAlloc[i]
+				}
+			}
+		}
+		boundDaemons := map[string]bool{}
+		for _, p := range n.Pods {
+			if isTerminal(p) {
+				continue
+			}
+			e.available.sub(s.res.vec(podRequests(p)))
+			e.ports = append(e.ports, hostPortsOf(p)...)
+			for _, o := range p.OwnerReferences {
+				if o.Kind == "DaemonSet" {
+					boundDaemons[p.Namespace+"/"+o.Name] = true
+				}
+			}
+		}
+		for _, d := range s.daemons {
+			if boundDaemons[d.key] || !tolerates(d.form.tolerations, e.taints) {
+				continue
+			}
+			if daemonCompatibleWithNode(d, e.reqs) {
+				e.available.sub(d.requests)
+				e.ports = append(e.ports, d.ports...)
+			}
+		}
+		// Nodes of a NodePool count against its limits.
+		if np := lbls[v1.NodePoolLabelKey]; np != "" {
+			for _, t := range s.templates {
+				if t.name != np {
+					continue
+				}
+				if t.hasLimits {
+					var capacity corev1.ResourceList
+					if n.Node != nil {
+						capacity = n.Node.Status.Capacity
+					}
+					if len(capacity) == 0 && n.NodeClaim != nil {
+						capacity = n.NodeClaim.Status.Capacity
+					}
+					if len(capacity) == 0 {
+						capacity = alloc
+					}
+					t.remaining.sub(s.res.vec(capacity))
+				}
+				if t.nodesLeft > 0 {
+					t.nodesLeft--
+				}
+			}
+		}
+		s.existing = append(s.existing, e)
+	}
+	sort.SliceStable(s.existing, func(i, j int) bool {
+		a, b := s.existing[i], s.existing[j]
+		if a.initialized != b.initialized {
+			return a.initialized
+		}
+		return a.name < b.name
+	})
+}
+
+func daemonCompatibleWithNode(d *podData, nodeReqs requirements.Requirements) bool {
+	terms := d.form.requiredTerms
+	if len(terms) == 0 {
+		terms = []requirements.Requirements{{}}
+	}
+	for _, term := range terms {
+		if nodeReqs.IsCompatible(d.form.nodeSelector.Union(term), nil) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsTaint(ts []corev1.Taint, t corev1.Taint) bool {
+	for _, x := range ts {
+		if x.Key == t.Key && x.Effect == t.Effect && x.Value == t.Value {
+			return true
+		}
+	}
+	return false
+}
+
+func isTerminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// countBoundPods records pods already running in the topology groups that select them.
+func (s *solver) countBoundPods() {
+	for _, e := range s.allExisting() {
+		for _, bp := range e.node.Pods {
+			if isTerminal(bp) || bp.DeletionTimestamp != nil {
+				continue
+			}
+			selected, _ := s.topo.selecting(bp)
+			for _, g := range selected {
+				if !e.reqs.Has(g.key) || !g.passesFilter(e.reqs, e.taints, nil) {
+					continue
+				}
+				g.record(e.reqs.Get(g.key).Values()[0])
+			}
+			for _, g := range s.inverseGroups(bp) {
+				if e.reqs.Has(g.key) {
+					g.record(e.reqs.Get(g.key).Values()[0])
+				}
+			}
+		}
+	}
+}
+
+// allExisting includes nodes that take no new pods (deleting ones still hold their pods for
+// topology counting).
+func (s *solver) allExisting() []*existingNode {
+	return s.existing
+}
+
+// tryAdd places p on the node if it fits.
+func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
+	for i, x := range p.requests {
+		if x > e.available[i] {
+			return false
+		}
+	}
+	if !tolerates(f.tolerations, e.taints) {
+		return false
+	}
+	if len(p.ports) > 0 && portsConflict(e.ports, p.ports) {
+		return false
+	}
+	if !e.reqs.IsCompatible(f.reqs, nil) {
+		return false
+	}
+	for _, g := range f.owned {
+		if !e.reqs.Has(g.key) && (g.kind == groupSpread || g.kind == groupAffinity) {
+			return false
+		}
+	}
+	narrowed, _, ok := s.topo.requirementsFor(p, f, e.reqs)
+	if !ok {
+		return false
+	}
+	for k, r := range narrowed {
+		if !e.reqs.Get(k).Intersects(r) {
+			return false
+		}
+	}
+	e.available.sub(p.requests)
+	e.ports = append(e.ports, p.ports...)
+	e.placed = append(e.placed, p)
+	s.topo.record(p, s.ownedInverse(p, f), e.reqs, e.taints)
+	return true
+}

@@ -1,0 +1,140 @@
+package scheduling
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Input is a read-only snapshot of what the scheduler needs. Solve never modifies it.
+type Input struct {
+	// Pods are the pending pods to place.
+	Pods []*corev1.Pod
+	// NodePools are the NodePools that may launch nodes (static and deleting ones are
+	// ignored, as Karpenter does).
+	NodePools []*v1.NodePool
+	// InstanceTypes are the instance types each NodePool may use, keyed by NodePool name.
+	InstanceTypes map[string]cloudprovider.InstanceTypes
+	// WellKnownLabels are the label keys whose values the cloud decides, so a NodePool need
+	// not define them for a pod to require them. Nil means v1.WellKnownLabels.
+	WellKnownLabels requirements.KeySet
+	// Nodes are the cluster's existing nodes and in-flight NodeClaims with their bound pods.
+	Nodes []*Node
+	// DaemonSets add their pods' requests to every node they would run on.
+	DaemonSets []*appsv1.DaemonSet
+	// Options tune the semantics.
+	Options Options
+}
+
+// Node is an existing node (Node set), an in-flight NodeClaim that has no Node yet
+// (Node nil, NodeClaim set), or both.
+type Node struct {
+	Node      *corev1.Node
+	NodeClaim *v1.NodeClaim
+	// Pods are the pods bound to the node (they keep their place and use its resources).
+	Pods []*corev1.Pod
+	// MarkedForDeletion nodes take no new pods.
+	MarkedForDeletion bool
+}
+
+// Name is the node's name, or the NodeClaim's name for an in-flight claim.
+func (n *Node) Name() string {
+	if n.Node != nil {
+		return n.Node.Name
+	}
+	if n.NodeClaim != nil {
+		if n.NodeClaim.Status.NodeName != "" {
+			return n.NodeClaim.Status.NodeName
+		}
+		return n.NodeClaim.Name
+	}
+	return ""
+}
+
+// MinValuesPolicy says what to do when a NodeClaim cannot satisfy a requirement's minValues.
+type MinValuesPolicy string
+
+// MinValues policies.
+const (
+	// MinValuesStrict leaves the pod unscheduled (Karpenter's default).
+	MinValuesStrict MinValuesPolicy = "Strict"
+	// MinValuesBestEffort lowers minValues to what the remaining types achieve.
+	MinValuesBestEffort MinValuesPolicy = "BestEffort"
+)
+
+// PreferencePolicy says whether preferences (preferred affinities, ScheduleAnyway spread)
+// are honoured until relaxed, or ignored.
+type PreferencePolicy string
+
+// Preference policies.
+const (
+	PreferencesRespect PreferencePolicy = "Respect"
+	PreferencesIgnore  PreferencePolicy = "Ignore"
+)
+
+// Options tune Solve. The zero value is Karpenter's default behaviour.
+type Options struct {
+	MinValuesPolicy  MinValuesPolicy
+	PreferencePolicy PreferencePolicy
+	// MaxInstanceTypes caps the instance-type options of a NodeClaim (0: 600, Karpenter's).
+	MaxInstanceTypes int
+	// DefaultTopologySpreadConstraints are applied to pods that declare none of their own,
+	// with the selector of the pod's own labels (kube-scheduler's cluster defaults).
+	DefaultTopologySpreadConstraints []corev1.TopologySpreadConstraint
+}
+
+// DefaultMaxInstanceTypes is Karpenter's cap on a NodeClaim's instance-type options.
+const DefaultMaxInstanceTypes = 600
+
+// Result is what Solve decided.
+type Result struct {
+	// NewNodeClaims are the NodeClaims to create, in the order they were opened.
+	NewNodeClaims []*NodeClaim
+	// ExistingNodes lists, for each existing node or in-flight NodeClaim that receives
+	// pending pods, the pods placed there (input order of Nodes).
+	ExistingNodes []*ExistingNodePlacement
+	// PodErrors holds a reason for every pod that could not be placed (input order).
+	PodErrors []PodError
+}
+
+// NodeClaim is a node to launch.
+type NodeClaim struct {
+	// NodePool is the NodePool it comes from.
+	NodePool string
+	// Hostname is the placeholder hostname the pods' topology was computed with.
+	Hostname string
+	// Pods are the pods it will run, in the order they were placed.
+	Pods []*corev1.Pod
+	// Requirements are the NodePool's requirements narrowed by the pods and by topology,
+	// including the instance-type options.
+	Requirements requirements.Requirements
+	// InstanceTypeOptions are the instance types that fit, cheapest first.
+	InstanceTypeOptions cloudprovider.InstanceTypes
+	// InstanceType and Offering are the cheapest launchable choice among the options.
+	InstanceType *cloudprovider.InstanceType
+	Offering     *cloudprovider.Offering
+	// Labels are the NodePool template's labels plus resolved custom labels.
+	Labels map[string]string
+	// Taints are the NodePool template's taints (StartupTaints separately).
+	Taints        []corev1.Taint
+	StartupTaints []corev1.Taint
+	// Requests are the pods' requests plus the DaemonSet overhead.
+	Requests corev1.ResourceList
+	// MinValuesRelaxed is true when BestEffort lowered a minValues.
+	MinValuesRelaxed bool
+}
+
+// ExistingNodePlacement lists the pending pods placed on an existing node.
+type ExistingNodePlacement struct {
+	Name string
+	Pods []*corev1.Pod
+}
+
+// PodError says why a pod could not be placed.
+type PodError struct {
+	Pod    *corev1.Pod
+	Reason string
+}

@@ -1,0 +1,259 @@
+package scheduling
+
+import (
+	"fmt"
+	"net"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// podData is what the scheduler computes once per pod.
+type podData struct {
+	pod      *corev1.Pod
+	key      string // namespace/name
+	index    int    // position in Input.Pods
+	requests vec
+	cpu, mem int64
+	ports    []hostPort
+	// invalid is set when the pod can never be scheduled (bad selector, restricted label...).
+	invalid string
+	// form is the pod's current scheduling constraints; relaxation replaces it.
+	form *podForm
+	// selectedBy are the topology groups that count this pod when it is placed.
+	selectedBy []*topologyGroup
+	// blockedBy are inverse anti-affinity groups whose owners repel this pod.
+	blockedBy []*topologyGroup
+}
+
+// podForm is a pod's scheduling constraints at one stage of preference relaxation. Forms are
+// immutable; relax returns a new one.
+type podForm struct {
+	nodeSelector      requirements.Requirements
+	requiredTerms     []requirements.Requirements // ORed; the first is in force
+	preferredNode     []requirements.Requirements // by weight, heaviest first
+	preferredAffinity []*topologyGroup            // by weight, heaviest first
+	preferredAnti     []*topologyGroup
+	requiredAffinity  []*topologyGroup
+	requiredAnti      []*topologyGroup
+	spread            []*topologyGroup // in spec order
+	scheduleAnyway    []bool           // parallel to spread
+	tolerations       []corev1.Toleration
+
+	// derived
+	reqs   requirements.Requirements // nodeSelector ∩ requiredTerms[0] ∩ preferredNode[0]
+	strict requirements.Requirements // without the preferred term
+	owned  []*topologyGroup
+}
+
+func (f *podForm) derive() {
+	f.strict = f.nodeSelector.Copy()
+	if len(f.requiredTerms) > 0 {
+		f.strict = f.strict.Union(f.requiredTerms[0])
+	}
+	f.reqs = f.strict
+	if len(f.preferredNode) > 0 {
+		f.reqs = f.strict.Union(f.preferredNode[0])
+	}
+	f.owned = f.owned[:0]
+	f.owned = append(f.owned, f.spread...)
+	f.owned = append(f.owned, f.requiredAffinity...)
+	f.owned = append(f.owned, f.requiredAnti...)
+	f.owned = append(f.owned, f.preferredAffinity...)
+	f.owned = append(f.owned, f.preferredAnti...)
+}
+
+// relax returns the form with one preference removed, in Karpenter's order, or nil when
+// nothing is left to relax.
+func (f *podForm) relax(toleratePreferNoSchedule bool) *podForm {
+	n := *f
+	n.owned = nil
+	switch {
+	case len(f.requiredTerms) > 1:
+		n.requiredTerms = f.requiredTerms[1:]
+	case len(f.preferredAffinity) > 0:
+		n.preferredAffinity = f.preferredAffinity[1:]
+	case len(f.preferredAnti) > 0:
+		n.preferredAnti = f.preferredAnti[1:]
+	case len(f.preferredNode) > 0:
+		n.preferredNode = f.preferredNode[1:]
+	case indexOf(f.scheduleAnyway, true) >= 0:
+		i := indexOf(f.scheduleAnyway, true)
+		n.spread = append(append([]*topologyGroup(nil), f.spread[:i]...), f.spread[i+1:]...)
+		n.scheduleAnyway = append(append([]bool(nil), f.scheduleAnyway[:i]...), f.scheduleAnyway[i+1:]...)
+	case toleratePreferNoSchedule && !toleratesPreferNoSchedule(f.tolerations):
+		n.tolerations = append(append([]corev1.Toleration(nil), f.tolerations...),
+			corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectPreferNoSchedule})
+	default:
+		return nil
+	}
+	n.derive()
+	return &n
+}
+
+func indexOf(bs []bool, b bool) int {
+	for i, x := range bs {
+		if x == b {
+			return i
+		}
+	}
+	return -1
+}
+
+func toleratesPreferNoSchedule(ts []corev1.Toleration) bool {
+	for _, t := range ts {
+		if t.Operator == corev1.TolerationOpExists && t.Key == "" && (t.Effect == corev1.TaintEffectPreferNoSchedule || t.Effect == "") {
+			return true
+		}
+	}
+	return false
+}
+
+// podRequests is the pod's effective request (init containers, sidecars, overhead and
+// pod-level resources as Kubernetes computes them) plus one `pods`.
+func podRequests(pod *corev1.Pod) corev1.ResourceList {
+	rl := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	rl[corev1.ResourcePods] = *resourceOne()
+	return rl
+}
+
+// nodeRequirementsForPod builds the node-side parts of a pod's first form. It returns an
+// error naming the field for constraints Karpenter refuses.
+func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences bool) (sel requirements.Requirements, terms, preferred []requirements.Requirements, err error) {
+	for k := range pod.Spec.NodeSelector {
+		if e := checkPodLabelKey(k); e != nil {
+			return nil, nil, nil, fmt.Errorf("spec.nodeSelector[%s]: %v", k, e)
+		}
+	}
+	sel = requirements.FromLabels(pod.Spec.NodeSelector)
+	aff := pod.Spec.Affinity
+	if aff == nil || aff.NodeAffinity == nil {
+		return sel, nil, nil, nil
+	}
+	na := aff.NodeAffinity
+	if r := na.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+		for i, term := range r.NodeSelectorTerms {
+			path := fmt.Sprintf("spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[%d]", i)
+			reqs, e := termRequirements(term, path)
+			if e != nil {
+				return nil, nil, nil, e
+			}
+			terms = append(terms, reqs)
+		}
+	}
+	if !ignorePreferences {
+		prefs := append([]corev1.PreferredSchedulingTerm(nil), na.PreferredDuringSchedulingIgnoredDuringExecution...)
+		idx := make([]int, len(prefs))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return prefs[idx[a]].Weight > prefs[idx[b]].Weight })
+		for _, i := range idx {
+			path := fmt.Sprintf("spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d].preference", i)
+			reqs, e := termRequirements(prefs[i].Preference, path)
+			if e != nil {
+				return nil, nil, nil, e
+			}
+			preferred = append(preferred, reqs)
+		}
+	}
+	return sel, terms, preferred, nil
+}
+
+func termRequirements(term corev1.NodeSelectorTerm, path string) (requirements.Requirements, error) {
+	if len(term.MatchFields) > 0 {
+		return nil, fmt.Errorf("%s.matchFields: not supported by Karpenter", path)
+	}
+	for i, e := range term.MatchExpressions {
+		if err := checkPodLabelKey(e.Key); err != nil {
+			return nil, fmt.Errorf("%s.matchExpressions[%d].key: %v", path, i, err)
+		}
+	}
+	reqs, err := requirements.FromCoreNodeSelectorRequirements(term.MatchExpressions...)
+	if err != nil {
+		return nil, fmt.Errorf("%s.matchExpressions: %v", path, err)
+	}
+	return reqs, nil
+}
+
+// checkPodLabelKey rejects requirements on labels Karpenter sets itself (hostname, the
+// karpenter.sh domain except the well-known keys in it).
+func checkPodLabelKey(key string) error {
+	k := v1.NormalizeLabelKey(key)
+	if v1.IsRestrictedLabel(k) {
+		return fmt.Errorf("label %q is restricted (set by Karpenter or the kubelet, not selectable for provisioning)", key)
+	}
+	return nil
+}
+
+// hostPort is one host port a pod binds.
+type hostPort struct {
+	ip       string
+	port     int32
+	protocol corev1.Protocol
+	owner    string // namespace/name of the pod
+}
+
+func hostPortsOf(pod *corev1.Pod) []hostPort {
+	var out []hostPort
+	for _, c := range pod.Spec.Containers {
+		for _, p := range c.Ports {
+			if p.HostPort == 0 {
+				continue
+			}
+			proto := p.Protocol
+			if proto == "" {
+				proto = corev1.ProtocolTCP
+			}
+			ip := p.HostIP
+			if ip == "" {
+				ip = "0.0.0.0"
+			}
+			out = append(out, hostPort{ip: ip, port: p.HostPort, protocol: proto, owner: pod.Namespace + "/" + pod.Name})
+		}
+	}
+	return out
+}
+
+func (a hostPort) conflicts(b hostPort) bool {
+	if a.owner == b.owner || a.port != b.port || a.protocol != b.protocol {
+		return false
+	}
+	return a.ip == b.ip || unspecifiedIP(a.ip) || unspecifiedIP(b.ip)
+}
+
+func unspecifiedIP(ip string) bool {
+	parsed := net.ParseIP(ip)
+	return parsed == nil || parsed.IsUnspecified()
+}
+
+func portsConflict(have, want []hostPort) bool {
+	for _, w := range want {
+		for _, h := range have {
+			if w.conflicts(h) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasDRAClaims reports whether the pod uses Dynamic Resource Allocation, which Karpenter
+// ignores by default.
+func hasDRAClaims(pod *corev1.Pod) bool {
+	if len(pod.Spec.ResourceClaims) > 0 {
+		return true
+	}
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range cs {
+			if len(c.Resources.Claims) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}

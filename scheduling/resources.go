@@ -1,0 +1,155 @@
+package scheduling
+
+import (
+	"math/bits"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// resourceIndex maps resource names to positions in a vec. cpu is in millicores, everything
+// else in whole units (bytes, counts).
+type resourceIndex struct {
+	names []corev1.ResourceName
+	pos   map[corev1.ResourceName]int
+}
+
+// vec is a resource vector laid out by a resourceIndex.
+type vec []int64
+
+func newResourceIndex() *resourceIndex {
+	ri := &resourceIndex{pos: map[corev1.ResourceName]int{}}
+	for _, n := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods, corev1.ResourceEphemeralStorage} {
+		ri.add(n)
+	}
+	return ri
+}
+
+func (ri *resourceIndex) add(name corev1.ResourceName) {
+	if _, ok := ri.pos[name]; !ok {
+		ri.pos[name] = len(ri.names)
+		ri.names = append(ri.names, name)
+	}
+}
+
+func (ri *resourceIndex) addAll(rl corev1.ResourceList) {
+	for name := range rl {
+		ri.add(name)
+	}
+}
+
+// vec converts a resource list; names not in the index are ignored (the index is built from
+// every list first, so none are).
+func (ri *resourceIndex) vec(rl corev1.ResourceList) vec {
+	v := make(vec, len(ri.names))
+	for name, q := range rl {
+		if i, ok := ri.pos[name]; ok {
+			v[i] = quantityValue(name, q)
+		}
+	}
+	return v
+}
+
+func quantityValue(name corev1.ResourceName, q resource.Quantity) int64 {
+	if name == corev1.ResourceCPU {
+		return q.MilliValue()
+	}
+	return q.Value()
+}
+
+// list converts back to a resource list, leaving out zeros.
+func (ri *resourceIndex) list(v vec) corev1.ResourceList {
+	rl := corev1.ResourceList{}
+	for i, x := range v {
+		if x == 0 {
+			continue
+		}
+		name := ri.names[i]
+		switch {
+		case name == corev1.ResourceCPU:
+			rl[name] = *resource.NewMilliQuantity(x, resource.DecimalSI)
+		case name == corev1.ResourceMemory || name == corev1.ResourceEphemeralStorage || strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
+			rl[name] = *resource.NewQuantity(x, resource.BinarySI)
+		default:
+			rl[name] = *resource.NewQuantity(x, resource.DecimalSI)
+		}
+	}
+	return rl
+}
+
+// fits reports whether a+b <= limit for every resource.
+func fits2(a, b, limit vec) bool {
+	for i := range limit {
+		if a[i]+b[i] > limit[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (v vec) add(o vec) {
+	for i := range v {
+		v[i] += o[i]
+	}
+}
+
+func (v vec) sub(o vec) {
+	for i := range v {
+		v[i] -= o[i]
+	}
+}
+
+func (v vec) clone() vec { return append(vec(nil), v...) }
+
+// bitset is a set of small integers (instance-type positions within a template).
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+func fullBitset(n int) bitset {
+	b := newBitset(n)
+	for i := 0; i < n; i++ {
+		b.set(i)
+	}
+	return b
+}
+
+func (b bitset) set(i int)      { b[i>>6] |= 1 << (uint(i) & 63) }
+func (b bitset) clear(i int)    { b[i>>6] &^= 1 << (uint(i) & 63) }
+func (b bitset) has(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
+func (b bitset) clone() bitset  { return append(bitset(nil), b...) }
+func (b bitset) andWith(o bitset) {
+	for i := range b {
+		b[i] &= o[i]
+	}
+}
+func (b bitset) empty() bool {
+	for _, w := range b {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (b bitset) count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// each calls f for every member in ascending order until f returns false.
+func (b bitset) each(f func(i int) bool) {
+	for wi, w := range b {
+		for w != 0 {
+			t := bits.TrailingZeros64(w)
+			if !f(wi<<6 + t) {
+				return
+			}
+			w &= w - 1
+		}
+	}
+}

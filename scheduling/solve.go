@@ -1,0 +1,591 @@
+package scheduling
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/klog/v2"
+
+	corehelpers "k8s.io/component-helpers/scheduling/corev1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// solver is the state of one Solve call.
+type solver struct {
+	in        *Input
+	opts      Options
+	wellKnown requirements.KeySet
+	res       *resourceIndex
+	templates []*template
+	// templateErrors explain NodePools that can launch nothing.
+	templateErrors           []string
+	toleratePreferNoSchedule bool
+	topo                     *topology
+	existing                 []*existingNode
+	// claims are the NodeClaims opened in this Solve, in creation order; head/tail chain them
+	// fewest pods first (Karpenter's stable re-sort by pod count, kept incrementally).
+	claims      []*claim
+	head, tail  *claim
+	lastOfCount map[int]*claim
+	hostnameSeq int
+	scratch     bitset
+	daemons     []*podData
+}
+
+// Solve places the pending pods of in. It returns an error only for invalid input (a
+// NodePool whose requirements do not parse, an instance type without a name); pods that
+// cannot be placed are reported in Result.PodErrors, never dropped.
+func Solve(in *Input) (*Result, error) {
+	s := &solver{in: in, opts: in.Options, wellKnown: in.WellKnownLabels, lastOfCount: map[int]*claim{}}
+	if s.wellKnown == nil {
+		s.wellKnown = v1.WellKnownLabels
+	}
+	if s.opts.MaxInstanceTypes <= 0 {
+		s.opts.MaxInstanceTypes = DefaultMaxInstanceTypes
+	}
+	if err := s.buildTemplates(); err != nil {
+		return nil, err
+	}
+	s.buildResourceIndex()
+	s.topo = newTopology(s.universe(), s.wellKnown)
+	pods, err := s.preparePods()
+	if err != nil {
+		return nil, err
+	}
+	s.buildTemplateTypes()
+	s.buildExisting()
+	s.countBoundPods()
+	errs := s.run(pods)
+	return s.result(pods, errs), nil
+}
+
+func (s *solver) buildTemplates() error {
+	pools := append([]*v1.NodePool(nil), s.in.NodePools...)
+	sort.SliceStable(pools, func(i, j int) bool {
+		wi, wj := weightOf(pools[i]), weightOf(pools[j])
+		if wi != wj {
+			return wi > wj
+		}
+		return pools[i].Name > pools[j].Name // Karpenter: equal weights by name descending
+	})
+	for _, np := range pools {
+		if np == nil || np.DeletionTimestamp != nil || np.Spec.Replicas != nil {
+			continue
+		}
+		t, why, err := s.newTemplate(np, s.in.InstanceTypes[np.Name])
+		if err != nil {
+			return err
+		}
+		if t == nil {
+			s.templateErrors = append(s.templateErrors, why)
+			continue
+		}
+		for _, taint := range t.taints {
+			if taint.Effect == corev1.TaintEffectPreferNoSchedule {
+				s.toleratePreferNoSchedule = true
+			}
+		}
+		s.templates = append(s.templates, t)
+	}
+	return nil
+}
+
+func weightOf(np *v1.NodePool) int32 {
+	if np == nil || np.Spec.Weight == nil {
+		return 0
+	}
+	return *np.Spec.Weight
+}
+
+// buildResourceIndex registers every resource name that appears anywhere, so vectors have
+// one fixed layout.
+func (s *solver) buildResourceIndex() {
+	s.res = newResourceIndex()
+	for _, t := range s.templates {
+		for _, tt := range t.types {
+			s.res.addAll(tt.it.Capacity)
+			s.res.addAll(tt.it.Allocatable())
+		}
+		for k := range t.nodePool.Spec.Limits {
+			s.res.add(k)
+		}
+	}
+	for _, p := range s.in.Pods {
+		if p != nil {
+			s.res.addAll(podRequests(p))
+		}
+	}
+	for _, n := range s.in.Nodes {
+		if n.Node != nil {
+			s.res.addAll(n.Node.Status.Allocatable)
+		}
+		if n.NodeClaim != nil {
+			s.res.addAll(n.NodeClaim.Status.Allocatable)
+		}
+		for _, p := range n.Pods {
+			s.res.addAll(podRequests(p))
+		}
+	}
+	for _, ds := range s.in.DaemonSets {
+		s.res.addAll(podRequests(&corev1.Pod{Spec: ds.Spec.Template.Spec}))
+	}
+}
+
+// universe returns the known domains of every topology key: values NodePools and their
+// instance types can produce, and labels of existing nodes.
+func (s *solver) universe() map[string][]string {
+	keys := map[string]bool{}
+	addKeys := func(pod *corev1.Pod) {
+		for _, c := range pod.Spec.TopologySpreadConstraints {
+			keys[v1.NormalizeLabelKey(c.TopologyKey)] = true
+		}
+		for _, c := range s.opts.DefaultTopologySpreadConstraints {
+			keys[v1.NormalizeLabelKey(c.TopologyKey)] = true
+		}
+		if a := pod.Spec.Affinity; a != nil {
+			if a.PodAffinity != nil {
+				for _, t := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+					keys[v1.NormalizeLabelKey(t.TopologyKey)] = true
+				}
+				for _, t := range a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+					keys[v1.NormalizeLabelKey(t.PodAffinityTerm.TopologyKey)] = true
+				}
+			}
+			if a.PodAntiAffinity != nil {
+				for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+					keys[v1.NormalizeLabelKey(t.TopologyKey)] = true
+				}
+				for _, t := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+					keys[v1.NormalizeLabelKey(t.PodAffinityTerm.TopologyKey)] = true
+				}
+			}
+		}
+	}
+	for _, p := range s.in.Pods {
+		if p != nil {
+			addKeys(p)
+		}
+	}
+	for _, n := range s.in.Nodes {
+		for _, p := range n.Pods {
+			addKeys(p)
+		}
+	}
+	out := map[string][]string{}
+	for key := range keys {
+		if key == v1.LabelHostname {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, t := range s.templates {
+			tr := t.reqs.Get(key)
+			if t.reqs.Has(key) && tr.Operator() == requirements.In {
+				for _, v := range tr.Values() {
+					seen[v] = true
+				}
+			}
+			for _, tt := range t.types {
+				for _, v := range typeValues(tt.it, key, t.reqs) {
+					if tr.Has(v) {
+						seen[v] = true
+					}
+				}
+			}
+		}
+		for _, n := range s.in.Nodes {
+			if v, ok := nodeLabels(n)[key]; ok {
+				seen[v] = true
+			}
+		}
+		vals := make([]string, 0, len(seen))
+		for v := range seen {
+			vals = append(vals, v)
+		}
+		sort.Strings(vals)
+		out[key] = vals
+	}
+	return out
+}
+
+// nodeLabels are an existing node's labels, or an in-flight NodeClaim's labels plus its
+// single-valued requirements.
+func nodeLabels(n *Node) map[string]string {
+	if n.Node != nil {
+		return n.Node.Labels
+	}
+	out := map[string]string{}
+	if n.NodeClaim == nil {
+		return out
+	}
+	if reqs, err := requirements.FromNodeSelectorRequirements(n.NodeClaim.Spec.Requirements...); err == nil {
+		for k, v := range reqs.Labels() {
+			out[k] = v
+		}
+	}
+	for k, v := range n.NodeClaim.Labels {
+		out[k] = v
+	}
+	return out
+}
+
+// preparePods computes per-pod data and builds the topology groups of every pod.
+func (s *solver) preparePods() ([]*podData, error) {
+	pods := make([]*podData, 0, len(s.in.Pods))
+	for i, pod := range s.in.Pods {
+		if pod == nil {
+			return nil, fmt.Errorf("pods[%d]: nil pod", i)
+		}
+		p := &podData{pod: pod, key: pod.Namespace + "/" + pod.Name, index: i}
+		rl := podRequests(pod)
+		p.requests = s.res.vec(rl)
+		p.cpu = p.requests[0]
+		p.mem = p.requests[1]
+		p.ports = hostPortsOf(pod)
+		if hasDRAClaims(pod) {
+			p.invalid = "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for"
+		} else if f, err := s.formFor(pod); err != nil {
+			p.invalid = fmt.Sprintf("pod %s: %v", p.key, err)
+		} else {
+			p.form = f
+		}
+		pods = append(pods, p)
+	}
+	// Inverse anti-affinity groups of bound pods, before selection is computed.
+	for _, n := range s.in.Nodes {
+		for _, bp := range n.Pods {
+			s.inverseGroups(bp)
+		}
+	}
+	for _, p := range pods {
+		p.selectedBy, p.blockedBy = s.topo.selecting(p.pod)
+	}
+	return pods, nil
+}
+
+func (s *solver) inverseGroups(pod *corev1.Pod) []*topologyGroup {
+	a := pod.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return nil
+	}
+	var out []*topologyGroup
+	for i, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		g, err := s.topo.affinityGroup(groupInverse, pod, term, fmt.Sprintf("spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]", i))
+		if err == nil {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// formFor builds a pod's unrelaxed scheduling form.
+func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
+	ignore := s.opts.PreferencePolicy == PreferencesIgnore
+	sel, terms, preferred, err := nodeRequirementsForPod(pod, ignore)
+	if err != nil {
+		return nil, err
+	}
+	f := &podForm{nodeSelector: sel, requiredTerms: terms, preferredNode: preferred, tolerations: pod.Spec.Tolerations}
+	strictTerms := []requirements.Requirements{sel}
+	if len(terms) > 0 {
+		strictTerms = strictTerms[:0]
+		for _, t := range terms {
+			strictTerms = append(strictTerms, sel.Union(t))
+		}
+	}
+	tscs := pod.Spec.TopologySpreadConstraints
+	if len(tscs) == 0 {
+		for _, c := range s.opts.DefaultTopologySpreadConstraints {
+			c := *c.DeepCopy()
+			if c.LabelSelector == nil {
+				c.LabelSelector = labelSelectorFor(pod.Labels)
+			}
+			tscs = append(tscs, c)
+		}
+	}
+	for i, c := range tscs {
+		anyway := c.WhenUnsatisfiable == corev1.ScheduleAnyway
+		if anyway && ignore {
+			continue
+		}
+		g, err := s.topo.spreadGroup(pod, c, strictTerms, fmt.Sprintf("spec.topologySpreadConstraints[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		f.spread = append(f.spread, g)
+		f.scheduleAnyway = append(f.scheduleAnyway, anyway)
+	}
+	if a := pod.Spec.Affinity; a != nil {
+		if pa := a.PodAffinity; pa != nil {
+			for i, term := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+				g, err := s.topo.affinityGroup(groupAffinity, pod, term, fmt.Sprintf("spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]", i))
+				if err != nil {
+					return nil, err
+				}
+				f.requiredAffinity = append(f.requiredAffinity, g)
+			}
+			if !ignore {
+				for _, i := range byWeight(pa.PreferredDuringSchedulingIgnoredDuringExecution) {
+					term := pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm
+					g, err := s.topo.affinityGroup(groupAffinity, pod, term, fmt.Sprintf("spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d].podAffinityTerm", i))
+					if err != nil {
+						return nil, err
+					}
+					f.preferredAffinity = append(f.preferredAffinity, g)
+				}
+			}
+		}
+		if pa := a.PodAntiAffinity; pa != nil {
+			for i, term := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+				g, err := s.topo.affinityGroup(groupAntiAffinity, pod, term, fmt.Sprintf("spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]", i))
+				if err != nil {
+					return nil, err
+				}
+				f.requiredAnti = append(f.requiredAnti, g)
+			}
+			if !ignore {
+				for _, i := range byWeight(pa.PreferredDuringSchedulingIgnoredDuringExecution) {
+					term := pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm
+					g, err := s.topo.affinityGroup(groupAntiAffinity, pod, term, fmt.Sprintf("spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d].podAffinityTerm", i))
+					if err != nil {
+						return nil, err
+					}
+					f.preferredAnti = append(f.preferredAnti, g)
+				}
+			}
+		}
+	}
+	s.inverseGroups(pod)
+	f.derive()
+	return f, nil
+}
+
+func byWeight(terms []corev1.WeightedPodAffinityTerm) []int {
+	idx := make([]int, len(terms))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return terms[idx[a]].Weight > terms[idx[b]].Weight })
+	return idx
+}
+
+// buildTemplateTypes computes, per template and instance type, allocatable, capacity and
+// the overhead of the DaemonSets that would run there; and the NodePool limits.
+func (s *solver) buildTemplateTypes() {
+	for _, ds := range s.in.DaemonSets {
+		pod := &corev1.Pod{Spec: *ds.Spec.Template.Spec.DeepCopy()}
+		pod.Namespace, pod.Name, pod.Labels = ds.Namespace, ds.Name, ds.Spec.Template.Labels
+		if hasDRAClaims(pod) {
+			continue
+		}
+		p := &podData{pod: pod, key: ds.Namespace + "/" + ds.Name, requests: s.res.vec(podRequests(pod)), ports: hostPortsOf(pod)}
+		sel, terms, _, err := nodeRequirementsForPod(pod, true)
+		if err != nil {
+			continue
+		}
+		p.form = &podForm{nodeSelector: sel, requiredTerms: terms, tolerations: pod.Spec.Tolerations}
+		p.form.derive()
+		s.daemons = append(s.daemons, p)
+	}
+	for _, t := range s.templates {
+		for _, tt := range t.types {
+			tt.capacity = s.res.vec(tt.it.Capacity)
+			tt.overhead = make(vec, len(s.res.names))
+			for _, d := range s.daemons {
+				if daemonRunsOn(d, t, tt.it, s.wellKnown) {
+					tt.overhead.add(d.requests)
+					tt.daemonPorts = append(tt.daemonPorts, d.ports...)
+				}
+			}
+			tt.alloc = s.res.vec(tt.it.Allocatable())
+			tt.alloc.sub(tt.overhead)
+		}
+		limits := t.nodePool.Spec.Limits
+		if len(limits) > 0 {
+			t.hasLimits = true
+			t.remaining = make(vec, len(s.res.names))
+			t.limited = make([]bool, len(s.res.names))
+			for name, q := range limits {
+				if name == "nodes" {
+					t.nodesLeft = q.Value()
+					continue
+				}
+				i := s.res.pos[name]
+				t.remaining[i] = quantityValue(name, q)
+				t.limited[i] = true
+			}
+		}
+	}
+	s.scratch = newBitset(0)
+}
+
+// daemonRunsOn reports whether a DaemonSet pod would run on a node of template t with type it:
+// it tolerates the template taints (PreferNoSchedule always), and one of its node-affinity
+// terms is compatible with the template and intersects the type.
+func daemonRunsOn(d *podData, t *template, it *cloudprovider.InstanceType, wellKnown requirements.KeySet) bool {
+	for _, taint := range t.taints {
+		if taint.Effect == corev1.TaintEffectPreferNoSchedule {
+			continue
+		}
+		if !tolerates(d.form.tolerations, []corev1.Taint{taint}) {
+			return false
+		}
+	}
+	terms := d.form.requiredTerms
+	if len(terms) == 0 {
+		terms = []requirements.Requirements{{}}
+	}
+	for _, term := range terms {
+		reqs := d.form.nodeSelector.Union(term)
+		if t.daemonReqs.IsCompatible(reqs, wellKnown) && typeIntersects(it.Requirements, reqs) {
+			return true
+		}
+	}
+	return false
+}
+
+var discardLogger = klog.Logger{}
+
+// tolerates reports whether tolerations tolerate every taint.
+func tolerates(tolerations []corev1.Toleration, taints []corev1.Taint) bool {
+	for i := range taints {
+		if !corehelpers.TolerationsTolerateTaint(discardLogger, tolerations, &taints[i], false) {
+			return false
+		}
+	}
+	return true
+}
+
+func resourceOne() *resource.Quantity { return resource.NewQuantity(1, resource.DecimalSI) }
+
+// run is Karpenter's queue: pods in first-fit-decreasing order, retried while anything else
+// makes progress.
+func (s *solver) run(pods []*podData) map[*podData]string {
+	errs := map[*podData]string{}
+	queue := make([]*podData, 0, len(pods))
+	for _, p := range pods {
+		if p.invalid != "" {
+			errs[p] = p.invalid
+			continue
+		}
+		queue = append(queue, p)
+	}
+	sort.SliceStable(queue, func(i, j int) bool { return podLess(queue[i], queue[j]) })
+	lastLen := make(map[*podData]int, len(queue))
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if n, ok := lastLen[p]; ok && n == len(queue)+1 {
+			queue = append([]*podData{p}, queue...)
+			break
+		}
+		if reason := s.trySchedule(p); reason != "" {
+			errs[p] = reason
+			queue = append(queue, p)
+			lastLen[p] = len(queue)
+			continue
+		}
+		delete(errs, p)
+	}
+	return errs
+}
+
+func podLess(a, b *podData) bool {
+	if a.cpu != b.cpu {
+		return a.cpu > b.cpu
+	}
+	if a.mem != b.mem {
+		return a.mem > b.mem
+	}
+	ta, tb := a.pod.CreationTimestamp, b.pod.CreationTimestamp
+	if !ta.Equal(&tb) {
+		return ta.Before(&tb)
+	}
+	if a.pod.UID != b.pod.UID {
+		return a.pod.UID < b.pod.UID
+	}
+	return a.key < b.key
+}
+
+// trySchedule places p, relaxing its preferences one at a time; it returns "" on success or
+// the reason of the last attempt.
+func (s *solver) trySchedule(p *podData) string {
+	var reason string
+	for f := p.form; f != nil; f = f.relax(s.toleratePreferNoSchedule) {
+		if reason = s.add(p, f); reason == "" {
+			return ""
+		}
+	}
+	return reason
+}
+
+// add tries existing nodes, then open NodeClaims, then a new NodeClaim per template.
+func (s *solver) add(p *podData, f *podForm) string {
+	for _, n := range s.existing {
+		if n.tryAdd(s, p, f) {
+			return ""
+		}
+	}
+	for c := s.head; c != nil; c = c.next {
+		if c.tryAdd(s, p, f) == "" {
+			s.bumpCount(c)
+			return ""
+		}
+	}
+	if len(s.templates) == 0 {
+		if len(s.templateErrors) > 0 {
+			return "no NodePool can launch nodes: " + strings.Join(s.templateErrors, "; ")
+		}
+		return "no NodePool can launch nodes (none given, or all static or deleting)"
+	}
+	var reasons []string
+	for _, t := range s.templates {
+		c, why := s.newClaim(t, p, f)
+		if c != nil {
+			return ""
+		}
+		reasons = append(reasons, why)
+	}
+	return strings.Join(reasons, "; ")
+}
+
+// result assembles the output in a deterministic order.
+func (s *solver) result(pods []*podData, errs map[*podData]string) *Result {
+	r := &Result{}
+	for _, c := range s.claims {
+		r.NewNodeClaims = append(r.NewNodeClaims, s.finalize(c, errs))
+	}
+	// a claim whose pods all failed finalisation is dropped
+	kept := r.NewNodeClaims[:0]
+	for _, c := range r.NewNodeClaims {
+		if c != nil {
+			kept = append(kept, c)
+		}
+	}
+	r.NewNodeClaims = kept
+	for _, n := range s.existing {
+		if len(n.placed) == 0 {
+			continue
+		}
+		pl := &ExistingNodePlacement{Name: n.name}
+		for _, p := range n.placed {
+			pl.Pods = append(pl.Pods, p.pod)
+		}
+		r.ExistingNodes = append(r.ExistingNodes, pl)
+	}
+	sort.SliceStable(r.ExistingNodes, func(i, j int) bool { return r.ExistingNodes[i].Name < r.ExistingNodes[j].Name })
+	for _, p := range pods {
+		if reason, ok := errs[p]; ok {
+			r.PodErrors = append(r.PodErrors, PodError{Pod: p.pod, Reason: reason})
+		}
+	}
+	return r
+}
+
+func isInf(f float64) bool { return math.IsInf(f, 0) }

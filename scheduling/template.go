@@ -1,0 +1,291 @@
+package scheduling
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// template is a NodePool prepared for scheduling: its requirements, taints and an index of
+// its instance types.
+type template struct {
+	nodePool      *v1.NodePool
+	name          string
+	weight        int32
+	reqs          requirements.Requirements // NodePool requirements ∩ template labels
+	daemonReqs    requirements.Requirements // reqs + registered/initialized, for DaemonSets
+	labels        map[string]string
+	taints        []corev1.Taint
+	startupTaints []corev1.Taint
+
+	types        []*templateType // cheapest first under reqs
+	all          bitset
+	reqBits      map[string]bitset
+	offerBits    map[string]bitset
+	offerKeys    []string // label keys that offerings define
+	hasMinValues bool
+
+	// limits: remaining resources (limited[i] false: unlimited) and remaining nodes (-1: none)
+	remaining   vec
+	limited     []bool
+	nodesLeft   int64
+	hasLimits   bool
+	minOverhead vec
+}
+
+// templateType is one instance type of a template.
+type templateType struct {
+	it          *cloudprovider.InstanceType
+	alloc       vec // allocatable minus the DaemonSet overhead
+	overhead    vec
+	capacity    vec
+	daemonPorts []hostPort
+	price       float64
+}
+
+// reqID is a canonical text for a requirement (unlike String, it never abbreviates).
+func reqID(r *requirements.Requirement) string {
+	var b strings.Builder
+	b.WriteString(r.Operator())
+	for _, v := range r.Values() {
+		b.WriteByte(0)
+		b.WriteString(v)
+	}
+	gte, hasGte, lte, hasLte := r.Bounds()
+	if hasGte {
+		b.WriteString("\x01>=")
+		b.WriteString(strconv.FormatInt(gte, 10))
+	}
+	if hasLte {
+		b.WriteString("\x01<=")
+		b.WriteString(strconv.FormatInt(lte, 10))
+	}
+	return b.String()
+}
+
+func negative(r *requirements.Requirement) bool {
+	op := r.Operator()
+	return op == requirements.NotIn || op == requirements.DoesNotExist
+}
+
+// typesFor returns the bitset of types whose requirement for key intersects r (a type that
+// does not define key is compatible, as in Karpenter's Intersects).
+func (t *template) typesFor(key string, r *requirements.Requirement) bitset {
+	id := key + "\x02" + reqID(r)
+	if b, ok := t.reqBits[id]; ok {
+		return b
+	}
+	b := newBitset(len(t.types))
+	for i, tt := range t.types {
+		tr, ok := tt.it.Requirements[key]
+		if !ok || tr.Intersects(r) || (negative(tr) && negative(r)) {
+			b.set(i)
+		}
+	}
+	t.reqBits[id] = b
+	return b
+}
+
+// typesWithOffering returns the bitset of types with an available offering compatible with
+// reqs.
+func (t *template) typesWithOffering(reqs requirements.Requirements) bitset {
+	var id strings.Builder
+	for _, k := range t.offerKeys {
+		id.WriteString(reqID(reqs.Get(k)))
+		id.WriteByte(3)
+	}
+	if b, ok := t.offerBits[id.String()]; ok {
+		return b
+	}
+	b := newBitset(len(t.types))
+	for i, tt := range t.types {
+		if cheapestOffering(tt.it, reqs) != nil {
+			b.set(i)
+		}
+	}
+	t.offerBits[id.String()] = b
+	return b
+}
+
+// offeringCompatible reports whether an offering can serve a node with requirements reqs.
+func offeringCompatible(o *cloudprovider.Offering, reqs requirements.Requirements) bool {
+	for k, or := range o.Requirements {
+		r, ok := reqs[k]
+		if !ok {
+			continue
+		}
+		if !r.Intersects(or) && !(negative(r) && negative(or)) {
+			return false
+		}
+	}
+	return true
+}
+
+// cheapestOffering is the cheapest available offering of it compatible with reqs (ties:
+// zone, then capacity type), or nil.
+func cheapestOffering(it *cloudprovider.InstanceType, reqs requirements.Requirements) *cloudprovider.Offering {
+	var best *cloudprovider.Offering
+	for _, o := range it.Offerings {
+		if !o.Available || math.IsNaN(o.Price) || !offeringCompatible(o, reqs) {
+			continue
+		}
+		if best == nil || o.Price < best.Price || (o.Price == best.Price && offeringLess(o, best)) {
+			best = o
+		}
+	}
+	return best
+}
+
+func offeringLess(a, b *cloudprovider.Offering) bool {
+	if a.Zone() != b.Zone() {
+		return a.Zone() < b.Zone()
+	}
+	return a.CapacityType() < b.CapacityType()
+}
+
+// newTemplate prepares a NodePool. It returns nil (with a reason) when no instance type is
+// left after the NodePool's own requirements.
+func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes) (*template, string, error) {
+	reqs, err := requirements.FromNodeSelectorRequirements(np.Spec.Template.Spec.Requirements...)
+	if err != nil {
+		return nil, "", fmt.Errorf("NodePool %q: spec.template.spec.requirements: %w", np.Name, err)
+	}
+	lbls := map[string]string{}
+	for k, v := range np.Spec.Template.ObjectMeta.Labels {
+		lbls[k] = v
+	}
+	lbls[v1.NodePoolLabelKey] = np.Name
+	if ref := np.Spec.Template.Spec.NodeClassRef; ref != nil && ref.Group != "" && ref.Kind != "" {
+		lbls[ref.Group+"/"+strings.ToLower(ref.Kind)] = ref.Name
+	}
+	reqs = reqs.Union(requirements.FromLabels(lbls))
+	t := &template{
+		nodePool:      np,
+		name:          np.Name,
+		reqs:          reqs,
+		labels:        lbls,
+		taints:        np.Spec.Template.Spec.Taints,
+		startupTaints: np.Spec.Template.Spec.StartupTaints,
+		reqBits:       map[string]bitset{},
+		offerBits:     map[string]bitset{},
+		nodesLeft:     -1,
+	}
+	if np.Spec.Weight != nil {
+		t.weight = *np.Spec.Weight
+	}
+	t.daemonReqs = reqs.Union(requirements.FromLabels(map[string]string{v1.NodeRegisteredLabelKey: "true", v1.NodeInitializedLabelKey: "true"}))
+	for _, k := range reqs.Keys() {
+		if reqs[k].MinValues() > 0 {
+			t.hasMinValues = true
+		}
+	}
+	offerKeys := map[string]bool{}
+	for _, it := range types {
+		if it == nil {
+			continue
+		}
+		if !typeIntersects(it.Requirements, reqs) {
+			continue
+		}
+		o := cheapestOffering(it, reqs)
+		if o == nil {
+			continue
+		}
+		for _, off := range it.Offerings {
+			for k := range off.Requirements {
+				offerKeys[k] = true
+			}
+		}
+		t.types = append(t.types, &templateType{it: it, price: o.Price})
+	}
+	for k := range offerKeys {
+		t.offerKeys = append(t.offerKeys, k)
+	}
+	sort.Strings(t.offerKeys)
+	sort.SliceStable(t.types, func(i, j int) bool {
+		if t.types[i].price != t.types[j].price {
+			return t.types[i].price < t.types[j].price
+		}
+		return t.types[i].it.Name < t.types[j].it.Name
+	})
+	if len(t.types) == 0 {
+		return nil, fmt.Sprintf("NodePool %q: its requirements filtered out all %d instance types", np.Name, len(types)), nil
+	}
+	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort {
+		if key, have, want := t.minValuesShortfall(fullBitset(len(t.types)), reqs); key != "" {
+			return nil, fmt.Sprintf("NodePool %q: minValues of %q is %d but its instance types offer only %d values", np.Name, key, want, have), nil
+		}
+	}
+	t.all = fullBitset(len(t.types))
+	return t, "", nil
+}
+
+// typeIntersects is Karpenter's Requirements.Intersects between an instance type and
+// NodeClaim requirements: keys defined on both sides must share a value unless both are
+// negative.
+func typeIntersects(typeReqs, reqs requirements.Requirements) bool {
+	for k, r := range reqs {
+		tr, ok := typeReqs[k]
+		if !ok {
+			continue
+		}
+		if !tr.Intersects(r) && !(negative(tr) && negative(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// minValuesShortfall checks every requirement with minValues against the types in set,
+// walking them cheapest first. It returns the first key (sorted) that falls short.
+func (t *template) minValuesShortfall(set bitset, reqs requirements.Requirements) (key string, have, want int) {
+	for _, k := range reqs.Keys() {
+		r := reqs[k]
+		if r.MinValues() == 0 {
+			continue
+		}
+		seen := map[string]bool{}
+		set.each(func(i int) bool {
+			for _, v := range typeValues(t.types[i].it, k, reqs) {
+				if r.Has(v) {
+					seen[v] = true
+				}
+			}
+			return len(seen) < r.MinValues()
+		})
+		if len(seen) < r.MinValues() {
+			return k, len(seen), r.MinValues()
+		}
+	}
+	return "", 0, 0
+}
+
+// typeValues are the values an instance type offers for key: its requirement's values, or
+// for offering keys (zone, capacity type) those of its available compatible offerings.
+func typeValues(it *cloudprovider.InstanceType, key string, reqs requirements.Requirements) []string {
+	var out []string
+	fromOfferings := false
+	for _, o := range it.Offerings {
+		if or, ok := o.Requirements[key]; ok {
+			fromOfferings = true
+			if o.Available && offeringCompatible(o, reqs) {
+				out = append(out, or.Values()...)
+			}
+		}
+	}
+	if fromOfferings {
+		return out
+	}
+	if r, ok := it.Requirements[key]; ok && r.Operator() == requirements.In {
+		return r.Values()
+	}
+	return nil
+}
