@@ -15,6 +15,7 @@ import (
 type claim struct {
 	t        *template
 	hostname string
+	host     int32
 	reqs     requirements.Requirements
 	types    bitset // template types that still fit every pod
 	maxAlloc vec    // per-resource maximum allocatable over types
@@ -27,6 +28,9 @@ type claim struct {
 	prev, next *claim
 }
 
+// rejected is the reason of a check that was not asked to explain itself.
+const rejected = "rejected"
+
 // placement is a successful trial: the claim's requirements and types after adding the pod.
 type placement struct {
 	reqs  requirements.Requirements
@@ -35,7 +39,7 @@ type placement struct {
 
 // tryAdd adds p (with form f) to c if it fits, and returns "" or why it does not.
 func (c *claim) tryAdd(s *solver, p *podData, f *podForm) string {
-	pl, why := c.check(s, p, f)
+	pl, why := c.check(s, p, f, false)
 	if why != "" {
 		return why
 	}
@@ -43,19 +47,31 @@ func (c *claim) tryAdd(s *solver, p *podData, f *podForm) string {
 	return ""
 }
 
-func (c *claim) check(s *solver, p *podData, f *podForm) (placement, string) {
+// check tries p on c without changing c. The reason is detailed only when explain is set
+// (building messages for every rejected candidate would dominate the run time).
+func (c *claim) check(s *solver, p *podData, f *podForm, explain bool) (placement, string) {
 	t := c.t
 	if !fits2(c.requests, p.requests, c.maxAlloc) {
 		return placement{}, "insufficient resources"
 	}
+	if p.hostBlocked(f, c.host) {
+		if !explain {
+			return placement{}, rejected
+		}
+		return placement{}, fmt.Sprintf("no %q domain satisfies the pod's topology constraints", v1.LabelHostname)
+	}
 	if !tolerates(f.tolerations, t.taints) {
+		if !explain {
+			return placement{}, rejected
+		}
 		return placement{}, fmt.Sprintf("did not tolerate taints of NodePool %q", t.name)
 	}
 	if len(p.ports) > 0 && portsConflict(c.ports, p.ports) {
 		return placement{}, "host port conflict"
 	}
-	if err := c.reqs.Compatible(f.reqs, s.wellKnown); err != nil {
-		if len(c.pods) == 0 {
+	if !c.reqs.IsCompatible(f.reqs, s.wellKnown) {
+		if explain {
+			err := c.reqs.Compatible(f.reqs, s.wellKnown)
 			return placement{}, fmt.Sprintf("incompatible with NodePool %q: %v", t.name, err)
 		}
 		return placement{}, "incompatible requirements"
@@ -82,8 +98,11 @@ func (c *claim) check(s *solver, p *podData, f *podForm) (placement, string) {
 		merged[k] = next
 		changed = append(changed, k)
 	}
-	narrowed, failedKey, ok := s.topo.requirementsFor(p, f, merged)
+	narrowed, failedKey, ok := s.topo.requirementsFor(p, f, merged, c.host)
 	if !ok {
+		if !explain {
+			return placement{}, rejected
+		}
 		return placement{}, fmt.Sprintf("no %q domain satisfies the pod's topology constraints", failedKey)
 	}
 	for k, r := range narrowed {
@@ -106,57 +125,68 @@ func (c *claim) check(s *solver, p *podData, f *podForm) (placement, string) {
 			}
 		}
 		if offers {
-			types.andWith(t.typesWithOffering(merged))
+			types.andWith(t.offerings(merged).bits)
 		}
 		s.scratch = types
 	}
-	// The remaining types all fit the claim's pods; keep those that also fit p.
-	out := newBitset(len(t.types))
-	found := false
-	types.each(func(i int) bool {
+	// The remaining types all fit the claim's pods; one must also fit p. Larger types sit at
+	// the expensive end, so look there first.
+	fitsPod := func(i int) bool {
 		tt := t.types[i]
-		if fits2(c.requests, p.requests, tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports)) {
-			out.set(i)
-			found = true
-		}
-		return true
-	})
-	if !found {
-		if len(c.pods) == 0 {
+		return fits2(c.requests, p.requests, tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports))
+	}
+	if !types.anyReverse(fitsPod) {
+		if explain {
 			return placement{}, s.noTypeReason(t, p, types)
 		}
 		return placement{}, "no instance type fits"
 	}
 	if t.hasMinValues {
+		out := newBitset(len(t.types))
+		types.each(func(i int) bool {
+			if fitsPod(i) {
+				out.set(i)
+			}
+			return true
+		})
 		if key, have, want := t.minValuesShortfall(out, merged); key != "" {
 			if s.opts.MinValuesPolicy != MinValuesBestEffort {
+				if !explain {
+					return placement{}, rejected
+				}
 				return placement{}, fmt.Sprintf("NodePool %q: minValues of %q is %d but the instance types that fit offer only %d values", t.name, key, want, have)
 			}
 		}
 	}
-	return placement{reqs: merged, types: out}, ""
+	return placement{reqs: merged, types: types}, ""
 }
 
+// commit adds p to c after a successful check: the claim keeps the types that fit every pod.
 func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
+	t := c.t
 	c.reqs = pl.reqs
-	c.types = pl.types
 	c.requests.add(p.requests)
-	c.pods = append(c.pods, p)
-	c.ports = append(c.ports, p.ports...)
-	c.maxAlloc = make(vec, len(s.res.names))
-	for i := range c.maxAlloc {
-		c.maxAlloc[i] = -1 << 62
+	kept := newBitset(len(t.types))
+	for r := range c.maxAlloc {
+		c.maxAlloc[r] = -1 << 62
 	}
-	c.types.each(func(i int) bool {
-		a := c.t.types[i].alloc
-		for r := range c.maxAlloc {
-			if a[r] > c.maxAlloc[r] {
-				c.maxAlloc[r] = a[r]
+	pl.types.each(func(i int) bool {
+		tt := t.types[i]
+		if !c.requests.fits(tt.alloc) || (len(p.ports) > 0 && portsConflict(tt.daemonPorts, p.ports)) {
+			return true
+		}
+		kept.set(i)
+		for r, a := range tt.alloc {
+			if a > c.maxAlloc[r] {
+				c.maxAlloc[r] = a
 			}
 		}
 		return true
 	})
-	s.topo.record(p, s.ownedInverse(p, f), c.reqs, c.t.taints)
+	c.types = kept
+	c.pods = append(c.pods, p)
+	c.ports = append(c.ports, p.ports...)
+	s.topo.record(p, s.ownedInverse(p, f), c.reqs, t.taints)
 }
 
 // ownedInverse are the inverse groups of p's required anti-affinity terms.
@@ -164,7 +194,7 @@ func (s *solver) ownedInverse(p *podData, f *podForm) []*topologyGroup {
 	if len(f.requiredAnti) == 0 {
 		return nil
 	}
-	return s.inverseGroups(p.pod)
+	return p.inverse
 }
 
 // noTypeReason explains why no instance type of t fits p alone.
@@ -216,6 +246,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, string) 
 	c := &claim{
 		t:        t,
 		hostname: hostname,
+		host:     s.topo.claimHost(hostname),
 		reqs:     t.reqs.Copy(),
 		types:    types,
 		requests: make(vec, len(s.res.names)),
@@ -225,7 +256,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, string) 
 	for i := range c.maxAlloc {
 		c.maxAlloc[i] = 1 << 62
 	}
-	pl, why := c.check(s, p, f)
+	pl, why := c.check(s, p, f, true)
 	if why != "" {
 		return nil, why
 	}
@@ -330,100 +361,144 @@ func (s *solver) bumpCount(c *claim) {
 	}
 }
 
+// finalOptions are the launch options of one set of instance types under one offering
+// index; claims with the same remaining types share them (they are immutable).
+type finalOptions struct {
+	types       cloudprovider.InstanceTypes // cheapest first, at most MaxInstanceTypes
+	chosen      bitset
+	cheapest    *cloudprovider.Offering
+	itReq       *requirements.Requirement
+	ctReq       *requirements.Requirement // nil when no capacity type is launchable
+	minOverhead vec
+}
+
+type finalKey struct {
+	info *offerInfo
+	set  string
+}
+
+// options orders the types of set by price under info (stable, ties by name), truncates them
+// to MaxInstanceTypes and derives the instance-type and capacity-type requirements.
+func (s *solver) options(t *template, info *offerInfo, set bitset) *finalOptions {
+	key := finalKey{info: info, set: bitsetKey(set)}
+	if fo, ok := s.finalCache[key]; ok {
+		return fo
+	}
+	idx := make([]int, 0, set.count())
+	set.each(func(i int) bool {
+		if info.cheapest[i] != nil {
+			idx = append(idx, i)
+		}
+		return true
+	})
+	less := func(a, b int) bool {
+		pa, pb := info.cheapest[idx[a]].Price, info.cheapest[idx[b]].Price
+		if pa != pb {
+			return pa < pb
+		}
+		return t.types[idx[a]].it.Name < t.types[idx[b]].it.Name
+	}
+	// Template order is by price under the NodePool's requirements; a claim's narrower
+	// requirements rarely change it, so sort only when needed.
+	if !sort.SliceIsSorted(idx, less) {
+		sort.SliceStable(idx, less)
+	}
+	if len(idx) > s.opts.MaxInstanceTypes {
+		idx = idx[:s.opts.MaxInstanceTypes]
+	}
+	fo := &finalOptions{chosen: newBitset(len(t.types))}
+	s.finalCache[key] = fo
+	if len(idx) == 0 {
+		return fo
+	}
+	fo.cheapest = info.cheapest[idx[0]]
+	fo.minOverhead = t.types[idx[0]].overhead.clone()
+	fo.types = make(cloudprovider.InstanceTypes, 0, len(idx))
+	cts := map[string]bool{}
+	for _, i := range idx {
+		fo.chosen.set(i)
+		fo.types = append(fo.types, t.types[i].it)
+		for _, ct := range info.capacityTypes[i] {
+			cts[ct] = true
+		}
+		for r, x := range t.types[i].overhead {
+			if x < fo.minOverhead[r] {
+				fo.minOverhead[r] = x
+			}
+		}
+	}
+	// Names in sorted order, so building the requirement needs no sort.
+	names := make([]string, 0, len(idx))
+	for _, i := range t.byName {
+		if fo.chosen.has(i) {
+			names = append(names, t.types[i].it.Name)
+		}
+	}
+	fo.itReq = requirements.MustNew(v1.LabelInstanceType, requirements.In, names...)
+	if len(cts) > 0 {
+		ctNames := make([]string, 0, len(cts))
+		for ct := range cts {
+			ctNames = append(ctNames, ct)
+		}
+		fo.ctReq = requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, ctNames...)
+	}
+	return fo
+}
+
+func bitsetKey(b bitset) string {
+	buf := make([]byte, 0, len(b)*8)
+	for _, w := range b {
+		for i := 0; i < 8; i++ {
+			buf = append(buf, byte(w>>(8*i)))
+		}
+	}
+	return string(buf)
+}
+
 // finalize turns a claim into the result's NodeClaim: instance-type options by price under
 // the claim's requirements (at most MaxInstanceTypes), the cheapest launchable choice, the
 // requests with the smallest DaemonSet overhead, and resolved labels.
 func (s *solver) finalize(c *claim, errs map[*podData]string) *NodeClaim {
 	t := c.t
-	type option struct {
-		tt    *templateType
-		offer *cloudprovider.Offering
-	}
-	var opts []option
 	reqs := c.reqs.Copy()
 	delete(reqs, v1.LabelHostname)
-	c.types.each(func(i int) bool {
-		tt := t.types[i]
-		if o := cheapestOffering(tt.it, reqs); o != nil {
-			opts = append(opts, option{tt, o})
-		}
-		return true
-	})
-	sort.SliceStable(opts, func(i, j int) bool {
-		if opts[i].offer.Price != opts[j].offer.Price {
-			return opts[i].offer.Price < opts[j].offer.Price
-		}
-		return opts[i].tt.it.Name < opts[j].tt.it.Name
-	})
-	if len(opts) > s.opts.MaxInstanceTypes {
-		opts = opts[:s.opts.MaxInstanceTypes]
-	}
-	out := &NodeClaim{
-		NodePool:      t.name,
-		Hostname:      c.hostname,
-		Taints:        t.taints,
-		StartupTaints: t.startupTaints,
-		Labels:        map[string]string{},
-	}
-	if len(opts) == 0 {
+	fo := s.options(t, t.offerings(reqs), c.types)
+	if len(fo.types) == 0 {
 		for _, p := range c.pods {
 			errs[p] = fmt.Sprintf("NodePool %q: no launchable offering left for the NodeClaim", t.name)
 		}
 		return nil
 	}
-	names := make([]string, 0, len(opts))
-	cts := map[string]bool{}
-	minOverhead := opts[0].tt.overhead.clone()
-	for _, o := range opts {
-		names = append(names, o.tt.it.Name)
-		out.InstanceTypeOptions = append(out.InstanceTypeOptions, o.tt.it)
-		for _, off := range o.tt.it.Offerings {
-			if off.Available && offeringCompatible(off, reqs) {
-				cts[off.CapacityType()] = true
-			}
-		}
-		for r, x := range o.tt.overhead {
-			if x < minOverhead[r] {
-				minOverhead[r] = x
-			}
-		}
+	out := &NodeClaim{
+		NodePool:            t.name,
+		Hostname:            c.hostname,
+		Taints:              t.taints,
+		StartupTaints:       t.startupTaints,
+		Labels:              map[string]string{},
+		InstanceTypeOptions: append(cloudprovider.InstanceTypes(nil), fo.types...),
+		InstanceType:        fo.types[0],
+		Offering:            fo.cheapest,
 	}
-	itReq := requirements.MustNew(v1.LabelInstanceType, requirements.In, names...)
-	if old, ok := reqs[v1.LabelInstanceType]; ok && old.MinValues() > 0 {
-		itReq = itReq.WithMinValues(old.MinValues())
-	}
-	reqs[v1.LabelInstanceType] = itReq
-	ctNames := make([]string, 0, len(cts))
-	for ct := range cts {
-		ctNames = append(ctNames, ct)
-	}
-	sort.Strings(ctNames)
-	if len(ctNames) > 0 {
-		ct := requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, ctNames...)
-		if old, ok := reqs[v1.CapacityTypeLabelKey]; ok && old.MinValues() > 0 {
-			ct = ct.WithMinValues(old.MinValues())
+	withMin := func(key string, r *requirements.Requirement) {
+		if old, ok := reqs[key]; ok && old.MinValues() > 0 {
+			r = r.WithMinValues(old.MinValues())
 		}
-		reqs[v1.CapacityTypeLabelKey] = ct
+		reqs[key] = r
+	}
+	withMin(v1.LabelInstanceType, fo.itReq)
+	if fo.ctReq != nil {
+		withMin(v1.CapacityTypeLabelKey, fo.ctReq)
 	}
 	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort {
-		set := newBitset(len(t.types))
-		for i, tt := range t.types {
-			for _, o := range opts {
-				if o.tt == tt {
-					set.set(i)
-				}
-			}
-		}
-		if key, have, want := t.minValuesShortfall(set, reqs); key != "" {
+		if key, have, want := t.minValuesShortfall(fo.chosen, reqs); key != "" {
 			for _, p := range c.pods {
-				errs[p] = fmt.Sprintf("NodePool %q couldn't meet minValues requirements: %q needs %d values, the %d cheapest types offer %d", t.name, key, want, len(opts), have)
+				errs[p] = fmt.Sprintf("NodePool %q couldn't meet minValues requirements: %q needs %d values, the %d cheapest types offer %d", t.name, key, want, len(fo.types), have)
 			}
 			return nil
 		}
 	}
+	minOverhead := fo.minOverhead
 	out.Requirements = reqs
-	out.InstanceType = opts[0].tt.it
-	out.Offering = opts[0].offer
 	for k, v := range t.labels {
 		out.Labels[k] = v
 	}

@@ -20,6 +20,7 @@ type existingNode struct {
 	ports       []hostPort
 	initialized bool
 	placed      []*podData
+	host        int32
 }
 
 // knownEphemeralTaints are ignored on nodes that are not initialized yet.
@@ -65,6 +66,7 @@ func (s *solver) buildExisting() {
 			hostname = e.name
 		}
 		reqLabels[v1.LabelHostname] = hostname
+		e.host = s.topo.hostID(hostname)
 		e.reqs = requirements.FromLabels(reqLabels)
 		var startup []corev1.Taint
 		if n.NodeClaim != nil {
@@ -193,11 +195,11 @@ func (s *solver) countBoundPods() {
 				if !e.reqs.Has(g.key) || !g.passesFilter(e.reqs, e.taints, nil) {
 					continue
 				}
-				g.record(e.reqs.Get(g.key).Values()[0])
+				s.topo.count(g, e.reqs.Get(g.key).Values()[0])
 			}
 			for _, g := range s.inverseGroups(bp) {
 				if e.reqs.Has(g.key) {
-					g.record(e.reqs.Get(g.key).Values()[0])
+					s.topo.count(g, e.reqs.Get(g.key).Values()[0])
 				}
 			}
 		}
@@ -231,7 +233,10 @@ func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
 			return false
 		}
 	}
-	narrowed, _, ok := s.topo.requirementsFor(p, f, e.reqs)
+	if p.hostBlocked(f, e.host) {
+		return false
+	}
+	narrowed, _, ok := s.topo.requirementsFor(p, f, e.reqs, e.host)
 	if !ok {
 		return false
 	}

@@ -28,6 +28,8 @@ type podData struct {
 	selectedBy []*topologyGroup
 	// blockedBy are inverse anti-affinity groups whose owners repel this pod.
 	blockedBy []*topologyGroup
+	// inverse are the inverse groups of the pod's own required anti-affinity terms.
+	inverse []*topologyGroup
 }
 
 // podForm is a pod's scheduling constraints at one stage of preference relaxation. Forms are
@@ -115,10 +117,65 @@ func toleratesPreferNoSchedule(ts []corev1.Toleration) bool {
 
 // podRequests is the pod's effective request (init containers, sidecars, overhead and
 // pod-level resources as Kubernetes computes them) plus one `pods`.
+//
+// Manifests read from files are not defaulted by an API server, so a container resource with
+// a limit and no request is requested at its limit, as the API server would default it.
 func podRequests(pod *corev1.Pod) corev1.ResourceList {
-	rl := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	if needsRequestDefaults(pod) {
+		pod = withDefaultRequests(pod)
+	}
+	var rl corev1.ResourceList
+	if len(pod.Spec.InitContainers) == 0 && pod.Spec.Overhead == nil && pod.Spec.Resources == nil {
+		// The common case, without component-helpers' allocations: the sum of the containers.
+		rl = corev1.ResourceList{}
+		for i := range pod.Spec.Containers {
+			for name, q := range pod.Spec.Containers[i].Resources.Requests {
+				sum, ok := rl[name]
+				if !ok {
+					rl[name] = q.DeepCopy()
+					continue
+				}
+				sum.Add(q)
+				rl[name] = sum
+			}
+		}
+	} else {
+		rl = resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	}
 	rl[corev1.ResourcePods] = *resourceOne()
 	return rl
+}
+
+func needsRequestDefaults(pod *corev1.Pod) bool {
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			for name := range cs[i].Resources.Limits {
+				if _, ok := cs[i].Resources.Requests[name]; !ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// withDefaultRequests returns a copy of pod whose containers request their limits where they
+// set no request.
+func withDefaultRequests(pod *corev1.Pod) *corev1.Pod {
+	pod = pod.DeepCopy()
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			for name, q := range cs[i].Resources.Limits {
+				if _, ok := cs[i].Resources.Requests[name]; !ok {
+					if cs[i].Resources.Requests == nil {
+						cs[i].Resources.Requests = corev1.ResourceList{}
+					}
+					cs[i].Resources.Requests[name] = q.DeepCopy()
+				}
+			}
+		}
+	}
+	return pod
 }
 
 // nodeRequirementsForPod builds the node-side parts of a pod's first form. It returns an

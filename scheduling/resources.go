@@ -141,6 +141,31 @@ func (b bitset) count() int {
 	return n
 }
 
+// anyReverse reports whether f holds for some member, trying the largest first.
+func (b bitset) anyReverse(f func(i int) bool) bool {
+	for wi := len(b) - 1; wi >= 0; wi-- {
+		w := b[wi]
+		for w != 0 {
+			t := 63 - bits.LeadingZeros64(w)
+			if f(wi<<6 + t) {
+				return true
+			}
+			w &^= 1 << uint(t)
+		}
+	}
+	return false
+}
+
+// fits reports whether v <= limit for every resource.
+func (v vec) fits(limit vec) bool {
+	for i := range limit {
+		if v[i] > limit[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // each calls f for every member in ascending order until f returns false.
 func (b bitset) each(f func(i int) bool) {
 	for wi, w := range b {

@@ -37,13 +37,17 @@ type solver struct {
 	hostnameSeq int
 	scratch     bitset
 	daemons     []*podData
+	// podRequests are the requests of Input.Pods, computed once.
+	podRequests []corev1.ResourceList
+	filterBuf   []domainFilter
+	finalCache  map[finalKey]*finalOptions
 }
 
 // Solve places the pending pods of in. It returns an error only for invalid input (a
 // NodePool whose requirements do not parse, an instance type without a name); pods that
 // cannot be placed are reported in Result.PodErrors, never dropped.
 func Solve(in *Input) (*Result, error) {
-	s := &solver{in: in, opts: in.Options, wellKnown: in.WellKnownLabels, lastOfCount: map[int]*claim{}}
+	s := &solver{in: in, opts: in.Options, wellKnown: in.WellKnownLabels, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{}}
 	if s.wellKnown == nil {
 		s.wellKnown = v1.WellKnownLabels
 	}
@@ -117,9 +121,11 @@ func (s *solver) buildResourceIndex() {
 			s.res.add(k)
 		}
 	}
-	for _, p := range s.in.Pods {
+	s.podRequests = make([]corev1.ResourceList, len(s.in.Pods))
+	for i, p := range s.in.Pods {
 		if p != nil {
-			s.res.addAll(podRequests(p))
+			s.podRequests[i] = podRequests(p)
+			s.res.addAll(s.podRequests[i])
 		}
 	}
 	for _, n := range s.in.Nodes {
@@ -243,8 +249,7 @@ func (s *solver) preparePods() ([]*podData, error) {
 			return nil, fmt.Errorf("pods[%d]: nil pod", i)
 		}
 		p := &podData{pod: pod, key: pod.Namespace + "/" + pod.Name, index: i}
-		rl := podRequests(pod)
-		p.requests = s.res.vec(rl)
+		p.requests = s.res.vec(s.podRequests[i])
 		p.cpu = p.requests[0]
 		p.mem = p.requests[1]
 		p.ports = hostPortsOf(pod)
@@ -254,6 +259,7 @@ func (s *solver) preparePods() ([]*podData, error) {
 			p.invalid = fmt.Sprintf("pod %s: %v", p.key, err)
 		} else {
 			p.form = f
+			p.inverse = s.inverseGroups(pod)
 		}
 		pods = append(pods, p)
 	}
@@ -361,7 +367,6 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 			}
 		}
 	}
-	s.inverseGroups(pod)
 	f.derive()
 	return f, nil
 }
@@ -532,10 +537,16 @@ func (s *solver) add(p *podData, f *podForm) string {
 			return ""
 		}
 	}
-	for c := s.head; c != nil; c = c.next {
-		if c.tryAdd(s, p, f) == "" {
-			s.bumpCount(c)
-			return ""
+	if !p.claimsExhausted(f, len(s.claims)) {
+		s.filterBuf = s.topo.filters(p, f, s.filterBuf)
+		for c := s.head; c != nil; c = c.next {
+			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.reqs) {
+				continue
+			}
+			if c.tryAdd(s, p, f) == "" {
+				s.bumpCount(c)
+				return ""
+			}
 		}
 	}
 	if len(s.templates) == 0 {

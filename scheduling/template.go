@@ -27,9 +27,10 @@ type template struct {
 	startupTaints []corev1.Taint
 
 	types        []*templateType // cheapest first under reqs
+	byName       []int           // positions in types, by instance-type name
 	all          bitset
 	reqBits      map[string]bitset
-	offerBits    map[string]bitset
+	offerBits    map[string]*offerInfo
 	offerKeys    []string // label keys that offerings define
 	hasMinValues bool
 
@@ -94,25 +95,50 @@ func (t *template) typesFor(key string, r *requirements.Requirement) bitset {
 	return b
 }
 
-// typesWithOffering returns the bitset of types with an available offering compatible with
-// reqs.
-func (t *template) typesWithOffering(reqs requirements.Requirements) bitset {
+// offerInfo is, for one combination of the offering keys' requirements (zone, capacity
+// type, ...), which types have an available compatible offering, the cheapest such offering
+// per type, and the capacity types each type can launch with.
+type offerInfo struct {
+	bits          bitset
+	cheapest      []*cloudprovider.Offering
+	capacityTypes [][]string
+}
+
+// offerings returns the offering index for reqs, computed once per distinct combination of
+// the offering keys' requirements.
+func (t *template) offerings(reqs requirements.Requirements) *offerInfo {
 	var id strings.Builder
 	for _, k := range t.offerKeys {
 		id.WriteString(reqID(reqs.Get(k)))
 		id.WriteByte(3)
 	}
-	if b, ok := t.offerBits[id.String()]; ok {
-		return b
+	if info, ok := t.offerBits[id.String()]; ok {
+		return info
 	}
-	b := newBitset(len(t.types))
+	info := &offerInfo{
+		bits:          newBitset(len(t.types)),
+		cheapest:      make([]*cloudprovider.Offering, len(t.types)),
+		capacityTypes: make([][]string, len(t.types)),
+	}
 	for i, tt := range t.types {
-		if cheapestOffering(tt.it, reqs) != nil {
-			b.set(i)
+		o := cheapestOffering(tt.it, reqs)
+		if o == nil {
+			continue
+		}
+		info.bits.set(i)
+		info.cheapest[i] = o
+		seen := map[string]bool{}
+		for _, off := range tt.it.Offerings {
+			if off.Available && offeringCompatible(off, reqs) {
+				if ct := off.CapacityType(); !seen[ct] {
+					seen[ct] = true
+					info.capacityTypes[i] = append(info.capacityTypes[i], ct)
+				}
+			}
 		}
 	}
-	t.offerBits[id.String()] = b
-	return b
+	t.offerBits[id.String()] = info
+	return info
 }
 
 // offeringCompatible reports whether an offering can serve a node with requirements reqs.
@@ -175,7 +201,7 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 		taints:        np.Spec.Template.Spec.Taints,
 		startupTaints: np.Spec.Template.Spec.StartupTaints,
 		reqBits:       map[string]bitset{},
-		offerBits:     map[string]bitset{},
+		offerBits:     map[string]*offerInfo{},
 		nodesLeft:     -1,
 	}
 	if np.Spec.Weight != nil {
@@ -225,6 +251,11 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 		}
 	}
 	t.all = fullBitset(len(t.types))
+	t.byName = make([]int, len(t.types))
+	for i := range t.byName {
+		t.byName[i] = i
+	}
+	sort.Slice(t.byName, func(a, b int) bool { return t.types[t.byName[a]].it.Name < t.types[t.byName[b]].it.Name })
 	return t, "", nil
 }
 

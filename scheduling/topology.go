@@ -41,6 +41,47 @@ type topologyGroup struct {
 	counts  map[string]int
 	total   int
 	domains []string // sorted domains of key (not used for hostname)
+	// single caches `key In [domain]` per domain.
+	single map[string]*requirements.Requirement
+	// hostCounts replace counts for the hostname key, indexed by host id (a slice lookup
+	// instead of a string hash: hostname constraints are checked against every candidate).
+	hostCounts []int32
+	// occupiedClaims is how many NodeClaims opened in this Solve hold a pod g counts (for the
+	// hostname key), so a pod that must avoid them all can skip the scan.
+	occupiedClaims int
+}
+
+func (g *topologyGroup) hostCount(host int32) int32 {
+	if int(host) < len(g.hostCounts) {
+		return g.hostCounts[host]
+	}
+	return 0
+}
+
+// hostAllows reports whether a pod (self: selected by g) may join host under g.
+func (g *topologyGroup) hostAllows(self bool, host int32) bool {
+	c := g.hostCount(host)
+	switch g.kind {
+	case groupSpread:
+		return c+int32(boolInt(self)) <= g.maxSkew
+	case groupAffinity:
+		return c > 0 || (self && g.total == 0)
+	default:
+		return c == 0
+	}
+}
+
+// domainRequirement is `key In [d]`, built once per domain.
+func (g *topologyGroup) domainRequirement(d string) *requirements.Requirement {
+	if r, ok := g.single[d]; ok {
+		return r
+	}
+	if g.single == nil {
+		g.single = map[string]*requirements.Requirement{}
+	}
+	r := requirements.MustNew(g.key, requirements.In, d)
+	g.single[d] = r
+	return r
 }
 
 func (g *topologyGroup) selects(pod *corev1.Pod) bool {
@@ -70,11 +111,71 @@ func (g *topologyGroup) passesFilter(nodeReqs requirements.Requirements, taints 
 	return false
 }
 
-func (g *topologyGroup) record(domains ...string) {
+func (t *topology) count(g *topologyGroup, domains ...string) {
 	for _, d := range domains {
-		g.counts[d]++
 		g.total++
+		if g.key == v1.LabelHostname {
+			h := t.hostID(d)
+			for int(h) >= len(g.hostCounts) {
+				g.hostCounts = append(g.hostCounts, 0)
+			}
+			g.hostCounts[h]++
+			if g.hostCounts[h] == 1 && t.claimHosts[h] {
+				g.occupiedClaims++
+			}
+			continue
+		}
+		g.counts[d]++
 	}
+}
+
+// hostID numbers hostnames densely.
+func (t *topology) hostID(name string) int32 {
+	if id, ok := t.hosts[name]; ok {
+		return id
+	}
+	id := int32(len(t.hosts))
+	t.hosts[name] = id
+	return id
+}
+
+// get is Requirements.Get without normalising the key (topology keys are normalised when
+// the groups are built) and without allocating for undefined keys.
+func (t *topology) get(rs requirements.Requirements, key string) *requirements.Requirement {
+	if r, ok := rs[key]; ok {
+		return r
+	}
+	r, ok := t.exists[key]
+	if !ok {
+		r = requirements.MustNew(key, requirements.Exists)
+		t.exists[key] = r
+	}
+	return r
+}
+
+// selfSelects reports whether g counts p itself.
+func (p *podData) selfSelects(g *topologyGroup) bool {
+	for _, s := range p.selectedBy {
+		if s == g {
+			return true
+		}
+	}
+	return false
+}
+
+// hostBlocked is a fast pre-check: whether a hostname constraint of p rules host out.
+func (p *podData) hostBlocked(f *podForm, host int32) bool {
+	for _, g := range f.owned {
+		if g.key == v1.LabelHostname && !g.hostAllows(p.selfSelects(g), host) {
+			return true
+		}
+	}
+	for _, g := range p.blockedBy {
+		if g.key == v1.LabelHostname && g.hostCount(host) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // topology holds every group of one Solve.
@@ -86,6 +187,12 @@ type topology struct {
 	// selectCache maps a pod's namespace and labels to the groups selecting it.
 	selectCache map[string][]*topologyGroup
 	blockCache  map[string][]*topologyGroup
+	hosts       map[string]int32
+	exists      map[string]*requirements.Requirement
+	// claimHosts marks the host ids of NodeClaims opened in this Solve.
+	claimHosts map[int32]bool
+	// termCache maps the text of an affinity term to its group.
+	termCache map[string]*topologyGroup
 }
 
 func newTopology(universe map[string][]string, wellKnown requirements.KeySet) *topology {
@@ -95,6 +202,10 @@ func newTopology(universe map[string][]string, wellKnown requirements.KeySet) *t
 		wellKnown:   wellKnown,
 		selectCache: map[string][]*topologyGroup{},
 		blockCache:  map[string][]*topologyGroup{},
+		hosts:       map[string]int32{},
+		claimHosts:  map[int32]bool{},
+		termCache:   map[string]*topologyGroup{},
+		exists:      map[string]*requirements.Requirement{},
 	}
 }
 
@@ -158,6 +269,46 @@ func namespaceID(ns map[string]bool) string {
 
 // affinityGroup interns the group of a pod (anti-)affinity term.
 func (t *topology) affinityGroup(kind groupKind, pod *corev1.Pod, term corev1.PodAffinityTerm, path string) (*topologyGroup, error) {
+	// Most pods share their terms with many others (one Deployment, many replicas): look the
+	// group up by the term's text before parsing its selectors.
+	var fast string
+	if len(term.MatchLabelKeys) == 0 && len(term.MismatchLabelKeys) == 0 && term.NamespaceSelector == nil {
+		fast = fmt.Sprintf("%d|%s|%s|%v|%s", kind, term.TopologyKey, pod.Namespace, term.Namespaces, selectorText(term.LabelSelector))
+		if g, ok := t.termCache[fast]; ok {
+			return g, nil
+		}
+	}
+	g, err := t.parseAffinityGroup(kind, pod, term, path)
+	if err == nil && fast != "" {
+		t.termCache[fast] = g
+	}
+	return g, err
+}
+
+// selectorText renders a label selector canonically (sorted keys), for cache keys.
+func selectorText(ls *metav1.LabelSelector) string {
+	if ls == nil {
+		return "<nil>"
+	}
+	keys := make([]string, 0, len(ls.MatchLabels))
+	for k := range ls.MatchLabels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(ls.MatchLabels[k])
+		b.WriteByte(',')
+	}
+	for _, e := range ls.MatchExpressions {
+		fmt.Fprintf(&b, "|%s %s %v", e.Key, e.Operator, e.Values)
+	}
+	return b.String()
+}
+
+func (t *topology) parseAffinityGroup(kind groupKind, pod *corev1.Pod, term corev1.PodAffinityTerm, path string) (*topologyGroup, error) {
 	sel := labels.Nothing()
 	if term.LabelSelector != nil {
 		s, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
@@ -202,6 +353,30 @@ func (t *topology) affinityGroup(kind groupKind, pod *corev1.Pod, term corev1.Po
 
 // spreadGroup interns the group of a topology spread constraint.
 func (t *topology) spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, path string) (*topologyGroup, error) {
+	var fast string
+	if len(c.MatchLabelKeys) == 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s|%d|%v|%v|%v|%s|%s|", c.TopologyKey, c.MaxSkew, c.MinDomains, c.NodeAffinityPolicy, c.NodeTaintsPolicy, pod.Namespace, selectorText(c.LabelSelector))
+		for _, r := range strictTerms {
+			b.WriteString(r.String())
+			b.WriteByte(';')
+		}
+		if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
+			fmt.Fprintf(&b, "%v", pod.Spec.Tolerations)
+		}
+		fast = b.String()
+		if g, ok := t.termCache[fast]; ok {
+			return g, nil
+		}
+	}
+	g, err := t.parseSpreadGroup(pod, c, strictTerms, path)
+	if err == nil && fast != "" {
+		t.termCache[fast] = g
+	}
+	return g, err
+}
+
+func (t *topology) parseSpreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, path string) (*topologyGroup, error) {
 	if c.MaxSkew <= 0 {
 		return nil, fmt.Errorf("%s.maxSkew: must be greater than zero, got %d", path, c.MaxSkew)
 	}
@@ -304,27 +479,11 @@ func (g *topologyGroup) domainsIn(r *requirements.Requirement) []string {
 
 // allowed narrows the node requirement r for g's key for the pod p with form f, or returns
 // nil when no domain is allowed. host is the candidate's hostname.
-func (g *topologyGroup) allowed(p *podData, f *podForm, r *requirements.Requirement) *requirements.Requirement {
-	self := g.selects(p.pod)
+func (g *topologyGroup) allowed(t *topology, p *podData, f *podForm, r *requirements.Requirement, host int32) *requirements.Requirement {
+	self := p.selfSelects(g)
 	if g.key == v1.LabelHostname {
-		h := singleValue(r)
-		if h == "" {
-			return nil
-		}
-		c := g.counts[h]
-		switch g.kind {
-		case groupSpread:
-			if int32(c+boolInt(self)) <= g.maxSkew {
-				return r
-			}
-		case groupAffinity:
-			if c > 0 || (self && g.total == 0) {
-				return r
-			}
-		case groupAntiAffinity, groupInverse:
-			if c == 0 {
-				return r
-			}
+		if g.hostAllows(self, host) {
+			return r
 		}
 		return nil
 	}
@@ -332,8 +491,7 @@ func (g *topologyGroup) allowed(p *podData, f *podForm, r *requirements.Requirem
 	case groupSpread:
 		eligible := g.domains
 		if g.filterTerms != nil {
-			strict := f.strict.Get(g.key)
-			eligible = g.domainsIn(strict)
+			eligible = g.domainsIn(t.get(f.strict, g.key))
 		}
 		minCount := 0
 		if len(eligible) >= int(g.minDomains) && len(eligible) > 0 {
@@ -360,18 +518,18 @@ func (g *topologyGroup) allowed(p *podData, f *podForm, r *requirements.Requirem
 		if best == "" {
 			return nil
 		}
-		return requirements.MustNew(g.key, requirements.In, best)
+		return g.domainRequirement(best)
 	case groupAffinity:
 		var with []string
 		for _, d := range g.domains {
-			if g.counts[d] > 0 && r.Has(d) && f.reqs.Get(g.key).Has(d) {
+			if g.counts[d] > 0 && r.Has(d) && t.get(f.reqs, g.key).Has(d) {
 				with = append(with, d)
 			}
 		}
 		if len(with) > 0 {
 			return requirements.MustNew(g.key, requirements.In, with...)
 		}
-		if !self || g.anyAllowedHasMatches(f) {
+		if !self || g.anyAllowedHasMatches(t.get(f.reqs, g.key)) {
 			return nil
 		}
 		if v := singleValue(r); v != "" {
@@ -379,7 +537,7 @@ func (g *topologyGroup) allowed(p *podData, f *podForm, r *requirements.Requirem
 		}
 		for _, d := range g.domains {
 			if r.Has(d) {
-				return requirements.MustNew(g.key, requirements.In, d)
+				return g.domainRequirement(d)
 			}
 		}
 		return nil
@@ -402,8 +560,7 @@ func (g *topologyGroup) allowed(p *podData, f *podForm, r *requirements.Requirem
 
 // anyAllowedHasMatches reports whether a domain the pod may use already holds a match, in
 // which case the pod must join it rather than bootstrap a new one.
-func (g *topologyGroup) anyAllowedHasMatches(f *podForm) bool {
-	pr := f.reqs.Get(g.key)
+func (g *topologyGroup) anyAllowedHasMatches(pr *requirements.Requirement) bool {
 	for _, d := range g.domains {
 		if g.counts[d] > 0 && pr.Has(d) {
 			return true
@@ -430,7 +587,7 @@ func boolInt(b bool) int {
 
 // requirementsFor returns the requirements topology adds for pod p (form f) on a node with
 // requirements nodeReqs, or ok=false with the key that has no allowed domain.
-func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements.Requirements) (narrowed requirements.Requirements, failedKey string, ok bool) {
+func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements.Requirements, host int32) (narrowed requirements.Requirements, failedKey string, ok bool) {
 	if len(f.owned) == 0 && len(p.blockedBy) == 0 {
 		return nil, "", true
 	}
@@ -440,11 +597,11 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 				return r
 			}
 		}
-		return nodeReqs.Get(key)
+		return t.get(nodeReqs, key)
 	}
 	apply := func(g *topologyGroup) bool {
 		cur := get(g.key)
-		next := g.allowed(p, f, cur)
+		next := g.allowed(t, p, f, cur, host)
 		if next == nil {
 			return false
 		}
@@ -479,21 +636,21 @@ func (t *topology) record(p *podData, inverse []*topologyGroup, nodeReqs require
 		if !g.passesFilter(nodeReqs, taints, t.wellKnown) {
 			continue
 		}
-		recordDomains(g, nodeReqs.Get(g.key))
+		t.recordDomains(g, t.get(nodeReqs, g.key))
 	}
 	for _, g := range inverse {
-		recordDomains(g, nodeReqs.Get(g.key))
+		t.recordDomains(g, t.get(nodeReqs, g.key))
 	}
 }
 
-func recordDomains(g *topologyGroup, r *requirements.Requirement) {
+func (t *topology) recordDomains(g *topologyGroup, r *requirements.Requirement) {
 	if v := singleValue(r); v != "" {
-		g.record(v)
+		t.count(g, v)
 		return
 	}
 	if g.kind == groupAntiAffinity || g.kind == groupInverse {
 		// The pod may land in any of these domains: block them all until it is known.
-		g.record(g.domainsIn(r)...)
+		t.count(g, g.domainsIn(r)...)
 	}
 }
 
@@ -504,4 +661,120 @@ func labelSelectorFor(lbls map[string]string) *metav1.LabelSelector {
 		m[k] = v
 	}
 	return &metav1.LabelSelector{MatchLabels: m}
+}
+
+// claimsExhausted reports whether every open NodeClaim already holds a pod that p's hostname
+// anti-affinity (or an inverse anti-affinity blocking p) forbids it to join.
+func (p *podData) claimsExhausted(f *podForm, claims int) bool {
+	for _, g := range f.owned {
+		if g.key == v1.LabelHostname && (g.kind == groupAntiAffinity || (g.kind == groupSpread && g.maxSkew == 1 && p.selfSelects(g))) && g.occupiedClaims >= claims {
+			return true
+		}
+	}
+	for _, g := range p.blockedBy {
+		if g.key == v1.LabelHostname && g.occupiedClaims >= claims {
+			return true
+		}
+	}
+	return false
+}
+
+// domainFilter is a quick, claim-independent pre-check for non-hostname topology groups: the
+// domains each group admits at all. A NodeClaim already collapsed to another domain of the
+// key is rejected without the full check.
+type domainFilter struct {
+	key     string
+	allowed []string
+}
+
+// admissible lists the domains of g in which p could be placed at all now.
+func (g *topologyGroup) admissible(t *topology, p *podData, f *podForm) []string {
+	self := p.selfSelects(g)
+	var out []string
+	switch g.kind {
+	case groupSpread:
+		eligible := g.domains
+		if g.filterTerms != nil {
+			eligible = g.domainsIn(t.get(f.strict, g.key))
+		}
+		minCount := 0
+		if len(eligible) >= int(g.minDomains) && len(eligible) > 0 {
+			minCount = int(^uint(0) >> 1)
+			for _, d := range eligible {
+				if c := g.counts[d]; c < minCount {
+					minCount = c
+				}
+			}
+		}
+		for _, d := range g.domains {
+			if g.counts[d]+boolInt(self)-minCount <= int(g.maxSkew) {
+				out = append(out, d)
+			}
+		}
+	case groupAffinity:
+		for _, d := range g.domains {
+			if g.counts[d] > 0 {
+				out = append(out, d)
+			}
+		}
+		if len(out) == 0 && self {
+			return g.domains
+		}
+	default:
+		for _, d := range g.domains {
+			if g.counts[d] == 0 {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// filters builds the domain filters of p for this attempt.
+func (t *topology) filters(p *podData, f *podForm, buf []domainFilter) []domainFilter {
+	buf = buf[:0]
+	add := func(g *topologyGroup) {
+		if g.key != v1.LabelHostname {
+			buf = append(buf, domainFilter{key: g.key, allowed: g.admissible(t, p, f)})
+		}
+	}
+	for _, g := range f.owned {
+		add(g)
+	}
+	for _, g := range p.blockedBy {
+		add(g)
+	}
+	return buf
+}
+
+// rejects reports whether a node with requirements reqs is ruled out by the filters.
+func rejectedByFilters(filters []domainFilter, reqs requirements.Requirements) bool {
+	for _, df := range filters {
+		r, ok := reqs[df.key]
+		if !ok {
+			continue
+		}
+		v := singleValue(r)
+		if v == "" {
+			continue
+		}
+		found := false
+		for _, a := range df.allowed {
+			if a == v {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
+}
+
+// claimHost is hostID for a NodeClaim's placeholder hostname.
+func (t *topology) claimHost(name string) int32 {
+	id := t.hostID(name)
+	t.claimHosts[id] = true
+	return id
 }

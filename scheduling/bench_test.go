@@ -1,0 +1,130 @@
+package scheduling_test
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// benchmarkPods rebuilds Karpenter's scheduling benchmark workload (makeDiversePods): five
+// equal classes — generic, zonal spread, hostname spread, zonal self-affinity and hostname
+// anti-affinity — with cpu, memory and label values drawn from rng.
+func benchmarkPods(n int, rng *rand.Rand) []*corev1.Pod {
+	cpus := []string{"100m", "250m", "500m", "1", "1500m"}
+	mems := []string{"100Mi", "256Mi", "512Mi", "1024Mi", "2048Mi", "4096Mi"}
+	vals := []string{"a", "b", "c", "d", "e", "f", "g"}
+	pick := func(xs []string) string { return xs[rng.Intn(len(xs))] }
+	var pods []*corev1.Pod
+	mk := func(lbls map[string]string) *corev1.Pod {
+		i := len(pods)
+		lbls["testing/cluster"] = "unspecified"
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pod-%05d", i), Namespace: "default", Labels: lbls,
+				UID: types.UID(fmt.Sprintf("uid-%05d", i))},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app"}}},
+		}
+		pods = append(pods, p)
+		return p
+	}
+	setRequests := func(p *corev1.Pod) {
+		p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse(pick(cpus)),
+			corev1.ResourceMemory: resource.MustParse(pick(mems)),
+		}
+	}
+	spread := func(key string) {
+		p := mk(map[string]string{"my-label": pick(vals)})
+		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: key, WhenUnsatisfiable: corev1.DoNotSchedule,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"my-label": pick(vals)}},
+		}}
+		setRequests(p)
+	}
+	per := n / 5
+	for i := 0; i < per; i++ {
+		p := mk(map[string]string{"my-label": pick(vals)})
+		setRequests(p)
+	}
+	for i := 0; i < per; i++ {
+		spread(v1.LabelTopologyZone)
+	}
+	for i := 0; i < per; i++ {
+		spread(v1.LabelHostname)
+	}
+	for i := 0; i < per; i++ {
+		v := pick(vals)
+		p := mk(map[string]string{"my-affininity": v})
+		p.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				TopologyKey:   v1.LabelTopologyZone,
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"my-affininity": v}},
+			}},
+		}}
+		setRequests(p)
+	}
+	for i := 0; i < per; i++ {
+		p := mk(map[string]string{"app": "nginx"})
+		p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				TopologyKey:   v1.LabelHostname,
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "nginx"}},
+			}},
+		}}
+		setRequests(p)
+	}
+	for len(pods) < n {
+		p := mk(map[string]string{"my-label": pick(vals)})
+		setRequests(p)
+	}
+	return pods
+}
+
+// benchmarkInput is Karpenter's benchmark cluster: 400 fake instance types and one
+// unconstrained NodePool.
+func benchmarkInput(n int) *scheduling.Input {
+	np := fake.NodePool("default").Obj()
+	return &scheduling.Input{
+		Pods:            benchmarkPods(n, rand.New(rand.NewSource(42))),
+		NodePools:       []*v1.NodePool{np},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(400)},
+		WellKnownLabels: fake.WellKnownLabels(),
+	}
+}
+
+func BenchmarkSolve(b *testing.B) {
+	for _, n := range []int{100, 1000, 5000, 20000} {
+		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
+			in := benchmarkInput(n)
+			var res *scheduling.Result
+			start := time.Now()
+			for b.Loop() {
+				var err error
+				if res, err = scheduling.Solve(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			elapsed := time.Since(start)
+			if len(res.PodErrors) > 0 {
+				b.Fatalf("%d pods not scheduled, first: %s", len(res.PodErrors), res.PodErrors[0].Reason)
+			}
+			price := 0.0
+			for _, c := range res.NewNodeClaims {
+				price += c.Offering.Price
+			}
+			b.ReportMetric(float64(n)/(elapsed.Seconds()/float64(b.N)), "pods/sec")
+			b.ReportMetric(float64(len(res.NewNodeClaims)), "nodes")
+			b.ReportMetric(price, "$/hour")
+		})
+	}
+}
