@@ -307,7 +307,7 @@ func (b *NodePoolBuilder) Limit(name corev1.ResourceName, quantity string) *Node
 
 // Disruption sets the disruption block.
 func (b *NodePoolBuilder) Disruption(d v1.Disruption) *NodePoolBuilder {
-	b.np.Spec.Disruption = *d.DeepCopy()
+	d.DeepCopyInto(&b.np.Spec.Disruption)
 	return b
 }
 

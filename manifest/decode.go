@@ -205,8 +205,11 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 		p.set.Skipped[k]++
 		return
 	}
-	if ref.Namespace != "" && !rd.namespaced {
+	switch {
+	case !rd.namespaced:
 		ref.Namespace = "" // cluster-scoped: a namespace given is ignored, as the API server does
+	case ref.Namespace == "":
+		ref.Namespace = metav1.NamespaceDefault
 	}
 	if err := checkAPIVersion(k, av, rd.apiVersion); err != nil {
 		p.fail(src, ref, "", err)

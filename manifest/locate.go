@@ -80,6 +80,9 @@ func leafError(v any, t reflect.Type) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
+		if _, isBool := v.(bool); isBool && te.Type != nil && te.Type.Kind() == reflect.String {
+			return fmt.Errorf("expected a string, got a boolean (YAML reads unquoted yes/no/on/off/y/n/true/false as booleans: quote the value)")
+		}
 		return fmt.Errorf("expected %s, got %s", typeName(te.Type), article(te.Value))
 	}
 	return err
@@ -91,6 +94,8 @@ func article(jsonType string) string {
 		return "an " + jsonType
 	case "":
 		return "a value"
+	case "bool":
+		return "a boolean"
 	}
 	if strings.HasPrefix(jsonType, "number ") {
 		return jsonType // "number 1.5" from an integer field

@@ -72,6 +72,9 @@ func (r ObjectRef) String() string {
 		name = r.Namespace + "/" + r.Name
 	}
 	if r.Name == "" {
+		if strings.HasSuffix(r.Kind, "List") {
+			return r.Kind
+		}
 		return r.Kind + " (unnamed)"
 	}
 	return r.Kind + " " + strconv.Quote(name)

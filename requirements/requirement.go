@@ -278,12 +278,19 @@ func mergeUnion(a, b []string, bounds *Requirement) []string {
 	var out []string
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
+		c := -1 // a[i] comes first
+		switch {
+		case i >= len(a):
+			c = 1
+		case j < len(b):
+			c = strings.Compare(a[i], b[j])
+		}
 		var v string
 		switch {
-		case j >= len(b) || (i < len(a) && a[i] < b[j]):
+		case c < 0:
 			v = a[i]
 			i++
-		case i >= len(a) || b[j] < a[i]:
+		case c > 0:
 			v = b[j]
 			j++
 		default:
@@ -304,10 +311,10 @@ func mergeIntersect(a, b []string, bounds *Requirement) []string {
 	var out []string
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
+		switch c := strings.Compare(a[i], b[j]); {
+		case c < 0:
 			i++
-		case b[j] < a[i]:
+		case c > 0:
 			j++
 		default:
 			if bounds.inBounds(a[i]) {
@@ -346,13 +353,32 @@ func (r *Requirement) Intersects(o *Requirement) bool {
 	case o.complement:
 		return anyHas(r.values, o)
 	}
-	a, b := r.values, o.values
+	return sortedIntersect(r.values, o.values)
+}
+
+// sortedIntersect reports whether two sorted sets share a value: by binary search of the
+// smaller in the larger when their sizes differ a lot, by a merge otherwise.
+func sortedIntersect(a, b []string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(a) == 0 {
+		return false
+	}
+	if len(a)*8 < len(b) {
+		for _, v := range a {
+			if _, found := slices.BinarySearch(b, v); found {
+				return true
+			}
+		}
+		return false
+	}
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
+		switch c := strings.Compare(a[i], b[j]); {
+		case c < 0:
 			i++
-		case b[j] < a[i]:
+		case c > 0:
 			j++
 		default:
 			return true

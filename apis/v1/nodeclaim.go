@@ -22,6 +22,11 @@ type NodeClaimList struct {
 
 // NodeClaimSpec describes the node wanted.
 type NodeClaimSpec struct {
+	// Taints are put on the node; StartupTaints too, but are expected to be removed by a
+	// daemon once the node is ready (the scheduler ignores them). Requirements constrain the
+	// instance type, zone, capacity type and labels; Resources are what the pods need;
+	// NodeClassRef names the provider NodeClass; TerminationGracePeriod bounds draining;
+	// ExpireAfter is the node's maximum lifetime (default 720h, or "Never").
 	Taints                 []corev1.Taint                         `json:"taints,omitempty"`
 	StartupTaints          []corev1.Taint                         `json:"startupTaints,omitempty"`
 	Requirements           []NodeSelectorRequirementWithMinValues `json:"requirements"`
@@ -38,6 +43,8 @@ type ResourceRequirements struct {
 
 // NodeClaimStatus is the observed state of a NodeClaim.
 type NodeClaimStatus struct {
+	// NodeName, ProviderID and ImageID identify the launched node; Capacity and Allocatable
+	// are its resources; LastPodEventTime is when a pod last scheduled to or left it.
 	NodeName         string              `json:"nodeName,omitempty"`
 	ProviderID       string              `json:"providerID,omitempty"`
 	ImageID          string              `json:"imageID,omitempty"`

@@ -95,6 +95,7 @@ type ObjectMeta struct {
 
 // NodeClaimTemplateSpec is a NodeClaimSpec as written in a NodePool.
 type NodeClaimTemplateSpec struct {
+	// The fields mean what they mean in NodeClaimSpec; ExpireAfter defaults to 720h.
 	Taints                 []corev1.Taint                         `json:"taints,omitempty"`
 	StartupTaints          []corev1.Taint                         `json:"startupTaints,omitempty"`
 	Requirements           []NodeSelectorRequirementWithMinValues `json:"requirements"`

@@ -101,14 +101,20 @@ var nodePoolCases = []nodePoolCase{
 	{name: "capacity-type none known", mutate: setReq(req(CapacityTypeLabelKey, corev1.NodeSelectorOpIn, "cheap")), path: reqPath + ".values", msg: "on-demand"},
 	{name: "capacity-type NotIn anything", mutate: setReq(req(CapacityTypeLabelKey, corev1.NodeSelectorOpNotIn, "cheap"))},
 	// template labels and annotations
-	{name: "label custom", mutate: func(np *NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{"kops.k8s.io/instancegroup": "x", "node.kubernetes.io/role": "w"} }},
+	{name: "label custom", mutate: func(np *NodePool) {
+		np.Spec.Template.ObjectMeta.Labels = map[string]string{"kops.k8s.io/instancegroup": "x", "node.kubernetes.io/role": "w"}
+	}},
 	{name: "label nodepool", mutate: func(np *NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{NodePoolLabelKey: "x"} }, path: "spec.template.metadata.labels[karpenter.sh/nodepool]", msg: "restricted"},
 	{name: "label karpenter.sh domain", mutate: func(np *NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{"karpenter.sh/custom": "x"} }, path: "spec.template.metadata.labels[karpenter.sh/custom]", msg: "restricted"},
-	{name: "label capacity-type allowed", mutate: func(np *NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{CapacityTypeLabelKey: "spot"} }},
+	{name: "label capacity-type allowed", mutate: func(np *NodePool) {
+		np.Spec.Template.ObjectMeta.Labels = map[string]string{CapacityTypeLabelKey: "spot"}
+	}},
 	{name: "label hostname", mutate: func(np *NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{LabelHostname: "x"} }, path: "spec.template.metadata.labels[kubernetes.io/hostname]", msg: "restricted"},
 	{name: "label bad key", mutate: func(np *NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{"a/b/c": "x"} }, path: "spec.template.metadata.labels[a/b/c]", msg: "Invalid value"},
 	{name: "label bad value", mutate: func(np *NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a b"} }, path: "spec.template.metadata.labels[team]", msg: `"a b"`},
-	{name: "annotation bad key", mutate: func(np *NodePool) { np.Spec.Template.ObjectMeta.Annotations = map[string]string{"no spaces please": "x"} }, path: "spec.template.metadata.annotations[no spaces please]", msg: "Invalid value"},
+	{name: "annotation bad key", mutate: func(np *NodePool) {
+		np.Spec.Template.ObjectMeta.Annotations = map[string]string{"no spaces please": "x"}
+	}, path: "spec.template.metadata.annotations[no spaces please]", msg: "Invalid value"},
 	// taints
 	{name: "taints", mutate: func(np *NodePool) {
 		np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "team", Value: "a", Effect: corev1.TaintEffectNoSchedule}, {Key: "team", Value: "a", Effect: corev1.TaintEffectNoExecute}, {Key: "example.com/x", Effect: corev1.TaintEffectPreferNoSchedule}}
@@ -288,7 +294,9 @@ func TestNodeClaimValidate(t *testing.T) {
 		{name: "nodeClassRef missing", mutate: func(nc *NodeClaim) { nc.Spec.NodeClassRef = nil }, path: "spec.nodeClassRef", msg: "Required"},
 		{name: "nodeClassRef kind empty", mutate: func(nc *NodeClaim) { nc.Spec.NodeClassRef.Kind = "" }, path: "spec.nodeClassRef.kind", msg: "Required"},
 		{name: "taint", mutate: func(nc *NodeClaim) { nc.Spec.Taints = []corev1.Taint{{Key: "a", Effect: "Bad"}} }, path: "spec.taints[0].effect", msg: "Bad"},
-		{name: "startup taint", mutate: func(nc *NodeClaim) { nc.Spec.StartupTaints = []corev1.Taint{{Key: "a b", Effect: corev1.TaintEffectNoSchedule}} }, path: "spec.startupTaints[0].key", msg: "a b"},
+		{name: "startup taint", mutate: func(nc *NodeClaim) {
+			nc.Spec.StartupTaints = []corev1.Taint{{Key: "a b", Effect: corev1.TaintEffectNoSchedule}}
+		}, path: "spec.startupTaints[0].key", msg: "a b"},
 		{name: "expireAfter", mutate: func(nc *NodeClaim) { nc.Spec.ExpireAfter = MustParseNillableDuration("10ms") }, path: "spec.expireAfter", msg: "10ms"},
 		{name: "terminationGracePeriod", mutate: func(nc *NodeClaim) { nc.Spec.TerminationGracePeriod = metaDuration("-1s") }, path: "spec.terminationGracePeriod", msg: "non-negative"},
 		{name: "101 requirements", mutate: func(nc *NodeClaim) { nc.Spec.Requirements = manyRequirements(101) }, path: "spec.requirements", msg: "Too many"},

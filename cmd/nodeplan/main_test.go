@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+)
+
+const scenarios = "../../testdata/scenarios"
+
+// nodeplan runs the CLI in-process and returns stdout, stderr and the exit status.
+func nodeplan(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func planJSON(t *testing.T, args ...string) planOutput {
+	t.Helper()
+	out, stderr, code := nodeplan(t, append(append([]string{"plan"}, args...), "-o", "json")...)
+	require.Equal(t, 0, code, stderr)
+	var got planOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	return got
+}
+
+func scenario(name string) []string {
+	return []string{"-f", filepath.Join(scenarios, name, "input.yaml"), "--instance-types", filepath.Join(scenarios, "instance-types.yaml")}
+}
+
+func TestPlanCheapestType(t *testing.T) {
+	got := planJSON(t, scenario("single-pod-cheapest")...)
+	require.Len(t, got.NodeClaims, 1)
+	c := got.NodeClaims[0]
+	assert.Equal(t, "s-2x4", c.InstanceType)
+	assert.Equal(t, "on-demand", c.CapacityType)
+	assert.Equal(t, 0.08, c.PricePerHour)
+	assert.Equal(t, []string{"default/web"}, c.Pods)
+	assert.Equal(t, "s-2x4", c.InstanceTypeOptions[0], "options are cheapest first")
+	assert.Equal(t, 0.08, got.PricePerHour)
+	assert.Empty(t, got.PodErrors)
+}
+
+func TestPlanEveryPodAccountedFor(t *testing.T) {
+	for _, name := range []string{"single-pod-cheapest", "spot-when-allowed", "team-taints", "zone-spread", "gpu-not-allowed", "existing-node-first"} {
+		t.Run(name, func(t *testing.T) {
+			got := planJSON(t, scenario(name)...)
+			seen := map[string]int{}
+			for _, c := range got.NodeClaims {
+				for _, p := range c.Pods {
+					seen[p]++
+				}
+			}
+			for _, n := range got.ExistingNodes {
+				for _, p := range n.Pods {
+					seen[p]++
+				}
+			}
+			for _, e := range got.PodErrors {
+				seen[e.Pod]++
+				assert.NotEmpty(t, e.Reason)
+			}
+			for p, n := range seen {
+				assert.Equal(t, 1, n, "pod %s appears %d times", p, n)
+			}
+			assert.NotEmpty(t, seen)
+		})
+	}
+}
+
+func TestPlanIsByteIdentical(t *testing.T) {
+	args := []string{"plan", "-f", "../../examples", "-o", "json"}
+	first, _, code := nodeplan(t, args...)
+	require.Equal(t, 0, code)
+	second, _, _ := nodeplan(t, args...)
+	assert.Equal(t, first, second)
+}
+
+func TestPlanEmbeddedCatalogOnExamples(t *testing.T) {
+	got := planJSON(t, "-f", "../../examples")
+	require.NotEmpty(t, got.NodeClaims)
+	assert.Empty(t, got.PodErrors)
+	total := 0.0
+	for _, c := range got.NodeClaims {
+		assert.Equal(t, "general-purpose", c.NodePool)
+		assert.Contains(t, []string{"us-east-1a", "us-east-1b", "us-east-1c"}, c.Zone)
+		assert.Equal(t, "on-demand", c.CapacityType)
+		assert.Regexp(t, `^[cmr][0-9]`, c.InstanceType, "the NodePool allows categories c, m and r")
+		total += c.PricePerHour
+	}
+	assert.InDelta(t, total, got.PricePerHour, 1e-6)
+	assert.Equal(t, 12, got.Skipped["Service"])
+}
+
+func TestPlanTable(t *testing.T) {
+	out, stderr, code := nodeplan(t, append([]string{"plan"}, scenario("team-taints")...)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "team-1")
+	assert.Contains(t, out, "team-2")
+	assert.Contains(t, out, "t-1x1")
+	assert.Regexp(t, `TOTAL\s+2 nodes`, out)
+}
+
+func TestPlanYAMLIsNodeClaims(t *testing.T) {
+	out, stderr, code := nodeplan(t, append(append([]string{"plan"}, scenario("zone-spread")...), "-o", "yaml")...)
+	require.Equal(t, 0, code, stderr)
+	docs := strings.Split(out, "---\n")
+	var claims []v1.NodeClaim
+	for _, d := range docs {
+		if strings.TrimSpace(d) == "" {
+			continue
+		}
+		var nc v1.NodeClaim
+		require.NoError(t, yaml.UnmarshalStrict([]byte(d), &nc))
+		claims = append(claims, nc)
+	}
+	require.Len(t, claims, 3)
+	for _, nc := range claims {
+		assert.Equal(t, "karpenter.sh/v1", nc.APIVersion)
+		assert.Equal(t, "NodeClaim", nc.Kind)
+		assert.Equal(t, "default", nc.Labels[v1.NodePoolLabelKey])
+		assert.NotNil(t, nc.Spec.NodeClassRef)
+		assert.NotEmpty(t, nc.Spec.Resources.Requests)
+		var zone, types bool
+		for _, r := range nc.Spec.Requirements {
+			if r.Key == v1.LabelTopologyZone && len(r.Values) == 1 {
+				zone = true
+			}
+			if r.Key == v1.LabelInstanceType && len(r.Values) > 0 {
+				types = true
+			}
+			assert.NotEqual(t, v1.LabelHostname, r.Key, "placeholder hostnames are not part of the NodeClaim")
+		}
+		assert.True(t, zone, "zone spread pins each NodeClaim to one zone")
+		assert.True(t, types, "the instance-type options are listed")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown operator", scenario("bad-operator"), []string{"bad-operator/input.yaml", `NodePool "default"`, "spec.template.spec.requirements[0].operator", "Foo"}},
+		{"v1beta1", []string{"-f", write("old.yaml", "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: old}\nspec: {}\n")}, []string{"old.yaml", "karpenter.sh/v1beta1", "karpenter.sh/v1"}},
+		{"unknown field", []string{"-f", write("typo.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: x, resourcez: {}}]\n")}, []string{"typo.yaml", "resourcez"}},
+		{"bad quantity", []string{"-f", write("qty.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: x, resources: {requests: {cpu: lots}}}]\n")}, []string{"qty.yaml", "Pod", "cpu"}},
+		{"missing file", []string{"-f", filepath.Join(dir, "nope.yaml")}, []string{"nope.yaml"}},
+		{"no input", nil, []string{"-f"}},
+		{"bad output", append(scenario("single-pod-cheapest"), "-o", "xml"), []string{"xml"}},
+		{"bad catalog", []string{"-f", filepath.Join(scenarios, "single-pod-cheapest", "input.yaml"), "--instance-types", write("cat.yaml", "instanceTypes:\n- name: x\n  capacity: {cpu: two}\n")}, []string{"cat.yaml", "cpu"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := nodeplan(t, append([]string{"plan"}, tc.args...)...)
+			assert.Equal(t, 1, code)
+			for _, w := range tc.want {
+				assert.Contains(t, stderr, w)
+			}
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	_, stderr, code := nodeplan(t)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "usage")
+	_, stderr, code = nodeplan(t, "frobnicate")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "frobnicate")
+}

@@ -1,0 +1,142 @@
+package fake
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"pgregory.net/rapid"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+)
+
+// Vocabulary the generators draw from, so that drawn pods, NodePools and instance types
+// refer to each other's labels.
+var (
+	genApps   = []string{"web", "db", "cache"}
+	genZones  = []string{TestZone1, TestZone2, TestZone3}
+	genArches = []string{v1.ArchitectureAmd64, v1.ArchitectureArm64}
+	genTaints = []string{"team-a", "team-b"}
+)
+
+// PodGenerator draws valid pending pods named "pod-<n>" in namespace "default": cpu
+// 1m..4000m, memory 1Mi..8Gi, label app from {web, db, cache}, and optionally a zone or arch
+// nodeSelector, a toleration of the team taint (key "team", NoSchedule), a required node
+// requirement on the capacity type, a zone topology spread over the pod's app, a hostname
+// anti-affinity against its app, and a host port. Every draw is labelled.
+func PodGenerator() *rapid.Generator[*corev1.Pod] {
+	return rapid.Custom(func(t *rapid.T) *corev1.Pod {
+		return drawPod(t, fmt.Sprintf("pod-%d", rapid.IntRange(0, 9999).Draw(t, "index")))
+	})
+}
+
+// PodsGenerator draws 0..max pods with unique names pod-0, pod-1, ... (see PodGenerator).
+func PodsGenerator(max int) *rapid.Generator[[]*corev1.Pod] {
+	return rapid.Custom(func(t *rapid.T) []*corev1.Pod {
+		n := rapid.IntRange(0, max).Draw(t, "pods")
+		out := make([]*corev1.Pod, 0, n)
+		for i := 0; i < n; i++ {
+			out = append(out, drawPod(t, fmt.Sprintf("pod-%d", i)))
+		}
+		return out
+	})
+}
+
+func drawPod(t *rapid.T, name string) *corev1.Pod {
+	app := rapid.SampledFrom(genApps).Draw(t, name+"/app")
+	b := Pod(name).Label("app", app).
+		Request(corev1.ResourceCPU, fmt.Sprintf("%dm", rapid.IntRange(1, 4000).Draw(t, name+"/cpu-millis"))).
+		Request(corev1.ResourceMemory, fmt.Sprintf("%dMi", rapid.IntRange(1, 8192).Draw(t, name+"/memory-mi")))
+	if rapid.Bool().Draw(t, name+"/zone-selector") {
+		b.NodeSelector(v1.LabelTopologyZone, rapid.SampledFrom(genZones).Draw(t, name+"/zone"))
+	}
+	if rapid.Bool().Draw(t, name+"/arch-selector") {
+		b.NodeSelector(v1.LabelArch, rapid.SampledFrom(genArches).Draw(t, name+"/arch"))
+	}
+	if rapid.Bool().Draw(t, name+"/tolerates-team") {
+		b.Tolerate("team", rapid.SampledFrom(genTaints).Draw(t, name+"/team"), corev1.TaintEffectNoSchedule)
+	}
+	if rapid.Bool().Draw(t, name+"/capacity-type-requirement") {
+		b.NodeRequirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn,
+			rapid.SampledFrom([]string{v1.CapacityTypeSpot, v1.CapacityTypeOnDemand}).Draw(t, name+"/capacity-type"))
+	}
+	if rapid.Bool().Draw(t, name+"/zone-spread") {
+		b.TopologySpread(v1.LabelTopologyZone, int32(rapid.IntRange(1, 3).Draw(t, name+"/max-skew")), map[string]string{"app": app})
+	}
+	if rapid.Bool().Draw(t, name+"/hostname-anti-affinity") {
+		b.PodAntiAffinity(v1.LabelHostname, map[string]string{"app": app})
+	}
+	if rapid.Bool().Draw(t, name+"/host-port") {
+		b.HostPort(int32(rapid.IntRange(8000, 8003).Draw(t, name+"/port")))
+	}
+	return b.Obj()
+}
+
+// NodePoolGenerator draws valid NodePools named "nodepool-<n>": optionally restricted to some
+// zones, arches and capacity types, optionally tainted team=<team>:NoSchedule with a matching
+// label, with a weight 0..100 and optionally a cpu limit.
+func NodePoolGenerator() *rapid.Generator[*v1.NodePool] {
+	return rapid.Custom(func(t *rapid.T) *v1.NodePool {
+		b := NodePool(fmt.Sprintf("nodepool-%d", rapid.IntRange(0, 99).Draw(t, "index")))
+		if rapid.Bool().Draw(t, "restrict-zones") {
+			zones := rapid.SliceOfNDistinct(rapid.SampledFrom(genZones), 1, 3, rapid.ID[string]).Draw(t, "zones")
+			b.Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, zones...)
+		}
+		if rapid.Bool().Draw(t, "restrict-arch") {
+			b.Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, rapid.SampledFrom(genArches).Draw(t, "arch"))
+		}
+		cts := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{v1.CapacityTypeSpot, v1.CapacityTypeOnDemand}), 1, 2, rapid.ID[string]).Draw(t, "capacity-types")
+		b.Requirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, cts...)
+		if rapid.Bool().Draw(t, "tainted") {
+			team := rapid.SampledFrom(genTaints).Draw(t, "team")
+			b.Taint("team", team, corev1.TaintEffectNoSchedule).Label("team", team)
+		}
+		if w := rapid.IntRange(0, 100).Draw(t, "weight"); w > 0 {
+			b.Weight(int32(w))
+		}
+		if rapid.Bool().Draw(t, "limited") {
+			b.Limit(corev1.ResourceCPU, fmt.Sprint(rapid.IntRange(1, 1000).Draw(t, "cpu-limit")))
+		}
+		return b.Obj()
+	})
+}
+
+// InstanceTypesGenerator draws 1..max instance types named "gen-it-<i>" with 1..64 CPUs,
+// 1..256 GiB memory, 1..110 pods, an arch, and 1..5 offerings over test-zone-1..3 x
+// {spot, on-demand} with prices 0.001..10 (some unavailable).
+func InstanceTypesGenerator(max int) *rapid.Generator[cloudprovider.InstanceTypes] {
+	return rapid.Custom(func(t *rapid.T) cloudprovider.InstanceTypes {
+		n := rapid.IntRange(1, max).Draw(t, "instance-types")
+		out := make(cloudprovider.InstanceTypes, 0, n)
+		type place struct{ zone, ct string }
+		var places []place
+		for _, z := range genZones {
+			for _, ct := range []string{v1.CapacityTypeSpot, v1.CapacityTypeOnDemand} {
+				places = append(places, place{z, ct})
+			}
+		}
+		for i := 0; i < n; i++ {
+			name := fmt.Sprintf("gen-it-%d", i)
+			ps := rapid.SliceOfNDistinct(rapid.SampledFrom(places), 1, 5, func(p place) string { return p.zone + "/" + p.ct }).Draw(t, name+"/places")
+			var ofs cloudprovider.Offerings
+			for j, p := range ps {
+				price := float64(rapid.IntRange(1, 10000).Draw(t, fmt.Sprintf("%s/price-%d", name, j))) / 1000
+				ofs = append(ofs, cloudprovider.NewOffering(p.zone, p.ct, price,
+					rapid.Float64Range(0, 1).Draw(t, fmt.Sprintf("%s/availability-%d", name, j)) < 0.9))
+			}
+			out = append(out, NewInstanceType(InstanceTypeOptions{
+				Name:             name,
+				Architecture:     rapid.SampledFrom(genArches).Draw(t, name+"/arch"),
+				OperatingSystems: []string{"linux"},
+				Resources: corev1.ResourceList{
+					corev1.ResourceCPU:    *resource.NewQuantity(int64(rapid.IntRange(1, 64).Draw(t, name+"/cpu")), resource.DecimalSI),
+					corev1.ResourceMemory: *resource.NewQuantity(int64(rapid.IntRange(1, 256).Draw(t, name+"/memory-gi"))<<30, resource.BinarySI),
+					corev1.ResourcePods:   *resource.NewQuantity(int64(rapid.IntRange(1, 110).Draw(t, name+"/pods")), resource.DecimalSI),
+				},
+				Offerings: ofs,
+			}))
+		}
+		return out
+	})
+}

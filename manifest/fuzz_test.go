@@ -1,0 +1,53 @@
+package manifest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse checks that no input makes Parse panic, and that it answers the same way twice.
+func FuzzParse(f *testing.F) {
+	err := filepath.WalkDir("testdata", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !isManifestName(d.Name()) {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		f.Add(data)
+		return nil
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{
+		kubectlDump,
+		`{"apiVersion": "v1", "kind": "PodList", "items": [{"metadata": {"name": "p"}}]}`,
+		"apiVersion: v1\nkind: List\nitems: [[{kind: List, apiVersion: v1, items: [~]}]]\n",
+		"--- {apiVersion: v1, kind: Node, metadata: {name: a}}\n...\n",
+		"apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec: {replicas: 2, selector: {}, template: {}, volumeClaimTemplates: [{metadata: {name: d}}]}\n",
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 3, completions: -1, template: {}}\n",
+		"a: &a [*a]\n",
+		"\xef\xbb\xbf[1, 2, {]",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s1, err1 := Parse(data, "fuzz.yaml")
+		s2, err2 := Parse(data, "fuzz.yaml")
+		if (err1 == nil) != (s1 != nil) {
+			t.Fatalf("Parse returned set %v and error %v", s1 != nil, err1)
+		}
+		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
+			t.Fatalf("Parse is not deterministic: %v, then %v", err1, err2)
+		}
+		if s1 != nil && len(s1.Pods) != len(s2.Pods) {
+			t.Fatalf("Parse is not deterministic: %d pods, then %d", len(s1.Pods), len(s2.Pods))
+		}
+		if err1 != nil && err1.Error() == "" {
+			t.Fatal("empty error message")
+		}
+	})
+}
