@@ -554,7 +554,7 @@ func readWorkload[T interface {
 	}
 }
 
-// replicas checks a replica count: default 1, never negative, at most MaxPodsPerWorkload.
+// replicas checks a replica count: default 1, never negative, at most MaxExpandedPods.
 func replicas(n *int32, field string) (int32, string, error) {
 	if n == nil {
 		return 1, "", nil
@@ -562,8 +562,8 @@ func replicas(n *int32, field string) (int32, string, error) {
 	if *n < 0 {
 		return 0, field, fmt.Errorf("must not be negative, got %d", *n)
 	}
-	if *n > MaxPodsPerWorkload {
-		return 0, field, fmt.Errorf("%d is more than nodeplan expands (%d pods per workload)", *n, MaxPodsPerWorkload)
+	if int(*n) > maxExpandedPods {
+		return 0, field, fmt.Errorf("%d is more than nodeplan expands (%d pods)", *n, maxExpandedPods)
 	}
 	return *n, "", nil
 }

@@ -781,6 +781,19 @@ metadata: {name: web}
 	assert.Equal(t, []string{"default/web-abc-1"}, podNames(merged.Pods))
 	assert.Equal(t, map[string]int{"Service": 1}, merged.Skipped)
 
+	// The workloads of a set expand into MaxExpandedPods pods at most.
+	defer func(n int) { maxExpandedPods = n }(maxExpandedPods)
+	maxExpandedPods = 5
+	big := strings.Repeat(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web%d}
+spec: {replicas: 3, selector: {}, template: {}}
+---
+`, 2)
+	msg := parseErr(t, fmt.Sprintf(big, 1, 2))
+	assert.Equal(t, `test.yaml: document 2 (line 6): Deployment "default/web2": the workloads expand into more than 5 pods, the most nodeplan expands`, msg)
+	maxExpandedPods = MaxExpandedPods
+
 	// A zero Set can be merged into.
 	var zero Set
 	require.NoError(t, zero.Merge(deployment))

@@ -12,8 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// MaxPodsPerWorkload caps the pods one workload may expand into.
-const MaxPodsPerWorkload = 100000
+// MaxExpandedPods caps the pods the workloads of a Set may expand into, all together.
+const MaxExpandedPods = 100000
+
+// maxExpandedPods is MaxExpandedPods, lowered by the fuzz test.
+var maxExpandedPods = MaxExpandedPods
 
 // Workload is a Deployment, ReplicaSet, StatefulSet or Job of the input.
 type Workload struct {
@@ -75,6 +78,7 @@ func (s *Set) rebuild() error {
 	pods := make([]*corev1.Pod, 0, len(s.slots))
 	pvcs := append([]*corev1.PersistentVolumeClaim(nil), s.givenPVCs...)
 	uids := map[types.UID]ObjectRef{}
+	expanded := 0
 	addPod := func(p *corev1.Pod, src Source, derived bool) {
 		ref := ObjectRef{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}
 		if derived {
@@ -102,6 +106,11 @@ func (s *Set) rebuild() error {
 		w.Pods, w.Expanded = nil, false
 		if present[w.key()] || covered[w.key()] {
 			continue
+		}
+		if expanded += int(w.Replicas); expanded > maxExpandedPods {
+			errs = append(errs, &Error{Source: w.Source, Object: w.Ref().String(),
+				Err: fmt.Errorf("the workloads expand into more than %d pods, the most nodeplan expands", maxExpandedPods)})
+			break
 		}
 		newPods, claims := w.expand()
 		w.Pods, w.Expanded = newPods, true

@@ -98,6 +98,38 @@ func (c *claim) check(s *solver, p *podData, f *podForm, explain bool) (placemen
 		merged[k] = next
 		changed = append(changed, k)
 	}
+	if len(p.volumeAlternatives) == 0 {
+		return c.checkTopologyAndTypes(s, p, f, merged, changed, explain)
+	}
+	// Volume topology: the first alternative (a PV's OR-ed node-affinity terms, or a
+	// StorageClass's allowed topologies) under which everything else fits wins.
+	why := "no volume topology alternative fits"
+	for _, alt := range p.volumeAlternatives {
+		if !merged.IsCompatible(alt, s.wellKnown) {
+			if explain {
+				why = fmt.Sprintf("volume topology %s is incompatible with NodePool %q", alt, t.name)
+			}
+			continue
+		}
+		m := merged.Copy()
+		ch := append([]string(nil), changed...)
+		for k, r := range alt {
+			m[k] = m.Get(k).Intersection(r)
+			ch = append(ch, k)
+		}
+		pl, reason := c.checkTopologyAndTypes(s, p, f, m, ch, explain)
+		if reason == "" {
+			return pl, ""
+		}
+		why = reason
+	}
+	return placement{}, why
+}
+
+// checkTopologyAndTypes finishes check once the pod's (and its volumes') requirements are
+// merged: topology narrows the requirements, and some remaining instance type must fit.
+func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged requirements.Requirements, changed []string, explain bool) (placement, string) {
+	t := c.t
 	narrowed, failedKey, ok := s.topo.requirementsFor(p, f, merged, c.host)
 	if !ok {
 		if !explain {
@@ -107,7 +139,7 @@ func (c *claim) check(s *solver, p *podData, f *podForm, explain bool) (placemen
 	}
 	for k, r := range narrowed {
 		if len(changed) == 0 {
-			merged = c.reqs.Copy()
+			merged = merged.Copy()
 		}
 		merged[k] = merged.Get(k).Intersection(r)
 		changed = append(changed, k)

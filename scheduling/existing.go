@@ -21,6 +21,37 @@ type existingNode struct {
 	initialized bool
 	placed      []*podData
 	host        int32
+	// volumeLimits are the node's CSI attach limits per driver; volumeClaims the claims
+	// attached per driver (a claim shared by several pods counts once).
+	volumeLimits map[string]int
+	volumeClaims map[string]map[string]bool
+}
+
+// volumesFit reports whether the node can attach p's volumes within its CSI limits.
+func (e *existingNode) volumesFit(uses []volumeUse) bool {
+	extra := map[string]int{}
+	for _, u := range uses {
+		limit, ok := e.volumeLimits[u.driver]
+		if !ok {
+			continue
+		}
+		if !e.volumeClaims[u.driver][u.claim] {
+			extra[u.driver]++
+		}
+		if len(e.volumeClaims[u.driver])+extra[u.driver] > limit {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *existingNode) attach(uses []volumeUse) {
+	for _, u := range uses {
+		if e.volumeClaims[u.driver] == nil {
+			e.volumeClaims[u.driver] = map[string]bool{}
+		}
+		e.volumeClaims[u.driver][u.claim] = true
+	}
 }
 
 // knownEphemeralTaints are ignored on nodes that are not initialized yet.
@@ -100,10 +131,15 @@ func (s *solver) buildExisting() {
 				}
 			}
 		}
+		e.volumeLimits = s.volumes.csiNodeLimits[e.name]
+		e.volumeClaims = map[string]map[string]bool{}
 		boundDaemons := map[string]bool{}
 		for _, p := range n.Pods {
 			if isTerminal(p) {
 				continue
+			}
+			if _, uses, _ := s.volumes.podVolumes(p); len(uses) > 0 {
+				e.attach(uses)
 			}
 			e.available.sub(s.res.vec(podRequests(p)))
 			e.ports = append(e.ports, hostPortsOf(p)...)
@@ -228,6 +264,21 @@ func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
 	if !e.reqs.IsCompatible(f.reqs, nil) {
 		return false
 	}
+	if len(p.volumeAlternatives) > 0 {
+		ok := false
+		for _, alt := range p.volumeAlternatives {
+			if e.reqs.IsCompatible(alt, nil) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(p.volumes) > 0 && !e.volumesFit(p.volumes) {
+		return false
+	}
 	for _, g := range f.owned {
 		if !e.reqs.Has(g.key) && (g.kind == groupSpread || g.kind == groupAffinity) {
 			return false
@@ -246,6 +297,7 @@ func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
 		}
 	}
 	e.available.sub(p.requests)
+	e.attach(p.volumes)
 	e.ports = append(e.ports, p.ports...)
 	e.placed = append(e.placed, p)
 	s.topo.record(p, s.ownedInverse(p, f), e.reqs, e.taints)

@@ -3,6 +3,7 @@ package scheduling
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
@@ -25,6 +26,13 @@ type Input struct {
 	Nodes []*Node
 	// DaemonSets add their pods' requests to every node they would run on.
 	DaemonSets []*appsv1.DaemonSet
+	// PersistentVolumeClaims, PersistentVolumes and StorageClasses give the pods' volumes
+	// their topology (a bound volume's zone, a class's allowed topologies).
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	PersistentVolumes      []*corev1.PersistentVolume
+	StorageClasses         []*storagev1.StorageClass
+	// CSINodes give existing nodes their per-driver volume attach limits.
+	CSINodes []*storagev1.CSINode
 	// Options tune the semantics.
 	Options Options
 }

@@ -30,6 +30,9 @@ type podData struct {
 	blockedBy []*topologyGroup
 	// inverse are the inverse groups of the pod's own required anti-affinity terms.
 	inverse []*topologyGroup
+	// volumeAlternatives are the node requirements the pod's volumes allow (ORed; nil: any).
+	volumeAlternatives []requirements.Requirements
+	volumes            []volumeUse
 }
 
 // podForm is a pod's scheduling constraints at one stage of preference relaxation. Forms are

@@ -41,6 +41,7 @@ type solver struct {
 	podRequests []corev1.ResourceList
 	filterBuf   []domainFilter
 	finalCache  map[finalKey]*finalOptions
+	volumes     *volumeIndex
 }
 
 // Solve places the pending pods of in. It returns an error only for invalid input (a
@@ -59,6 +60,7 @@ func Solve(in *Input) (*Result, error) {
 	}
 	s.buildResourceIndex()
 	s.topo = newTopology(s.universe(), s.wellKnown)
+	s.volumes = newVolumeIndex(in)
 	pods, err := s.preparePods()
 	if err != nil {
 		return nil, err
@@ -253,8 +255,12 @@ func (s *solver) preparePods() ([]*podData, error) {
 		p.cpu = p.requests[0]
 		p.mem = p.requests[1]
 		p.ports = hostPortsOf(pod)
+		var volumeReason string
+		p.volumeAlternatives, p.volumes, volumeReason = s.volumes.podVolumes(pod)
 		if hasDRAClaims(pod) {
 			p.invalid = "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for"
+		} else if volumeReason != "" {
+			p.invalid = volumeReason
 		} else if f, err := s.formFor(pod); err != nil {
 			p.invalid = fmt.Sprintf("pod %s: %v", p.key, err)
 		} else {

@@ -75,6 +75,11 @@ func snapshot(set *manifest.Set, types cloudprovider.InstanceTypes, wellKnown re
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{},
 		WellKnownLabels: wellKnown,
 		DaemonSets:      set.DaemonSets,
+
+		PersistentVolumeClaims: set.PersistentVolumeClaims,
+		PersistentVolumes:      set.PersistentVolumes,
+		StorageClasses:         set.StorageClasses,
+		CSINodes:               set.CSINodes,
 	}
 	for _, np := range set.NodePools {
 		in.InstanceTypes[np.Name] = types
