@@ -33,8 +33,9 @@ const rejected = "rejected"
 
 // placement is a successful trial: the claim's requirements and types after adding the pod.
 type placement struct {
-	reqs  requirements.Requirements
-	types bitset
+	reqs    requirements.Requirements
+	types   bitset
+	relaxed bool // BestEffort lowered a minValues
 }
 
 // tryAdd adds p (with form f) to c if it fits, and returns "" or why it does not.
@@ -188,6 +189,15 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 				}
 				return placement{}, fmt.Sprintf("NodePool %q: minValues of %q is %d but the instance types that fit offer only %d values", t.name, key, want, have)
 			}
+			// BestEffort: lower every unmet minValues to what the fitting types achieve.
+			if len(changed) == 0 {
+				merged = merged.Copy()
+			}
+			for key != "" {
+				merged[key] = merged[key].WithMinValues(have)
+				key, have, _ = t.minValuesShortfall(out, merged)
+			}
+			return placement{reqs: merged, types: types, relaxed: true}, ""
 		}
 	}
 	return placement{reqs: merged, types: types}, ""
@@ -197,6 +207,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	t := c.t
 	c.reqs = pl.reqs
+	c.relaxed = c.relaxed || pl.relaxed
 	c.requests.add(p.requests)
 	kept := newBitset(len(t.types))
 	for r := range c.maxAlloc {
@@ -397,6 +408,7 @@ func (s *solver) bumpCount(c *claim) {
 // index; claims with the same remaining types share them (they are immutable).
 type finalOptions struct {
 	types       cloudprovider.InstanceTypes // cheapest first, at most MaxInstanceTypes
+	idx         []int                       // their positions in the template
 	chosen      bitset
 	cheapest    *cloudprovider.Offering
 	itReq       *requirements.Requirement
@@ -443,6 +455,7 @@ func (s *solver) options(t *template, info *offerInfo, set bitset) *finalOptions
 	if len(idx) == 0 {
 		return fo
 	}
+	fo.idx = idx
 	fo.cheapest = info.cheapest[idx[0]]
 	fo.minOverhead = t.types[idx[0]].overhead.clone()
 	fo.types = make(cloudprovider.InstanceTypes, 0, len(idx))
@@ -510,6 +523,7 @@ func (s *solver) finalize(c *claim, errs map[*podData]string) *NodeClaim {
 		InstanceTypeOptions: append(cloudprovider.InstanceTypes(nil), fo.types...),
 		InstanceType:        fo.types[0],
 		Offering:            fo.cheapest,
+		MinValuesRelaxed:    c.relaxed,
 	}
 	withMin := func(key string, r *requirements.Requirement) {
 		if old, ok := reqs[key]; ok && old.MinValues() > 0 {
@@ -520,6 +534,9 @@ func (s *solver) finalize(c *claim, errs map[*podData]string) *NodeClaim {
 	withMin(v1.LabelInstanceType, fo.itReq)
 	if fo.ctReq != nil {
 		withMin(v1.CapacityTypeLabelKey, fo.ctReq)
+	}
+	if info := t.offerings(reqs); info.offers != nil {
+		s.reserve(out, reqs, fo, info, withMin)
 	}
 	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort {
 		if key, have, want := t.minValuesShortfall(fo.chosen, reqs); key != "" {
@@ -556,4 +573,60 @@ func (s *solver) finalize(c *claim, errs map[*podData]string) *NodeClaim {
 		out.Pods = append(out.Pods, p.pod)
 	}
 	return out
+}
+
+// reserve picks the launch offering of a NodeClaim whose options include reserved capacity:
+// the cheapest offering that is not reserved, or whose reservation still has room (claims are
+// finalised in creation order, each taking one instance of its reservation). A claim that
+// takes a reservation is pinned to it; one that does not may not launch reserved capacity.
+func (s *solver) reserve(out *NodeClaim, reqs requirements.Requirements, fo *finalOptions, info *offerInfo, withMin func(string, *requirements.Requirement)) {
+	var best *cloudprovider.Offering
+	var bestType *cloudprovider.InstanceType
+	for n, i := range fo.idx {
+		offers := info.offers[i]
+		if offers == nil {
+			offers = []*cloudprovider.Offering{info.cheapest[i]}
+		}
+		for _, o := range offers {
+			if id := o.ReservationID(); o.CapacityType() == v1.CapacityTypeReserved && s.reservations[id] <= 0 {
+				continue
+			}
+			if best == nil || o.Price < best.Price {
+				best, bestType = o, fo.types[n]
+			}
+			break
+		}
+	}
+	if best == nil {
+		return
+	}
+	out.Offering, out.InstanceType = best, bestType
+	if best.CapacityType() == v1.CapacityTypeReserved {
+		id := best.ReservationID()
+		s.reservations[id]--
+		withMin(v1.CapacityTypeLabelKey, requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeReserved))
+		reqs[cloudprovider.ReservationIDLabel] = requirements.MustNew(cloudprovider.ReservationIDLabel, requirements.In, id)
+		var keep cloudprovider.InstanceTypes
+		for _, it := range out.InstanceTypeOptions {
+			for _, o := range it.Offerings {
+				if o.ReservationID() == id {
+					keep = append(keep, it)
+					break
+				}
+			}
+		}
+		out.InstanceTypeOptions = keep
+		return
+	}
+	if ct := reqs[v1.CapacityTypeLabelKey]; ct != nil && ct.Has(v1.CapacityTypeReserved) {
+		var others []string
+		for _, v := range ct.Values() {
+			if v != v1.CapacityTypeReserved {
+				others = append(others, v)
+			}
+		}
+		if len(others) > 0 {
+			withMin(v1.CapacityTypeLabelKey, requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, others...))
+		}
+	}
 }

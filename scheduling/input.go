@@ -3,6 +3,7 @@ package scheduling
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -33,6 +34,9 @@ type Input struct {
 	StorageClasses         []*storagev1.StorageClass
 	// CSINodes give existing nodes their per-driver volume attach limits.
 	CSINodes []*storagev1.CSINode
+	// PodDisruptionBudgets keep pods of nodes marked for deletion in place when they forbid
+	// any eviction.
+	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
 	// Options tune the semantics.
 	Options Options
 }
@@ -44,7 +48,10 @@ type Node struct {
 	NodeClaim *v1.NodeClaim
 	// Pods are the pods bound to the node (they keep their place and use its resources).
 	Pods []*corev1.Pod
-	// MarkedForDeletion nodes take no new pods.
+	// MarkedForDeletion nodes take no new pods, and their reschedulable pods (not DaemonSet
+	// or static pods, not terminal, not fully blocked by a PodDisruptionBudget) are planned
+	// again together with the pending pods, as Karpenter does for nodes being disrupted. A
+	// Node with a deletionTimestamp counts as marked.
 	MarkedForDeletion bool
 }
 

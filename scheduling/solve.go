@@ -42,6 +42,11 @@ type solver struct {
 	filterBuf   []domainFilter
 	finalCache  map[finalKey]*finalOptions
 	volumes     *volumeIndex
+	// pending are Input.Pods plus the reschedulable pods of nodes marked for deletion.
+	pending []*corev1.Pod
+	// reservations is the capacity left in each capacity reservation (the smallest
+	// ReservationCapacity any instance type reports for it).
+	reservations map[string]int
 }
 
 // Solve places the pending pods of in. It returns an error only for invalid input (a
@@ -58,6 +63,7 @@ func Solve(in *Input) (*Result, error) {
 	if err := s.buildTemplates(); err != nil {
 		return nil, err
 	}
+	s.pending = append(append([]*corev1.Pod(nil), in.Pods...), reschedulablePods(in)...)
 	s.buildResourceIndex()
 	s.topo = newTopology(s.universe(), s.wellKnown)
 	s.volumes = newVolumeIndex(in)
@@ -66,6 +72,7 @@ func Solve(in *Input) (*Result, error) {
 		return nil, err
 	}
 	s.buildTemplateTypes()
+	s.buildReservations()
 	s.buildExisting()
 	s.countBoundPods()
 	errs := s.run(pods)
@@ -83,6 +90,10 @@ func (s *solver) buildTemplates() error {
 	})
 	for _, np := range pools {
 		if np == nil || np.DeletionTimestamp != nil || np.Spec.Replicas != nil {
+			continue
+		}
+		if notReady(np) {
+			s.templateErrors = append(s.templateErrors, fmt.Sprintf("NodePool %q is not ready", np.Name))
 			continue
 		}
 		t, why, err := s.newTemplate(np, s.in.InstanceTypes[np.Name])
@@ -123,8 +134,8 @@ func (s *solver) buildResourceIndex() {
 			s.res.add(k)
 		}
 	}
-	s.podRequests = make([]corev1.ResourceList, len(s.in.Pods))
-	for i, p := range s.in.Pods {
+	s.podRequests = make([]corev1.ResourceList, len(s.pending))
+	for i, p := range s.pending {
 		if p != nil {
 			s.podRequests[i] = podRequests(p)
 			s.res.addAll(s.podRequests[i])
@@ -176,7 +187,7 @@ func (s *solver) universe() map[string][]string {
 			}
 		}
 	}
-	for _, p := range s.in.Pods {
+	for _, p := range s.pending {
 		if p != nil {
 			addKeys(p)
 		}
@@ -245,8 +256,8 @@ func nodeLabels(n *Node) map[string]string {
 
 // preparePods computes per-pod data and builds the topology groups of every pod.
 func (s *solver) preparePods() ([]*podData, error) {
-	pods := make([]*podData, 0, len(s.in.Pods))
-	for i, pod := range s.in.Pods {
+	pods := make([]*podData, 0, len(s.pending))
+	for i, pod := range s.pending {
 		if pod == nil {
 			return nil, fmt.Errorf("pods[%d]: nil pod", i)
 		}
@@ -261,6 +272,8 @@ func (s *solver) preparePods() ([]*podData, error) {
 			p.invalid = "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for"
 		} else if volumeReason != "" {
 			p.invalid = volumeReason
+		} else if why := refusedRequirements(pod); why != "" {
+			p.invalid = why
 		} else if f, err := s.formFor(pod); err != nil {
 			p.invalid = fmt.Sprintf("pod %s: %v", p.key, err)
 		} else {
@@ -606,3 +619,53 @@ func (s *solver) result(pods []*podData, errs map[*podData]string) *Result {
 }
 
 func isInf(f float64) bool { return math.IsInf(f, 0) }
+
+func (s *solver) buildReservations() {
+	s.reservations = map[string]int{}
+	for _, t := range s.templates {
+		for _, tt := range t.types {
+			for _, o := range tt.it.Offerings {
+				if o.CapacityType() != v1.CapacityTypeReserved {
+					continue
+				}
+				id := o.ReservationID()
+				if have, ok := s.reservations[id]; !ok || o.ReservationCapacity < have {
+					s.reservations[id] = o.ReservationCapacity
+				}
+			}
+		}
+	}
+}
+
+// notReady reports a NodePool whose Ready condition is explicitly not True (a snapshot without
+// status is taken as ready).
+func notReady(np *v1.NodePool) bool {
+	for _, c := range np.Status.Conditions {
+		if c.Type == "Ready" {
+			return c.Status != "True"
+		}
+	}
+	return false
+}
+
+// refusedRequirements are pod requirements Karpenter refuses to provision for: requiring
+// that no NodePool owns the node, or a capacity type that does not exist.
+func refusedRequirements(pod *corev1.Pod) string {
+	reqs, err := requirements.ForPodStrict(pod)
+	if err != nil {
+		return ""
+	}
+	if r, ok := reqs[v1.NodePoolLabelKey]; ok && r.Operator() == requirements.DoesNotExist {
+		return "pod requires " + v1.NodePoolLabelKey + " DoesNotExist: it is not for Karpenter to provision"
+	}
+	if r, ok := reqs[v1.CapacityTypeLabelKey]; ok && r.Operator() == requirements.In {
+		known := false
+		for _, v := range v1.WellKnownValuesForRequirements[v1.CapacityTypeLabelKey] {
+			known = known || r.Has(v)
+		}
+		if !known {
+			return fmt.Sprintf("pod requires %s %s: none of on-demand, spot or reserved", v1.CapacityTypeLabelKey, r)
+		}
+	}
+	return ""
+}

@@ -102,6 +102,9 @@ type offerInfo struct {
 	bits          bitset
 	cheapest      []*cloudprovider.Offering
 	capacityTypes [][]string
+	// offers are all available compatible offerings per type, cheapest first (kept only when
+	// the type has reserved offerings, whose capacity is limited).
+	offers [][]*cloudprovider.Offering
 }
 
 // offerings returns the offering index for reqs, computed once per distinct combination of
@@ -128,13 +131,29 @@ func (t *template) offerings(reqs requirements.Requirements) *offerInfo {
 		info.bits.set(i)
 		info.cheapest[i] = o
 		seen := map[string]bool{}
+		var offers []*cloudprovider.Offering
+		reserved := false
 		for _, off := range tt.it.Offerings {
-			if off.Available && offeringCompatible(off, reqs) {
+			if off.Available && !math.IsNaN(off.Price) && offeringCompatible(off, reqs) {
+				offers = append(offers, off)
 				if ct := off.CapacityType(); !seen[ct] {
 					seen[ct] = true
 					info.capacityTypes[i] = append(info.capacityTypes[i], ct)
 				}
+				reserved = reserved || off.CapacityType() == v1.CapacityTypeReserved
 			}
+		}
+		if reserved {
+			if info.offers == nil {
+				info.offers = make([][]*cloudprovider.Offering, len(t.types))
+			}
+			sort.SliceStable(offers, func(a, b int) bool {
+				if offers[a].Price != offers[b].Price {
+					return offers[a].Price < offers[b].Price
+				}
+				return offeringLess(offers[a], offers[b])
+			})
+			info.offers[i] = offers
 		}
 	}
 	t.offerBits[id.String()] = info

@@ -80,6 +80,7 @@ func snapshot(set *manifest.Set, types cloudprovider.InstanceTypes, wellKnown re
 		PersistentVolumes:      set.PersistentVolumes,
 		StorageClasses:         set.StorageClasses,
 		CSINodes:               set.CSINodes,
+		PodDisruptionBudgets:   set.PodDisruptionBudgets,
 	}
 	for _, np := range set.NodePools {
 		in.InstanceTypes[np.Name] = types
