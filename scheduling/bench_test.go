@@ -104,27 +104,32 @@ func benchmarkInput(n int) *scheduling.Input {
 
 func BenchmarkSolve(b *testing.B) {
 	for _, n := range []int{100, 1000, 5000, 20000} {
-		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
-			in := benchmarkInput(n)
-			var res *scheduling.Result
-			start := time.Now()
-			for b.Loop() {
-				var err error
-				if res, err = scheduling.Solve(in); err != nil {
-					b.Fatal(err)
-				}
-			}
-			elapsed := time.Since(start)
-			if len(res.PodErrors) > 0 {
-				b.Fatalf("%d pods not scheduled, first: %s", len(res.PodErrors), res.PodErrors[0].Reason)
-			}
-			price := 0.0
-			for _, c := range res.NewNodeClaims {
-				price += c.Offering.Price
-			}
-			b.ReportMetric(float64(n)/(elapsed.Seconds()/float64(b.N)), "pods/sec")
-			b.ReportMetric(float64(len(res.NewNodeClaims)), "nodes")
-			b.ReportMetric(price, "$/hour")
-		})
+		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) { benchmarkSolve(b, n, scheduling.PackingCostAware) })
 	}
+	// Karpenter's own packing rule, for comparison.
+	b.Run("pods=5000/packing=Karpenter", func(b *testing.B) { benchmarkSolve(b, 5000, scheduling.PackingKarpenter) })
+}
+
+func benchmarkSolve(b *testing.B, n int, packing scheduling.Packing) {
+	in := benchmarkInput(n)
+	in.Options.Packing = packing
+	var res *scheduling.Result
+	start := time.Now()
+	for b.Loop() {
+		var err error
+		if res, err = scheduling.Solve(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	if len(res.PodErrors) > 0 {
+		b.Fatalf("%d pods not scheduled, first: %s", len(res.PodErrors), res.PodErrors[0].Reason)
+	}
+	price := 0.0
+	for _, c := range res.NewNodeClaims {
+		price += c.Offering.Price
+	}
+	b.ReportMetric(float64(n)/(elapsed.Seconds()/float64(b.N)), "pods/sec")
+	b.ReportMetric(float64(len(res.NewNodeClaims)), "nodes")
+	b.ReportMetric(price, "$/hour")
 }

@@ -19,6 +19,7 @@ type claim struct {
 	reqs     requirements.Requirements
 	types    bitset // template types that still fit every pod
 	maxAlloc vec    // per-resource maximum allocatable over types
+	head     vec    // room left on the cheapest remaining type
 	requests vec
 	pods     []*podData
 	ports    []hostPort
@@ -227,6 +228,12 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 		return true
 	})
 	c.types = kept
+	c.head = c.head[:0]
+	kept.each(func(i int) bool {
+		c.head = append(c.head, t.types[i].alloc...)
+		c.head.sub(c.requests)
+		return false
+	})
 	c.pods = append(c.pods, p)
 	c.ports = append(c.ports, p.ports...)
 	s.topo.record(p, s.ownedInverse(p, f), c.reqs, t.taints)

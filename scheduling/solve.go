@@ -558,6 +558,22 @@ func (s *solver) add(p *podData, f *podForm) string {
 	}
 	if !p.claimsExhausted(f, len(s.claims)) {
 		s.filterBuf = s.topo.filters(p, f, s.filterBuf)
+		if s.opts.Packing != PackingKarpenter {
+			// A NodeClaim whose cheapest remaining type still has room for the pod takes it
+			// at no extra cost; only then fall back to Karpenter's fewest-pods-first order.
+			for c := s.head; c != nil; c = c.next {
+				if !p.requests.fits(c.head) {
+					continue
+				}
+				if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.reqs) {
+					continue
+				}
+				if c.tryAdd(s, p, f) == "" {
+					s.bumpCount(c)
+					return ""
+				}
+			}
+		}
 		for c := s.head; c != nil; c = c.next {
 			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.reqs) {
 				continue
