@@ -238,10 +238,10 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 	if rd.namespaced && o.meta.GetNamespace() == "" {
 		o.meta.SetNamespace(metav1.NamespaceDefault)
 	}
-	o.ref.Namespace = o.meta.GetNamespace()
 	if !rd.namespaced {
-		o.ref.Namespace = ""
+		o.meta.SetNamespace("")
 	}
+	o.ref.Namespace = o.meta.GetNamespace()
 	if o.meta.GetUID() == "" {
 		if k == "Pod" {
 			o.meta.SetUID(derivedUID(o.ref.Namespace, o.ref.Name))

@@ -14,6 +14,12 @@
 // again, and a ReplicaSet controlled by a Deployment of the input is represented by that
 // Deployment.
 //
+// Objects of namespaced kinds given without a namespace are in "default"; objects without a
+// UID get one derived from their namespace and name (a pod's is "uid-<namespace>-<name>").
+// Expanded pods are pending, carry the template's labels and annotations and a controller
+// owner reference (a Deployment's pods: to a ReplicaSet named after the Deployment); a
+// StatefulSet's pods also get the claims of its volumeClaimTemplates. Nothing is sorted.
+//
 // Decoding is strict: an unknown or duplicated field of a kind nodeplan reads is an error, and
 // so is such a kind in an apiVersion nodeplan does not know. Every other kind (Service,
 // ConfigMap, a CRD of another project, ...) is skipped and counted in [Set.Skipped]. Errors are

@@ -54,3 +54,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseDamagedInputs parses the testdata files cut short and with bytes changed, which
+// must give a set or an error, never a panic.
+func TestParseDamagedInputs(t *testing.T) {
+	defer func(n int) { maxExpandedPods = n }(maxExpandedPods)
+	maxExpandedPods = 1000
+	for _, name := range []string{"testdata/general-purpose.yaml", "testdata/scenarios/disrupt-empty-node.yaml", "testdata/sock-shop.yaml"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(data); i += 1 + len(data)/100 {
+			if s, err := Parse(data[:i], name); (s == nil) == (err == nil) {
+				t.Fatalf("%s cut at %d: set %v, error %v", name, i, s != nil, err)
+			}
+			changed := append([]byte(nil), data...)
+			changed[i] = "-:{[ \n#9\"'"[i%10]
+			if s, err := Parse(changed, name); (s == nil) == (err == nil) {
+				t.Fatalf("%s changed at %d: set %v, error %v", name, i, s != nil, err)
+			}
+		}
+	}
+}

@@ -120,6 +120,7 @@ type Error struct {
 	Err   error
 }
 
+// Error is `source: object: field: message`, leaving out the parts that are unknown.
 func (e *Error) Error() string {
 	parts := make([]string, 0, 4)
 	for _, p := range []string{e.Source.String(), e.Object, e.Field} {
@@ -134,6 +135,7 @@ func (e *Error) Error() string {
 	return strings.Join(append(parts, msg), ": ")
 }
 
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // NewSet returns an empty Set.

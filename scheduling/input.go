@@ -34,6 +34,10 @@ type Input struct {
 	StorageClasses         []*storagev1.StorageClass
 	// CSINodes give existing nodes their per-driver volume attach limits.
 	CSINodes []*storagev1.CSINode
+	// Namespaces resolve pod affinity terms' namespaceSelectors. Every namespace a pod lives
+	// in is known anyway, with its kubernetes.io/metadata.name label; list Namespaces here to
+	// select on other labels.
+	Namespaces []*corev1.Namespace
 	// PodDisruptionBudgets keep pods of nodes marked for deletion in place when they forbid
 	// any eviction.
 	PodDisruptionBudgets []*policyv1.PodDisruptionBudget

@@ -67,6 +67,7 @@ func Solve(in *Input) (*Result, error) {
 	s.buildResourceIndex()
 	s.topo = newTopology(s.universe(), s.wellKnown)
 	s.volumes = newVolumeIndex(in)
+	s.topo.namespaces = knownNamespaces(in, s.pending)
 	pods, err := s.preparePods()
 	if err != nil {
 		return nil, err
@@ -684,4 +685,39 @@ func refusedRequirements(pod *corev1.Pod) string {
 		}
 	}
 	return ""
+}
+
+// knownNamespaces are Input.Namespaces plus every namespace a pod lives in (with the
+// kubernetes.io/metadata.name label the API server gives every namespace), sorted by name.
+func knownNamespaces(in *Input, pending []*corev1.Pod) []*corev1.Namespace {
+	byName := map[string]*corev1.Namespace{}
+	for _, ns := range in.Namespaces {
+		if ns != nil {
+			byName[ns.Name] = ns
+		}
+	}
+	add := func(name string) {
+		if _, ok := byName[name]; !ok {
+			ns := &corev1.Namespace{}
+			ns.Name = name
+			ns.Labels = map[string]string{corev1.LabelMetadataName: name}
+			byName[name] = ns
+		}
+	}
+	for _, p := range pending {
+		if p != nil {
+			add(p.Namespace)
+		}
+	}
+	for _, n := range in.Nodes {
+		for _, p := range n.Pods {
+			add(p.Namespace)
+		}
+	}
+	out := make([]*corev1.Namespace, 0, len(byName))
+	for _, ns := range byName {
+		out = append(out, ns)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

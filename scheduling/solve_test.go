@@ -26,7 +26,7 @@ func mustSolve(t *testing.T, in *scheduling.Input) *scheduling.Result {
 
 func TestReservedCapacityIsLimited(t *testing.T) {
 	small := fake.NewInstanceType(fake.InstanceTypeOptions{
-		Name: "small",
+		Name:      "small",
 		Resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi"), corev1.ResourcePods: resource.MustParse("10")},
 		Offerings: cloudprovider.Offerings{
 			cloudprovider.NewReservedOffering(fake.TestZone1, "cr-1", 0.01, 2),
@@ -62,7 +62,7 @@ func TestReservedCapacityIsLimited(t *testing.T) {
 
 func TestMinValues(t *testing.T) {
 	np := fake.NodePool("default").RequirementWithMinValues(v1.LabelInstanceType, corev1.NodeSelectorOpExists, 3).Obj()
-	types := fake.InstanceTypes(4) // 1, 2, 3, 4 vCPU
+	types := fake.InstanceTypes(4)                      // 1, 2, 3, 4 vCPU
 	pod := fake.Pod("p").Requests("2500m", "1Gi").Obj() // only the 3 and 4 vCPU types fit
 	t.Run("strict leaves the pod unscheduled", func(t *testing.T) {
 		res := mustSolve(t, &scheduling.Input{Pods: []*corev1.Pod{pod}, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}})
@@ -160,4 +160,32 @@ func TestNotReadyNodePoolIsSkipped(t *testing.T) {
 	})
 	require.Len(t, res.NewNodeClaims, 1)
 	assert.Equal(t, "b-ok", res.NewNodeClaims[0].NodePool)
+}
+
+func TestAffinityNamespaceSelector(t *testing.T) {
+	target := fake.Pod("db").Namespace("data").Label("app", "db").Requests("1", "1Gi").Obj()
+	follower := func(name string, nsSel *metav1.LabelSelector) *corev1.Pod {
+		p := fake.Pod(name).Requests("1", "1Gi").Obj()
+		p.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			TopologyKey: v1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, NamespaceSelector: nsSel}}}}
+		return p
+	}
+	byName := follower("by-name", &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: "data"}})
+	all := follower("all", &metav1.LabelSelector{})
+	other := follower("other", &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: "elsewhere"}})
+	res := mustSolve(t, &scheduling.Input{
+		Pods:          []*corev1.Pod{target, byName, all, other},
+		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(8)},
+	})
+	holder := map[string]string{}
+	for _, c := range res.NewNodeClaims {
+		for _, p := range c.Pods {
+			holder[p.Name] = c.Hostname
+		}
+	}
+	assert.Equal(t, holder["db"], holder["by-name"])
+	assert.Equal(t, holder["db"], holder["all"])
+	require.Len(t, res.PodErrors, 1, "no pod matches in a namespace that does not exist")
+	assert.Equal(t, "other", res.PodErrors[0].Pod.Name)
 }

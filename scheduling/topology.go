@@ -193,6 +193,8 @@ type topology struct {
 	claimHosts map[int32]bool
 	// termCache maps the text of an affinity term to its group.
 	termCache map[string]*topologyGroup
+	// namespaces resolve affinity terms' namespaceSelectors.
+	namespaces []*corev1.Namespace
 }
 
 func newTopology(universe map[string][]string, wellKnown requirements.KeySet) *topology {
@@ -341,7 +343,7 @@ func (t *topology) parseAffinityGroup(kind groupKind, pod *corev1.Pod, term core
 	if term.TopologyKey == "" {
 		return nil, fmt.Errorf("%s.topologyKey: required", path)
 	}
-	ns, err := namespacesOf(pod, term, nil)
+	ns, err := namespacesOf(pod, term, t.namespaces)
 	if err != nil {
 		return nil, fmt.Errorf("%s.namespaceSelector: %v", path, err)
 	}
