@@ -552,6 +552,7 @@ func (s *solver) trySchedule(p *podData) string {
 
 // add tries existing nodes, then open NodeClaims, then a new NodeClaim per template.
 func (s *solver) add(p *podData, f *podForm) string {
+	s.topo.beginAttempt()
 	for _, n := range s.existing {
 		if n.tryAdd(s, p, f) {
 			return ""

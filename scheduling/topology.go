@@ -195,6 +195,8 @@ type topology struct {
 	termCache map[string]*topologyGroup
 	// namespaces resolve affinity terms' namespaceSelectors.
 	namespaces []*corev1.Namespace
+	// admCache holds the admissible domains of the current attempt (see beginAttempt).
+	admCache map[*topologyGroup]admissibleDomains
 }
 
 func newTopology(universe map[string][]string, wellKnown requirements.KeySet) *topology {
@@ -207,6 +209,7 @@ func newTopology(universe map[string][]string, wellKnown requirements.KeySet) *t
 		hosts:       map[string]int32{},
 		claimHosts:  map[int32]bool{},
 		termCache:   map[string]*topologyGroup{},
+		admCache:    map[*topologyGroup]admissibleDomains{},
 		exists:      map[string]*requirements.Requirement{},
 	}
 }
@@ -480,40 +483,21 @@ func (g *topologyGroup) domainsIn(r *requirements.Requirement) []string {
 }
 
 // allowed narrows the node requirement r for g's key for the pod p with form f, or returns
-// nil when no domain is allowed. host is the candidate's hostname.
+// nil when no domain is allowed. host is the candidate's host id.
 func (g *topologyGroup) allowed(t *topology, p *podData, f *podForm, r *requirements.Requirement, host int32) *requirements.Requirement {
-	self := p.selfSelects(g)
 	if g.key == v1.LabelHostname {
-		if g.hostAllows(self, host) {
+		if g.hostAllows(p.selfSelects(g), host) {
 			return r
 		}
 		return nil
 	}
+	adm := t.admissible(g, p, f)
 	switch g.kind {
 	case groupSpread:
-		eligible := g.domains
-		if g.filterTerms != nil {
-			eligible = g.domainsIn(t.get(f.strict, g.key))
-		}
-		minCount := 0
-		if len(eligible) >= int(g.minDomains) && len(eligible) > 0 {
-			minCount = int(^uint(0) >> 1)
-			for _, d := range eligible {
-				if c := g.counts[d]; c < minCount {
-					minCount = c
-				}
-			}
-		}
+		// The least populated admissible domain the node allows (ties: the first by name).
 		best, bestCount := "", 0
-		for _, d := range g.domains {
-			if !r.Has(d) {
-				continue
-			}
-			c := g.counts[d]
-			if c+boolInt(self)-minCount > int(g.maxSkew) {
-				continue
-			}
-			if best == "" || c < bestCount {
+		for _, d := range adm.domains {
+			if c := g.counts[d]; r.Has(d) && (best == "" || c < bestCount) {
 				best, bestCount = d, c
 			}
 		}
@@ -522,53 +506,42 @@ func (g *topologyGroup) allowed(t *topology, p *podData, f *podForm, r *requirem
 		}
 		return g.domainRequirement(best)
 	case groupAffinity:
+		if adm.bootstrap {
+			if singleValue(r) != "" {
+				return r
+			}
+			for _, d := range g.domains {
+				if r.Has(d) {
+					return g.domainRequirement(d)
+				}
+			}
+			return nil
+		}
 		var with []string
-		for _, d := range g.domains {
-			if g.counts[d] > 0 && r.Has(d) && t.get(f.reqs, g.key).Has(d) {
+		for _, d := range adm.domains {
+			if r.Has(d) {
 				with = append(with, d)
 			}
 		}
-		if len(with) > 0 {
-			return requirements.MustNew(g.key, requirements.In, with...)
-		}
-		if !self || g.anyAllowedHasMatches(t.get(f.reqs, g.key)) {
+		if len(with) == 0 {
 			return nil
 		}
-		if v := singleValue(r); v != "" {
-			return r
-		}
-		for _, d := range g.domains {
-			if r.Has(d) {
-				return g.domainRequirement(d)
-			}
-		}
-		return nil
+		return requirements.MustNew(g.key, requirements.In, with...)
 	default: // anti-affinity and inverse
 		var free []string
-		for _, d := range g.domains {
-			if g.counts[d] == 0 && r.Has(d) {
+		for _, d := range adm.domains {
+			if r.Has(d) {
 				free = append(free, d)
 			}
 		}
 		if len(free) == 0 {
 			return nil
 		}
-		if len(free) == len(g.domains) && !r.IsEmpty() && r.Operator() != requirements.In {
+		if len(free) == len(g.domains) && r.Operator() != requirements.In {
 			return r
 		}
 		return requirements.MustNew(g.key, requirements.In, free...)
 	}
-}
-
-// anyAllowedHasMatches reports whether a domain the pod may use already holds a match, in
-// which case the pod must join it rather than bootstrap a new one.
-func (g *topologyGroup) anyAllowedHasMatches(pr *requirements.Requirement) bool {
-	for _, d := range g.domains {
-		if g.counts[d] > 0 && pr.Has(d) {
-			return true
-		}
-	}
-	return false
 }
 
 func singleValue(r *requirements.Requirement) string {
@@ -689,10 +662,23 @@ type domainFilter struct {
 	allowed []string
 }
 
-// admissible lists the domains of g in which p could be placed at all now.
-func (g *topologyGroup) admissible(t *topology, p *podData, f *podForm) []string {
+// admissibleDomains are the domains of a group a pod may join now, whatever the node.
+type admissibleDomains struct {
+	domains []string
+	// bootstrap: a self-selecting pod whose affinity finds no match may start anywhere.
+	bootstrap bool
+}
+
+// admissible is, for pod p (form f), the domains of g it may join now: for spread, those
+// within maxSkew of the global minimum (over the domains the pod's strict node requirements
+// allow, or zero with fewer than minDomains of them); for affinity, the domains holding a
+// match that the pod allows; for anti-affinity, the empty domains. Computed once per attempt.
+func (t *topology) admissible(g *topologyGroup, p *podData, f *podForm) admissibleDomains {
+	if a, ok := t.admCache[g]; ok {
+		return a
+	}
 	self := p.selfSelects(g)
-	var out []string
+	var a admissibleDomains
 	switch g.kind {
 	case groupSpread:
 		eligible := g.domains
@@ -703,41 +689,44 @@ func (g *topologyGroup) admissible(t *topology, p *podData, f *podForm) []string
 		if len(eligible) >= int(g.minDomains) && len(eligible) > 0 {
 			minCount = int(^uint(0) >> 1)
 			for _, d := range eligible {
-				if c := g.counts[d]; c < minCount {
-					minCount = c
-				}
+				minCount = min(minCount, g.counts[d])
 			}
 		}
 		for _, d := range g.domains {
 			if g.counts[d]+boolInt(self)-minCount <= int(g.maxSkew) {
-				out = append(out, d)
+				a.domains = append(a.domains, d)
 			}
 		}
 	case groupAffinity:
+		pr := t.get(f.reqs, g.key)
 		for _, d := range g.domains {
-			if g.counts[d] > 0 {
-				out = append(out, d)
+			if g.counts[d] > 0 && pr.Has(d) {
+				a.domains = append(a.domains, d)
 			}
 		}
-		if len(out) == 0 && self {
-			return g.domains
+		if len(a.domains) == 0 && self {
+			a.domains, a.bootstrap = g.domains, true
 		}
 	default:
 		for _, d := range g.domains {
 			if g.counts[d] == 0 {
-				out = append(out, d)
+				a.domains = append(a.domains, d)
 			}
 		}
 	}
-	return out
+	t.admCache[g] = a
+	return a
 }
+
+// beginAttempt forgets what was computed for the previous pod or form.
+func (t *topology) beginAttempt() { clear(t.admCache) }
 
 // filters builds the domain filters of p for this attempt.
 func (t *topology) filters(p *podData, f *podForm, buf []domainFilter) []domainFilter {
 	buf = buf[:0]
 	add := func(g *topologyGroup) {
 		if g.key != v1.LabelHostname {
-			buf = append(buf, domainFilter{key: g.key, allowed: g.admissible(t, p, f)})
+			buf = append(buf, domainFilter{key: g.key, allowed: t.admissible(g, p, f).domains})
 		}
 	}
 	for _, g := range f.owned {
