@@ -1,0 +1,130 @@
+package scheduling_test
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// podNames lists the names of pods, space-separated.
+func podNames(pods []*corev1.Pod) string {
+	names := make([]string, 0, len(pods))
+	for _, p := range pods {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, " ")
+}
+
+// Solve packs pending pods onto new NodeClaims, choosing for each the cheapest instance type
+// that fits its pods.
+func ExampleSolve() {
+	in := &scheduling.Input{
+		Pods: []*corev1.Pod{
+			fake.Pod("web-1").Requests("1500m", "1Gi").Obj(),
+			fake.Pod("web-2").Requests("1500m", "1Gi").Obj(),
+			fake.Pod("batch").Requests("3", "4Gi").Obj(),
+			fake.Pod("sidecar").Requests("250m", "256Mi").Obj(),
+		},
+		NodePools: []*v1.NodePool{
+			fake.NodePool("default").Requirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, v1.CapacityTypeOnDemand).Obj(),
+		},
+		// fake-it-0 .. fake-it-3: 1..4 vCPU, 2..8 GiB, priced at 0.1 per vCPU and per GB.
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
+		WellKnownLabels: fake.WellKnownLabels(),
+	}
+	res, err := scheduling.Solve(in)
+	if err != nil {
+		panic(err)
+	}
+	total := 0.0
+	for _, c := range res.NewNodeClaims {
+		fmt.Printf("%s %s/%s $%.4f: %s\n", c.InstanceType.Name, c.Offering.Zone(), c.Offering.CapacityType(),
+			c.Offering.Price, podNames(c.Pods))
+		total += c.Offering.Price
+	}
+	fmt.Printf("total $%.4f/hour, %d unschedulable\n", total, len(res.PodErrors))
+	// Output:
+	// fake-it-3 test-zone-1/on-demand $1.2590: batch sidecar
+	// fake-it-3 test-zone-1/on-demand $1.2590: web-1 web-2
+	// total $2.5180/hour, 0 unschedulable
+}
+
+// A pod that no instance type can hold is reported in PodErrors with the reason, never
+// dropped.
+func ExampleSolve_unschedulable() {
+	in := &scheduling.Input{
+		Pods: []*corev1.Pod{
+			fake.Pod("small").Requests("500m", "512Mi").Obj(),
+			fake.Pod("huge").Requests("64", "1Gi").Obj(),
+		},
+		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
+		WellKnownLabels: fake.WellKnownLabels(),
+	}
+	res, err := scheduling.Solve(in)
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range res.NewNodeClaims {
+		fmt.Printf("%s: %s\n", c.InstanceType.Name, podNames(c.Pods))
+	}
+	for _, pe := range res.PodErrors {
+		fmt.Printf("%s: %s\n", pe.Pod.Name, pe.Reason)
+	}
+	// Output:
+	// fake-it-0: small
+	// huge: NodePool "default": no instance type has enough resources for requests {cpu: 64, memory: 1Gi, pods: 1} (with daemonset overhead)
+}
+
+// A pending pod goes to an existing node with room before any new NodeClaim is considered.
+func ExampleSolve_existingNode() {
+	it := fake.InstanceTypes(4)[3] // fake-it-3: 4 vCPU, 8 GiB
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "node-a", Labels: map[string]string{
+			v1.LabelHostname:           "node-a",
+			v1.LabelTopologyZone:       fake.TestZone1,
+			v1.LabelInstanceType:       it.Name,
+			v1.CapacityTypeLabelKey:    v1.CapacityTypeOnDemand,
+			v1.NodePoolLabelKey:        "default",
+			v1.NodeInitializedLabelKey: "true",
+		}},
+		Status: corev1.NodeStatus{
+			Capacity:    it.Capacity.DeepCopy(),
+			Allocatable: it.Allocatable().DeepCopy(),
+		},
+	}
+	in := &scheduling.Input{
+		Pods: []*corev1.Pod{
+			fake.Pod("fits").Requests("1", "1Gi").Obj(),
+			fake.Pod("too-big").Requests("3", "1Gi").Obj(),
+		},
+		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
+		Nodes: []*scheduling.Node{{
+			Node: node,
+			// A bound pod already uses 2 of the node's 3.9 allocatable vCPU.
+			Pods: []*corev1.Pod{fake.Pod("running").Requests("2", "2Gi").NodeName("node-a").Obj()},
+		}},
+		WellKnownLabels: fake.WellKnownLabels(),
+	}
+	res, err := scheduling.Solve(in)
+	if err != nil {
+		panic(err)
+	}
+	for _, e := range res.ExistingNodes {
+		fmt.Printf("existing %s: %s\n", e.Name, podNames(e.Pods))
+	}
+	for _, c := range res.NewNodeClaims {
+		fmt.Printf("new %s: %s\n", c.InstanceType.Name, podNames(c.Pods))
+	}
+	// Output:
+	// existing node-a: fits
+	// new fake-it-3: too-big
+}
