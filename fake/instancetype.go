@@ -64,8 +64,16 @@ type InstanceTypeOptions struct {
 // Price is the fake pricing: 0.1 per CPU + 0.1 per GB (10^9 bytes) of memory, +1 for each
 // resource that is not cpu, memory, pods or ephemeral-storage (vendor GPUs and the like).
 func Price(resources corev1.ResourceList) float64 {
+	// Sum in name order: float addition is not associative, and map order is random.
+	names := make([]string, 0, len(resources))
+	for name := range resources {
+		names = append(names, string(name))
+	}
+	sort.Strings(names)
 	price := 0.0
-	for name, q := range resources {
+	for _, n := range names {
+		name := corev1.ResourceName(n)
+		q := resources[name]
 		switch name {
 		case corev1.ResourceCPU:
 			price += 0.1 * float64(q.MilliValue()) / 1000

@@ -74,8 +74,8 @@ func (s *solver) buildExisting() {
 			byName[tt.it.Name] = tt
 		}
 	}
-	for _, n := range s.in.Nodes {
-		if n == nil || n.MarkedForDeletion {
+	for _, n := range s.nodes {
+		if n.MarkedForDeletion {
 			continue
 		}
 		if n.Node != nil && n.Node.DeletionTimestamp != nil {
@@ -123,7 +123,9 @@ func (s *solver) buildExisting() {
 			alloc = n.NodeClaim.Status.Allocatable
 		}
 		e.available = s.res.vec(alloc)
-		if tt, ok := byName[lbls[v1.LabelInstanceType]]; ok {
+		// Until a node is initialized the kubelet may report zero for resources it has not
+		// registered yet (extended resources, or everything on an in-flight NodeClaim).
+		if tt, ok := byName[lbls[v1.LabelInstanceType]]; ok && !e.initialized {
 			typeAlloc := s.res.vec(tt.it.Allocatable())
 			for i, x := range e.available {
 				if x == 0 {
@@ -135,7 +137,7 @@ func (s *solver) buildExisting() {
 		e.volumeClaims = map[string]map[string]bool{}
 		boundDaemons := map[string]bool{}
 		for _, p := range n.Pods {
-			if isTerminal(p) {
+			if p == nil || isTerminal(p) {
 				continue
 			}
 			if _, uses, _ := s.volumes.podVolumes(p); len(uses) > 0 {
@@ -223,7 +225,7 @@ func isTerminal(p *corev1.Pod) bool {
 func (s *solver) countBoundPods() {
 	for _, e := range s.allExisting() {
 		for _, bp := range e.node.Pods {
-			if isTerminal(bp) || bp.DeletionTimestamp != nil {
+			if bp == nil || isTerminal(bp) || bp.DeletionTimestamp != nil {
 				continue
 			}
 			selected, _ := s.topo.selecting(bp)

@@ -147,8 +147,8 @@ func TestKCoreSemDaemonSets(t *testing.T) {
 			claims: kcInt(1), want: def,
 		},
 		{
-			name:       "DaemonSet affinity on karpenter.sh/initialized: counted, key absent from the NodeClaim",
-			skip:       "BUG: a DaemonSet whose required node affinity is karpenter.sh/initialized In [true] is ignored (small type chosen); Karpenter counts it (ref 1.2, 6.6)",
+			name: "DaemonSet affinity on karpenter.sh/initialized: counted, key absent from the NodeClaim",
+
 			pods:       pod(),
 			daemonSets: ds(affinity(term(kcTerm(v1.NodeInitializedLabelKey, kcIn, "true")))),
 			claims:     kcInt(1), want: def,

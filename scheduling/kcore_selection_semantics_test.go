@@ -115,8 +115,8 @@ func TestKCoreSemRefusedPods(t *testing.T) {
 			failed: []string{"plain", "other"}, claims: kcInt(0),
 		},
 		{
-			name:   "no NodePools: existing nodes are not used either",
-			skip:   "BUG: with no usable NodePool Karpenter computes nothing (ref 1.1.5), nodeplan still places the pod on an existing node",
+			name: "no NodePools: existing nodes are not used either",
+
 			pools:  kcPools(),
 			pods:   []*corev1.Pod{plain},
 			nodes:  []*scheduling.Node{kcNode("n1", nil, kcRL("cpu", "4", "memory", "4Gi", "pods", "10"))},
@@ -141,8 +141,8 @@ func TestKCoreSemRefusedPods(t *testing.T) {
 			failed: []string{"plain"}, claims: kcInt(0),
 		},
 		{
-			name:   "NodePool whose Ready condition is False is ignored",
-			skip:   "BUG: a NodePool with status condition Ready=False is used by nodeplan; Karpenter ignores NodePools that are not Ready (ref 1.1.5, 6.2)",
+			name: "NodePool whose Ready condition is False is ignored",
+
 			pools:  []*v1.NodePool{notReady},
 			pods:   []*corev1.Pod{plain},
 			failed: []string{"plain"}, claims: kcInt(0),

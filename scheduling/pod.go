@@ -183,8 +183,14 @@ func withDefaultRequests(pod *corev1.Pod) *corev1.Pod {
 
 // nodeRequirementsForPod builds the node-side parts of a pod's first form. It returns an
 // error naming the field for constraints Karpenter refuses.
-func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences bool) (sel requirements.Requirements, terms, preferred []requirements.Requirements, err error) {
+//
+// DaemonSet pods (daemon set) may select the labels Karpenter sets itself, such as
+// karpenter.sh/initialized.
+func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences, daemon bool) (sel requirements.Requirements, terms, preferred []requirements.Requirements, err error) {
 	for k := range pod.Spec.NodeSelector {
+		if daemon {
+			break
+		}
 		if e := checkPodLabelKey(k); e != nil {
 			return nil, nil, nil, fmt.Errorf("spec.nodeSelector[%s]: %v", k, e)
 		}
@@ -198,7 +204,7 @@ func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences bool) (sel requir
 	if r := na.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
 		for i, term := range r.NodeSelectorTerms {
 			path := fmt.Sprintf("spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[%d]", i)
-			reqs, e := termRequirements(term, path)
+			reqs, e := termRequirements(term, path, daemon)
 			if e != nil {
 				return nil, nil, nil, e
 			}
@@ -214,7 +220,7 @@ func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences bool) (sel requir
 		sort.SliceStable(idx, func(a, b int) bool { return prefs[idx[a]].Weight > prefs[idx[b]].Weight })
 		for _, i := range idx {
 			path := fmt.Sprintf("spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d].preference", i)
-			reqs, e := termRequirements(prefs[i].Preference, path)
+			reqs, e := termRequirements(prefs[i].Preference, path, daemon)
 			if e != nil {
 				return nil, nil, nil, e
 			}
@@ -224,11 +230,14 @@ func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences bool) (sel requir
 	return sel, terms, preferred, nil
 }
 
-func termRequirements(term corev1.NodeSelectorTerm, path string) (requirements.Requirements, error) {
-	if len(term.MatchFields) > 0 {
+func termRequirements(term corev1.NodeSelectorTerm, path string, daemon bool) (requirements.Requirements, error) {
+	if len(term.MatchFields) > 0 && !daemon {
 		return nil, fmt.Errorf("%s.matchFields: not supported by Karpenter", path)
 	}
 	for i, e := range term.MatchExpressions {
+		if daemon {
+			break
+		}
 		if err := checkPodLabelKey(e.Key); err != nil {
 			return nil, fmt.Errorf("%s.matchExpressions[%d].key: %v", path, i, err)
 		}

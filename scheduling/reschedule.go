@@ -9,14 +9,14 @@ import (
 )
 
 // reschedulablePods are the pods of nodes marked for deletion that must find a new home.
-func reschedulablePods(in *Input) []*corev1.Pod {
+func reschedulablePods(nodes []*Node, pdbs []*policyv1.PodDisruptionBudget) []*corev1.Pod {
 	var out []*corev1.Pod
-	for _, n := range in.Nodes {
-		if n == nil || !(n.MarkedForDeletion || (n.Node != nil && n.Node.DeletionTimestamp != nil)) {
+	for _, n := range nodes {
+		if !(n.MarkedForDeletion || (n.Node != nil && n.Node.DeletionTimestamp != nil)) {
 			continue
 		}
 		for _, p := range n.Pods {
-			if isReschedulable(p) && !fullyBlocked(p, in.PodDisruptionBudgets) {
+			if p != nil && isReschedulable(p) && !fullyBlocked(p, pdbs) {
 				out = append(out, p)
 			}
 		}

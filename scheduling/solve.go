@@ -38,10 +38,13 @@ type solver struct {
 	scratch     bitset
 	daemons     []*podData
 	// podRequests are the requests of Input.Pods, computed once.
-	podRequests []corev1.ResourceList
-	filterBuf   []domainFilter
-	finalCache  map[finalKey]*finalOptions
-	volumes     *volumeIndex
+	podRequests        []corev1.ResourceList
+	filterBuf          []domainFilter
+	finalCache         map[finalKey]*finalOptions
+	volumes            *volumeIndex
+	noDynamicNodePools bool
+	// nodes are Input.Nodes without empty entries.
+	nodes []*Node
 	// pending are Input.Pods plus the reschedulable pods of nodes marked for deletion.
 	pending []*corev1.Pod
 	// reservations is the capacity left in each capacity reservation (the smallest
@@ -63,7 +66,12 @@ func Solve(in *Input) (*Result, error) {
 	if err := s.buildTemplates(); err != nil {
 		return nil, err
 	}
-	s.pending = append(append([]*corev1.Pod(nil), in.Pods...), reschedulablePods(in)...)
+	for _, n := range in.Nodes {
+		if n != nil && (n.Node != nil || n.NodeClaim != nil) {
+			s.nodes = append(s.nodes, n)
+		}
+	}
+	s.pending = append(append([]*corev1.Pod(nil), in.Pods...), reschedulablePods(s.nodes, in.PodDisruptionBudgets)...)
 	s.buildResourceIndex()
 	s.topo = newTopology(s.universe(), s.wellKnown)
 	s.volumes = newVolumeIndex(in)
@@ -76,6 +84,16 @@ func Solve(in *Input) (*Result, error) {
 	s.buildReservations()
 	s.buildExisting()
 	s.countBoundPods()
+	if s.noDynamicNodePools {
+		errs := map[*podData]string{}
+		for _, p := range pods {
+			errs[p] = "no NodePool can launch nodes: " + strings.Join(s.templateErrors, "; ")
+			if len(s.templateErrors) == 0 {
+				errs[p] = "no dynamic NodePools found (none given, or all static, deleting or not ready)"
+			}
+		}
+		return s.result(pods, errs), nil
+	}
 	errs := s.run(pods)
 	return s.result(pods, errs), nil
 }
@@ -89,6 +107,7 @@ func (s *solver) buildTemplates() error {
 		}
 		return pools[i].Name > pools[j].Name // Karpenter: equal weights by name descending
 	})
+	s.noDynamicNodePools = true
 	for _, np := range pools {
 		if np == nil || np.DeletionTimestamp != nil || np.Spec.Replicas != nil {
 			continue
@@ -97,6 +116,9 @@ func (s *solver) buildTemplates() error {
 			s.templateErrors = append(s.templateErrors, fmt.Sprintf("NodePool %q is not ready", np.Name))
 			continue
 		}
+		// As Karpenter, with no usable NodePool at all nothing is planned, not even
+		// placements on existing nodes.
+		s.noDynamicNodePools = false
 		t, why, err := s.newTemplate(np, s.in.InstanceTypes[np.Name])
 		if err != nil {
 			return err
@@ -142,7 +164,7 @@ func (s *solver) buildResourceIndex() {
 			s.res.addAll(s.podRequests[i])
 		}
 	}
-	for _, n := range s.in.Nodes {
+	for _, n := range s.nodes {
 		if n.Node != nil {
 			s.res.addAll(n.Node.Status.Allocatable)
 		}
@@ -193,7 +215,7 @@ func (s *solver) universe() map[string][]string {
 			addKeys(p)
 		}
 	}
-	for _, n := range s.in.Nodes {
+	for _, n := range s.nodes {
 		for _, p := range n.Pods {
 			addKeys(p)
 		}
@@ -219,7 +241,7 @@ func (s *solver) universe() map[string][]string {
 				}
 			}
 		}
-		for _, n := range s.in.Nodes {
+		for _, n := range s.nodes {
 			if v, ok := nodeLabels(n)[key]; ok {
 				seen[v] = true
 			}
@@ -284,7 +306,7 @@ func (s *solver) preparePods() ([]*podData, error) {
 		pods = append(pods, p)
 	}
 	// Inverse anti-affinity groups of bound pods, before selection is computed.
-	for _, n := range s.in.Nodes {
+	for _, n := range s.nodes {
 		for _, bp := range n.Pods {
 			s.inverseGroups(bp)
 		}
@@ -313,7 +335,7 @@ func (s *solver) inverseGroups(pod *corev1.Pod) []*topologyGroup {
 // formFor builds a pod's unrelaxed scheduling form.
 func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 	ignore := s.opts.PreferencePolicy == PreferencesIgnore
-	sel, terms, preferred, err := nodeRequirementsForPod(pod, ignore)
+	sel, terms, preferred, err := nodeRequirementsForPod(pod, ignore, false)
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +432,7 @@ func (s *solver) buildTemplateTypes() {
 			continue
 		}
 		p := &podData{pod: pod, key: ds.Namespace + "/" + ds.Name, requests: s.res.vec(podRequests(pod)), ports: hostPortsOf(pod)}
-		sel, terms, _, err := nodeRequirementsForPod(pod, true)
+		sel, terms, _, err := nodeRequirementsForPod(pod, true, true)
 		if err != nil {
 			continue
 		}
@@ -711,8 +733,13 @@ func knownNamespaces(in *Input, pending []*corev1.Pod) []*corev1.Namespace {
 		}
 	}
 	for _, n := range in.Nodes {
+		if n == nil {
+			continue
+		}
 		for _, p := range n.Pods {
-			add(p.Namespace)
+			if p != nil {
+				add(p.Namespace)
+			}
 		}
 	}
 	out := make([]*corev1.Namespace, 0, len(byName))
