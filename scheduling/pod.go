@@ -30,6 +30,9 @@ type podData struct {
 	blockedBy []*topologyGroup
 	// inverse are the inverse groups of the pod's own required anti-affinity terms.
 	inverse []*topologyGroup
+	// collapses: the pod takes part in a non-hostname (anti-)affinity group, so its node is
+	// pinned to one domain of that key.
+	collapses bool
 	// volumeAlternatives are the node requirements the pod's volumes allow (ORed; nil: any).
 	volumeAlternatives []requirements.Requirements
 	volumes            []volumeUse

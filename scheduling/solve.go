@@ -314,6 +314,7 @@ func (s *solver) preparePods() ([]*podData, error) {
 	for _, p := range pods {
 		p.selectedBy, p.blockedBy = s.topo.selecting(p.pod)
 	}
+	s.topo.markCollapses(pods)
 	return pods, nil
 }
 

@@ -43,6 +43,9 @@ type topologyGroup struct {
 	domains []string // sorted domains of key (not used for hostname)
 	// single caches `key In [domain]` per domain.
 	single map[string]*requirements.Requirement
+	// pinned counts, per domain, the pending pods this group selects whose own node
+	// requirements pin them to that domain.
+	pinned map[string]int
 	// hostCounts replace counts for the hostname key, indexed by host id (a slice lookup
 	// instead of a string hash: hostname constraints are checked against every candidate).
 	hostCounts []int32
@@ -219,6 +222,7 @@ func (t *topology) intern(g *topologyGroup, id string) *topologyGroup {
 		return have
 	}
 	g.counts = map[string]int{}
+	g.pinned = map[string]int{}
 	if g.key != v1.LabelHostname {
 		g.domains = t.universe[g.key]
 	}
@@ -563,7 +567,7 @@ func boolInt(b bool) int {
 // requirementsFor returns the requirements topology adds for pod p (form f) on a node with
 // requirements nodeReqs, or ok=false with the key that has no allowed domain.
 func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements.Requirements, host int32) (narrowed requirements.Requirements, failedKey string, ok bool) {
-	if len(f.owned) == 0 && len(p.blockedBy) == 0 {
+	if len(f.owned) == 0 && len(p.blockedBy) == 0 && !p.collapses {
 		return nil, "", true
 	}
 	get := func(key string) *requirements.Requirement {
@@ -601,13 +605,65 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 			return nil, g.key, false
 		}
 	}
+	// Pin the node to one domain of every (anti-)affinity key the pod takes part in, so the
+	// pods that follow or avoid it see where it is. Karpenter leaves such a NodeClaim open
+	// across domains (blocking all of them) and settles one domain per provisioning round;
+	// nodeplan settles them all in one pass.
+	collapse := func(g *topologyGroup, owner bool) {
+		if g.key == v1.LabelHostname || (g.kind != groupAffinity && g.kind != groupAntiAffinity && g.kind != groupInverse) {
+			return
+		}
+		cur := get(g.key)
+		if singleValue(cur) != "" || cur.Operator() == requirements.DoesNotExist {
+			return
+		}
+		if d := g.pick(cur, owner); d != "" {
+			if narrowed == nil {
+				narrowed = requirements.Requirements{}
+			}
+			narrowed[g.key] = cur.Intersection(g.domainRequirement(d))
+		}
+	}
+	for _, g := range f.owned {
+		collapse(g, true)
+	}
+	for _, g := range p.inverse {
+		collapse(g, true)
+	}
+	for _, g := range p.selectedBy {
+		collapse(g, false)
+	}
 	return narrowed, "", true
+}
+
+// pick chooses the domain of r to pin a pod to. An owner of anti-affinity takes the free
+// domain that the fewest pending pods are pinned to (so it does not take their place); a pod
+// that others follow or avoid joins the domain that already holds most of them. Ties go to
+// the first domain by name.
+func (g *topologyGroup) pick(r *requirements.Requirement, owner bool) string {
+	best, bestScore := "", 0
+	for _, d := range g.domains {
+		if !r.Has(d) {
+			continue
+		}
+		score := g.counts[d]*1024 - g.pinned[d]
+		if owner && (g.kind == groupAntiAffinity || g.kind == groupInverse) {
+			score = -g.pinned[d]
+		}
+		if best == "" || score > bestScore {
+			best, bestScore = d, score
+		}
+	}
+	return best
 }
 
 // record counts pod p, placed on a node with requirements nodeReqs and taints, in every
 // group that selects it, and records it as owner of its inverse groups.
 func (t *topology) record(p *podData, inverse []*topologyGroup, nodeReqs requirements.Requirements, taints []corev1.Taint) {
 	for _, g := range p.selectedBy {
+		if v := p.pinnedTo(t, g); v != "" {
+			g.pinned[v]--
+		}
 		if !g.passesFilter(nodeReqs, taints, t.wellKnown) {
 			continue
 		}
@@ -768,4 +824,33 @@ func (t *topology) claimHost(name string) int32 {
 	id := t.hostID(name)
 	t.claimHosts[id] = true
 	return id
+}
+
+// pinnedTo is the domain of g's key a pending pod's own strict requirements pin it to, or "".
+func (p *podData) pinnedTo(t *topology, g *topologyGroup) string {
+	if p.form == nil || g.key == v1.LabelHostname || (g.kind != groupAntiAffinity && g.kind != groupInverse) {
+		return ""
+	}
+	return singleValue(t.get(p.form.strict, g.key))
+}
+
+// markCollapses notes, per pod, whether it takes part in an affinity or anti-affinity group
+// on a key other than the hostname (so requirementsFor must pin its node's domain), and
+// counts the pods pinned to each domain of anti-affinity groups.
+func (t *topology) markCollapses(pods []*podData) {
+	for _, p := range pods {
+		for _, g := range p.selectedBy {
+			if g.key != v1.LabelHostname && g.kind != groupSpread {
+				p.collapses = true
+			}
+			if v := p.pinnedTo(t, g); v != "" {
+				g.pinned[v]++
+			}
+		}
+		for _, g := range p.inverse {
+			if g.key != v1.LabelHostname {
+				p.collapses = true
+			}
+		}
+	}
 }
