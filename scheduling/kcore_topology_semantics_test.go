@@ -269,14 +269,14 @@ func TestKCoreSemTopologySpread(t *testing.T) {
 			pools: taintPools, pods: taintPods(nil), nFailed: kcInt(2), dist: []kcDist{{key: kcZone, want: []int{1}}},
 		},
 		{
-			name:  "nodeTaintsPolicy Honor: the tainted NodePool's zone is excluded, 3 pods in z2",
-			skip:  "BUG: with nodeTaintsPolicy Honor the zone offered only by a NodePool whose taint the pod does not tolerate still counts as an empty domain (1 pod placed, 2 fail); Karpenter excludes it (ref 1.14.1, 1.14.3, 6.9)",
+			name: "nodeTaintsPolicy Honor: the tainted NodePool's zone is excluded, 3 pods in z2",
+
 			pools: taintPools, pods: taintPods(&honor), dist: []kcDist{{key: kcZone, want: []int{3}}},
 			want: map[string]kcWant{"p-0": {zone: kcZ2, pool: "plain"}},
 		},
 		{
-			name:  "nodeAffinityPolicy Honor (default): nodes the pod cannot use do not count, 5 pods in r3",
-			skip:  "BUG: with nodeAffinityPolicy Honor (default), racks of existing nodes that fail the pod's nodeSelector still register as empty domains (1 pod placed, 4 fail); Karpenter only registers domains of nodes passing the node filter (ref 1.14.1, 1.14.3, 6.9)",
+			name: "nodeAffinityPolicy Honor (default): nodes the pod cannot use do not count, 5 pods in r3",
+
 			pools: kcPools(kcPool("default").Label("team", "mine").Label("rack", "r3")),
 			nodes: []*scheduling.Node{rack("n1", "r1"), rack("n2", "r2")},
 			pods:  rackPods(&honor), dist: []kcDist{{key: "rack", want: []int{5}}},

@@ -180,9 +180,9 @@ func (s *solver) buildResourceIndex() {
 	}
 }
 
-// universe returns the known domains of every topology key: values NodePools and their
-// instance types can produce, and labels of existing nodes.
-func (s *solver) universe() map[string][]string {
+// universe gathers where the domains of every topology key come from: the NodePools (and
+// their instance types) that can produce them, and the existing nodes.
+func (s *solver) universe() *universe {
 	keys := map[string]bool{}
 	addKeys := func(pod *corev1.Pod) {
 		for _, c := range pod.Spec.TopologySpreadConstraints {
@@ -220,13 +220,14 @@ func (s *solver) universe() map[string][]string {
 			addKeys(p)
 		}
 	}
-	out := map[string][]string{}
+	u := &universe{templates: map[string]map[string][]*template{}}
 	for key := range keys {
 		if key == v1.LabelHostname {
 			continue
 		}
-		seen := map[string]bool{}
+		from := map[string][]*template{}
 		for _, t := range s.templates {
+			seen := map[string]bool{}
 			tr := t.reqs.Get(key)
 			if t.reqs.Has(key) && tr.Operator() == requirements.In {
 				for _, v := range tr.Values() {
@@ -240,20 +241,23 @@ func (s *solver) universe() map[string][]string {
 					}
 				}
 			}
-		}
-		for _, n := range s.nodes {
-			if v, ok := nodeLabels(n)[key]; ok {
-				seen[v] = true
+			for v := range seen {
+				from[v] = append(from[v], t)
 			}
 		}
-		vals := make([]string, 0, len(seen))
-		for v := range seen {
-			vals = append(vals, v)
-		}
-		sort.Strings(vals)
-		out[key] = vals
+		u.templates[key] = from
 	}
-	return out
+	for _, n := range s.nodes {
+		lbls := nodeLabels(n)
+		var taints []corev1.Taint
+		if n.Node != nil {
+			taints = n.Node.Spec.Taints
+		} else {
+			taints = n.NodeClaim.Spec.Taints
+		}
+		u.nodes = append(u.nodes, universeNode{labels: lbls, reqs: requirements.FromLabels(lbls), taints: taints})
+	}
+	return u
 }
 
 // nodeLabels are an existing node's labels, or an in-flight NodeClaim's labels plus its

@@ -185,7 +185,7 @@ func (p *podData) hostBlocked(f *podForm, host int32) bool {
 type topology struct {
 	groups    map[string]*topologyGroup
 	ordered   []*topologyGroup // creation order, for deterministic iteration
-	universe  map[string][]string
+	universe  *universe
 	wellKnown requirements.KeySet
 	// selectCache maps a pod's namespace and labels to the groups selecting it.
 	selectCache map[string][]*topologyGroup
@@ -202,7 +202,7 @@ type topology struct {
 	admCache map[*topologyGroup]admissibleDomains
 }
 
-func newTopology(universe map[string][]string, wellKnown requirements.KeySet) *topology {
+func newTopology(universe *universe, wellKnown requirements.KeySet) *topology {
 	return &topology{
 		groups:      map[string]*topologyGroup{},
 		universe:    universe,
@@ -224,7 +224,7 @@ func (t *topology) intern(g *topologyGroup, id string) *topologyGroup {
 	g.counts = map[string]int{}
 	g.pinned = map[string]int{}
 	if g.key != v1.LabelHostname {
-		g.domains = t.universe[g.key]
+		g.domains = t.universe.domains(g, t.wellKnown)
 	}
 	t.groups[id] = g
 	t.ordered = append(t.ordered, g)
@@ -853,4 +853,59 @@ func (t *topology) markCollapses(pods []*podData) {
 			}
 		}
 	}
+}
+
+// universe records where topology domains come from.
+type universe struct {
+	// templates maps key -> domain -> the NodePools that can launch a node in it.
+	templates map[string]map[string][]*template
+	nodes     []universeNode
+}
+
+type universeNode struct {
+	labels map[string]string
+	reqs   requirements.Requirements
+	taints []corev1.Taint
+}
+
+// domains are the domains a group starts with: those NodePools can produce (for a spread
+// group honouring taints, only NodePools whose taints its pods tolerate), and the labels of
+// existing nodes (for a spread group, only nodes passing its node filter).
+func (u *universe) domains(g *topologyGroup, wellKnown requirements.KeySet) []string {
+	seen := map[string]bool{}
+	for d, from := range u.templates[g.key] {
+		for _, t := range from {
+			if g.kind != groupSpread || !g.honorTaints || tolerates(g.filterTolerations, schedulingTaints(t.taints)) {
+				seen[d] = true
+				break
+			}
+		}
+	}
+	for _, n := range u.nodes {
+		v, ok := n.labels[g.key]
+		if !ok || seen[v] {
+			continue
+		}
+		if g.kind == groupSpread && !g.passesFilter(n.reqs, schedulingTaints(n.taints), nil) {
+			continue
+		}
+		seen[v] = true
+	}
+	out := make([]string, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// schedulingTaints drops PreferNoSchedule taints, which never keep a pod off a node.
+func schedulingTaints(taints []corev1.Taint) []corev1.Taint {
+	var out []corev1.Taint
+	for _, t := range taints {
+		if t.Effect != corev1.TaintEffectPreferNoSchedule {
+			out = append(out, t)
+		}
+	}
+	return out
 }
