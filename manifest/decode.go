@@ -94,6 +94,8 @@ type parser struct {
 	// doc is the document being read, and whether its duplicate-key check ran.
 	doc         document
 	checkedDups bool
+	// strictErr is the strict YAML parse's error for the current document (duplicate keys).
+	strictErr error
 }
 
 // object is one object of a document.
@@ -125,7 +127,14 @@ func (p *parser) document(d document) {
 			p.fail(src, ObjectRef{}, "", fmt.Errorf("cannot read this document: %v", r))
 		}
 	}()
-	js, err := yaml.YAMLToJSON(d.data)
+	// Parse strictly (duplicate keys are errors) once; only when that fails parse again
+	// leniently, so the error can name the object and is raised only for kinds nodeplan reads.
+	js, err := yaml.YAMLToJSONStrict(d.data)
+	p.strictErr = nil
+	if err != nil {
+		p.strictErr = err
+		js, err = yaml.YAMLToJSON(d.data)
+	}
 	if err != nil {
 		p.fail(src, ObjectRef{}, "", errors.New(lineOffsetMessage(err.Error(), d.line)))
 		return
@@ -216,9 +225,9 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 		return
 	}
 	if !p.checkedDups {
-		// Duplicated keys only matter in objects nodeplan reads; the check needs the YAML.
+		// Duplicated keys only matter in objects nodeplan reads.
 		p.checkedDups = true
-		if _, err := yaml.YAMLToJSONStrict(p.doc.data); err != nil {
+		if err := p.strictErr; err != nil {
 			p.fail(src, ref, "", errors.New(lineOffsetMessage(err.Error(), p.doc.line)))
 			return
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -108,6 +109,56 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// writePlanJSON prints the plan with one NodeClaim, node or pod error per line: readable,
+// diffable, and much faster than indenting every instance-type option of every claim.
+func writePlanJSON(w io.Writer, out *planOutput) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	list := func(name string, n int, item func(i int) any, last bool) error {
+		fmt.Fprintf(bw, "  %q: [", name)
+		for i := 0; i < n; i++ {
+			b, err := json.Marshal(item(i))
+			if err != nil {
+				return err
+			}
+			sep := ","
+			if i == n-1 {
+				sep = ""
+			}
+			fmt.Fprintf(bw, "\n    %s%s", b, sep)
+		}
+		if n > 0 {
+			bw.WriteString("\n  ")
+		}
+		bw.WriteString("]")
+		if !last {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n")
+		return nil
+	}
+	bw.WriteString("{\n")
+	if err := list("nodeClaims", len(out.NodeClaims), func(i int) any { return out.NodeClaims[i] }, false); err != nil {
+		return err
+	}
+	if err := list("existingNodes", len(out.ExistingNodes), func(i int) any { return out.ExistingNodes[i] }, false); err != nil {
+		return err
+	}
+	if err := list("podErrors", len(out.PodErrors), func(i int) any { return out.PodErrors[i] }, false); err != nil {
+		return err
+	}
+	price, _ := json.Marshal(out.PricePerHour)
+	fmt.Fprintf(bw, "  \"pricePerHour\": %s", price)
+	if len(out.Skipped) > 0 {
+		skipped, err := json.Marshal(out.Skipped)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(bw, ",\n  \"skipped\": %s", skipped)
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 func writePlanTable(w io.Writer, out *planOutput, set *manifest.Set) error {

@@ -37,7 +37,7 @@ func runPlan(args []string, stdout io.Writer) error {
 	out := newPlanOutput(res, set)
 	switch c.output {
 	case "json":
-		return writeJSON(stdout, out)
+		return writePlanJSON(stdout, out)
 	case "yaml":
 		return writeNodeClaimYAML(stdout, res, set)
 	default:
