@@ -375,47 +375,47 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 		f.scheduleAnyway = append(f.scheduleAnyway, anyway)
 	}
 	if a := pod.Spec.Affinity; a != nil {
+		var err error
 		if pa := a.PodAffinity; pa != nil {
-			for i, term := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-				g, err := s.topo.affinityGroup(groupAffinity, pod, term, fmt.Sprintf("spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]", i))
-				if err != nil {
-					return nil, err
-				}
-				f.requiredAffinity = append(f.requiredAffinity, g)
-			}
-			if !ignore {
-				for _, i := range byWeight(pa.PreferredDuringSchedulingIgnoredDuringExecution) {
-					term := pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm
-					g, err := s.topo.affinityGroup(groupAffinity, pod, term, fmt.Sprintf("spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d].podAffinityTerm", i))
-					if err != nil {
-						return nil, err
-					}
-					f.preferredAffinity = append(f.preferredAffinity, g)
-				}
+			f.requiredAffinity, f.preferredAffinity, err = s.affinityGroups(groupAffinity, pod, pa.RequiredDuringSchedulingIgnoredDuringExecution,
+				pa.PreferredDuringSchedulingIgnoredDuringExecution, "spec.affinity.podAffinity", ignore)
+			if err != nil {
+				return nil, err
 			}
 		}
 		if pa := a.PodAntiAffinity; pa != nil {
-			for i, term := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-				g, err := s.topo.affinityGroup(groupAntiAffinity, pod, term, fmt.Sprintf("spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]", i))
-				if err != nil {
-					return nil, err
-				}
-				f.requiredAnti = append(f.requiredAnti, g)
-			}
-			if !ignore {
-				for _, i := range byWeight(pa.PreferredDuringSchedulingIgnoredDuringExecution) {
-					term := pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm
-					g, err := s.topo.affinityGroup(groupAntiAffinity, pod, term, fmt.Sprintf("spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d].podAffinityTerm", i))
-					if err != nil {
-						return nil, err
-					}
-					f.preferredAnti = append(f.preferredAnti, g)
-				}
+			f.requiredAnti, f.preferredAnti, err = s.affinityGroups(groupAntiAffinity, pod, pa.RequiredDuringSchedulingIgnoredDuringExecution,
+				pa.PreferredDuringSchedulingIgnoredDuringExecution, "spec.affinity.podAntiAffinity", ignore)
+			if err != nil {
+				return nil, err
 			}
 		}
 	}
 	f.derive()
 	return f, nil
+}
+
+// affinityGroups interns the groups of a pod's required terms, and of its preferred terms
+// heaviest first (none when preferences are ignored).
+func (s *solver) affinityGroups(kind groupKind, pod *corev1.Pod, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm, path string, ignore bool) (req, pref []*topologyGroup, err error) {
+	for i, term := range required {
+		g, err := s.topo.affinityGroup(kind, pod, term, fmt.Sprintf("%s.requiredDuringSchedulingIgnoredDuringExecution[%d]", path, i))
+		if err != nil {
+			return nil, nil, err
+		}
+		req = append(req, g)
+	}
+	if ignore {
+		return req, nil, nil
+	}
+	for _, i := range byWeight(preferred) {
+		g, err := s.topo.affinityGroup(kind, pod, preferred[i].PodAffinityTerm, fmt.Sprintf("%s.preferredDuringSchedulingIgnoredDuringExecution[%d].podAffinityTerm", path, i))
+		if err != nil {
+			return nil, nil, err
+		}
+		pref = append(pref, g)
+	}
+	return req, pref, nil
 }
 
 func byWeight(terms []corev1.WeightedPodAffinityTerm) []int {

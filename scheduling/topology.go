@@ -283,13 +283,19 @@ func (t *topology) affinityGroup(kind groupKind, pod *corev1.Pod, term corev1.Po
 	var fast string
 	if len(term.MatchLabelKeys) == 0 && len(term.MismatchLabelKeys) == 0 && term.NamespaceSelector == nil {
 		fast = fmt.Sprintf("%d|%s|%s|%v|%s", kind, term.TopologyKey, pod.Namespace, term.Namespaces, selectorText(term.LabelSelector))
-		if g, ok := t.termCache[fast]; ok {
-			return g, nil
-		}
 	}
-	g, err := t.parseAffinityGroup(kind, pod, term, path)
-	if err == nil && fast != "" {
-		t.termCache[fast] = g
+	return t.cached(fast, func() (*topologyGroup, error) { return t.parseAffinityGroup(kind, pod, term, path) })
+}
+
+// cached returns the group interned under the term text key, or parses it (an empty key is
+// never cached: the term depends on more than its text).
+func (t *topology) cached(key string, parse func() (*topologyGroup, error)) (*topologyGroup, error) {
+	if g, ok := t.termCache[key]; ok && key != "" {
+		return g, nil
+	}
+	g, err := parse()
+	if err == nil && key != "" {
+		t.termCache[key] = g
 	}
 	return g, err
 }
@@ -374,15 +380,8 @@ func (t *topology) spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstrain
 			fmt.Fprintf(&b, "%v", pod.Spec.Tolerations)
 		}
 		fast = b.String()
-		if g, ok := t.termCache[fast]; ok {
-			return g, nil
-		}
 	}
-	g, err := t.parseSpreadGroup(pod, c, strictTerms, path)
-	if err == nil && fast != "" {
-		t.termCache[fast] = g
-	}
-	return g, err
+	return t.cached(fast, func() (*topologyGroup, error) { return t.parseSpreadGroup(pod, c, strictTerms, path) })
 }
 
 func (t *topology) parseSpreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, path string) (*topologyGroup, error) {
