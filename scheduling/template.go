@@ -160,18 +160,10 @@ func (t *template) offerings(reqs requirements.Requirements) *offerInfo {
 	return info
 }
 
-// offeringCompatible reports whether an offering can serve a node with requirements reqs.
+// offeringCompatible reports whether an offering can serve a node with requirements reqs
+// (keys defined on both sides share a value, as Karpenter's Intersects).
 func offeringCompatible(o *cloudprovider.Offering, reqs requirements.Requirements) bool {
-	for k, or := range o.Requirements {
-		r, ok := reqs[k]
-		if !ok {
-			continue
-		}
-		if !r.Intersects(or) && !(negative(r) && negative(or)) {
-			return false
-		}
-	}
-	return true
+	return reqs.HasIntersection(o.Requirements)
 }
 
 // cheapestOffering is the cheapest available offering of it compatible with reqs (ties:
@@ -282,16 +274,7 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 // NodeClaim requirements: keys defined on both sides must share a value unless both are
 // negative.
 func typeIntersects(typeReqs, reqs requirements.Requirements) bool {
-	for k, r := range reqs {
-		tr, ok := typeReqs[k]
-		if !ok {
-			continue
-		}
-		if !tr.Intersects(r) && !(negative(tr) && negative(r)) {
-			return false
-		}
-	}
-	return true
+	return typeReqs.HasIntersection(reqs)
 }
 
 // minValuesShortfall checks every requirement with minValues against the types in set,
