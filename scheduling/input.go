@@ -130,7 +130,7 @@ type Result struct {
 	// NewNodeClaims are the NodeClaims to create, in the order they were opened.
 	NewNodeClaims []*NodeClaim
 	// ExistingNodes lists, for each existing node or in-flight NodeClaim that receives
-	// pending pods, the pods placed there (input order of Nodes).
+	// pending pods, the pods placed there, by node name.
 	ExistingNodes []*ExistingNodePlacement
 	// PodErrors holds a reason for every pod that could not be placed (input order).
 	PodErrors []PodError
