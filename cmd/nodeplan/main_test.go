@@ -186,3 +186,22 @@ func TestUsage(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "frobnicate")
 }
+
+func TestPlanRealWorkloads(t *testing.T) {
+	for _, w := range []struct {
+		file string
+		pods int
+	}{{"online-boutique.yaml", 12}, {"sock-shop.yaml", 14}} {
+		t.Run(w.file, func(t *testing.T) {
+			got := planJSON(t, "-f", "../../examples/general-purpose.yaml", "-f", filepath.Join("../../manifest/testdata", w.file))
+			placed := 0
+			for _, c := range got.NodeClaims {
+				placed += len(c.Pods)
+				assert.Greater(t, c.PricePerHour, 0.0)
+			}
+			assert.Equal(t, w.pods, placed)
+			assert.Empty(t, got.PodErrors)
+			assert.NotEmpty(t, got.Skipped["Service"])
+		})
+	}
+}
