@@ -30,12 +30,7 @@ func isReschedulable(p *corev1.Pod) bool {
 	if isTerminal(p) {
 		return false
 	}
-	owner := ""
-	for _, o := range p.OwnerReferences {
-		if o.Controller != nil && *o.Controller || owner == "" {
-			owner = o.Kind
-		}
-	}
+	owner := controllerKind(p)
 	if owner == "DaemonSet" || owner == "Node" {
 		return false
 	}
@@ -70,4 +65,15 @@ func isZero(v intstr.IntOrString) bool {
 		return v.IntVal == 0
 	}
 	return v.StrVal == "0%" || v.StrVal == "0"
+}
+
+// controllerKind is the kind of the pod's controller (or of its first owner).
+func controllerKind(p *corev1.Pod) string {
+	owner := ""
+	for _, o := range p.OwnerReferences {
+		if o.Controller != nil && *o.Controller || owner == "" {
+			owner = o.Kind
+		}
+	}
+	return owner
 }

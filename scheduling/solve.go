@@ -295,7 +295,9 @@ func (s *solver) preparePods() ([]*podData, error) {
 		p.ports = hostPortsOf(pod)
 		var volumeReason string
 		p.volumeAlternatives, p.volumes, volumeReason = s.volumes.podVolumes(pod)
-		if hasDRAClaims(pod) {
+		if kind := controllerKind(pod); kind == "DaemonSet" || kind == "Node" {
+			p.invalid = fmt.Sprintf("pod is owned by a %s: Karpenter does not provision for it (DaemonSet overhead is counted on every node instead)", kind)
+		} else if hasDRAClaims(pod) {
 			p.invalid = "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for"
 		} else if volumeReason != "" {
 			p.invalid = volumeReason

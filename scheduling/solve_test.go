@@ -134,8 +134,10 @@ func TestRefusedPods(t *testing.T) {
 	badCapacity := fake.Pod("odd").NodeSelector(v1.CapacityTypeLabelKey, "preemptible").Obj()
 	hostname := fake.Pod("pinned").NodeSelector(v1.LabelHostname, "red-node").Obj()
 	ok := fake.Pod("fine").Requests("1", "1Gi").Obj()
+	daemon := fake.Pod("daemon").Requests("100m", "100Mi").Obj()
+	daemon.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent"}}
 	res := mustSolve(t, &scheduling.Input{
-		Pods:          []*corev1.Pod{notKarpenter, badCapacity, hostname, ok},
+		Pods:          []*corev1.Pod{notKarpenter, badCapacity, hostname, daemon, ok},
 		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(2)},
 	})
@@ -146,6 +148,7 @@ func TestRefusedPods(t *testing.T) {
 	assert.Contains(t, reasons["controller"], "DoesNotExist")
 	assert.Contains(t, reasons["odd"], "preemptible")
 	assert.Contains(t, reasons["pinned"], "restricted")
+	assert.Contains(t, reasons["daemon"], "DaemonSet")
 	require.Len(t, res.NewNodeClaims, 1)
 	assert.Equal(t, "fine", res.NewNodeClaims[0].Pods[0].Name)
 }
