@@ -182,10 +182,21 @@ func cheapestOffering(it *cloudprovider.InstanceType, reqs requirements.Requirem
 }
 
 func offeringLess(a, b *cloudprovider.Offering) bool {
-	if a.Zone() != b.Zone() {
-		return a.Zone() < b.Zone()
+	if za, zb := offeringValue(a, v1.LabelTopologyZone), offeringValue(b, v1.LabelTopologyZone); za != zb {
+		return za < zb
 	}
-	return a.CapacityType() < b.CapacityType()
+	return offeringValue(a, v1.CapacityTypeLabelKey) < offeringValue(b, v1.CapacityTypeLabelKey)
+}
+
+// offeringValue is the offering's single value for key (zone, capacity type), without the
+// allocation of Requirements.Get.
+func offeringValue(o *cloudprovider.Offering, key string) string {
+	if r, ok := o.Requirements[key]; ok {
+		if vs := r.Values(); len(vs) > 0 {
+			return vs[0]
+		}
+	}
+	return ""
 }
 
 // newTemplate prepares a NodePool. It returns nil (with a reason) when no instance type is
