@@ -44,7 +44,3 @@ func runPlan(args []string, stdout io.Writer) error {
 		return writePlanTable(stdout, out, set)
 	}
 }
-
-func runDisrupt(args []string, stdout io.Writer) error {
-	return fmt.Errorf("disrupt: not implemented yet")
-}

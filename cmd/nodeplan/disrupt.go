@@ -1,0 +1,214 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/manifest"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// runDisrupt is `nodeplan disrupt`. Without --now the time is the latest creationTimestamp
+// or lastPodEventTime found in the input (never the wall clock), so the same files always
+// give the same answer.
+func runDisrupt(args []string, stdout io.Writer) error {
+	var c commonFlags
+	var now string
+	fs := newFlagSet("disrupt")
+	c.register(fs)
+	fs.StringVar(&now, "now", "", "time to decide at, RFC3339 (default: the latest creationTimestamp/lastPodEventTime in the input)")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("disrupt: %v\n%s", err, usage)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("disrupt: unexpected argument %q (inputs go after -f)", fs.Arg(0))
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	var at time.Time
+	if now != "" {
+		t, err := time.Parse(time.RFC3339, now)
+		if err != nil {
+			return fmt.Errorf("--now %q: want an RFC3339 time such as 2026-01-01T00:00:00Z", now)
+		}
+		at = t
+	}
+	set, err := manifest.Load(c.files...)
+	if err != nil {
+		return err
+	}
+	types, wellKnown, err := loadCatalog(c.instanceTypes)
+	if err != nil {
+		return err
+	}
+	if now == "" {
+		at = latestTime(set)
+	}
+	res, err := disruption.Plan(disruptionInput(snapshot(set, types, wellKnown), at))
+	if err != nil {
+		return err
+	}
+	switch c.output {
+	case "json":
+		return writeJSON(stdout, newDisruptOutput(res))
+	case "yaml":
+		var all []*scheduling.NodeClaim
+		for _, cmd := range res.Commands {
+			all = append(all, cmd.Replacements...)
+		}
+		return writeNodeClaimYAML(stdout, &scheduling.Result{NewNodeClaims: all}, set)
+	default:
+		return writeDisruptTable(stdout, res)
+	}
+}
+
+func disruptionInput(in *scheduling.Input, now time.Time) *disruption.Input {
+	return &disruption.Input{
+		Now:                    now,
+		NodePools:              in.NodePools,
+		InstanceTypes:          in.InstanceTypes,
+		WellKnownLabels:        in.WellKnownLabels,
+		Nodes:                  in.Nodes,
+		Pods:                   in.Pods,
+		DaemonSets:             in.DaemonSets,
+		PodDisruptionBudgets:   in.PodDisruptionBudgets,
+		PersistentVolumeClaims: in.PersistentVolumeClaims,
+		PersistentVolumes:      in.PersistentVolumes,
+		StorageClasses:         in.StorageClasses,
+		CSINodes:               in.CSINodes,
+		Namespaces:             in.Namespaces,
+	}
+}
+
+// latestTime is the default --now: the latest creationTimestamp of a Node, NodeClaim or Pod,
+// or lastPodEventTime of a NodeClaim; the Unix epoch when there is none.
+func latestTime(set *manifest.Set) time.Time {
+	latest := time.Unix(0, 0).UTC()
+	see := func(t time.Time) {
+		if t.After(latest) {
+			latest = t
+		}
+	}
+	for _, n := range set.Nodes {
+		see(n.CreationTimestamp.Time)
+	}
+	for _, nc := range set.NodeClaims {
+		see(nc.CreationTimestamp.Time)
+		see(nc.Status.LastPodEventTime.Time)
+	}
+	for _, p := range set.Pods {
+		see(p.CreationTimestamp.Time)
+	}
+	return latest.UTC()
+}
+
+// disruptOutput is the JSON contract of `nodeplan disrupt -o json` (see DESIGN.md).
+type disruptOutput struct {
+	Commands []commandOutput `json:"commands"`
+	Blocked  []blockedOutput `json:"blocked"`
+}
+
+type commandOutput struct {
+	Method         string        `json:"method"`
+	Reason         string        `json:"reason"`
+	Candidates     []string      `json:"candidates"`
+	Replacements   []claimOutput `json:"replacements"`
+	SavingsPerHour float64       `json:"savingsPerHour"`
+}
+
+type blockedOutput struct {
+	Node   string `json:"node"`
+	Reason string `json:"reason"`
+}
+
+func newDisruptOutput(res *disruption.Result) *disruptOutput {
+	out := &disruptOutput{Commands: []commandOutput{}, Blocked: []blockedOutput{}}
+	for _, c := range res.Commands {
+		co := commandOutput{Method: string(c.Method), Reason: string(c.Reason), Candidates: c.Candidates,
+			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour)}
+		if co.Candidates == nil {
+			co.Candidates = []string{}
+		}
+		for _, r := range c.Replacements {
+			co.Replacements = append(co.Replacements, replacementOutput(r))
+		}
+		out.Commands = append(out.Commands, co)
+	}
+	for _, b := range res.Blocked {
+		out.Blocked = append(out.Blocked, blockedOutput{Node: b.Node, Reason: b.Reason})
+	}
+	return out
+}
+
+func replacementOutput(c *scheduling.NodeClaim) claimOutput {
+	co := claimOutput{
+		NodePool:     c.NodePool,
+		Labels:       c.Labels,
+		Taints:       c.Taints,
+		Requirements: c.Requirements.NodeSelectorRequirements(),
+		Requests:     c.Requests,
+		Pods:         podNames(c.Pods),
+	}
+	if c.InstanceType != nil {
+		co.InstanceType = c.InstanceType.Name
+	}
+	if c.Offering != nil {
+		co.Zone, co.CapacityType, co.PricePerHour = c.Offering.Zone(), c.Offering.CapacityType(), roundPrice(c.Offering.Price)
+	}
+	if co.Taints == nil {
+		co.Taints = []corev1.Taint{}
+	}
+	for _, it := range c.InstanceTypeOptions {
+		co.InstanceTypeOptions = append(co.InstanceTypeOptions, it.Name)
+	}
+	return co
+}
+
+func writeDisruptTable(w io.Writer, res *disruption.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "COMMAND\tMETHOD\tREASON\tCANDIDATES\tREPLACEMENTS\t$/HOUR SAVED")
+	total := 0.0
+	for i, c := range res.Commands {
+		var repl []string
+		for _, r := range c.Replacements {
+			if r.InstanceType != nil {
+				repl = append(repl, r.InstanceType.Name)
+			}
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.4f\n", i+1, c.Method, c.Reason, shortList(c.Candidates), orDash(strings.Join(repl, ",")), c.SavingsPerHour)
+		total += c.SavingsPerHour
+	}
+	fmt.Fprintf(tw, "TOTAL\t%d commands\t\t\t\t%.4f\n", len(res.Commands), total)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(res.Blocked) > 0 {
+		fmt.Fprintf(w, "\n%d nodes not disrupted:\n", len(res.Blocked))
+		for _, b := range res.Blocked {
+			fmt.Fprintf(w, "  %s: %s\n", b.Node, b.Reason)
+		}
+	}
+	return nil
+}
+
+// shortList keeps table rows readable: the first three names and how many more.
+func shortList(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ",")
+	}
+	return fmt.Sprintf("%s (+%d)", strings.Join(names[:3], ","), len(names)-3)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const disruptInput = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}]
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 0s, budgets: [{nodes: 100%}]}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-a
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  labels: {karpenter.sh/nodepool: default, node.kubernetes.io/instance-type: big, topology.kubernetes.io/zone: z1,
+    karpenter.sh/capacity-type: on-demand, kubernetes.io/arch: amd64, kubernetes.io/os: linux, karpenter.sh/initialized: "true"}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "80"}}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-b
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  labels: {karpenter.sh/nodepool: default, node.kubernetes.io/instance-type: big, topology.kubernetes.io/zone: z1,
+    karpenter.sh/capacity-type: on-demand, kubernetes.io/arch: amd64, kubernetes.io/os: linux, karpenter.sh/initialized: "true"}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "80"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: app, namespace: default, creationTimestamp: "2026-01-01T00:30:00Z"}
+spec:
+  nodeName: node-b
+  containers: [{name: app, image: app, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+status: {phase: Running}
+`
+
+const disruptTypes = `instanceTypes:
+- name: small
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "2", memory: 4Gi, pods: "20"}
+  offerings: [{zone: z1, capacityType: on-demand, price: 0.1}]
+- name: big
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "8", memory: 16Gi, pods: "80"}
+  offerings: [{zone: z1, capacityType: on-demand, price: 0.4}]
+`
+
+func TestDisrupt(t *testing.T) {
+	dir := t.TempDir()
+	in, types := filepath.Join(dir, "in.yaml"), filepath.Join(dir, "types.yaml")
+	os.WriteFile(in, []byte(disruptInput), 0o644)
+	os.WriteFile(types, []byte(disruptTypes), 0o644)
+
+	var out, errb bytes.Buffer
+	if code := run([]string{"disrupt", "-f", in, "--instance-types", types, "-o", "json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var got struct {
+		Commands []struct {
+			Method, Reason string
+			Candidates     []string
+			Replacements   []struct {
+				NodePool, InstanceType string
+				PricePerHour           float64
+			}
+			SavingsPerHour float64
+		}
+		Blocked []struct{ Node, Reason string }
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	// default --now is the latest timestamp (00:30): both nodes consolidatable (0s)
+	if len(got.Commands) != 2 || got.Commands[0].Reason != "Empty" || got.Commands[0].Candidates[0] != "node-a" ||
+		got.Commands[1].Method != "single-node" || got.Commands[1].Replacements[0].InstanceType != "small" || got.Commands[1].SavingsPerHour != 0.3 {
+		t.Fatalf("unexpected plan:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), `"blocked": []`) {
+		t.Errorf("want an empty blocked list:\n%s", out.String())
+	}
+
+	for _, format := range []string{"table", "yaml"} {
+		out.Reset()
+		if code := run([]string{"disrupt", "-f", in, "--instance-types", types, "--now", "2026-01-01T01:00:00Z", "-o", format}, &out, &errb); code != 0 {
+			t.Fatalf("-o %s: exit %d: %s", format, code, errb.String())
+		}
+		if !strings.Contains(out.String(), "small") {
+			t.Errorf("-o %s: want the replacement in the output:\n%s", format, out.String())
+		}
+	}
+	errb.Reset()
+	if code := run([]string{"disrupt", "-f", in, "--now", "yesterday"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "--now") {
+		t.Errorf("bad --now: exit %d, %q", code, errb.String())
+	}
+}

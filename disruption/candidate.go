@@ -1,0 +1,454 @@
+package disruption
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+const (
+	podDeletionCostAnnotation = "controller.kubernetes.io/pod-deletion-cost"
+	mirrorPodAnnotation       = "kubernetes.io/config.mirror"
+)
+
+// node is what Plan knows about one input node.
+type node struct {
+	sn       *scheduling.Node
+	index    int // position in the sorted node list (identity)
+	name     string
+	labels   map[string]string
+	poolName string
+	pool     *v1.NodePool // nil: unmanaged or unknown NodePool
+
+	initialized bool
+	deleting    bool
+	counted     bool // counts toward its NodePool's budget node count
+	disrupting  bool // counted and already disrupting in the input (NotReady, deleting)
+
+	// notCandidate is why the node cannot be a candidate of any graceful or eventual method
+	// (not managed, not initialized, deleting, do-not-disrupt node, ...); "" if it can.
+	notCandidate string
+	// podBlocker is why the node's pods forbid a graceful disruption ("" if they do not).
+	podBlocker string
+	hasTGP     bool
+
+	reschedulable []*corev1.Pod // pods a graceful disruption reschedules
+	driftPods     []*corev1.Pod // pods a drift reschedules (blocked pods stay, with TGP)
+	cost          float64       // RescheduleDisruptionCost
+	price         float64
+	it            *cloudprovider.InstanceType
+	zone, ct      string
+
+	consolidatableAt time.Time
+	drift            string
+	driftTime        time.Time
+	expiresAt        time.Time // zero: never
+}
+
+func (n *node) empty() bool    { return n.cost <= 1.0 }
+func (n *node) ratio() float64 { return n.price / n.cost }
+func (n *node) static() bool   { return n.pool != nil && n.pool.Spec.Replicas != nil }
+func (n *node) isSpot() bool   { return n.ct == v1.CapacityTypeSpot }
+func (n *node) policy() v1.ConsolidationPolicy {
+	return n.pool.Spec.Disruption.ConsolidationPolicy
+}
+
+// nodeLabels are the Node's labels, or the NodeClaim's labels and single-valued requirements.
+func nodeLabels(sn *scheduling.Node) map[string]string {
+	if sn.Node != nil {
+		return sn.Node.Labels
+	}
+	out := map[string]string{}
+	if sn.NodeClaim == nil {
+		return out
+	}
+	if reqs, err := requirements.FromNodeSelectorRequirements(sn.NodeClaim.Spec.Requirements...); err == nil {
+		for k, v := range reqs.Labels() {
+			out[k] = v
+		}
+	}
+	for k, v := range sn.NodeClaim.Labels {
+		out[k] = v
+	}
+	return out
+}
+
+// pdbInfo is a PodDisruptionBudget with its selector and how many disruptions it allows.
+type pdbInfo struct {
+	pdb     *policyv1.PodDisruptionBudget
+	sel     labels.Selector
+	allowed int32
+}
+
+func (s *state) buildPDBs() {
+	var all []*corev1.Pod
+	for _, n := range s.in.Nodes {
+		if n != nil {
+			all = append(all, n.Pods...)
+		}
+	}
+	for _, pdb := range s.in.PodDisruptionBudgets {
+		if pdb == nil {
+			continue
+		}
+		var sel labels.Selector
+		if pdb.Spec.Selector == nil {
+			sel = labels.Nothing()
+		} else if x, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector); err == nil {
+			sel = x
+		} else {
+			continue
+		}
+		info := &pdbInfo{pdb: pdb, sel: sel}
+		st := pdb.Status
+		if st.ObservedGeneration > 0 || st.ExpectedPods > 0 || st.CurrentHealthy > 0 || st.DesiredHealthy > 0 || st.DisruptionsAllowed > 0 || len(st.Conditions) > 0 {
+			info.allowed = st.DisruptionsAllowed
+		} else {
+			info.allowed = computeAllowed(pdb, sel, all)
+		}
+		s.pdbs = append(s.pdbs, info)
+	}
+}
+
+// computeAllowed is the disruption controller's arithmetic over the pods we see.
+func computeAllowed(pdb *policyv1.PodDisruptionBudget, sel labels.Selector, pods []*corev1.Pod) int32 {
+	expected, healthy := 0, 0
+	for _, p := range pods {
+		if p == nil || p.Namespace != pdb.Namespace || isTerminal(p) || p.DeletionTimestamp != nil || !sel.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		expected++
+		if podReady(p) {
+			healthy++
+		}
+	}
+	desired := 0
+	switch {
+	case pdb.Spec.MaxUnavailable != nil:
+		mu, err := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MaxUnavailable, expected, true)
+		if err != nil {
+			return 0
+		}
+		desired = max(expected-mu, 0)
+	case pdb.Spec.MinAvailable != nil:
+		ma, err := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MinAvailable, expected, true)
+		if err != nil {
+			return 0
+		}
+		desired = ma
+	}
+	return int32(max(healthy-desired, 0))
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return p.Status.Phase == corev1.PodRunning
+}
+
+func isTerminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+func ownerKind(p *corev1.Pod) string {
+	owner := ""
+	for _, o := range p.OwnerReferences {
+		if (o.Controller != nil && *o.Controller) || owner == "" {
+			owner = o.Kind
+		}
+	}
+	return owner
+}
+
+func isMirror(p *corev1.Pod) bool {
+	_, ok := p.Annotations[mirrorPodAnnotation]
+	return ok || ownerKind(p) == "Node"
+}
+
+func isDaemon(p *corev1.Pod) bool {
+	for _, o := range p.OwnerReferences {
+		if o.Kind == "DaemonSet" {
+			return true
+		}
+	}
+	return false
+}
+
+// isReschedulable: active (or a terminating StatefulSet pod), not a DaemonSet or mirror pod.
+func isReschedulable(p *corev1.Pod) bool {
+	if isTerminal(p) || isDaemon(p) || isMirror(p) {
+		return false
+	}
+	return p.DeletionTimestamp == nil || ownerKind(p) == "StatefulSet"
+}
+
+// doNotDisrupt reports whether p's karpenter.sh/do-not-disrupt annotation is active at now:
+// "true", or a positive duration not yet elapsed since the pod started (no start time:
+// active). Other values are ignored.
+func doNotDisrupt(p *corev1.Pod, now time.Time) (bool, string) {
+	v, ok := p.Annotations[v1.DoNotDisruptAnnotationKey]
+	if !ok {
+		return false, ""
+	}
+	if v == "true" {
+		return true, "true"
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return false, ""
+	}
+	if p.Status.StartTime == nil {
+		return true, v + " (pod has no start time)"
+	}
+	until := p.Status.StartTime.Add(d)
+	if now.Before(until) {
+		return true, fmt.Sprintf("%s, until %s", v, until.UTC().Format(time.RFC3339))
+	}
+	return false, ""
+}
+
+func toleratesDisrupted(p *corev1.Pod) bool {
+	for _, t := range p.Spec.Tolerations {
+		keyOK := t.Key == v1.DisruptedTaintKey || (t.Key == "" && t.Operator == corev1.TolerationOpExists)
+		effOK := t.Effect == "" || t.Effect == corev1.TaintEffectNoSchedule
+		if keyOK && effOK && (t.Operator == corev1.TolerationOpExists || t.Value == "") {
+			return true
+		}
+	}
+	return false
+}
+
+// pdbBlocker says why PDBs forbid evicting p ("" when they do not).
+func (s *state) pdbBlocker(p *corev1.Pod) string {
+	var matched []*pdbInfo
+	for _, info := range s.pdbs {
+		if info.pdb.Namespace == p.Namespace && info.sel.Matches(labels.Set(p.Labels)) {
+			matched = append(matched, info)
+		}
+	}
+	if len(matched) > 1 {
+		return fmt.Sprintf("pod %s/%s is selected by more than one PodDisruptionBudget (%s/%s, %s/%s)", p.Namespace, p.Name,
+			matched[0].pdb.Namespace, matched[0].pdb.Name, matched[1].pdb.Namespace, matched[1].pdb.Name)
+	}
+	if len(matched) == 1 && matched[0].allowed <= 0 {
+		pdb := matched[0].pdb
+		if pdb.Spec.UnhealthyPodEvictionPolicy != nil && *pdb.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow && !podReady(p) {
+			return ""
+		}
+		return fmt.Sprintf("PodDisruptionBudget %s/%s allows no disruption of pod %s/%s", pdb.Namespace, pdb.Name, p.Namespace, p.Name)
+	}
+	return ""
+}
+
+// evictionCost is Karpenter's EvictionCost.
+func evictionCost(p *corev1.Pod) float64 {
+	cost := 1.0
+	if v, ok := p.Annotations[podDeletionCostAnnotation]; ok {
+		if c, err := strconv.ParseInt(v, 10, 32); err == nil {
+			cost += float64(c) / math.Pow(2, 27)
+		}
+	}
+	if p.Spec.Priority != nil {
+		cost += float64(*p.Spec.Priority) / math.Pow(2, 25)
+	}
+	return math.Max(-10, math.Min(10, cost))
+}
+
+func hasCondition(conds []metav1.Condition, typ string) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == typ {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return true // a snapshot without conditions is taken as Ready
+}
+
+// buildNode derives everything Plan needs about sn.
+func (s *state) buildNode(sn *scheduling.Node, index int) *node {
+	n := &node{sn: sn, index: index, name: sn.Name(), labels: nodeLabels(sn)}
+	n.poolName = n.labels[v1.NodePoolLabelKey]
+	if n.poolName == "" && sn.NodeClaim != nil {
+		n.poolName = sn.NodeClaim.Labels[v1.NodePoolLabelKey]
+	}
+	n.pool = s.pools[n.poolName]
+	n.initialized = n.labels[v1.NodeInitializedLabelKey] == "true"
+	if sn.NodeClaim != nil && sn.Node == nil {
+		n.initialized = false
+	}
+	n.deleting = sn.MarkedForDeletion || (sn.Node != nil && sn.Node.DeletionTimestamp != nil) || (sn.NodeClaim != nil && sn.NodeClaim.DeletionTimestamp != nil)
+	terminating := false
+	if sn.NodeClaim != nil {
+		if c := hasCondition(sn.NodeClaim.Status.Conditions, v1.ConditionTypeInstanceTerminating); c != nil && c.Status == metav1.ConditionTrue {
+			terminating = true
+		}
+		n.hasTGP = sn.NodeClaim.Spec.TerminationGracePeriod != nil
+	}
+	if n.pool != nil && n.hasTGP == false && sn.NodeClaim == nil {
+		n.hasTGP = n.pool.Spec.Template.Spec.TerminationGracePeriod != nil
+	}
+	n.counted = n.pool != nil && n.initialized && !terminating
+	n.disrupting = n.counted && (n.deleting || (sn.Node != nil && !nodeReady(sn.Node)))
+
+	switch {
+	case n.poolName == "":
+		n.notCandidate = "not managed by Karpenter (no karpenter.sh/nodepool label)"
+	case n.pool == nil:
+		n.notCandidate = fmt.Sprintf("NodePool %q not found", n.poolName)
+	case sn.Node == nil:
+		n.notCandidate = "NodeClaim has no Node yet"
+	case n.deleting || terminating:
+		n.notCandidate = "already deleting"
+	case !n.initialized:
+		n.notCandidate = "not initialized"
+	case sn.Node.Annotations[v1.DoNotDisruptAnnotationKey] == "true":
+		n.notCandidate = "node has karpenter.sh/do-not-disrupt=true"
+	case len(s.in.InstanceTypes[n.poolName]) == 0:
+		n.notCandidate = fmt.Sprintf("NodePool %q has no instance types", n.poolName)
+	}
+
+	// Pods: blockers, reschedulable pods, disruption cost.
+	n.cost = 1.0
+	for _, p := range sn.Pods {
+		if p == nil {
+			continue
+		}
+		active := !isTerminal(p) && p.DeletionTimestamp == nil
+		blocked := ""
+		if active {
+			if ok, why := doNotDisrupt(p, s.now); ok {
+				blocked = fmt.Sprintf("pod %s/%s has karpenter.sh/do-not-disrupt=%s", p.Namespace, p.Name, why)
+			} else if !isMirror(p) && !toleratesDisrupted(p) {
+				blocked = s.pdbBlocker(p)
+			}
+		}
+		if blocked != "" && n.podBlocker == "" {
+			n.podBlocker = blocked
+		}
+		if isReschedulable(p) {
+			n.reschedulable = append(n.reschedulable, p)
+			n.cost += math.Max(0, evictionCost(p))
+			if blocked == "" {
+				n.driftPods = append(n.driftPods, p)
+			}
+		}
+	}
+
+	// Price, from the offering matching the node's zone and capacity type.
+	n.zone, n.ct = n.labels[v1.LabelTopologyZone], n.labels[v1.CapacityTypeLabelKey]
+	if n.pool != nil {
+		name := n.labels[v1.LabelInstanceType]
+		for _, it := range s.in.InstanceTypes[n.poolName] {
+			if it != nil && it.Name == name {
+				n.it = it
+				break
+			}
+		}
+		if n.it != nil {
+			best := math.Inf(1)
+			for _, o := range n.it.Offerings {
+				if o != nil && o.Zone() == n.zone && o.CapacityType() == n.ct && o.Price < best {
+					best = o.Price
+				}
+			}
+			if !math.IsInf(best, 1) && !math.IsNaN(best) {
+				n.price = best
+			}
+		}
+		s.timing(n)
+	}
+	return n
+}
+
+// timing fills consolidatableAt, expiresAt and drift.
+func (s *state) timing(n *node) {
+	sn, pool := n.sn, n.pool
+	var created, lastEvent time.Time
+	if sn.NodeClaim != nil {
+		created = sn.NodeClaim.CreationTimestamp.Time
+		lastEvent = sn.NodeClaim.Status.LastPodEventTime.Time
+		if lastEvent.IsZero() {
+			if c := hasCondition(sn.NodeClaim.Status.Conditions, v1.ConditionTypeInitialized); c != nil && c.Status == metav1.ConditionTrue {
+				lastEvent = c.LastTransitionTime.Time
+			}
+		}
+	}
+	if created.IsZero() && sn.Node != nil {
+		created = sn.Node.CreationTimestamp.Time
+	}
+	if lastEvent.IsZero() {
+		lastEvent = created
+		if sn.Node != nil && !sn.Node.CreationTimestamp.IsZero() {
+			lastEvent = sn.Node.CreationTimestamp.Time
+		}
+	}
+	if ca := pool.Spec.Disruption.ConsolidateAfter; ca.Duration != nil {
+		n.consolidatableAt = lastEvent.Add(*ca.Duration)
+	}
+	if ea := pool.Spec.Template.Spec.ExpireAfter; ea.Duration != nil && !created.IsZero() {
+		n.expiresAt = created.Add(*ea.Duration)
+	}
+
+	// Drift.
+	n.driftTime = s.now
+	if sn.NodeClaim != nil {
+		ph, ch := pool.Annotations[v1.NodePoolHashAnnotationKey], sn.NodeClaim.Annotations[v1.NodePoolHashAnnotationKey]
+		pv, cv := pool.Annotations[v1.NodePoolHashVersionAnnotationKey], sn.NodeClaim.Annotations[v1.NodePoolHashVersionAnnotationKey]
+		if ph != "" && ch != "" && ph != ch && pv == cv {
+			n.drift = "NodePoolDrifted"
+		}
+	}
+	if n.drift == "" {
+		if reqs, err := requirements.FromNodeSelectorRequirements(pool.Spec.Template.Spec.Requirements...); err == nil {
+			if err := requirements.FromLabels(n.labels).Compatible(reqs, nil); err != nil {
+				n.drift = "RequirementsDrifted: " + err.Error()
+			}
+		}
+	}
+	if sn.NodeClaim != nil {
+		if c := hasCondition(sn.NodeClaim.Status.Conditions, v1.ConditionTypeDrifted); c != nil && c.Status == metav1.ConditionTrue {
+			if n.drift == "" {
+				n.drift = c.Reason
+				if n.drift == "" {
+					n.drift = "Drifted"
+				}
+			}
+			n.driftTime = c.LastTransitionTime.Time
+		}
+	}
+}
+
+// sortByRatio orders candidates by SavingsRatio, highest first (ties: name, then index).
+func sortByRatio(ns []*node) {
+	sort.SliceStable(ns, func(i, j int) bool {
+		a, b := ns[i], ns[j]
+		if ra, rb := a.ratio(), b.ratio(); ra != rb {
+			return ra > rb
+		}
+		return a.index < b.index
+	})
+}

@@ -1,0 +1,138 @@
+package disruption
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+var (
+	t0  = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now = t0.Add(time.Hour)
+)
+
+// testType is a type with no overhead, on-demand at price and spot at price/4 in zone 1-3.
+func testType(name string, cpu int, price float64) *cloudprovider.InstanceType {
+	var offs cloudprovider.Offerings
+	for _, z := range []string{fake.TestZone1, fake.TestZone2, fake.TestZone3} {
+		offs = append(offs, cloudprovider.NewOffering(z, v1.CapacityTypeOnDemand, price, true),
+			cloudprovider.NewOffering(z, v1.CapacityTypeSpot, price/4, true))
+	}
+	return fake.NewInstanceType(fake.InstanceTypeOptions{
+		Name: name, OperatingSystems: []string{"linux"}, Offerings: offs,
+		Overhead: &cloudprovider.InstanceTypeOverhead{},
+		Resources: corev1.ResourceList{
+			corev1.ResourceCPU:    *resource.NewQuantity(int64(cpu), resource.DecimalSI),
+			corev1.ResourceMemory: *resource.NewQuantity(int64(2*cpu)<<30, resource.BinarySI),
+			corev1.ResourcePods:   resource.MustParse("110"),
+		},
+	})
+}
+
+func testTypes() cloudprovider.InstanceTypes {
+	return cloudprovider.InstanceTypes{
+		testType("small", 2, 0.1), testType("medium", 4, 0.2), testType("large", 8, 0.4),
+	}
+}
+
+func typeByName(its cloudprovider.InstanceTypes, name string) *cloudprovider.InstanceType {
+	for _, it := range its {
+		if it.Name == name {
+			return it
+		}
+	}
+	panic("no type " + name)
+}
+
+// pool is an on-demand NodePool, consolidateAfter 0s, budget 100%.
+func pool(name string, mod ...func(*v1.NodePool)) *v1.NodePool {
+	np := fake.NodePool(name).Requirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, v1.CapacityTypeOnDemand).
+		Disruption(v1.Disruption{ConsolidateAfter: v1.MustParseNillableDuration("0s"), Budgets: []v1.Budget{{Nodes: "100%"}}}).Obj()
+	for _, m := range mod {
+		m(np)
+	}
+	return np
+}
+
+func spotToo(np *v1.NodePool) {
+	np.Spec.Template.Spec.Requirements[0].Values = []string{v1.CapacityTypeOnDemand, v1.CapacityTypeSpot}
+}
+
+func budget(nodes string) func(*v1.NodePool) {
+	return func(np *v1.NodePool) { np.Spec.Disruption.Budgets = []v1.Budget{{Nodes: nodes}} }
+}
+
+// testNode is an initialized node of type typ (on-demand unless ct is given) created at t0.
+func testNode(name, poolName, typ string, ct string, pods ...*corev1.Pod) *scheduling.Node {
+	it := typeByName(testTypes(), typ)
+	if ct == "" {
+		ct = v1.CapacityTypeOnDemand
+	}
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0), Labels: map[string]string{
+			v1.NodePoolLabelKey: poolName, v1.LabelInstanceType: typ, v1.LabelTopologyZone: fake.TestZone1,
+			v1.CapacityTypeLabelKey: ct, v1.LabelArch: "amd64", v1.LabelOS: "linux", v1.LabelHostname: name,
+			v1.NodeInitializedLabelKey: "true", v1.NodeRegisteredLabelKey: "true",
+			fake.LabelInstanceSize:       it.Requirements.Get(fake.LabelInstanceSize).Any(),
+			fake.IntegerInstanceLabelKey: it.Requirements.Get(fake.IntegerInstanceLabelKey).Any(),
+		}},
+		Status: corev1.NodeStatus{Allocatable: it.Allocatable(), Capacity: it.Capacity,
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
+	}
+	if v := it.Requirements.Get(fake.ExoticInstanceLabelKey); v.Operator() == "In" {
+		n.Labels[fake.ExoticInstanceLabelKey] = v.Any()
+	}
+	for _, p := range pods {
+		if p != nil {
+			p.Spec.NodeName = name
+		}
+	}
+	return &scheduling.Node{Node: n, Pods: pods}
+}
+
+// bound is a running pod requesting cpu.
+func bound(name, cpu string) *corev1.Pod {
+	p := fake.Pod(name).Requests(cpu, "100Mi").Label("app", name).Obj()
+	p.Status.Phase = corev1.PodRunning
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	st := metav1.NewTime(t0)
+	p.Status.StartTime = &st
+	return p
+}
+
+func input(pools []*v1.NodePool, nodes ...*scheduling.Node) *Input {
+	in := &Input{Now: now, NodePools: pools, InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels(), Nodes: nodes}
+	for _, np := range pools {
+		in.InstanceTypes[np.Name] = testTypes()
+	}
+	return in
+}
+
+func cmdSummary(r *Result) []string {
+	var out []string
+	for _, c := range r.Commands {
+		var repl []string
+		for _, x := range c.Replacements {
+			repl = append(repl, x.InstanceType.Name+"/"+x.Offering.CapacityType())
+		}
+		out = append(out, fmt.Sprintf("%s %s %v %v", c.Method, c.Reason, c.Candidates, repl))
+	}
+	return out
+}
+
+func blockedReason(r *Result, node string) string {
+	for _, b := range r.Blocked {
+		if b.Node == node {
+			return b.Reason
+		}
+	}
+	return ""
+}

@@ -1,0 +1,261 @@
+package disruption
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// state is one Plan's working set. Input objects are only read; everything Plan changes
+// (commands taken, pods moved, replacements in flight) lives here.
+type state struct {
+	in    *Input
+	now   time.Time
+	pools map[string]*v1.NodePool // defaulted copies
+	names []string                // NodePool names, sorted
+	nodes []*node                 // input nodes, sorted by name
+	pdbs  []*pdbInfo
+
+	taken       map[*node]bool
+	moved       map[string][]*corev1.Pod // node name -> candidate pods earlier commands put there
+	inflight    []*scheduling.Node       // replacements of earlier commands
+	pending     []*corev1.Pod            // pods forceful commands left without a home
+	disrupting  map[string]int           // NodePool -> counted nodes disrupting (input + commands)
+	reasons     map[*node]string
+	failed      map[*node]bool // failed single-node consolidation (state only gets tighter)
+	failedDrift map[*node]bool
+	uninit      map[string]bool
+	commands    []Command
+	replacement int
+}
+
+// Plan returns the commands Karpenter would start now and, for every other managed node,
+// why it is not disrupted. See the package documentation.
+func Plan(in *Input) (*Result, error) {
+	if in == nil {
+		return nil, errors.New("disruption: nil input")
+	}
+	s := &state{
+		in: in, now: in.Now,
+		pools:       map[string]*v1.NodePool{},
+		taken:       map[*node]bool{},
+		moved:       map[string][]*corev1.Pod{},
+		disrupting:  map[string]int{},
+		reasons:     map[*node]string{},
+		failed:      map[*node]bool{},
+		failedDrift: map[*node]bool{},
+		uninit:      map[string]bool{},
+	}
+	for i, np := range in.NodePools {
+		if np == nil {
+			return nil, fmt.Errorf("disruption: nodePools[%d] is nil", i)
+		}
+		if _, dup := s.pools[np.Name]; dup {
+			return nil, fmt.Errorf("disruption: NodePool %q given twice", np.Name)
+		}
+		c := np.DeepCopy()
+		c.SetDefaults()
+		s.pools[np.Name] = c
+		s.names = append(s.names, np.Name)
+	}
+	sort.Strings(s.names)
+	s.buildPDBs()
+	var sns []*scheduling.Node
+	for _, sn := range in.Nodes {
+		if sn != nil && (sn.Node != nil || sn.NodeClaim != nil) {
+			sns = append(sns, sn)
+		}
+	}
+	sort.SliceStable(sns, func(i, j int) bool { return sns[i].Name() < sns[j].Name() })
+	for i, sn := range sns {
+		n := s.buildNode(sn, i)
+		s.nodes = append(s.nodes, n)
+		if n.disrupting {
+			s.disrupting[n.poolName]++
+		}
+		if _, managed := n.labels[v1.NodePoolLabelKey]; managed && !n.initialized {
+			s.uninit[n.name] = true
+		}
+	}
+
+	methods := []func() (bool, error){s.expiration, s.emptiness, s.drift, s.multiNode, s.singleNode}
+	for progress := true; progress; {
+		progress = false
+		for _, m := range methods {
+			ok, err := m()
+			if err != nil {
+				return nil, err
+			}
+			if ok { // as Karpenter's controller: after a command, start again from the first method
+				progress = true
+				break
+			}
+		}
+	}
+	return s.result(), nil
+}
+
+func (s *state) result() *Result {
+	r := &Result{Commands: s.commands}
+	for _, n := range s.nodes {
+		if s.taken[n] || n.poolName == "" {
+			continue
+		}
+		r.Blocked = append(r.Blocked, Blocked{Node: n.name, Reason: s.why(n)})
+	}
+	return r
+}
+
+// why explains a node in no command.
+func (s *state) why(n *node) string {
+	if n.notCandidate != "" {
+		return n.notCandidate
+	}
+	if r := s.reasons[n]; r != "" {
+		return r
+	}
+	if n.static() {
+		return "static NodePool (static drift is not modelled)"
+	}
+	if n.drift != "" && n.podBlocker != "" && !n.hasTGP {
+		return "drifted (" + n.drift + "), but " + n.podBlocker
+	}
+	if n.podBlocker != "" {
+		return n.podBlocker
+	}
+	if n.pool.Spec.Disruption.ConsolidateAfter.IsNever() {
+		return "consolidateAfter is Never"
+	}
+	if s.now.Before(n.consolidatableAt) {
+		return fmt.Sprintf("not consolidatable yet: consolidateAfter %s elapses at %s", n.pool.Spec.Disruption.ConsolidateAfter.String(), n.consolidatableAt.UTC().Format(time.RFC3339))
+	}
+	if !n.empty() && n.policy() == v1.ConsolidationPolicyWhenEmpty {
+		return "consolidationPolicy is WhenEmpty and the node is not empty"
+	}
+	if !n.empty() {
+		if r := consolidationUnfit(n); r != "" {
+			return r
+		}
+	}
+	return "no disruption found: the node is needed as it is"
+}
+
+// consolidationUnfit says why a node cannot be consolidated whatever the simulation says.
+func consolidationUnfit(n *node) string {
+	switch {
+	case n.it == nil:
+		return fmt.Sprintf("instance type %q is not offered by NodePool %q", n.labels[v1.LabelInstanceType], n.poolName)
+	case n.zone == "":
+		return "node has no " + v1.LabelTopologyZone + " label"
+	case n.ct == "":
+		return "node has no " + v1.CapacityTypeLabelKey + " label"
+	}
+	return ""
+}
+
+// budgets is, per NodePool, how many more nodes may be disrupted for reason.
+func (s *state) budgets(reason v1.DisruptionReason) (map[string]int, map[string]string) {
+	count := map[string]int{}
+	for _, n := range s.nodes {
+		if n.counted {
+			count[n.poolName]++
+		}
+	}
+	out, why := map[string]int{}, map[string]string{}
+	for _, name := range s.names {
+		allowed, err := s.pools[name].AllowedDisruptions(s.now, count[name], reason)
+		left := max(allowed-s.disrupting[name], 0)
+		out[name] = left
+		if err != nil {
+			why[name] = fmt.Sprintf("disruption budget of NodePool %q is invalid: %v", name, err)
+		} else {
+			why[name] = fmt.Sprintf("disruption budget of NodePool %q allows no more %s disruptions (%d of %d nodes allowed, %d already disrupting)", name, reason, allowed, count[name], s.disrupting[name])
+		}
+	}
+	return out, why
+}
+
+// commit records a command: its nodes are taken, their pods moved where the simulation put
+// them, its replacements become in-flight nodes for the next simulations.
+func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
+	for _, c := range cands {
+		s.taken[c] = true
+		if c.counted && !c.disrupting {
+			s.disrupting[c.poolName]++
+		}
+		delete(s.reasons, c)
+	}
+	if sim != nil {
+		for _, pl := range sim.res.ExistingNodes {
+			for _, p := range pl.Pods {
+				if sim.own[p] {
+					s.moved[pl.Name] = append(s.moved[pl.Name], p)
+				}
+			}
+		}
+		for _, e := range sim.res.PodErrors {
+			if sim.own[e.Pod] {
+				s.pending = append(s.pending, e.Pod)
+			}
+		}
+		for _, c := range cmd.Replacements {
+			s.addInflight(c, sim.own)
+		}
+	}
+	names := make([]string, 0, len(cands))
+	for _, c := range cands {
+		names = append(names, c.name)
+	}
+	sort.Strings(names)
+	cmd.Candidates = names
+	s.commands = append(s.commands, cmd)
+}
+
+// addInflight adds a replacement as an uninitialized in-flight NodeClaim carrying the
+// candidate pods planned onto it.
+func (s *state) addInflight(c *scheduling.NodeClaim, own map[*corev1.Pod]bool) {
+	if c == nil || c.InstanceType == nil || c.Offering == nil {
+		return
+	}
+	s.replacement++
+	name := fmt.Sprintf("nodeplan-replacement-%d", s.replacement)
+	lbls := map[string]string{}
+	for k, v := range c.Labels {
+		lbls[k] = v
+	}
+	lbls[v1.NodePoolLabelKey] = c.NodePool
+	lbls[v1.LabelInstanceType] = c.InstanceType.Name
+	lbls[v1.LabelTopologyZone] = c.Offering.Zone()
+	lbls[v1.CapacityTypeLabelKey] = c.Offering.CapacityType()
+	lbls[v1.LabelHostname] = name
+	nc := &v1.NodeClaim{}
+	nc.Name = name
+	nc.Labels = lbls
+	nc.Spec.Taints = c.Taints
+	nc.Spec.StartupTaints = c.StartupTaints
+	nc.Status.Allocatable = c.InstanceType.Allocatable()
+	nc.Status.Capacity = c.InstanceType.Capacity
+	var pods []*corev1.Pod
+	for _, p := range c.Pods {
+		if own[p] {
+			pods = append(pods, p)
+		}
+	}
+	s.inflight = append(s.inflight, &scheduling.Node{NodeClaim: nc, Pods: pods})
+	s.uninit[name] = true
+}
+
+func joinNames(ns []*node) string {
+	names := make([]string, 0, len(ns))
+	for _, n := range ns {
+		names = append(names, n.name)
+	}
+	return strings.Join(names, ", ")
+}

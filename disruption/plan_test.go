@@ -1,0 +1,356 @@
+package disruption
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+func emptyNodes(n int, poolName string) []*scheduling.Node {
+	var out []*scheduling.Node
+	for i := 0; i < n; i++ {
+		out = append(out, testNode(fmt.Sprintf("empty-%02d", i), poolName, "small", ""))
+	}
+	return out
+}
+
+func TestPlan(t *testing.T) {
+	pdb := func(name string, mu int, sel string) *policyv1.PodDisruptionBudget {
+		v := intstr.FromInt32(int32(mu))
+		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+			Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &v, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": sel}}}}
+	}
+	annotated := func(p *corev1.Pod, v string) *corev1.Pod {
+		p.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: v}
+		return p
+	}
+	tests := []struct {
+		name     string
+		in       func() *Input
+		commands []string
+		blocked  map[string]string // node -> substring of its reason
+	}{
+		{
+			name: "empty node deleted, busy cheapest node stays",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", ""), testNode("b", "p", "small", "", bound("x", "1")))
+			},
+			commands: []string{"emptiness Empty [a] []"},
+			blocked:  map[string]string{"b": "no replacement is cheaper"},
+		},
+		{
+			name:     "budget 30% of 10 empty nodes deletes 3",
+			in:       func() *Input { return input([]*v1.NodePool{pool("p", budget("30%"))}, emptyNodes(10, "p")...) },
+			commands: []string{"emptiness Empty [empty-00 empty-01 empty-02] []"},
+			blocked:  map[string]string{"empty-09": "allows no more Empty disruptions (3 of 10"},
+		},
+		{
+			name:    "budget 0% deletes nothing",
+			in:      func() *Input { return input([]*v1.NodePool{pool("p", budget("0%"))}, emptyNodes(3, "p")...) },
+			blocked: map[string]string{"empty-00": "allows no more Empty"},
+		},
+		{
+			name: "budget counts nodes already deleting",
+			in: func() *Input {
+				ns := emptyNodes(10, "p")
+				ns[0].MarkedForDeletion = true
+				return input([]*v1.NodePool{pool("p", budget("3"))}, ns...)
+			},
+			commands: []string{"emptiness Empty [empty-01 empty-02] []"},
+			blocked:  map[string]string{"empty-00": "already deleting"},
+		},
+		{
+			name: "do-not-disrupt pod blocks consolidation",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", annotated(bound("x", "1"), "true")))
+			},
+			blocked: map[string]string{"a": "do-not-disrupt=true"},
+		},
+		{
+			name: "elapsed do-not-disrupt duration does not block",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", annotated(bound("x", "1"), "30m")))
+			},
+			commands: []string{"single-node Underutilized [a] [small/on-demand]"},
+		},
+		{
+			name: "active do-not-disrupt duration blocks",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", annotated(bound("x", "1"), "2h")))
+			},
+			blocked: map[string]string{"a": "do-not-disrupt=2h"},
+		},
+		{
+			name: "do-not-disrupt node annotation",
+			in: func() *Input {
+				n := testNode("a", "p", "large", "")
+				n.Node.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+				return input([]*v1.NodePool{pool("p")}, n)
+			},
+			blocked: map[string]string{"a": "node has karpenter.sh/do-not-disrupt"},
+		},
+		{
+			name: "PDB allowing no disruption blocks",
+			in: func() *Input {
+				in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
+				in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("x", 0, "x")}
+				return in
+			},
+			blocked: map[string]string{"a": "PodDisruptionBudget default/x allows no disruption"},
+		},
+		{
+			name: "PDB status disruptionsAllowed 0 blocks",
+			in: func() *Input {
+				in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
+				b := pdb("x", 1, "x")
+				b.Status.ObservedGeneration, b.Status.DisruptionsAllowed = 1, 0
+				in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{b}
+				return in
+			},
+			blocked: map[string]string{"a": "allows no disruption"},
+		},
+		{
+			name: "PDB with room does not block",
+			in: func() *Input {
+				in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
+				in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("x", 1, "x")}
+				return in
+			},
+			commands: []string{"single-node Underutilized [a] [small/on-demand]"},
+		},
+		{
+			name: "two PDBs on a pod block",
+			in: func() *Input {
+				in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
+				in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("x", 1, "x"), pdb("y", 1, "x")}
+				return in
+			},
+			blocked: map[string]string{"a": "more than one PodDisruptionBudget"},
+		},
+		{
+			name: "consolidateAfter not elapsed",
+			in: func() *Input {
+				np := pool("p")
+				np.Spec.Disruption.ConsolidateAfter = v1.MustParseNillableDuration("2h")
+				return input([]*v1.NodePool{np}, testNode("a", "p", "large", ""))
+			},
+			blocked: map[string]string{"a": "not consolidatable yet"},
+		},
+		{
+			name: "consolidateAfter Never",
+			in: func() *Input {
+				np := pool("p")
+				np.Spec.Disruption.ConsolidateAfter = v1.NeverDuration()
+				return input([]*v1.NodePool{np}, testNode("a", "p", "large", ""))
+			},
+			blocked: map[string]string{"a": "consolidateAfter is Never"},
+		},
+		{
+			name: "expireAfter elapsed: forceful, ignores a 0 budget",
+			in: func() *Input {
+				np := pool("p", budget("0"))
+				np.Spec.Template.Spec.ExpireAfter = v1.MustParseNillableDuration("30m")
+				return input([]*v1.NodePool{np}, testNode("a", "p", "small", "", bound("x", "1")))
+			},
+			commands: []string{"expiration Expired [a] [small/on-demand]"},
+		},
+		{
+			name: "WhenEmpty does not consolidate a busy node",
+			in: func() *Input {
+				np := pool("p")
+				np.Spec.Disruption.ConsolidationPolicy = v1.ConsolidationPolicyWhenEmpty
+				return input([]*v1.NodePool{np}, testNode("a", "p", "large", "", bound("x", "1")))
+			},
+			blocked: map[string]string{"a": "WhenEmpty"},
+		},
+		{
+			name: "spot-to-spot off",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p", spotToo)}, testNode("a", "p", "large", v1.CapacityTypeSpot, bound("x", "1")))
+			},
+			blocked: map[string]string{"a": "spot-to-spot consolidation is disabled"},
+		},
+		{
+			name: "spot-to-spot on, but fewer than 15 cheaper types",
+			in: func() *Input {
+				in := input([]*v1.NodePool{pool("p", spotToo)}, testNode("a", "p", "large", v1.CapacityTypeSpot, bound("x", "1")))
+				in.Options.SpotToSpotConsolidation = true
+				return in
+			},
+			blocked: map[string]string{"a": "at least 15"},
+		},
+		{
+			name: "replace with a cheaper node (spot preferred when the NodePool allows it)",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p", spotToo)}, testNode("a", "p", "large", "", bound("x", "1")))
+			},
+			commands: []string{"single-node Underutilized [a] [small/spot]"},
+		},
+		{
+			name: "replace on-demand only",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
+			},
+			commands: []string{"single-node Underutilized [a] [small/on-demand]"},
+		},
+		{
+			name: "delete when another node has room",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "medium", "", bound("x", "1")), testNode("b", "p", "large", "", bound("y", "1")))
+			},
+			commands: []string{"multi-node Underutilized [a b] [small/on-demand]"},
+		},
+		{
+			name: "delete onto a busy node with room",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "small", "", bound("x", "1")), testNode("b", "p", "large", "", bound("y", "6")))
+			},
+			commands: []string{"single-node Underutilized [a] []"},
+			blocked:  map[string]string{"b": "no replacement is cheaper"},
+		},
+		{
+			name: "multi-node merges two half-empty nodes into one cheaper",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1500m")), testNode("b", "p", "large", "", bound("y", "1500m")))
+			},
+			commands: []string{"multi-node Underutilized [a b] [medium/on-demand]"},
+		},
+		{
+			name: "multi-node does not replace two nodes by one of their type; single-node deletes one",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "3")), testNode("b", "p", "large", "", bound("y", "3")))
+			},
+			commands: []string{"single-node Underutilized [a] []"},
+			blocked:  map[string]string{"b": "no replacement is cheaper"},
+		},
+		{
+			name: "pods cannot reschedule",
+			in: func() *Input {
+				p := bound("x", "1")
+				p.Spec.NodeSelector = map[string]string{"team": "a"}
+				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", p))
+			},
+			blocked: map[string]string{"a": "cannot be rescheduled"},
+		},
+		{
+			name: "requirements drift replaces the node",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "small", v1.CapacityTypeSpot, bound("x", "1")))
+			},
+			commands: []string{"drift Drifted [a] [small/on-demand]"},
+		},
+		{
+			name: "drift condition, do-not-disrupt pod without TGP blocks",
+			in: func() *Input {
+				n := testNode("a", "p", "small", "", annotated(bound("x", "1"), "true"))
+				n.NodeClaim = &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "a", CreationTimestamp: metav1.NewTime(t0)}}
+				n.NodeClaim.Status.NodeName = "a"
+				n.NodeClaim.Status.Conditions = []metav1.Condition{{Type: v1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: "AMIDrift"}}
+				return input([]*v1.NodePool{pool("p")}, n)
+			},
+			blocked: map[string]string{"a": "drifted (AMIDrift), but pod default/x has karpenter.sh/do-not-disrupt"},
+		},
+		{
+			name: "uninitialized and unmanaged nodes",
+			in: func() *Input {
+				u := testNode("u", "p", "large", "")
+				delete(u.Node.Labels, v1.NodeInitializedLabelKey)
+				x := testNode("x", "p", "large", "")
+				delete(x.Node.Labels, v1.NodePoolLabelKey)
+				return input([]*v1.NodePool{pool("p")}, u, x, testNode("z", "nope", "large", ""))
+			},
+			blocked: map[string]string{"u": "not initialized", "z": `NodePool "nope" not found`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.in()
+			res, err := Plan(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cmdSummary(res); !reflect.DeepEqual(got, tt.commands) {
+				t.Errorf("commands:\n got %q\nwant %q\nblocked: %+v", got, tt.commands, res.Blocked)
+			}
+			for node, want := range tt.blocked {
+				if got := blockedReason(res, node); !strings.Contains(got, want) {
+					t.Errorf("blocked[%s] = %q, want it to contain %q", node, got, want)
+				}
+			}
+			checkNothingLost(t, in, res)
+			for _, c := range res.Commands {
+				if c.Reason == ReasonUnderutilized && c.SavingsPerHour <= 0 {
+					t.Errorf("consolidation %v saves %v", c.Candidates, c.SavingsPerHour)
+				}
+			}
+		})
+	}
+}
+
+// checkNothingLost: every managed node is in exactly one command or blocked, never both.
+func checkNothingLost(t interface{ Errorf(string, ...any) }, in *Input, res *Result) {
+	seen := map[string]int{}
+	for _, c := range res.Commands {
+		for _, n := range c.Candidates {
+			seen[n]++
+		}
+	}
+	for _, b := range res.Blocked {
+		seen[b.Node]++
+		if b.Reason == "" {
+			t.Errorf("node %s blocked without a reason", b.Node)
+		}
+	}
+	for _, n := range in.Nodes {
+		if n.Node != nil && n.Node.Labels[v1.NodePoolLabelKey] == "" {
+			continue
+		}
+		if seen[n.Name()] != 1 {
+			t.Errorf("node %s appears %d times in commands+blocked", n.Name(), seen[n.Name()])
+		}
+	}
+}
+
+func pdbFor(app string) *policyv1.PodDisruptionBudget {
+	v := intstr.FromInt32(1)
+	return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: app, Namespace: "default"},
+		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &v, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
+}
+
+func TestBudgetsAcrossNodePools(t *testing.T) {
+	var nodes []*scheduling.Node
+	for _, p := range []string{"p1", "p2"} {
+		for i := 0; i < 10; i++ {
+			nodes = append(nodes, testNode(fmt.Sprintf("%s-%02d", p, i), p, "small", ""))
+		}
+	}
+	res, err := Plan(input([]*v1.NodePool{pool("p1", budget("2")), pool("p2", budget("20%"))}, nodes...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Commands) != 1 || len(res.Commands[0].Candidates) != 4 {
+		t.Fatalf("want one command with 2+2 nodes, got %q", cmdSummary(res))
+	}
+}
+
+func TestNilAndOddInput(t *testing.T) {
+	if _, err := Plan(nil); err == nil {
+		t.Error("nil input: want an error")
+	}
+	in := input([]*v1.NodePool{pool("p")}, nil, &scheduling.Node{}, testNode("a", "p", "small", "", nil))
+	in.Nodes[2].Pods = []*corev1.Pod{nil}
+	if _, err := Plan(in); err != nil {
+		t.Fatal(err)
+	}
+	_ = time.Second
+}

@@ -1,0 +1,110 @@
+package disruption
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Input is a read-only cluster snapshot plus the time to decide at. Plan never modifies it.
+type Input struct {
+	// Now is the time decisions are made at (consolidateAfter, expireAfter, budget
+	// schedules, do-not-disrupt durations). Plan never reads the clock.
+	Now time.Time
+	// NodePools are the cluster's NodePools. Missing defaults (budgets, consolidateAfter,
+	// consolidationPolicy, expireAfter) are filled in on copies, as the CRD would.
+	NodePools []*v1.NodePool
+	// InstanceTypes are the instance types of each NodePool, keyed by NodePool name.
+	InstanceTypes map[string]cloudprovider.InstanceTypes
+	// WellKnownLabels are passed to the scheduler (nil: v1.WellKnownLabels).
+	WellKnownLabels requirements.KeySet
+	// Nodes are the existing nodes (and in-flight NodeClaims) with their bound pods.
+	Nodes []*scheduling.Node
+	// Pods are the pending pods; they take part in every scheduling simulation, as in
+	// Karpenter.
+	Pods []*corev1.Pod
+	// DaemonSets add their pods' requests to new and existing nodes.
+	DaemonSets []*appsv1.DaemonSet
+	// PodDisruptionBudgets block candidates whose pods may not be evicted.
+	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
+	// Volumes, passed through to the scheduler.
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	PersistentVolumes      []*corev1.PersistentVolume
+	StorageClasses         []*storagev1.StorageClass
+	CSINodes               []*storagev1.CSINode
+	Namespaces             []*corev1.Namespace
+	// Options tune the semantics.
+	Options Options
+}
+
+// Options tune Plan. The zero value is Karpenter's default behaviour.
+type Options struct {
+	// SpotToSpotConsolidation allows replacing spot nodes by cheaper spot nodes (Karpenter's
+	// feature gate of the same name, default off).
+	SpotToSpotConsolidation bool
+	// MinValuesPolicy, PreferencePolicy, Packing and DefaultTopologySpreadConstraints are
+	// passed to the scheduling simulations.
+	MinValuesPolicy                  scheduling.MinValuesPolicy
+	PreferencePolicy                 scheduling.PreferencePolicy
+	Packing                          scheduling.Packing
+	DefaultTopologySpreadConstraints []corev1.TopologySpreadConstraint
+}
+
+// Method is the disruption method that produced a command.
+type Method string
+
+// Methods, in the order Plan tries them.
+const (
+	MethodExpiration Method = "expiration"
+	MethodEmptiness  Method = "emptiness"
+	MethodDrift      Method = "drift"
+	MethodMultiNode  Method = "multi-node"
+	MethodSingleNode Method = "single-node"
+)
+
+// Reason is why a command disrupts its nodes.
+type Reason string
+
+// Reasons. Empty, Drifted and Underutilized are the budget reasons of v1.DisruptionReason.
+const (
+	ReasonExpired       Reason = "Expired"
+	ReasonEmpty         Reason = Reason(v1.DisruptionReasonEmpty)
+	ReasonDrifted       Reason = Reason(v1.DisruptionReasonDrifted)
+	ReasonUnderutilized Reason = Reason(v1.DisruptionReasonUnderutilized)
+)
+
+// Result is what Plan decided.
+type Result struct {
+	// Commands in the order Karpenter would start them.
+	Commands []Command
+	// Blocked lists, sorted by node name, every managed node that is in no command, with why.
+	Blocked []Blocked
+}
+
+// Command disrupts Candidates and launches Replacements. With no replacement it is a
+// DELETE; otherwise a REPLACE.
+type Command struct {
+	Method Method
+	Reason Reason
+	// Candidates are the node names, sorted.
+	Candidates []string
+	// Replacements are the NodeClaims to launch before the candidates are drained.
+	Replacements []*scheduling.NodeClaim
+	// SavingsPerHour is the candidates' price minus the replacements' (cheapest launchable
+	// offering). Always positive for consolidation; may be negative for drift or expiration.
+	SavingsPerHour float64
+}
+
+// Blocked says why a node is in no command.
+type Blocked struct {
+	Node   string
+	Reason string
+}
