@@ -34,6 +34,8 @@ type state struct {
 	uninit      map[string]bool
 	commands    []Command
 	replacement int
+	// cache lets the many simulations of one Plan share per-pod and per-node work.
+	cache *scheduling.Cache
 }
 
 // Plan returns the commands Karpenter would start now and, for every other managed node,
@@ -52,6 +54,7 @@ func Plan(in *Input) (*Result, error) {
 		failed:      map[*node]bool{},
 		failedDrift: map[*node]bool{},
 		uninit:      map[string]bool{},
+		cache:       scheduling.NewCache(),
 	}
 	for i, np := range in.NodePools {
 		if np == nil {

@@ -34,6 +34,7 @@ func (s *state) simulate(cands []*node, podsOf func(*node) []*corev1.Pod) (*simu
 		excluded[c] = true
 	}
 	in := &scheduling.Input{
+		Cache:                  s.cache,
 		NodePools:              s.in.NodePools,
 		InstanceTypes:          s.in.InstanceTypes,
 		WellKnownLabels:        s.in.WellKnownLabels,

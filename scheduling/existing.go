@@ -88,17 +88,8 @@ func (s *solver) buildExisting() {
 		e := &existingNode{node: n, name: n.Name()}
 		_, managed := lbls[v1.NodePoolLabelKey]
 		e.initialized = !managed || lbls[v1.NodeInitializedLabelKey] == "true"
-		reqLabels := map[string]string{}
-		for k, v := range lbls {
-			reqLabels[k] = v
-		}
-		hostname := lbls[v1.LabelHostname]
-		if hostname == "" {
-			hostname = e.name
-		}
-		reqLabels[v1.LabelHostname] = hostname
-		e.host = s.topo.hostID(hostname)
-		e.reqs = requirements.FromLabels(reqLabels)
+		e.reqs = s.nodeRequirements(n)
+		e.host = s.topo.hostID(e.reqs[v1.LabelHostname].Values()[0])
 		var startup []corev1.Taint
 		if n.NodeClaim != nil {
 			startup = n.NodeClaim.Spec.StartupTaints
@@ -143,7 +134,7 @@ func (s *solver) buildExisting() {
 			if _, uses, _ := s.volumes.podVolumes(p); len(uses) > 0 {
 				e.attach(uses)
 			}
-			e.available.sub(s.res.vec(podRequests(p)))
+			e.available.sub(s.res.vec(s.podRequests(p)))
 			e.ports = append(e.ports, hostPortsOf(p)...)
 			for _, o := range p.OwnerReferences {
 				if o.Kind == "DaemonSet" {

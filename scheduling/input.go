@@ -43,6 +43,8 @@ type Input struct {
 	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
 	// Options tune the semantics.
 	Options Options
+	// Cache, when set, remembers per-pod and per-node work across Solves (see Cache).
+	Cache *Cache
 }
 
 // Node is an existing node (Node set), an in-flight NodeClaim that has no Node yet

@@ -37,12 +37,13 @@ type solver struct {
 	hostnameSeq int
 	scratch     bitset
 	daemons     []*podData
-	// podRequests are the requests of Input.Pods, computed once.
-	podRequests        []corev1.ResourceList
+	// pendingRequests are the requests of the pending pods, computed once.
+	pendingRequests    []corev1.ResourceList
 	filterBuf          []domainFilter
 	finalCache         map[finalKey]*finalOptions
 	volumes            *volumeIndex
 	noDynamicNodePools bool
+	cache              *Cache
 	// nodes are Input.Nodes without empty entries.
 	nodes []*Node
 	// pending are Input.Pods plus the reschedulable pods of nodes marked for deletion.
@@ -56,7 +57,7 @@ type solver struct {
 // NodePool whose requirements do not parse, an instance type without a name); pods that
 // cannot be placed are reported in Result.PodErrors, never dropped.
 func Solve(in *Input) (*Result, error) {
-	s := &solver{in: in, opts: in.Options, wellKnown: in.WellKnownLabels, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{}}
+	s := &solver{in: in, opts: in.Options, wellKnown: in.WellKnownLabels, cache: in.Cache, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{}}
 	if s.wellKnown == nil {
 		s.wellKnown = v1.WellKnownLabels
 	}
@@ -157,11 +158,11 @@ func (s *solver) buildResourceIndex() {
 			s.res.add(k)
 		}
 	}
-	s.podRequests = make([]corev1.ResourceList, len(s.pending))
+	s.pendingRequests = make([]corev1.ResourceList, len(s.pending))
 	for i, p := range s.pending {
 		if p != nil {
-			s.podRequests[i] = podRequests(p)
-			s.res.addAll(s.podRequests[i])
+			s.pendingRequests[i] = s.podRequests(p)
+			s.res.addAll(s.pendingRequests[i])
 		}
 	}
 	for _, n := range s.nodes {
@@ -172,7 +173,9 @@ func (s *solver) buildResourceIndex() {
 			s.res.addAll(n.NodeClaim.Status.Allocatable)
 		}
 		for _, p := range n.Pods {
-			s.res.addAll(podRequests(p))
+			if p != nil {
+				s.res.addAll(s.podRequests(p))
+			}
 		}
 	}
 	for _, ds := range s.in.DaemonSets {
@@ -255,7 +258,7 @@ func (s *solver) universe() *universe {
 		} else {
 			taints = n.NodeClaim.Spec.Taints
 		}
-		u.nodes = append(u.nodes, universeNode{labels: lbls, reqs: requirements.FromLabels(lbls), taints: taints})
+		u.nodes = append(u.nodes, universeNode{labels: lbls, reqs: s.nodeRequirements(n), taints: taints})
 	}
 	return u
 }
@@ -289,7 +292,7 @@ func (s *solver) preparePods() ([]*podData, error) {
 			return nil, fmt.Errorf("pods[%d]: nil pod", i)
 		}
 		p := &podData{pod: pod, key: pod.Namespace + "/" + pod.Name, index: i}
-		p.requests = s.res.vec(s.podRequests[i])
+		p.requests = s.res.vec(s.pendingRequests[i])
 		p.cpu = p.requests[0]
 		p.mem = p.requests[1]
 		p.ports = hostPortsOf(pod)

@@ -438,6 +438,9 @@ func (t *topology) parseSpreadGroup(pod *corev1.Pod, c corev1.TopologySpreadCons
 // selecting returns the non-inverse groups that count pod, and the inverse groups that repel
 // it. Results are cached per namespace and label set.
 func (t *topology) selecting(pod *corev1.Pod) (selected, blocked []*topologyGroup) {
+	if len(t.ordered) == 0 {
+		return nil, nil
+	}
 	id := labelsID(pod)
 	if s, ok := t.selectCache[id]; ok {
 		return s, t.blockCache[id]
