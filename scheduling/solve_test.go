@@ -192,3 +192,26 @@ func TestAffinityNamespaceSelector(t *testing.T) {
 	require.Len(t, res.PodErrors, 1, "no pod matches in a namespace that does not exist")
 	assert.Equal(t, "other", res.PodErrors[0].Pod.Name)
 }
+
+func TestCacheChangesNothing(t *testing.T) {
+	in := benchmarkInput(500)
+	in.Nodes = []*scheduling.Node{{Node: node("spare", "4"), Pods: []*corev1.Pod{fake.Pod("bound").Label("my-label", "a").Requests("1", "1Gi").NodeName("spare").Obj()}}}
+	render := func(res *scheduling.Result) []string {
+		var out []string
+		for _, c := range res.NewNodeClaims {
+			for _, p := range c.Pods {
+				out = append(out, p.Name+"@"+c.Hostname+"/"+c.InstanceType.Name)
+			}
+		}
+		for _, n := range res.ExistingNodes {
+			for _, p := range n.Pods {
+				out = append(out, p.Name+"@"+n.Name)
+			}
+		}
+		return out
+	}
+	want := render(mustSolve(t, in))
+	in.Cache = scheduling.NewCache()
+	assert.Equal(t, want, render(mustSolve(t, in)), "first Solve with a cache")
+	assert.Equal(t, want, render(mustSolve(t, in)), "second Solve, from the cache")
+}
