@@ -51,7 +51,10 @@ func runDisrupt(args []string, stdout io.Writer) error {
 	if now == "" {
 		at = latestTime(set)
 	}
-	res, err := disruption.Plan(disruptionInput(snapshot(set, types, wellKnown), at))
+	in := disruptionInput(snapshot(set, types, wellKnown), at)
+	opts := c.options()
+	in.Options.Packing, in.Options.MinValuesPolicy, in.Options.PreferencePolicy = opts.Packing, opts.MinValuesPolicy, opts.PreferencePolicy
+	res, err := disruption.Plan(in)
 	if err != nil {
 		return err
 	}

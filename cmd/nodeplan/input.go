@@ -27,6 +27,10 @@ type commonFlags struct {
 	files         pathList
 	instanceTypes string
 	output        string
+	// semantics
+	packing          string
+	minValuesPolicy  string
+	preferencePolicy string
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -35,11 +39,39 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.instanceTypes, "instance-types", "", "instance-type catalog file (default: the embedded EC2 catalog)")
 	fs.StringVar(&c.output, "o", "table", "output format: table, json or yaml")
 	fs.StringVar(&c.output, "output", "table", "output format: table, json or yaml")
+	fs.StringVar(&c.packing, "packing", string(scheduling.PackingCostAware), "how pods choose among new NodeClaims: CostAware or Karpenter (Karpenter's fewest-pods-first rule exactly)")
+	fs.StringVar(&c.minValuesPolicy, "min-values-policy", string(scheduling.MinValuesStrict), "Strict or BestEffort, as Karpenter's --min-values-policy")
+	fs.StringVar(&c.preferencePolicy, "preference-policy", string(scheduling.PreferencesRespect), "Respect or Ignore, as Karpenter's --preference-policy")
+}
+
+// options are the scheduling options the flags choose.
+func (c *commonFlags) options() scheduling.Options {
+	return scheduling.Options{
+		Packing:          scheduling.Packing(c.packing),
+		MinValuesPolicy:  scheduling.MinValuesPolicy(c.minValuesPolicy),
+		PreferencePolicy: scheduling.PreferencePolicy(c.preferencePolicy),
+	}
 }
 
 func (c *commonFlags) check() error {
 	if len(c.files) == 0 {
 		return errors.New("no input: give at least one -f PATH")
+	}
+	for _, f := range []struct {
+		name, value string
+		allowed     []string
+	}{
+		{"--packing", c.packing, []string{string(scheduling.PackingCostAware), string(scheduling.PackingKarpenter)}},
+		{"--min-values-policy", c.minValuesPolicy, []string{string(scheduling.MinValuesStrict), string(scheduling.MinValuesBestEffort)}},
+		{"--preference-policy", c.preferencePolicy, []string{string(scheduling.PreferencesRespect), string(scheduling.PreferencesIgnore)}},
+	} {
+		ok := false
+		for _, a := range f.allowed {
+			ok = ok || f.value == a
+		}
+		if !ok {
+			return fmt.Errorf("%s %q: want %s", f.name, f.value, strings.Join(f.allowed, " or "))
+		}
 	}
 	switch c.output {
 	case "table", "json", "yaml":

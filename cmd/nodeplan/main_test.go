@@ -205,3 +205,16 @@ func TestPlanRealWorkloads(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanOptions(t *testing.T) {
+	args := []string{"-f", "../../examples"}
+	cost := planJSON(t, args...)
+	karp := planJSON(t, append(args, "--packing", "Karpenter")...)
+	assert.LessOrEqual(t, cost.PricePerHour, karp.PricePerHour, "cost-aware packing never costs more on the example")
+	_, stderr, code := nodeplan(t, append([]string{"plan"}, append(args, "--packing", "Greedy")...)...)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "--packing")
+	_, stderr, code = nodeplan(t, append([]string{"plan"}, append(args, "--min-values-policy", "Loose")...)...)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "BestEffort")
+}

@@ -30,6 +30,7 @@ func runPlan(args []string, stdout io.Writer) error {
 		return err
 	}
 	in := snapshot(set, types, wellKnown)
+	in.Options = c.options()
 	res, err := scheduling.Solve(in)
 	if err != nil {
 		return err
