@@ -524,8 +524,8 @@ func (s *solver) finalize(c *claim, errs map[*podData]string) *NodeClaim {
 	out := &NodeClaim{
 		NodePool:            t.name,
 		Hostname:            c.hostname,
-		Taints:              t.taints,
-		StartupTaints:       t.startupTaints,
+		Taints:              append([]corev1.Taint(nil), t.taints...),
+		StartupTaints:       append([]corev1.Taint(nil), t.startupTaints...),
 		Labels:              map[string]string{},
 		InstanceTypeOptions: append(cloudprovider.InstanceTypes(nil), fo.types...),
 		InstanceType:        fo.types[0],
@@ -623,6 +623,11 @@ func (s *solver) reserve(out *NodeClaim, reqs requirements.Requirements, fo *fin
 			}
 		}
 		out.InstanceTypeOptions = keep
+		names := make([]string, 0, len(keep))
+		for _, it := range keep {
+			names = append(names, it.Name)
+		}
+		withMin(v1.LabelInstanceType, requirements.MustNew(v1.LabelInstanceType, requirements.In, names...))
 		return
 	}
 	if ct := reqs[v1.CapacityTypeLabelKey]; ct != nil && ct.Has(v1.CapacityTypeReserved) {

@@ -214,31 +214,43 @@ func isTerminal(p *corev1.Pod) bool {
 
 // countBoundPods records pods already running in the topology groups that select them.
 func (s *solver) countBoundPods() {
-	for _, e := range s.allExisting() {
-		for _, bp := range e.node.Pods {
-			if bp == nil || isTerminal(bp) || bp.DeletionTimestamp != nil {
+	if len(s.topo.ordered) == 0 {
+		return
+	}
+	// Pods of nodes marked for deletion are counted where they are unless they are being
+	// planned again in this Solve (a PDB or a DaemonSet can keep them in place).
+	replanned := make(map[*corev1.Pod]bool, len(s.pending))
+	for _, p := range s.pending {
+		replanned[p] = true
+	}
+	for _, n := range s.nodes {
+		if n.NodeClaim != nil && n.Node == nil && n.NodeClaim.DeletionTimestamp != nil {
+			continue
+		}
+		reqs := s.nodeRequirements(n)
+		var taints []corev1.Taint
+		if n.Node != nil {
+			taints = n.Node.Spec.Taints
+		} else {
+			taints = n.NodeClaim.Spec.Taints
+		}
+		for _, bp := range n.Pods {
+			if bp == nil || isTerminal(bp) || bp.DeletionTimestamp != nil || replanned[bp] {
 				continue
 			}
 			selected, _ := s.topo.selecting(bp)
 			for _, g := range selected {
-				if !e.reqs.Has(g.key) || !g.passesFilter(e.reqs, e.taints, nil) {
-					continue
+				if v := singleValue(s.topo.get(reqs, g.key)); v != "" && g.passesFilter(reqs, taints, nil) {
+					s.topo.count(g, v)
 				}
-				s.topo.count(g, e.reqs.Get(g.key).Values()[0])
 			}
 			for _, g := range s.inverseGroups(bp) {
-				if e.reqs.Has(g.key) {
-					s.topo.count(g, e.reqs.Get(g.key).Values()[0])
+				if v := singleValue(s.topo.get(reqs, g.key)); v != "" {
+					s.topo.count(g, v)
 				}
 			}
 		}
 	}
-}
-
-// allExisting includes nodes that take no new pods (deleting ones still hold their pods for
-// topology counting).
-func (s *solver) allExisting() []*existingNode {
-	return s.existing
 }
 
 // tryAdd places p on the node if it fits.

@@ -96,7 +96,8 @@ const (
 	PreferencesIgnore  PreferencePolicy = "Ignore"
 )
 
-// Options tune Solve. The zero value is Karpenter's default behaviour.
+// Options tune Solve. The zero value is Karpenter's default behaviour except for Packing,
+// whose zero value is PackingCostAware (see Packing).
 type Options struct {
 	MinValuesPolicy  MinValuesPolicy
 	PreferencePolicy PreferencePolicy

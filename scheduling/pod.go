@@ -16,7 +16,6 @@ import (
 type podData struct {
 	pod      *corev1.Pod
 	key      string // namespace/name
-	index    int    // position in Input.Pods
 	requests vec
 	cpu, mem int64
 	ports    []hostPort
@@ -190,12 +189,16 @@ func withDefaultRequests(pod *corev1.Pod) *corev1.Pod {
 // DaemonSet pods (daemon set) may select the labels Karpenter sets itself, such as
 // karpenter.sh/initialized.
 func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences, daemon bool) (sel requirements.Requirements, terms, preferred []requirements.Requirements, err error) {
-	for k := range pod.Spec.NodeSelector {
-		if daemon {
-			break
+	if !daemon {
+		keys := make([]string, 0, len(pod.Spec.NodeSelector))
+		for k := range pod.Spec.NodeSelector {
+			keys = append(keys, k)
 		}
-		if e := checkPodLabelKey(k); e != nil {
-			return nil, nil, nil, fmt.Errorf("spec.nodeSelector[%s]: %v", k, e)
+		sort.Strings(keys) // the first restricted key in a stable order names the error
+		for _, k := range keys {
+			if e := checkPodLabelKey(k); e != nil {
+				return nil, nil, nil, fmt.Errorf("spec.nodeSelector[%s]: %v", k, e)
+			}
 		}
 	}
 	sel = requirements.FromLabels(pod.Spec.NodeSelector)

@@ -6,9 +6,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
 )
 
-// reschedulablePods are the pods of nodes marked for deletion that must find a new home.
+// reschedulablePods are the pods of nodes marked for deletion that must find a new home (a
+// pod with karpenter.sh/do-not-disrupt keeps its node's deletion waiting instead).
 func reschedulablePods(nodes []*Node, pdbs []*policyv1.PodDisruptionBudget) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, n := range nodes {
@@ -16,7 +19,7 @@ func reschedulablePods(nodes []*Node, pdbs []*policyv1.PodDisruptionBudget) []*c
 			continue
 		}
 		for _, p := range n.Pods {
-			if p != nil && isReschedulable(p) && !fullyBlocked(p, pdbs) {
+			if p != nil && isReschedulable(p) && p.Annotations[v1.DoNotDisruptAnnotationKey] != "true" && !fullyBlocked(p, pdbs) {
 				out = append(out, p)
 			}
 		}
@@ -38,11 +41,12 @@ func isReschedulable(p *corev1.Pod) bool {
 }
 
 // fullyBlocked reports whether PodDisruptionBudgets forbid evicting p at all: one that allows
-// no disruption (maxUnavailable 0 or 0%, minAvailable 100%), or more than one selecting it.
+// no disruption (its status says so, or without status maxUnavailable 0 or 0% or
+// minAvailable 100%), or more than one selecting it.
 func fullyBlocked(p *corev1.Pod, pdbs []*policyv1.PodDisruptionBudget) bool {
 	matched := 0
 	for _, pdb := range pdbs {
-		if pdb.Namespace != p.Namespace || pdb.Spec.Selector == nil {
+		if pdb == nil || pdb.Namespace != p.Namespace || pdb.Spec.Selector == nil {
 			continue
 		}
 		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
@@ -50,6 +54,13 @@ func fullyBlocked(p *corev1.Pod, pdbs []*policyv1.PodDisruptionBudget) bool {
 			continue
 		}
 		matched++
+		// A PDB whose status the snapshot carries says itself whether it allows a disruption.
+		if st := pdb.Status; st.ObservedGeneration > 0 || st.ExpectedPods > 0 || st.CurrentHealthy > 0 {
+			if st.DisruptionsAllowed <= 0 {
+				return true
+			}
+			continue
+		}
 		if mu := pdb.Spec.MaxUnavailable; mu != nil && isZero(*mu) {
 			return true
 		}

@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -100,7 +99,12 @@ func Solve(in *Input) (*Result, error) {
 }
 
 func (s *solver) buildTemplates() error {
-	pools := append([]*v1.NodePool(nil), s.in.NodePools...)
+	var pools []*v1.NodePool
+	for _, np := range s.in.NodePools {
+		if np != nil {
+			pools = append(pools, np)
+		}
+	}
 	sort.SliceStable(pools, func(i, j int) bool {
 		wi, wj := weightOf(pools[i]), weightOf(pools[j])
 		if wi != wj {
@@ -179,7 +183,9 @@ func (s *solver) buildResourceIndex() {
 		}
 	}
 	for _, ds := range s.in.DaemonSets {
-		s.res.addAll(podRequests(&corev1.Pod{Spec: ds.Spec.Template.Spec}))
+		if ds != nil {
+			s.res.addAll(podRequests(&corev1.Pod{Spec: ds.Spec.Template.Spec}))
+		}
 	}
 }
 
@@ -220,7 +226,9 @@ func (s *solver) universe() *universe {
 	}
 	for _, n := range s.nodes {
 		for _, p := range n.Pods {
-			addKeys(p)
+			if p != nil {
+				addKeys(p)
+			}
 		}
 	}
 	u := &universe{templates: map[string]map[string][]*template{}}
@@ -291,7 +299,7 @@ func (s *solver) preparePods() ([]*podData, error) {
 		if pod == nil {
 			return nil, fmt.Errorf("pods[%d]: nil pod", i)
 		}
-		p := &podData{pod: pod, key: pod.Namespace + "/" + pod.Name, index: i}
+		p := &podData{pod: pod, key: pod.Namespace + "/" + pod.Name}
 		p.requests = s.res.vec(s.pendingRequests[i])
 		p.cpu = p.requests[0]
 		p.mem = p.requests[1]
@@ -317,7 +325,9 @@ func (s *solver) preparePods() ([]*podData, error) {
 	// Inverse anti-affinity groups of bound pods, before selection is computed.
 	for _, n := range s.nodes {
 		for _, bp := range n.Pods {
-			s.inverseGroups(bp)
+			if bp != nil {
+				s.inverseGroups(bp)
+			}
 		}
 	}
 	for _, p := range pods {
@@ -358,7 +368,9 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 		}
 	}
 	tscs := pod.Spec.TopologySpreadConstraints
-	if len(tscs) == 0 {
+	if len(tscs) == 0 && len(pod.Labels) > 0 {
+		// A pod without labels has nothing to select its peers by: no default applies (as
+		// kube-scheduler and Karpenter, whose deduced selector is then empty).
 		for _, c := range s.opts.DefaultTopologySpreadConstraints {
 			c := *c.DeepCopy()
 			if c.LabelSelector == nil {
@@ -436,6 +448,9 @@ func byWeight(terms []corev1.WeightedPodAffinityTerm) []int {
 // the overhead of the DaemonSets that would run there; and the NodePool limits.
 func (s *solver) buildTemplateTypes() {
 	for _, ds := range s.in.DaemonSets {
+		if ds == nil {
+			continue
+		}
 		pod := &corev1.Pod{Spec: *ds.Spec.Template.Spec.DeepCopy()}
 		pod.Namespace, pod.Name, pod.Labels = ds.Namespace, ds.Name, ds.Spec.Template.Labels
 		if hasDRAClaims(pod) {
@@ -539,8 +554,7 @@ func (s *solver) run(pods []*podData) map[*podData]string {
 		p := queue[0]
 		queue = queue[1:]
 		if n, ok := lastLen[p]; ok && n == len(queue)+1 {
-			queue = append([]*podData{p}, queue...)
-			break
+			break // a full turn of the queue placed nothing: the rest keep their reasons
 		}
 		if reason := s.trySchedule(p); reason != "" {
 			errs[p] = reason
@@ -619,10 +633,8 @@ func (s *solver) add(p *podData, f *podForm) string {
 		}
 	}
 	if len(s.templates) == 0 {
-		if len(s.templateErrors) > 0 {
-			return "no NodePool can launch nodes: " + strings.Join(s.templateErrors, "; ")
-		}
-		return "no NodePool can launch nodes (none given, or all static or deleting)"
+		// Every usable NodePool was dropped (its requirements left no instance type).
+		return "no NodePool can launch nodes: " + strings.Join(s.templateErrors, "; ")
 	}
 	var reasons []string
 	for _, t := range s.templates {
@@ -667,8 +679,6 @@ func (s *solver) result(pods []*podData, errs map[*podData]string) *Result {
 	}
 	return r
 }
-
-func isInf(f float64) bool { return math.IsInf(f, 0) }
 
 func (s *solver) buildReservations() {
 	s.reservations = map[string]int{}

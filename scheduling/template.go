@@ -19,7 +19,6 @@ import (
 type template struct {
 	nodePool      *v1.NodePool
 	name          string
-	weight        int32
 	reqs          requirements.Requirements // NodePool requirements ∩ template labels
 	daemonReqs    requirements.Requirements // reqs + registered/initialized, for DaemonSets
 	labels        map[string]string
@@ -35,11 +34,10 @@ type template struct {
 	hasMinValues bool
 
 	// limits: remaining resources (limited[i] false: unlimited) and remaining nodes (-1: none)
-	remaining   vec
-	limited     []bool
-	nodesLeft   int64
-	hasLimits   bool
-	minOverhead vec
+	remaining vec
+	limited   []bool
+	nodesLeft int64
+	hasLimits bool
 }
 
 // templateType is one instance type of a template.
@@ -225,9 +223,6 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 		reqBits:       map[string]bitset{},
 		offerBits:     map[string]*offerInfo{},
 		nodesLeft:     -1,
-	}
-	if np.Spec.Weight != nil {
-		t.weight = *np.Spec.Weight
 	}
 	t.daemonReqs = reqs.Union(requirements.FromLabels(map[string]string{v1.NodeRegisteredLabelKey: "true", v1.NodeInitializedLabelKey: "true"}))
 	for _, k := range reqs.Keys() {

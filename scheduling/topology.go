@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -318,7 +319,7 @@ func selectorText(ls *metav1.LabelSelector) string {
 		b.WriteByte(',')
 	}
 	for _, e := range ls.MatchExpressions {
-		fmt.Fprintf(&b, "|%s %s %v", e.Key, e.Operator, e.Values)
+		fmt.Fprintf(&b, "|%q %q %q", e.Key, e.Operator, e.Values)
 	}
 	return b.String()
 }
@@ -371,14 +372,8 @@ func (t *topology) spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstrain
 	var fast string
 	if len(c.MatchLabelKeys) == 0 {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s|%d|%v|%v|%v|%s|%s|", c.TopologyKey, c.MaxSkew, c.MinDomains, c.NodeAffinityPolicy, c.NodeTaintsPolicy, pod.Namespace, selectorText(c.LabelSelector))
-		for _, r := range strictTerms {
-			b.WriteString(r.String())
-			b.WriteByte(';')
-		}
-		if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
-			fmt.Fprintf(&b, "%v", pod.Spec.Tolerations)
-		}
+		fmt.Fprintf(&b, "%s|%d|%d|%s|%s|%s|%s|", c.TopologyKey, c.MaxSkew, derefInt32(c.MinDomains), derefPolicy(c.NodeAffinityPolicy), derefPolicy(c.NodeTaintsPolicy), pod.Namespace, selectorText(c.LabelSelector))
+		b.WriteString(spreadFilterID(c, strictTerms, pod.Spec.Tolerations))
 		fast = b.String()
 	}
 	return t.cached(fast, func() (*topologyGroup, error) { return t.parseSpreadGroup(pod, c, strictTerms, path) })
@@ -419,19 +414,14 @@ func (t *topology) parseSpreadGroup(pod *corev1.Pod, c corev1.TopologySpreadCons
 	if c.MinDomains != nil {
 		g.minDomains = *c.MinDomains
 	}
-	filterID := ""
 	if c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor {
 		g.filterTerms = strictTerms
-		for _, r := range strictTerms {
-			filterID += r.String() + ";"
-		}
 	}
 	if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
 		g.honorTaints = true
 		g.filterTolerations = pod.Spec.Tolerations
-		filterID += fmt.Sprintf("taints:%v", pod.Spec.Tolerations)
 	}
-	id := fmt.Sprintf("%d|%s|%s|%s|%d|%d|%s", groupSpread, g.key, pod.Namespace, sel.String(), g.maxSkew, g.minDomains, filterID)
+	id := fmt.Sprintf("%d|%s|%s|%s|%d|%d|%s", groupSpread, g.key, pod.Namespace, sel.String(), g.maxSkew, g.minDomains, spreadFilterID(c, strictTerms, pod.Spec.Tolerations))
 	return t.intern(g, id), nil
 }
 
@@ -739,10 +729,9 @@ func (t *topology) admissible(g *topologyGroup, p *podData, f *podForm) admissib
 	var a admissibleDomains
 	switch g.kind {
 	case groupSpread:
-		eligible := g.domains
-		if g.filterTerms != nil {
-			eligible = g.domainsIn(t.get(f.strict, g.key))
-		}
+		// The global minimum is over the domains the pod's strict node requirements allow
+		// (preferred node affinity never narrows it), whatever the nodeAffinityPolicy.
+		eligible := g.domainsIn(t.get(f.strict, g.key))
 		minCount := 0
 		if len(eligible) >= int(g.minDomains) && len(eligible) > 0 {
 			minCount = int(^uint(0) >> 1)
@@ -756,7 +745,7 @@ func (t *topology) admissible(g *topologyGroup, p *podData, f *podForm) admissib
 			}
 		}
 	case groupAffinity:
-		pr := t.get(f.reqs, g.key)
+		pr := t.get(f.strict, g.key)
 		for _, d := range g.domains {
 			if g.counts[d] > 0 && pr.Has(d) {
 				a.domains = append(a.domains, d)
@@ -910,4 +899,54 @@ func schedulingTaints(taints []corev1.Taint) []corev1.Taint {
 		}
 	}
 	return out
+}
+
+// spreadFilterID identifies a spread constraint's node filter: the pod's strict node
+// requirements (nodeAffinityPolicy Honor) and tolerations (nodeTaintsPolicy Honor), written
+// out in full (Requirements.String abbreviates long value lists).
+func spreadFilterID(c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, tolerations []corev1.Toleration) string {
+	var b strings.Builder
+	if c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor {
+		for _, r := range strictTerms {
+			b.WriteString(requirementsID(r))
+			b.WriteByte(';')
+		}
+	}
+	if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
+		b.WriteString("taints:")
+		for _, t := range tolerations {
+			seconds := ""
+			if t.TolerationSeconds != nil {
+				seconds = strconv.FormatInt(*t.TolerationSeconds, 10)
+			}
+			fmt.Fprintf(&b, "%q%q%q%q%s,", t.Key, t.Operator, t.Value, t.Effect, seconds)
+		}
+	}
+	return b.String()
+}
+
+// requirementsID is a canonical, unabbreviated text for a set of requirements.
+func requirementsID(rs requirements.Requirements) string {
+	var b strings.Builder
+	for _, k := range rs.Keys() {
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(reqID(rs[k]))
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+func derefInt32(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func derefPolicy(p *corev1.NodeInclusionPolicy) string {
+	if p == nil {
+		return ""
+	}
+	return string(*p)
 }

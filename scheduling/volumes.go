@@ -51,13 +51,22 @@ func newVolumeIndex(in *Input) *volumeIndex {
 		csiNodeLimits: map[string]map[string]int{},
 	}
 	for _, c := range in.PersistentVolumeClaims {
+		if c == nil {
+			continue
+		}
 		vi.pvcs[c.Namespace+"/"+c.Name] = c
 	}
 	for _, pv := range in.PersistentVolumes {
+		if pv == nil {
+			continue
+		}
 		vi.pvs[pv.Name] = pv
 	}
 	var defaults []*storagev1.StorageClass
 	for _, sc := range in.StorageClasses {
+		if sc == nil {
+			continue
+		}
 		vi.classes[sc.Name] = sc
 		if sc.Annotations["storageclass.kubernetes.io/is-default-class"] == "true" {
 			defaults = append(defaults, sc)
@@ -75,6 +84,9 @@ func newVolumeIndex(in *Input) *volumeIndex {
 		vi.defaultClass = defaults[0]
 	}
 	for _, cn := range in.CSINodes {
+		if cn == nil {
+			continue
+		}
 		limits := map[string]int{}
 		for _, d := range cn.Spec.Drivers {
 			if d.Allocatable != nil && d.Allocatable.Count != nil {
@@ -245,30 +257,29 @@ func crossProduct(perVolume [][]requirements.Requirements) []requirements.Requir
 	if len(perVolume) == 0 {
 		return nil
 	}
-	combos := []requirements.Requirements{{}}
+	type combo struct {
+		reqs requirements.Requirements
+		ok   bool
+	}
+	combos := []combo{{reqs: requirements.Requirements{}, ok: true}}
 	for _, alts := range perVolume {
-		var next []requirements.Requirements
+		var next []combo
 		for _, c := range combos {
 			for _, a := range alts {
-				next = append(next, c.Union(a))
+				next = append(next, combo{reqs: c.reqs.Union(a), ok: c.ok && c.reqs.HasIntersection(a)})
 			}
 		}
 		combos = next
 	}
-	var ok []requirements.Requirements
+	var ok, all []requirements.Requirements
 	for _, c := range combos {
-		empty := false
-		for _, k := range c.Keys() {
-			if c[k].IsEmpty() && c[k].Operator() != requirements.DoesNotExist {
-				empty = true
-			}
-		}
-		if !empty {
-			ok = append(ok, c)
+		all = append(all, c.reqs)
+		if c.ok {
+			ok = append(ok, c.reqs)
 		}
 	}
 	if len(ok) == 0 {
-		return combos
+		return all
 	}
 	return ok
 }

@@ -1,0 +1,160 @@
+package scheduling
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/fake"
+)
+
+func rrTypes() cloudprovider.InstanceTypes {
+	return cloudprovider.InstanceTypes{fake.NewInstanceType(fake.InstanceTypeOptions{Name: "c4", Resources: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("110")}})}
+}
+
+func rrInput(pods []*corev1.Pod, nodes []*Node) *Input {
+	np := fake.NodePool("default").Obj()
+	return &Input{Pods: pods, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": rrTypes()}, WellKnownLabels: fake.WellKnownLabels(), Nodes: nodes}
+}
+
+func rrNode(name string, labels map[string]string, pods ...*corev1.Pod) *Node {
+	l := map[string]string{v1.LabelHostname: name}
+	for k, v := range labels {
+		l[k] = v
+	}
+	rl := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("4Gi"), corev1.ResourcePods: resource.MustParse("0")}
+	return &Node{Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}, Status: corev1.NodeStatus{Allocatable: rl, Capacity: rl}}, Pods: pods}
+}
+
+// Regressions found in review; each failed before its fix.
+
+func TestOddInputNeverPanics(t *testing.T) {
+	cases := map[string]func() *Input{
+		"nil NodePool": func() *Input {
+			in := rrInput([]*corev1.Pod{fake.Pod("p").Obj()}, nil)
+			in.NodePools = append(in.NodePools, nil)
+			return in
+		},
+		"nil bound pod": func() *Input { return rrInput([]*corev1.Pod{fake.Pod("p").Obj()}, []*Node{rrNode("n1", nil, nil)}) },
+		"conflicting zone alias labels": func() *Input {
+			bp := fake.Pod("b").Label("app", "a").NodeName("n1").Obj()
+			n := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1, "failure-domain.beta.kubernetes.io/zone": fake.TestZone2}, bp)
+			p := fake.Pod("p").Label("app", "a").TopologySpread(v1.LabelTopologyZone, 1, map[string]string{"app": "a"}).Obj()
+			return rrInput([]*corev1.Pod{p}, []*Node{n})
+		},
+		"nil DaemonSet": func() *Input {
+			in := rrInput([]*corev1.Pod{fake.Pod("p").Obj()}, nil)
+			in.DaemonSets = append(in.DaemonSets, nil)
+			return in
+		},
+		"nil PDB with a node marked for deletion": func() *Input {
+			n := rrNode("n1", nil, fake.Pod("b").NodeName("n1").Obj())
+			n.MarkedForDeletion = true
+			in := rrInput(nil, []*Node{n})
+			in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{nil}
+			return in
+		},
+	}
+	for name, mk := range cases {
+		t.Run(name, func(t *testing.T) {
+			assert.NotPanics(t, func() { _, _ = Solve(mk()) })
+		})
+	}
+}
+
+func TestRestrictedSelectorReasonIsStable(t *testing.T) {
+	seen := map[string]bool{}
+	for i := 0; i < 30; i++ {
+		p := fake.Pod("p").NodeSelector(v1.LabelHostname, "x").NodeSelector("karpenter.sh/foo", "y").Obj()
+		r, err := Solve(rrInput([]*corev1.Pod{p}, nil))
+		require.NoError(t, err)
+		seen[r.PodErrors[0].Reason] = true
+	}
+	assert.Len(t, seen, 1)
+}
+
+func TestSpreadGroupsKeepLongFilters(t *testing.T) {
+	s := &solver{wellKnown: fake.WellKnownLabels()}
+	s.topo = newTopology(&universe{templates: map[string]map[string][]*template{}}, s.wellKnown)
+	mk := func(last string) *corev1.Pod {
+		return fake.Pod("p-"+last).Label("app", "a").
+			NodeRequirement(v1.LabelInstanceType, corev1.NodeSelectorOpIn, "t1", "t2", "t3", "t4", "t5", last).
+			TopologySpread(v1.LabelTopologyZone, 1, map[string]string{"app": "a"}).Obj()
+	}
+	fa, err := s.formFor(mk("t6"))
+	require.NoError(t, err)
+	fb, err := s.formFor(mk("t7"))
+	require.NoError(t, err)
+	assert.NotSame(t, fa.spread[0], fb.spread[0], "node filters differing after the 5th value are different groups")
+	md := int32(2)
+	c := corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, MinDomains: &md, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}
+	var groups []*topologyGroup
+	for i := 0; i < 3; i++ {
+		mdi := md // a fresh pointer each time
+		c.MinDomains = &mdi
+		f, err := s.formFor(fake.Pod(fmt.Sprint("q", i)).Label("app", "a").TopologySpreadConstraint(c).Obj())
+		require.NoError(t, err)
+		groups = append(groups, f.spread[0])
+	}
+	assert.Same(t, groups[0], groups[2], "equal constraints share a group whatever their pointers")
+}
+
+func TestAffinityIgnoresPreferredNodeAffinityWhenFindingPeers(t *testing.T) {
+	n := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, fake.Pod("peer").Label("app", "a").NodeName("n1").Obj())
+	p := fake.Pod("p").Label("app", "a").PodAffinity(v1.LabelTopologyZone, map[string]string{"app": "a"}).
+		PreferredNodeRequirement(10, v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone2).Obj()
+	r, err := Solve(rrInput([]*corev1.Pod{p}, []*Node{n}))
+	require.NoError(t, err)
+	require.Len(t, r.NewNodeClaims, 1)
+	assert.Equal(t, []string{fake.TestZone1}, r.NewNodeClaims[0].Requirements.Get(v1.LabelTopologyZone).Values(), "required affinity wins over the preference")
+}
+
+func TestSpreadMinimumUsesStrictDomainsUnderIgnorePolicy(t *testing.T) {
+	ign := corev1.NodeInclusionPolicyIgnore
+	c := corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, NodeAffinityPolicy: &ign, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}
+	n1 := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, fake.Pod("b1").Label("app", "a").NodeName("n1").Obj())
+	n2 := rrNode("n2", map[string]string{v1.LabelTopologyZone: fake.TestZone2}, fake.Pod("b2").Label("app", "a").NodeName("n2").Obj())
+	p := fake.Pod("p").Label("app", "a").TopologySpreadConstraint(c).NodeRequirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1, fake.TestZone2).Obj()
+	r, err := Solve(rrInput([]*corev1.Pod{p}, []*Node{n1, n2}))
+	require.NoError(t, err)
+	assert.Empty(t, r.PodErrors)
+	assert.Len(t, r.NewNodeClaims, 1)
+}
+
+func TestPodsKeptOnDeletingNodesCountForTopology(t *testing.T) {
+	n1 := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, fake.Pod("x").Label("app", "web").NodeName("n1").Obj())
+	n1.MarkedForDeletion = true
+	zero := intstr.FromInt32(0)
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "pdb", Namespace: "default"}, Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+	p := fake.Pod("p").Label("app", "web").PodAntiAffinity(v1.LabelTopologyZone, map[string]string{"app": "web"}).Obj()
+	in := rrInput([]*corev1.Pod{p}, []*Node{n1})
+	in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb}
+	r, err := Solve(in)
+	require.NoError(t, err)
+	require.Len(t, r.NewNodeClaims, 1)
+	for _, c := range r.NewNodeClaims {
+		assert.False(t, c.Requirements.Get(v1.LabelTopologyZone).Has(fake.TestZone1), "x still runs in test-zone-1")
+	}
+}
+
+func TestDefaultSpreadSkipsPodsWithoutLabels(t *testing.T) {
+	var pods []*corev1.Pod
+	for i := 0; i < 4; i++ {
+		pods = append(pods, fake.Pod(fmt.Sprint("p", i)).Obj())
+	}
+	in := rrInput(pods, nil)
+	in.Options.DefaultTopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule}}
+	r, err := Solve(in)
+	require.NoError(t, err)
+	assert.Len(t, r.NewNodeClaims, 1)
+}
