@@ -409,7 +409,14 @@ func (s *state) timing(n *node) {
 	if ca := pool.Spec.Disruption.ConsolidateAfter; ca.Duration != nil {
 		n.consolidatableAt = lastEvent.Add(*ca.Duration)
 	}
-	if ea := pool.Spec.Template.Spec.ExpireAfter; ea.Duration != nil && !created.IsZero() {
+	// Expiration reads the NodeClaim's own expireAfter (copied from the NodePool when it was
+	// launched; a later change to the NodePool is drift, not expiration). A Node without a
+	// NodeClaim falls back to its NodePool's.
+	ea := pool.Spec.Template.Spec.ExpireAfter
+	if sn.NodeClaim != nil && !sn.NodeClaim.Spec.ExpireAfter.IsZero() {
+		ea = sn.NodeClaim.Spec.ExpireAfter
+	}
+	if ea.Duration != nil && !created.IsZero() {
 		n.expiresAt = created.Add(*ea.Duration)
 	}
 
@@ -418,7 +425,7 @@ func (s *state) timing(n *node) {
 	if sn.NodeClaim != nil {
 		ph, ch := pool.Annotations[v1.NodePoolHashAnnotationKey], sn.NodeClaim.Annotations[v1.NodePoolHashAnnotationKey]
 		pv, cv := pool.Annotations[v1.NodePoolHashVersionAnnotationKey], sn.NodeClaim.Annotations[v1.NodePoolHashVersionAnnotationKey]
-		if ph != "" && ch != "" && ph != ch && pv == cv {
+		if ph != "" && ch != "" && pv != "" && cv != "" && ph != ch && pv == cv {
 			n.drift = "NodePoolDrifted"
 		}
 	}

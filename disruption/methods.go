@@ -105,7 +105,8 @@ func (s *state) drift() (bool, error) {
 }
 
 // consolidatable lists the candidates of multi- and single-node consolidation, sorted by
-// SavingsRatio. Balanced NodePools are treated as WhenEmptyOrUnderutilized.
+// SavingsRatio. Balanced NodePools are candidates too; their moves must pass the Balanced
+// score (see balancedRejects).
 func (s *state) consolidatable() []*node {
 	var cands []*node
 	for _, n := range s.nodes {
@@ -120,12 +121,11 @@ func (s *state) consolidatable() []*node {
 // multiNode finds, by binary search, the longest prefix of the candidates (within budgets,
 // at most 100) that can be deleted or replaced by one cheaper node.
 func (s *state) multiNode() (bool, error) {
-	budget, why := s.budgets(v1.DisruptionReasonUnderutilized)
+	budget, _ := s.budgets(v1.DisruptionReasonUnderutilized)
 	var kept []*node
 	for _, c := range s.consolidatable() {
 		if budget[c.poolName] <= 0 {
-			s.reasons[c] = why[c.poolName]
-			continue
+			continue // single-node consolidation says why, with the budget it sees
 		}
 		budget[c.poolName]--
 		kept = append(kept, c)

@@ -77,6 +77,11 @@ func Plan(in *Input) (*Result, error) {
 		}
 	}
 	sort.SliceStable(sns, func(i, j int) bool { return sns[i].Name() < sns[j].Name() })
+	for i := 1; i < len(sns); i++ {
+		if sns[i].Name() == sns[i-1].Name() {
+			return nil, fmt.Errorf("disruption: node %q is given twice (a Node and an unpaired NodeClaim of the same name?)", sns[i].Name())
+		}
+	}
 	for i, sn := range sns {
 		n := s.buildNode(sn, i)
 		s.nodes = append(s.nodes, n)

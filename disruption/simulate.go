@@ -3,6 +3,7 @@ package disruption
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -29,6 +30,16 @@ type simulation struct {
 // pods, on every node that is neither a candidate nor in an earlier command (plus the
 // in-flight replacements of earlier commands).
 func (s *state) simulate(cands []*node, podsOf func(*node) []*corev1.Pod) (*simulation, error) {
+	return s.simulateFor(cands, podsOf, false)
+}
+
+// simulateConsolidation is simulate with Karpenter's consolidateAfter rule for destinations:
+// pods moved off the candidates may not land on nodes still inside their consolidateAfter.
+func (s *state) simulateConsolidation(cands []*node) (*simulation, error) {
+	return s.simulateFor(cands, reschedulable, true)
+}
+
+func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, consolidation bool) (*simulation, error) {
 	excluded := map[*node]bool{}
 	for _, c := range cands {
 		excluded[c] = true
@@ -46,6 +57,7 @@ func (s *state) simulate(cands []*node, podsOf func(*node) []*corev1.Pod) (*simu
 		Namespaces:             s.in.Namespaces,
 		PodDisruptionBudgets:   s.in.PodDisruptionBudgets,
 		Options: scheduling.Options{
+			ConsolidationSimulation:          consolidation,
 			MinValuesPolicy:                  s.in.Options.MinValuesPolicy,
 			PreferencePolicy:                 s.in.Options.PreferencePolicy,
 			Packing:                          s.in.Options.Packing,
@@ -58,9 +70,14 @@ func (s *state) simulate(cands []*node, podsOf func(*node) []*corev1.Pod) (*simu
 			continue
 		}
 		sn := n.sn
-		if moved := s.moved[n.name]; len(moved) > 0 {
+		moved := s.moved[n.name]
+		recent := consolidation && n.pool != nil && s.now.Before(n.consolidatableAt)
+		if len(moved) > 0 || recent {
 			cp := *sn
-			cp.Pods = append(append(make([]*corev1.Pod, 0, len(sn.Pods)+len(moved)), sn.Pods...), moved...)
+			if len(moved) > 0 {
+				cp.Pods = append(append(make([]*corev1.Pod, 0, len(sn.Pods)+len(moved)), sn.Pods...), moved...)
+			}
+			cp.UnderConsolidateAfter = recent
 			sn = &cp
 		}
 		in.Nodes = append(in.Nodes, sn)
@@ -69,7 +86,8 @@ func (s *state) simulate(cands []*node, podsOf func(*node) []*corev1.Pod) (*simu
 	sim := &simulation{own: map[*corev1.Pod]bool{}}
 	in.Pods = append(append([]*corev1.Pod(nil), s.in.Pods...), s.pending...)
 	for _, c := range cands {
-		for _, p := range append(podsOf(c), s.moved[c.name]...) {
+		own := append(append([]*corev1.Pod(nil), podsOf(c)...), s.moved[c.name]...)
+		for _, p := range own {
 			if !sim.own[p] {
 				sim.own[p] = true
 				in.Pods = append(in.Pods, p)
@@ -82,7 +100,9 @@ func (s *state) simulate(cands []*node, podsOf func(*node) []*corev1.Pod) (*simu
 	}
 	sim.res = res
 	for _, e := range res.PodErrors {
-		if sim.own[e.Pod] {
+		// Every pod that is not merely pending must find a home: the candidates' pods, and
+		// those of nodes already being deleted (Karpenter's AllNonPendingPodsScheduled).
+		if sim.own[e.Pod] || e.Pod.Spec.NodeName != "" {
 			sim.fail = fmt.Sprintf("pod %s/%s cannot be rescheduled: %s", e.Pod.Namespace, e.Pod.Name, e.Reason)
 			return sim, nil
 		}
@@ -124,7 +144,7 @@ func claimsPrice(claims []*scheduling.NodeClaim) float64 {
 
 // consolidate is Karpenter's computeConsolidation: a command, or why there is none.
 func (s *state) consolidate(cands []*node, multi bool) (*Command, *simulation, string, error) {
-	sim, err := s.simulate(cands, reschedulable)
+	sim, err := s.simulateConsolidation(cands)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -136,17 +156,73 @@ func (s *state) consolidate(cands []*node, multi bool) (*Command, *simulation, s
 		method = MethodMultiNode
 	}
 	candPrice := totalPrice(cands)
+	var cmd *Command
 	switch n := len(sim.res.NewNodeClaims); {
 	case n == 0:
-		return &Command{Method: method, Reason: ReasonUnderutilized, SavingsPerHour: candPrice}, sim, "", nil
+		cmd = &Command{Method: method, Reason: ReasonUnderutilized, SavingsPerHour: candPrice}
 	case n > 1:
 		return nil, nil, fmt.Sprintf("consolidation would need %d new nodes (it replaces nodes by at most one)", n), nil
+	default:
+		r, why := s.cheaper(sim.res.NewNodeClaims[0], cands, candPrice, multi)
+		if r == nil {
+			return nil, nil, why, nil
+		}
+		cmd = &Command{Method: method, Reason: ReasonUnderutilized, Replacements: []*scheduling.NodeClaim{r}, SavingsPerHour: candPrice - r.Offering.Price}
 	}
-	r, why := s.cheaper(sim.res.NewNodeClaims[0], cands, candPrice, multi)
-	if r == nil {
+	if why := s.balancedRejects(cands, cmd.SavingsPerHour); why != "" {
 		return nil, nil, why, nil
 	}
-	return &Command{Method: method, Reason: ReasonUnderutilized, Replacements: []*scheduling.NodeClaim{r}, SavingsPerHour: candPrice - r.Offering.Price}, sim, "", nil
+	return cmd, sim, "", nil
+}
+
+// balancedK is Karpenter's BalancedK: a Balanced NodePool approves a move when its share of
+// the savings is at least 1/k of its share of the disruption.
+const balancedK = 2
+
+// balancedRejects scores a consolidation for every Balanced NodePool among the candidates
+// (reference §3.13): savings are attributed to each NodePool by its share of the candidates'
+// price; score = (pool savings / pool cost) / (candidates' disruption cost / pool disruption
+// cost). Every Balanced NodePool must reach 1/k; other policies always pass.
+func (s *state) balancedRejects(cands []*node, savings float64) string {
+	candPrice := totalPrice(cands)
+	pools := map[string][]*node{}
+	var names []string
+	for _, c := range cands {
+		if c.pool == nil || c.policy() != v1.ConsolidationPolicyBalanced {
+			continue
+		}
+		if _, ok := pools[c.poolName]; !ok {
+			names = append(names, c.poolName)
+		}
+		pools[c.poolName] = append(pools[c.poolName], c)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		var totalCost, totalDisruption, poolPrice, poolDisruption float64
+		for _, n := range s.nodes {
+			if n.poolName == name && n.pool != nil {
+				totalCost += n.price
+				totalDisruption += n.cost
+			}
+		}
+		for _, c := range pools[name] {
+			poolPrice += c.price
+			poolDisruption += c.cost
+		}
+		score := 0.0
+		if savings > 0 && candPrice > 0 && totalCost > 0 && totalDisruption > 0 {
+			share := savings * poolPrice / candPrice / totalCost
+			if poolDisruption <= 0 {
+				score = math.Inf(1)
+			} else {
+				score = share / (poolDisruption / totalDisruption)
+			}
+		}
+		if score < 1.0/balancedK {
+			return fmt.Sprintf("NodePool %q is Balanced and scores this move %.2f, below %.2f (its savings are too small for the pods it disrupts)", name, score, 1.0/balancedK)
+		}
+	}
+	return ""
 }
 
 // byPrice keeps the types whose worst-case launch price for reqs is below maxPrice.

@@ -255,6 +255,9 @@ func (s *solver) countBoundPods() {
 
 // tryAdd places p on the node if it fits.
 func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
+	if s.opts.ConsolidationSimulation && e.node.UnderConsolidateAfter && p.pod.Spec.NodeName != "" && !s.deleting[p.pod.Spec.NodeName] {
+		return false
+	}
 	for i, x := range p.requests {
 		if x > e.available[i] {
 			return false

@@ -54,6 +54,10 @@ type Node struct {
 	NodeClaim *v1.NodeClaim
 	// Pods are the pods bound to the node (they keep their place and use its resources).
 	Pods []*corev1.Pod
+	// UnderConsolidateAfter marks a node whose NodePool's consolidateAfter has not elapsed
+	// since its last pod change. In a consolidation simulation (Options) pods being moved
+	// off other nodes may not land on it, unless they come from a node marked for deletion.
+	UnderConsolidateAfter bool
 	// MarkedForDeletion nodes take no new pods, and their reschedulable pods (not DaemonSet
 	// or static pods, not terminal, not fully blocked by a PodDisruptionBudget) are planned
 	// again together with the pending pods, as Karpenter does for nodes being disrupted. A
@@ -106,6 +110,10 @@ type Options struct {
 	// Packing chooses among open NodeClaims that can take a pod; the zero value is
 	// PackingCostAware.
 	Packing Packing
+	// ConsolidationSimulation enables Karpenter's consolidateAfter rule for destinations:
+	// a bound pod (one with spec.nodeName, i.e. being moved) may not land on a node that is
+	// UnderConsolidateAfter unless its own node is marked for deletion.
+	ConsolidationSimulation bool
 	// DefaultTopologySpreadConstraints are applied to pods that declare none of their own,
 	// with the selector of the pod's own labels (kube-scheduler's cluster defaults).
 	DefaultTopologySpreadConstraints []corev1.TopologySpreadConstraint

@@ -43,6 +43,8 @@ type solver struct {
 	volumes            *volumeIndex
 	noDynamicNodePools bool
 	cache              *Cache
+	// deleting are the names of nodes marked for deletion.
+	deleting map[string]bool
 	// nodes are Input.Nodes without empty entries.
 	nodes []*Node
 	// pending are Input.Pods plus the reschedulable pods of nodes marked for deletion.
@@ -66,9 +68,13 @@ func Solve(in *Input) (*Result, error) {
 	if err := s.buildTemplates(); err != nil {
 		return nil, err
 	}
+	s.deleting = map[string]bool{}
 	for _, n := range in.Nodes {
 		if n != nil && (n.Node != nil || n.NodeClaim != nil) {
 			s.nodes = append(s.nodes, n)
+			if n.MarkedForDeletion || (n.Node != nil && n.Node.DeletionTimestamp != nil) {
+				s.deleting[n.Name()] = true
+			}
 		}
 	}
 	s.pending = append(append([]*corev1.Pod(nil), in.Pods...), reschedulablePods(s.nodes, in.PodDisruptionBudgets)...)

@@ -132,6 +132,10 @@ func snapshot(set *manifest.Set, types cloudprovider.InstanceTypes, wellKnown re
 			sn.NodeClaim = nc
 			continue
 		}
+		if sn, ok := nodes[nc.Name]; ok && sn.NodeClaim == nil && sn.Node != nil {
+			sn.NodeClaim = nc // same name, as kwok and some providers name them
+			continue
+		}
 		sn := &scheduling.Node{NodeClaim: nc}
 		nodes[nc.Name] = sn
 		in.Nodes = append(in.Nodes, sn)
