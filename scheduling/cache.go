@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -15,11 +16,67 @@ import (
 type Cache struct {
 	requests map[*corev1.Pod]corev1.ResourceList
 	labels   map[*corev1.Node]requirements.Requirements
+	// res is a grow-only resource index shared by the Solves using the cache, so vectors
+	// computed in one Solve stay valid (or are recomputed when the index has grown).
+	res      *resourceIndex
+	indexed  map[any]bool // objects whose resource names res holds
+	podVecs  map[*corev1.Pod]vec
+	typeVecs map[*cloudprovider.InstanceType][2]vec // capacity, allocatable
 }
 
 // NewCache returns an empty Cache.
 func NewCache() *Cache {
-	return &Cache{requests: map[*corev1.Pod]corev1.ResourceList{}, labels: map[*corev1.Node]requirements.Requirements{}}
+	return &Cache{
+		requests: map[*corev1.Pod]corev1.ResourceList{},
+		labels:   map[*corev1.Node]requirements.Requirements{},
+		res:      newResourceIndex(),
+		indexed:  map[any]bool{},
+		podVecs:  map[*corev1.Pod]vec{},
+		typeVecs: map[*cloudprovider.InstanceType][2]vec{},
+	}
+}
+
+// allocatableOf keys an instance type's allocatable list in Cache.indexed.
+type allocatableOf struct{ it *cloudprovider.InstanceType }
+
+// index registers the resource names of rl (owned by key) unless the cache already did.
+func (s *solver) index(key any, rl func() corev1.ResourceList) {
+	if s.cache == nil {
+		s.res.addAll(rl())
+		return
+	}
+	if s.cache.indexed[key] {
+		return
+	}
+	s.res.addAll(rl())
+	s.cache.indexed[key] = true
+}
+
+// podVec is the pod's requests as a vector, remembered when the solver has a cache.
+func (s *solver) podVec(p *corev1.Pod) vec {
+	if s.cache == nil {
+		return s.res.vec(podRequests(p))
+	}
+	if v, ok := s.cache.podVecs[p]; ok && len(v) == len(s.res.names) {
+		return v
+	}
+	v := s.res.vec(s.podRequests(p))
+	s.cache.podVecs[p] = v
+	return v
+}
+
+// typeVecs are an instance type's capacity and allocatable as vectors.
+func (s *solver) typeVecs(it *cloudprovider.InstanceType) (capacity, alloc vec) {
+	if s.cache != nil {
+		if v, ok := s.cache.typeVecs[it]; ok && len(v[0]) == len(s.res.names) {
+			return v[0], v[1]
+		}
+	}
+	capacity, alloc = s.res.vec(it.Capacity), s.res.vec(it.Allocatable())
+	if s.cache != nil {
+		s.cache.typeVecs[it] = [2]vec{capacity, alloc}
+	}
+	return capacity, alloc
 }
 
 // podRequests is podRequests(p), remembered when the solver has a cache.

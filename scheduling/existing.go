@@ -134,7 +134,7 @@ func (s *solver) buildExisting() {
 			if _, uses, _ := s.volumes.podVolumes(p); len(uses) > 0 {
 				e.attach(uses)
 			}
-			e.available.sub(s.res.vec(s.podRequests(p)))
+			e.available.sub(s.podVec(p))
 			e.ports = append(e.ports, hostPortsOf(p)...)
 			for _, o := range p.OwnerReferences {
 				if o.Kind == "DaemonSet" {

@@ -159,10 +159,14 @@ func weightOf(np *v1.NodePool) int32 {
 // one fixed layout.
 func (s *solver) buildResourceIndex() {
 	s.res = newResourceIndex()
+	if s.cache != nil {
+		s.res = s.cache.res
+	}
 	for _, t := range s.templates {
 		for _, tt := range t.types {
-			s.res.addAll(tt.it.Capacity)
-			s.res.addAll(tt.it.Allocatable())
+			it := tt.it
+			s.index(it, func() corev1.ResourceList { return it.Capacity })
+			s.index(allocatableOf{it}, func() corev1.ResourceList { return it.Allocatable() })
 		}
 		for k := range t.nodePool.Spec.Limits {
 			s.res.add(k)
@@ -172,19 +176,19 @@ func (s *solver) buildResourceIndex() {
 	for i, p := range s.pending {
 		if p != nil {
 			s.pendingRequests[i] = s.podRequests(p)
-			s.res.addAll(s.pendingRequests[i])
+			s.index(p, func() corev1.ResourceList { return s.pendingRequests[i] })
 		}
 	}
 	for _, n := range s.nodes {
 		if n.Node != nil {
-			s.res.addAll(n.Node.Status.Allocatable)
+			s.index(n.Node, func() corev1.ResourceList { return n.Node.Status.Allocatable })
 		}
 		if n.NodeClaim != nil {
-			s.res.addAll(n.NodeClaim.Status.Allocatable)
+			s.index(n.NodeClaim, func() corev1.ResourceList { return n.NodeClaim.Status.Allocatable })
 		}
 		for _, p := range n.Pods {
 			if p != nil {
-				s.res.addAll(s.podRequests(p))
+				s.index(p, func() corev1.ResourceList { return s.podRequests(p) })
 			}
 		}
 	}
@@ -306,7 +310,7 @@ func (s *solver) preparePods() ([]*podData, error) {
 			return nil, fmt.Errorf("pods[%d]: nil pod", i)
 		}
 		p := &podData{pod: pod, key: pod.Namespace + "/" + pod.Name}
-		p.requests = s.res.vec(s.pendingRequests[i])
+		p.requests = s.podVec(pod)
 		p.cpu = p.requests[0]
 		p.mem = p.requests[1]
 		p.ports = hostPortsOf(pod)
@@ -473,7 +477,8 @@ func (s *solver) buildTemplateTypes() {
 	}
 	for _, t := range s.templates {
 		for _, tt := range t.types {
-			tt.capacity = s.res.vec(tt.it.Capacity)
+			tt.capacity, tt.alloc = s.typeVecs(tt.it)
+			tt.alloc = tt.alloc.clone() // the DaemonSet overhead is subtracted below
 			tt.overhead = make(vec, len(s.res.names))
 			for _, d := range s.daemons {
 				if daemonRunsOn(d, t, tt.it, s.wellKnown) {
@@ -481,7 +486,6 @@ func (s *solver) buildTemplateTypes() {
 					tt.daemonPorts = append(tt.daemonPorts, d.ports...)
 				}
 			}
-			tt.alloc = s.res.vec(tt.it.Allocatable())
 			tt.alloc.sub(tt.overhead)
 		}
 		limits := t.nodePool.Spec.Limits
