@@ -1,8 +1,9 @@
 // Package scheduling decides where pending pods go, as Karpenter's provisioner does: onto
 // existing nodes first, then onto NodeClaims being launched, then onto new NodeClaims created
 // from NodePool templates, choosing instance types by price. [Solve] is a pure function of its
-// [Input]: it reads no clock, no environment and no network, starts no goroutine, never
-// mutates its input, and gives byte-identical results for the same input.
+// [Input]: it reads no clock, no environment and no network, starts no goroutine, keeps no
+// global state, never mutates its input, and gives byte-identical results for the same input
+// whatever the order of equal items.
 //
 // Every pending pod ends up in exactly one place in the [Result]: on a new NodeClaim, on an
 // existing node, or in PodErrors with a reason.
@@ -11,11 +12,20 @@
 //
 //	queue (cpu desc, memory desc, creation, uid)
 //	  -> existing nodes and in-flight NodeClaims (initialized first, by name)
-//	  -> NodeClaims opened earlier in this Solve (fewest pods first)
+//	  -> NodeClaims opened earlier in this Solve: one that takes the pod at no extra cost
+//	     (PackingCostAware, the default), else the first that can, fewest pods first
 //	  -> a new NodeClaim from the first NodePool template that fits (weight desc)
 //	  -> on failure: relax one preference and retry; else requeue while others progress
 //
+// What Karpenter reaches over several provisioning rounds (a zone per round for zonal
+// anti-affinity, followers of a pod that is not placed yet) Solve settles in one pass: the
+// NodeClaim of a pod in a non-hostname (anti-)affinity is pinned to one domain at once.
+//
 // Instance types are indexed per NodePool once (bitsets per requirement and offering), so
 // adding a pod to a NodeClaim costs O(instance types / 64) word operations plus one pass over
-// the types that still fit.
+// the types that still fit. A caller that runs many Solves over the same objects (disruption
+// simulations) can pass a [Cache] to share per-pod and per-node work.
+//
+// See [Options] for the knobs (minValues and preference policies, packing, instance-type
+// cap, default topology spread) and Example functions for use.
 package scheduling
