@@ -67,24 +67,7 @@ func (n *node) policy() v1.ConsolidationPolicy {
 }
 
 // nodeLabels are the Node's labels, or the NodeClaim's labels and single-valued requirements.
-func nodeLabels(sn *scheduling.Node) map[string]string {
-	if sn.Node != nil {
-		return sn.Node.Labels
-	}
-	out := map[string]string{}
-	if sn.NodeClaim == nil {
-		return out
-	}
-	if reqs, err := requirements.FromNodeSelectorRequirements(sn.NodeClaim.Spec.Requirements...); err == nil {
-		for k, v := range reqs.Labels() {
-			out[k] = v
-		}
-	}
-	for k, v := range sn.NodeClaim.Labels {
-		out[k] = v
-	}
-	return out
-}
+func nodeLabels(sn *scheduling.Node) map[string]string { return sn.Labels() }
 
 // pdbInfo is a PodDisruptionBudget with its selector and how many disruptions it allows.
 type pdbInfo struct {

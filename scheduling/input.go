@@ -79,6 +79,27 @@ func (n *Node) Name() string {
 	return ""
 }
 
+// Labels are the Node's labels, or for an in-flight NodeClaim its labels plus its
+// single-valued requirements. The caller must not modify the map.
+func (n *Node) Labels() map[string]string {
+	if n.Node != nil {
+		return n.Node.Labels
+	}
+	out := map[string]string{}
+	if n.NodeClaim == nil {
+		return out
+	}
+	if reqs, err := requirements.FromNodeSelectorRequirements(n.NodeClaim.Spec.Requirements...); err == nil {
+		for k, v := range reqs.Labels() {
+			out[k] = v
+		}
+	}
+	for k, v := range n.NodeClaim.Labels {
+		out[k] = v
+	}
+	return out
+}
+
 // MinValuesPolicy says what to do when a NodeClaim cannot satisfy a requirement's minValues.
 type MinValuesPolicy string
 

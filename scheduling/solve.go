@@ -283,24 +283,7 @@ func (s *solver) universe() *universe {
 
 // nodeLabels are an existing node's labels, or an in-flight NodeClaim's labels plus its
 // single-valued requirements.
-func nodeLabels(n *Node) map[string]string {
-	if n.Node != nil {
-		return n.Node.Labels
-	}
-	out := map[string]string{}
-	if n.NodeClaim == nil {
-		return out
-	}
-	if reqs, err := requirements.FromNodeSelectorRequirements(n.NodeClaim.Spec.Requirements...); err == nil {
-		for k, v := range reqs.Labels() {
-			out[k] = v
-		}
-	}
-	for k, v := range n.NodeClaim.Labels {
-		out[k] = v
-	}
-	return out
-}
+func nodeLabels(n *Node) map[string]string { return n.Labels() }
 
 // preparePods computes per-pod data and builds the topology groups of every pod.
 func (s *solver) preparePods() ([]*podData, error) {

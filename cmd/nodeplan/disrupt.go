@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,18 +19,11 @@ import (
 // or lastPodEventTime found in the input (never the wall clock), so the same files always
 // give the same answer.
 func runDisrupt(args []string, stdout io.Writer) error {
-	var c commonFlags
 	var now string
-	fs := newFlagSet("disrupt")
-	c.register(fs)
-	fs.StringVar(&now, "now", "", "time to decide at, RFC3339 (default: the latest creationTimestamp/lastPodEventTime in the input)")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("disrupt: %v\n%s", err, usage)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("disrupt: unexpected argument %q (inputs go after -f)", fs.Arg(0))
-	}
-	if err := c.check(); err != nil {
+	c, err := parseFlags("disrupt", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&now, "now", "", "time to decide at, RFC3339 (default: the latest creationTimestamp/lastPodEventTime in the input)")
+	})
+	if err != nil {
 		return err
 	}
 	var at time.Time

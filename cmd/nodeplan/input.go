@@ -86,6 +86,23 @@ func newFlagSet(name string) *flag.FlagSet {
 	return fs
 }
 
+// parseFlags parses a command's arguments: the common flags plus those extra registers.
+func parseFlags(command string, args []string, extra func(*flag.FlagSet)) (*commonFlags, error) {
+	c := &commonFlags{}
+	fs := newFlagSet(command)
+	c.register(fs)
+	if extra != nil {
+		extra(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("%s: %v\n%s", command, err, usage)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%s: unexpected argument %q (inputs go after -f)", command, fs.Arg(0))
+	}
+	return c, c.check()
+}
+
 // loadCatalog reads the --instance-types file, or the embedded EC2 catalog.
 func loadCatalog(path string) (cloudprovider.InstanceTypes, requirements.KeySet, error) {
 	if path == "" {

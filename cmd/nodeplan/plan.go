@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/nodeplan/nodeplan/manifest"
@@ -9,16 +8,8 @@ import (
 )
 
 func runPlan(args []string, stdout io.Writer) error {
-	var c commonFlags
-	fs := newFlagSet("plan")
-	c.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("plan: %v\n%s", err, usage)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("plan: unexpected argument %q (inputs go after -f)", fs.Arg(0))
-	}
-	if err := c.check(); err != nil {
+	c, err := parseFlags("plan", args, nil)
+	if err != nil {
 		return err
 	}
 	set, err := manifest.Load(c.files...)
