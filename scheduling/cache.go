@@ -22,17 +22,71 @@ type Cache struct {
 	indexed  map[any]bool // objects whose resource names res holds
 	podVecs  map[*corev1.Pod]vec
 	typeVecs map[*cloudprovider.InstanceType][2]vec // capacity, allocatable
+	// templates are prepared NodePools (instance types filtered, priced, indexed), keyed
+	// by the NodePool and its instance-type list.
+	templates map[templateKey]preparedTemplate
+}
+
+type templateKey struct {
+	nodePool *v1.NodePool
+	first    *cloudprovider.InstanceType
+	n        int
+	policy   MinValuesPolicy
+}
+
+type preparedTemplate struct {
+	t   *template
+	why string
+}
+
+// template is newTemplate, remembered when the solver has a cache. Each Solve gets its own
+// copy of the template (limits and instance-type vectors are per Solve); the requirement and
+// offering indexes are shared, being pure functions of the template.
+func (s *solver) template(np *v1.NodePool, types cloudprovider.InstanceTypes) (*template, string, error) {
+	if s.cache == nil {
+		return s.newTemplate(np, types)
+	}
+	key := templateKey{nodePool: np, n: len(types), policy: s.opts.MinValuesPolicy}
+	if len(types) > 0 {
+		key.first = types[0]
+	}
+	if p, ok := s.cache.templates[key]; ok {
+		if p.t == nil {
+			return nil, p.why, nil
+		}
+		return p.t.forSolve(), "", nil
+	}
+	t, why, err := s.newTemplate(np, types)
+	if err != nil {
+		return nil, "", err
+	}
+	s.cache.templates[key] = preparedTemplate{t: t, why: why}
+	if t == nil {
+		return nil, why, nil
+	}
+	return t.forSolve(), "", nil
+}
+
+// forSolve copies the template with fresh per-Solve state.
+func (t *template) forSolve() *template {
+	c := *t
+	c.types = make([]*templateType, len(t.types))
+	for i, tt := range t.types {
+		c.types[i] = &templateType{it: tt.it, price: tt.price}
+	}
+	return &c
 }
 
 // NewCache returns an empty Cache.
 func NewCache() *Cache {
 	return &Cache{
-		requests: map[*corev1.Pod]corev1.ResourceList{},
-		labels:   map[*corev1.Node]requirements.Requirements{},
-		res:      newResourceIndex(),
-		indexed:  map[any]bool{},
-		podVecs:  map[*corev1.Pod]vec{},
-		typeVecs: map[*cloudprovider.InstanceType][2]vec{},
+		requests:  map[*corev1.Pod]corev1.ResourceList{},
+		labels:    map[*corev1.Node]requirements.Requirements{},
+		res:       newResourceIndex(),
+		indexed:   map[any]bool{},
+		podVecs:   map[*corev1.Pod]vec{},
+		typeVecs:  map[*cloudprovider.InstanceType][2]vec{},
+		templates: map[templateKey]preparedTemplate{},
 	}
 }
 

@@ -130,7 +130,7 @@ func (s *solver) buildTemplates() error {
 		// As Karpenter, with no usable NodePool at all nothing is planned, not even
 		// placements on existing nodes.
 		s.noDynamicNodePools = false
-		t, why, err := s.newTemplate(np, s.in.InstanceTypes[np.Name])
+		t, why, err := s.template(np, s.in.InstanceTypes[np.Name])
 		if err != nil {
 			return err
 		}
@@ -678,10 +678,10 @@ func (s *solver) buildReservations() {
 	for _, t := range s.templates {
 		for _, tt := range t.types {
 			for _, o := range tt.it.Offerings {
-				if o.CapacityType() != v1.CapacityTypeReserved {
+				if offeringValue(o, v1.CapacityTypeLabelKey) != v1.CapacityTypeReserved {
 					continue
 				}
-				id := o.ReservationID()
+				id := offeringValue(o, cloudprovider.ReservationIDLabel)
 				if have, ok := s.reservations[id]; !ok || o.ReservationCapacity < have {
 					s.reservations[id] = o.ReservationCapacity
 				}
