@@ -185,7 +185,11 @@ func writePlanTable(w io.Writer, out *planOutput, set *manifest.Set) error {
 		tw.Flush()
 	}
 	if len(out.PodErrors) > 0 {
-		fmt.Fprintf(w, "\n%d pods cannot be scheduled:\n", len(out.PodErrors))
+		noun := "pods cannot"
+		if len(out.PodErrors) == 1 {
+			noun = "pod cannot"
+		}
+		fmt.Fprintf(w, "\n%d %s be scheduled:\n", len(out.PodErrors), noun)
 		for _, e := range out.PodErrors {
 			fmt.Fprintf(w, "  %s: %s\n", e.Pod, e.Reason)
 		}
