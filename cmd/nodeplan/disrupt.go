@@ -8,8 +8,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -20,8 +18,10 @@ import (
 // give the same answer.
 func runDisrupt(args []string, stdout io.Writer) error {
 	var now string
+	var spotToSpot bool
 	c, err := parseFlags("disrupt", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&now, "now", "", "time to decide at, RFC3339 (default: the latest creationTimestamp/lastPodEventTime in the input)")
+		fs.BoolVar(&spotToSpot, "spot-to-spot", false, "allow spot-to-spot consolidation (Karpenter's SpotToSpotConsolidation feature gate)")
 	})
 	if err != nil {
 		return err
@@ -48,6 +48,7 @@ func runDisrupt(args []string, stdout io.Writer) error {
 	in := disruptionInput(snapshot(set, types, wellKnown), at)
 	opts := c.options()
 	in.Options.Packing, in.Options.MinValuesPolicy, in.Options.PreferencePolicy = opts.Packing, opts.MinValuesPolicy, opts.PreferencePolicy
+	in.Options.SpotToSpotConsolidation = spotToSpot
 	res, err := disruption.Plan(in)
 	if err != nil {
 		return err
@@ -134,7 +135,7 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 			co.Candidates = []string{}
 		}
 		for _, r := range c.Replacements {
-			co.Replacements = append(co.Replacements, replacementOutput(r))
+			co.Replacements = append(co.Replacements, claimOutputOf(r))
 		}
 		out.Commands = append(out.Commands, co)
 	}
@@ -142,30 +143,6 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 		out.Blocked = append(out.Blocked, blockedOutput{Node: b.Node, Reason: b.Reason})
 	}
 	return out
-}
-
-func replacementOutput(c *scheduling.NodeClaim) claimOutput {
-	co := claimOutput{
-		NodePool:     c.NodePool,
-		Labels:       c.Labels,
-		Taints:       c.Taints,
-		Requirements: c.Requirements.NodeSelectorRequirements(),
-		Requests:     c.Requests,
-		Pods:         podNames(c.Pods),
-	}
-	if c.InstanceType != nil {
-		co.InstanceType = c.InstanceType.Name
-	}
-	if c.Offering != nil {
-		co.Zone, co.CapacityType, co.PricePerHour = c.Offering.Zone(), c.Offering.CapacityType(), roundPrice(c.Offering.Price)
-	}
-	if co.Taints == nil {
-		co.Taints = []corev1.Taint{}
-	}
-	for _, it := range c.InstanceTypeOptions {
-		co.InstanceTypeOptions = append(co.InstanceTypeOptions, it.Name)
-	}
-	return co
 }
 
 func writeDisruptTable(w io.Writer, res *disruption.Result) error {

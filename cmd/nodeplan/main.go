@@ -19,7 +19,7 @@ func main() {
 
 const usage = `usage:
   nodeplan plan    -f PATH... [--instance-types FILE] [-o table|json|yaml]
-  nodeplan disrupt -f PATH... [--instance-types FILE] [--now RFC3339] [-o table|json|yaml]
+  nodeplan disrupt -f PATH... [--instance-types FILE] [--now RFC3339] [--spot-to-spot] [-o table|json|yaml]
 options of both:
   --packing CostAware|Karpenter        how pods choose among new NodeClaims (default CostAware)
   --min-values-policy Strict|BestEffort

@@ -74,26 +74,10 @@ func newPlanOutput(res *scheduling.Result, set *manifest.Set) *planOutput {
 	}
 	total := 0.0
 	for _, c := range res.NewNodeClaims {
-		co := claimOutput{
-			NodePool:     c.NodePool,
-			InstanceType: c.InstanceType.Name,
-			Zone:         c.Offering.Zone(),
-			CapacityType: c.Offering.CapacityType(),
-			PricePerHour: roundPrice(c.Offering.Price),
-			Labels:       c.Labels,
-			Taints:       c.Taints,
-			Requirements: c.Requirements.NodeSelectorRequirements(),
-			Requests:     c.Requests,
-			Pods:         podNames(c.Pods),
+		out.NodeClaims = append(out.NodeClaims, claimOutputOf(c))
+		if c.Offering != nil {
+			total += c.Offering.Price
 		}
-		if co.Taints == nil {
-			co.Taints = []corev1.Taint{}
-		}
-		for _, it := range c.InstanceTypeOptions {
-			co.InstanceTypeOptions = append(co.InstanceTypeOptions, it.Name)
-		}
-		total += c.Offering.Price
-		out.NodeClaims = append(out.NodeClaims, co)
 	}
 	for _, n := range res.ExistingNodes {
 		out.ExistingNodes = append(out.ExistingNodes, existingOutput{Name: n.Name, Pods: podNames(n.Pods)})
@@ -242,4 +226,34 @@ func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set) 
 		fmt.Fprintf(w, "---\n# %s %s %s $%.4f/h, %d pods\n%s", c.InstanceType.Name, c.Offering.Zone(), c.Offering.CapacityType(), c.Offering.Price, len(c.Pods), b)
 	}
 	return nil
+}
+
+// claimOutputOf renders a NodeClaim as the JSON contract's nodeClaims entry (lists are [] when
+// empty, never null).
+func claimOutputOf(c *scheduling.NodeClaim) claimOutput {
+	co := claimOutput{
+		NodePool:            c.NodePool,
+		Labels:              c.Labels,
+		Taints:              c.Taints,
+		Requirements:        c.Requirements.NodeSelectorRequirements(),
+		Requests:            c.Requests,
+		Pods:                podNames(c.Pods),
+		InstanceTypeOptions: make([]string, 0, len(c.InstanceTypeOptions)),
+	}
+	if c.InstanceType != nil {
+		co.InstanceType = c.InstanceType.Name
+	}
+	if c.Offering != nil {
+		co.Zone, co.CapacityType, co.PricePerHour = c.Offering.Zone(), c.Offering.CapacityType(), roundPrice(c.Offering.Price)
+	}
+	if co.Taints == nil {
+		co.Taints = []corev1.Taint{}
+	}
+	if co.Labels == nil {
+		co.Labels = map[string]string{}
+	}
+	for _, it := range c.InstanceTypeOptions {
+		co.InstanceTypeOptions = append(co.InstanceTypeOptions, it.Name)
+	}
+	return co
 }
