@@ -419,6 +419,11 @@ func (s *state) timing(n *node) {
 			}
 		}
 	}
+	// InstanceTypeNotFound: after an hour, a node whose instance type (or its zone and
+	// capacity type) the NodePool no longer offers has drifted.
+	if n.drift == "" && !created.IsZero() && s.now.Sub(created) >= instanceTypeNotFoundAge && n.labels[v1.LabelInstanceType] != "" && !s.offered(n) {
+		n.drift = "InstanceTypeNotFound"
+	}
 	if sn.NodeClaim != nil {
 		if c := hasCondition(sn.NodeClaim.Status.Conditions, v1.ConditionTypeDrifted); c != nil && c.Status == metav1.ConditionTrue {
 			if n.drift == "" {
@@ -441,4 +446,25 @@ func sortByRatio(ns []*node) {
 		}
 		return a.index < b.index
 	})
+}
+
+// instanceTypeNotFoundAge is how old a node must be before a vanished instance type counts as
+// drift (Karpenter checks InstanceTypeNotFound only for NodeClaims older than an hour).
+const instanceTypeNotFoundAge = time.Hour
+
+// offered reports whether the node's NodePool still offers its instance type in its zone and
+// capacity type (a reserved node may also match an on-demand offering).
+func (s *state) offered(n *node) bool {
+	if n.it == nil {
+		return false
+	}
+	for _, o := range n.it.Offerings {
+		if o == nil || (n.zone != "" && o.Zone() != n.zone) {
+			continue
+		}
+		if ct := o.CapacityType(); n.ct == "" || ct == n.ct || (n.ct == v1.CapacityTypeReserved && ct == v1.CapacityTypeOnDemand) {
+			return true
+		}
+	}
+	return false
 }

@@ -93,3 +93,20 @@ func TestBalancedScoresMoves(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, res.Commands, "WhenEmptyOrUnderutilized takes the same move")
 }
+
+func TestInstanceTypeNotFoundIsDrift(t *testing.T) {
+	retired := testNode("old", "p", "small", "", bound("x", "1"))
+	retired.Node.Labels[v1.LabelInstanceType] = "retired-type"
+	res, err := Plan(input([]*v1.NodePool{pool("p")}, retired))
+	require.NoError(t, err)
+	require.Len(t, res.Commands, 1, "%v", res.Blocked)
+	assert.Equal(t, MethodDrift, res.Commands[0].Method)
+	require.Len(t, res.Commands[0].Replacements, 1)
+
+	young := testNode("new", "p", "small", "", bound("y", "1"))
+	young.Node.Labels[v1.LabelInstanceType] = "retired-type"
+	young.Node.CreationTimestamp = metav1.NewTime(now.Add(-30 * time.Minute))
+	res, err = Plan(input([]*v1.NodePool{pool("p")}, young))
+	require.NoError(t, err)
+	assert.Empty(t, res.Commands, "not checked before the node is an hour old")
+}
