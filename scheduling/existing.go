@@ -30,11 +30,13 @@ type existingNode struct {
 // volumesFit reports whether the node can attach p's volumes within its CSI limits.
 func (e *existingNode) volumesFit(uses []volumeUse) bool {
 	extra := map[string]int{}
+	seen := map[volumeUse]bool{}
 	for _, u := range uses {
 		limit, ok := e.volumeLimits[u.driver]
-		if !ok {
+		if !ok || seen[u] {
 			continue
 		}
+		seen[u] = true
 		if !e.volumeClaims[u.driver][u.claim] {
 			extra[u.driver]++
 		}
