@@ -217,19 +217,20 @@ func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences, daemon bool) (se
 			terms = append(terms, reqs)
 		}
 	}
-	if !ignorePreferences {
-		prefs := append([]corev1.PreferredSchedulingTerm(nil), na.PreferredDuringSchedulingIgnoredDuringExecution...)
-		idx := make([]int, len(prefs))
-		for i := range idx {
-			idx[i] = i
+	// Preferred terms are validated even when preferences are ignored, as Karpenter does.
+	prefs := na.PreferredDuringSchedulingIgnoredDuringExecution
+	idx := make([]int, len(prefs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return prefs[idx[a]].Weight > prefs[idx[b]].Weight })
+	for _, i := range idx {
+		path := fmt.Sprintf("spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d].preference", i)
+		reqs, e := termRequirements(prefs[i].Preference, path, daemon)
+		if e != nil {
+			return nil, nil, nil, e
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return prefs[idx[a]].Weight > prefs[idx[b]].Weight })
-		for _, i := range idx {
-			path := fmt.Sprintf("spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d].preference", i)
-			reqs, e := termRequirements(prefs[i].Preference, path, daemon)
-			if e != nil {
-				return nil, nil, nil, e
-			}
+		if !ignorePreferences {
 			preferred = append(preferred, reqs)
 		}
 	}
