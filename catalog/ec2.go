@@ -114,17 +114,13 @@ func buildEC2(f *ec2File) (*ec2Catalog, error) {
 			capacity[corev1.ResourceName(name)] = q
 		}
 		reqs := requirements.FromLabels(t.Labels)
-		for _, k := range c.labelKeys {
-			if !reqs.Has(k) {
-				reqs.Add(requirements.MustNew(k, requirements.DoesNotExist))
-			}
-		}
 		reqs.Add(
 			requirements.MustNew(v1.LabelInstanceType, requirements.In, t.Name),
 			requirements.MustNew(v1.LabelTopologyZone, requirements.In, ec2Zones...),
 			requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeOnDemand),
 			requirements.MustNew(v1.LabelTopologyRegion, requirements.In, EC2Region),
 		)
+		fillUndefined(reqs, c.labelKeys)
 		c.entries = append(c.entries, ec2Entry{name: t.Name, requirements: reqs, capacity: capacity, price: price})
 	}
 	sort.Strings(c.skipped)
@@ -203,4 +199,21 @@ func coreWellKnown() requirements.KeySet {
 		}
 	}
 	return ks
+}
+
+// fillUndefined gives a type DoesNotExist for every catalog label key and every well-known
+// label it does not define (karpenter.sh/nodepool aside, which the NodePool sets), so that a
+// pod or NodePool constraining such a key never matches a type that has no value for it.
+func fillUndefined(reqs requirements.Requirements, catalogKeys []string) {
+	keys := append([]string(nil), catalogKeys...)
+	for k := range v1.WellKnownLabels {
+		if k != v1.NodePoolLabelKey {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		if !reqs.Has(k) {
+			reqs.Add(requirements.MustNew(k, requirements.DoesNotExist))
+		}
+	}
 }

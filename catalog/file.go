@@ -248,16 +248,12 @@ func (p *fileParser) instanceType(t *FileInstanceType, labelKeys []string) *clou
 		return nil
 	}
 	reqs := requirements.FromLabels(labels)
-	for _, k := range labelKeys {
-		if !reqs.Has(k) {
-			reqs.Add(requirements.MustNew(k, requirements.DoesNotExist))
-		}
-	}
 	reqs.Add(
 		requirements.MustNew(v1.LabelInstanceType, requirements.In, t.Name),
 		requirements.MustNew(v1.LabelTopologyZone, requirements.In, zones...),
 		requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, cts...),
 	)
+	fillUndefined(reqs, labelKeys)
 	return &cloudprovider.InstanceType{
 		Name:         t.Name,
 		Requirements: reqs,

@@ -201,3 +201,30 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseUndefinedKeysHaveNoValue(t *testing.T) {
+	data := []byte(`instanceTypes:
+- name: small
+  labels: {kubernetes.io/arch: amd64}
+  capacity: {cpu: "2", memory: 4Gi, pods: "10"}
+  offerings: [{zone: z1, capacityType: on-demand, price: 0.1}]
+- name: big
+  labels: {kubernetes.io/arch: amd64, node.kubernetes.io/instance-type: big}
+  capacity: {cpu: "8", memory: 16Gi, pods: "10"}
+  offerings: [{zone: z1, capacityType: on-demand, price: 0.4}]
+`)
+	types, _, err := Parse(data, "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range types {
+		if got := it.Requirements.Get(v1.LabelInstanceType); !got.Has(it.Name) {
+			t.Errorf("%s: instance-type requirement %s does not hold its own name", it.Name, got)
+		}
+		for _, k := range []string{v1.LabelOS, v1.LabelTopologyRegion, v1.LabelWindowsBuild} {
+			if op := it.Requirements.Get(k).Operator(); op != "DoesNotExist" {
+				t.Errorf("%s: %s is %s, want DoesNotExist (the catalog gives it no value)", it.Name, k, op)
+			}
+		}
+	}
+}
