@@ -15,7 +15,7 @@
 // Deployment.
 //
 // Objects of namespaced kinds given without a namespace are in "default"; objects without a
-// UID get one derived from their namespace and name (a pod's is "uid-<namespace>-<name>").
+// UID get one derived from their namespace and name (a pod's is "uid-<namespace>/<name>").
 // Expanded pods are pending, carry the template's labels and annotations and a controller
 // owner reference (a Deployment's pods: to a ReplicaSet named after the Deployment); a
 // StatefulSet's pods also get the claims of its volumeClaimTemplates. Nothing is sorted.

@@ -60,7 +60,7 @@ func TestOnlineBoutique(t *testing.T) {
 	frontend := s.Pods[0]
 	assert.Equal(t, corev1.PodPending, frontend.Status.Phase)
 	assert.Empty(t, frontend.Spec.NodeName)
-	assert.Equal(t, "uid-default-frontend-0", string(frontend.UID))
+	assert.Equal(t, "uid-default/frontend-0", string(frontend.UID))
 	assert.Equal(t, map[string]string{"app": "frontend"}, frontend.Labels)
 	assert.Equal(t, "true", frontend.Annotations["sidecar.istio.io/rewriteAppHTTPProbers"])
 	require.Len(t, frontend.OwnerReferences, 1)
@@ -235,7 +235,7 @@ metadata: {name: b, namespace: other, uid: given}
 spec: {containers: [{name: c, image: i}]}
 `)
 	assert.Equal(t, []string{"default/a", "other/b"}, podNames(s.Pods))
-	assert.Equal(t, "uid-default-a", string(s.Pods[0].UID))
+	assert.Equal(t, "uid-default/a", string(s.Pods[0].UID))
 	assert.Equal(t, "given", string(s.Pods[1].UID))
 	assert.Equal(t, map[string]int{"ConfigMap": 1, "Widget": 1}, s.Skipped)
 	assert.Equal(t, "test.yaml: document 1 (line 6)", s.SourceOf("Pod", "default", "a"))
@@ -661,7 +661,7 @@ spec:
 	web := s.Pods[0]
 	assert.Equal(t, map[string]string{"app": "web"}, web.Labels)
 	assert.Equal(t, map[string]string{"a": "b"}, web.Annotations)
-	assert.Equal(t, "uid-shop-web-0", string(web.UID))
+	assert.Equal(t, "uid-shop/web-0", string(web.UID))
 	assert.Equal(t, resource.MustParse("500m"), web.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU])
 	// Each pod has its own copy of the template.
 	web.Labels["x"] = "y"
@@ -866,4 +866,12 @@ spec:
 	require.Len(t, s.NodeClaims, 1)
 	assert.Equal(t, "720h", s.NodeClaims[0].Spec.ExpireAfter.String())
 	assert.Empty(t, s.Pods, "DaemonSets are not expanded")
+}
+
+func TestDerivedUIDsDoNotCollide(t *testing.T) {
+	data := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: team-a}\nspec: {containers: [{name: c, image: x}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: a-web, namespace: team}\nspec: {containers: [{name: c, image: x}]}\n")
+	s, err := Parse(data, "pods.yaml")
+	require.NoError(t, err)
+	require.Len(t, s.Pods, 2)
+	assert.NotEqual(t, s.Pods[0].UID, s.Pods[1].UID)
 }

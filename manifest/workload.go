@@ -286,12 +286,12 @@ func setClaimVolume(spec *corev1.PodSpec, volume, claim string) {
 	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: volume, VolumeSource: src})
 }
 
-// derivedUID is the UID of an object given without one: "uid-<namespace>-<name>".
+// derivedUID is the UID of an object given without one: "uid-<namespace>/<name>".
 func derivedUID(namespace, name string) types.UID {
 	if namespace == "" {
 		return types.UID("uid-" + name)
 	}
-	return types.UID("uid-" + namespace + "-" + name)
+	return types.UID("uid-" + namespace + "/" + name) // "/" never occurs in a namespace
 }
 
 func ptr[T any](v T) *T { return &v }
