@@ -214,6 +214,12 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 		p.set.Skipped[k]++
 		return
 	}
+	if g := apiGroup(av); g != apiGroup(rd.apiVersion) {
+		// The same kind name in another API group (an OpenKruise StatefulSet, a Volcano Job)
+		// is another kind: skipped and counted, like every kind nodeplan does not read.
+		p.set.Skipped[k+"."+g]++
+		return
+	}
 	switch {
 	case !rd.namespaced:
 		ref.Namespace = "" // cluster-scoped: a namespace given is ignored, as the API server does
@@ -639,4 +645,12 @@ func jsonTypeName(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// apiGroup is the group of an apiVersion ("" for the core group's "v1").
+func apiGroup(apiVersion string) string {
+	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
+		return apiVersion[:i]
+	}
+	return ""
 }

@@ -875,3 +875,14 @@ func TestDerivedUIDsDoNotCollide(t *testing.T) {
 	require.Len(t, s.Pods, 2)
 	assert.NotEqual(t, s.Pods[0].UID, s.Pods[1].UID)
 }
+
+func TestKindOfAnotherGroupIsSkipped(t *testing.T) {
+	data := []byte("apiVersion: apps.kruise.io/v1beta1\nkind: StatefulSet\nmetadata: {name: db}\nspec: {replicas: 3}\n---\napiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: train}\nspec: {}\n")
+	s, err := Parse(data, "crds.yaml")
+	require.NoError(t, err)
+	assert.Empty(t, s.Pods)
+	assert.Equal(t, 1, s.Skipped["StatefulSet.apps.kruise.io"])
+	assert.Equal(t, 1, s.Skipped["Job.batch.volcano.sh"])
+	_, err = Parse([]byte("apiVersion: apps/v2\nkind: StatefulSet\nmetadata: {name: db}\nspec: {}\n"), "v2.yaml")
+	assert.Error(t, err, "an unknown version of a group nodeplan reads is still an error")
+}
