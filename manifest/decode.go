@@ -616,6 +616,18 @@ func jobWorkload(j *batchv1.Job) (*Workload, string, error) {
 	if j.Spec.Suspend != nil && *j.Spec.Suspend {
 		n = 0
 	}
+	// A Job that has finished runs no more pods; one under way needs pods only for the
+	// completions still missing.
+	for _, c := range j.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == "True" {
+			n = 0
+		}
+	}
+	if j.Spec.Completions != nil && n > 0 {
+		if left := *j.Spec.Completions - j.Status.Succeeded; left < n {
+			n = max(left, 0)
+		}
+	}
 	return &Workload{Selector: j.Spec.Selector, Template: &j.Spec.Template, Replicas: n}, field, err
 }
 

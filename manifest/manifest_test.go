@@ -886,3 +886,18 @@ func TestKindOfAnotherGroupIsSkipped(t *testing.T) {
 	_, err = Parse([]byte("apiVersion: apps/v2\nkind: StatefulSet\nmetadata: {name: db}\nspec: {}\n"), "v2.yaml")
 	assert.Error(t, err, "an unknown version of a group nodeplan reads is still an error")
 }
+
+func TestFinishedJobsRunNoPods(t *testing.T) {
+	job := func(status string) []byte {
+		return []byte("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: 4\n  completions: 5\n  template: {spec: {restartPolicy: Never, containers: [{name: c, image: x}]}}\n" + status)
+	}
+	s, err := Parse(job(""), "j.yaml")
+	require.NoError(t, err)
+	assert.Len(t, s.Pods, 4, "a new Job runs its parallelism")
+	s, err = Parse(job("status: {succeeded: 3}\n"), "j.yaml")
+	require.NoError(t, err)
+	assert.Len(t, s.Pods, 2, "only the missing completions")
+	s, err = Parse(job("status: {succeeded: 5, conditions: [{type: Complete, status: \"True\"}]}\n"), "j.yaml")
+	require.NoError(t, err)
+	assert.Empty(t, s.Pods, "a complete Job runs nothing")
+}
