@@ -73,7 +73,7 @@ func ParseFile(path string) (cloudprovider.InstanceTypes, requirements.KeySet, e
 // label keys other types of the file carry, node.kubernetes.io/instance-type In [name],
 // topology.kubernetes.io/zone In (the offerings' zones) and karpenter.sh/capacity-type In (the
 // offerings' capacity types). Each offering's Requirements are zone In [zone], capacity-type
-// In [capacityType] and, for reserved offerings, karpenter.sh/reservation-id In [id].
+// In [capacityType] and, for reserved offerings, karpenter.k8s.aws/capacity-reservation-id In [id] (cloudprovider.ReservationIDLabel).
 //
 // The returned KeySet is v1.WellKnownLabels plus every label key appearing on any type.
 func Parse(data []byte, source string) (cloudprovider.InstanceTypes, requirements.KeySet, error) {

@@ -136,8 +136,9 @@ type Offering struct {
 }
 
 // ReservationIDLabel is the label key that names the capacity reservation of a reserved
-// offering.
-const ReservationIDLabel = "karpenter.sh/reservation-id"
+// offering. Karpenter leaves it to the provider; nodeplan uses AWS's, which (unlike a
+// karpenter.sh key) pods and NodePools may select.
+const ReservationIDLabel = "karpenter.k8s.aws/capacity-reservation-id"
 
 // Zone is the offering's zone.
 func (o *Offering) Zone() string { return o.Requirements.Get(v1.LabelTopologyZone).Any() }
