@@ -198,6 +198,8 @@ func coreWellKnown() requirements.KeySet {
 			ks[k] = true
 		}
 	}
+	// Reserved offerings carry the reservation ID, which pods may select.
+	ks[cloudprovider.ReservationIDLabel] = true
 	return ks
 }
 

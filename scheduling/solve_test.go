@@ -215,3 +215,25 @@ func TestCacheChangesNothing(t *testing.T) {
 	assert.Equal(t, want, render(mustSolve(t, in)), "first Solve with a cache")
 	assert.Equal(t, want, render(mustSolve(t, in)), "second Solve, from the cache")
 }
+
+func TestPodSelectsAReservation(t *testing.T) {
+	small := fake.NewInstanceType(fake.InstanceTypeOptions{
+		Name:      "small",
+		Resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi"), corev1.ResourcePods: resource.MustParse("10")},
+		Offerings: cloudprovider.Offerings{
+			cloudprovider.NewReservedOffering(fake.TestZone1, "cr-1", 0.01, 5),
+			cloudprovider.NewReservedOffering(fake.TestZone2, "cr-2", 0.01, 5),
+			cloudprovider.NewOffering(fake.TestZone1, v1.CapacityTypeOnDemand, 0.10, true),
+		},
+	})
+	pod := fake.Pod("p").NodeSelector(cloudprovider.ReservationIDLabel, "cr-2").Requests("1", "1Gi").Obj()
+	res := mustSolve(t, &scheduling.Input{
+		Pods:            []*corev1.Pod{pod},
+		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": {small}},
+		WellKnownLabels: cloudprovider.AllowUndefinedWellKnownLabels(),
+	})
+	require.Len(t, res.NewNodeClaims, 1, "%v", res.PodErrors)
+	assert.Equal(t, "cr-2", res.NewNodeClaims[0].Offering.ReservationID())
+	assert.Equal(t, fake.TestZone2, res.NewNodeClaims[0].Offering.Zone())
+}
