@@ -141,11 +141,17 @@ type Offering struct {
 const ReservationIDLabel = "karpenter.k8s.aws/capacity-reservation-id"
 
 // Zone is the offering's zone.
-func (o *Offering) Zone() string { return o.Requirements.Get(v1.LabelTopologyZone).Any() }
+func (o *Offering) Zone() string { return o.single(v1.LabelTopologyZone) }
 
 // CapacityType is the offering's capacity type (spot, on-demand, reserved).
-func (o *Offering) CapacityType() string {
-	return o.Requirements.Get(v1.CapacityTypeLabelKey).Any()
+func (o *Offering) CapacityType() string { return o.single(v1.CapacityTypeLabelKey) }
+
+// single is the offering's value for key, or "" when the offering does not define it.
+func (o *Offering) single(key string) string {
+	if !o.Requirements.Has(key) {
+		return ""
+	}
+	return o.Requirements.Get(key).Any()
 }
 
 // ReservationID is the offering's reservation, or "".
