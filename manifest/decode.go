@@ -600,8 +600,12 @@ func statefulSetWorkload(s *appsv1.StatefulSet) (*Workload, string, error) {
 			field, err = fmt.Sprintf("spec.volumeClaimTemplates[%d].metadata.name", i), errors.New("required")
 		}
 	}
-	return &Workload{Selector: s.Spec.Selector, Template: &s.Spec.Template, Replicas: n,
-		claimTemplates: s.Spec.VolumeClaimTemplates, serviceName: s.Spec.ServiceName}, field, err
+	w := &Workload{Selector: s.Spec.Selector, Template: &s.Spec.Template, Replicas: n,
+		claimTemplates: s.Spec.VolumeClaimTemplates, serviceName: s.Spec.ServiceName}
+	if s.Spec.Ordinals != nil {
+		w.firstIndex = s.Spec.Ordinals.Start // pods are <name>-<start>, <name>-<start+1>, ...
+	}
+	return w, field, err
 }
 
 func jobWorkload(j *batchv1.Job) (*Workload, string, error) {

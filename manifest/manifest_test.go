@@ -901,3 +901,12 @@ func TestFinishedJobsRunNoPods(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, s.Pods, "a complete Job runs nothing")
 }
+
+func TestStatefulSetOrdinalsStart(t *testing.T) {
+	data := []byte("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  replicas: 2\n  ordinals: {start: 5}\n  selector: {matchLabels: {app: db}}\n  template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: x}]}}\n")
+	s, err := Parse(data, "db.yaml")
+	require.NoError(t, err)
+	require.Len(t, s.Pods, 2)
+	assert.Equal(t, "db-5", s.Pods[0].Name)
+	assert.Equal(t, "db-6", s.Pods[1].Name)
+}

@@ -33,6 +33,8 @@ type Workload struct {
 	// Replicas is the number of pods the workload runs: spec.replicas (default 1), or for a
 	// Job its parallelism (default 1) capped by its completions, 0 when suspended.
 	Replicas int32
+	// firstIndex is the first pod's index (a StatefulSet's spec.ordinals.start; else 0).
+	firstIndex int32
 	// Controller is the workload's own controller, e.g. the Deployment of a ReplicaSet.
 	Controller *metav1.OwnerReference
 	// Object is the decoded object: *appsv1.Deployment, *appsv1.ReplicaSet,
@@ -225,7 +227,7 @@ func (w *Workload) expand() ([]*corev1.Pod, []*corev1.PersistentVolumeClaim) {
 	pods := make([]*corev1.Pod, 0, w.Replicas)
 	var claims []*corev1.PersistentVolumeClaim
 	for i := range int(w.Replicas) {
-		name := fmt.Sprintf("%s-%d", w.Name, i)
+		name := fmt.Sprintf("%s-%d", w.Name, int(w.firstIndex)+i)
 		p := &corev1.Pod{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 			ObjectMeta: metav1.ObjectMeta{
