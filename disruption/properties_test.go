@@ -134,17 +134,7 @@ func deepCopyInput(in *Input) *Input {
 	}
 	out.Nodes = nil
 	for _, n := range in.Nodes {
-		c := &scheduling.Node{MarkedForDeletion: n.MarkedForDeletion}
-		if n.Node != nil {
-			c.Node = n.Node.DeepCopy()
-		}
-		if n.NodeClaim != nil {
-			c.NodeClaim = n.NodeClaim.DeepCopy()
-		}
-		for _, p := range n.Pods {
-			c.Pods = append(c.Pods, p.DeepCopy())
-		}
-		out.Nodes = append(out.Nodes, c)
+		out.Nodes = append(out.Nodes, n.DeepCopy())
 	}
 	return &out
 }

@@ -79,6 +79,21 @@ func (n *Node) Name() string {
 	return ""
 }
 
+// DeepCopy copies the node, its NodeClaim and its pods.
+func (n *Node) DeepCopy() *Node {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	c.Node = n.Node.DeepCopy()
+	c.NodeClaim = n.NodeClaim.DeepCopy()
+	c.Pods = nil
+	for _, p := range n.Pods {
+		c.Pods = append(c.Pods, p.DeepCopy())
+	}
+	return &c
+}
+
 // Labels are the Node's labels, or for an in-flight NodeClaim its labels plus its
 // single-valued requirements. The caller must not modify the map.
 func (n *Node) Labels() map[string]string {

@@ -299,17 +299,7 @@ func kcCopyInput(in *scheduling.Input) *scheduling.Input {
 		out.NodePools = append(out.NodePools, np.DeepCopy())
 	}
 	for _, n := range in.Nodes {
-		c := &scheduling.Node{MarkedForDeletion: n.MarkedForDeletion}
-		if n.Node != nil {
-			c.Node = n.Node.DeepCopy()
-		}
-		if n.NodeClaim != nil {
-			c.NodeClaim = n.NodeClaim.DeepCopy()
-		}
-		for _, p := range n.Pods {
-			c.Pods = append(c.Pods, p.DeepCopy())
-		}
-		out.Nodes = append(out.Nodes, c)
+		out.Nodes = append(out.Nodes, n.DeepCopy())
 	}
 	for _, ds := range in.DaemonSets {
 		out.DaemonSets = append(out.DaemonSets, ds.DeepCopy())
