@@ -34,20 +34,15 @@ func runDisrupt(args []string, stdout io.Writer) error {
 		}
 		at = t
 	}
-	set, err := manifest.Load(c.files...)
-	if err != nil {
-		return err
-	}
-	types, wellKnown, err := loadCatalog(c.instanceTypes)
+	set, sin, err := c.load()
 	if err != nil {
 		return err
 	}
 	if now == "" {
 		at = latestTime(set)
 	}
-	in := disruptionInput(snapshot(set, types, wellKnown), at)
-	opts := c.options()
-	in.Options.Packing, in.Options.MinValuesPolicy, in.Options.PreferencePolicy = opts.Packing, opts.MinValuesPolicy, opts.PreferencePolicy
+	in := disruptionInput(sin, at)
+	in.Options.Packing, in.Options.MinValuesPolicy, in.Options.PreferencePolicy = sin.Options.Packing, sin.Options.MinValuesPolicy, sin.Options.PreferencePolicy
 	in.Options.SpotToSpotConsolidation = spotToSpot
 	res, err := disruption.Plan(in)
 	if err != nil {

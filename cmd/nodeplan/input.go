@@ -103,6 +103,22 @@ func parseFlags(command string, args []string, extra func(*flag.FlagSet)) (*comm
 	return c, c.check()
 }
 
+// load reads the manifests and the catalog the flags name and builds the scheduling input
+// from them, with the flags' options.
+func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
+	set, err := manifest.Load(c.files...)
+	if err != nil {
+		return nil, nil, err
+	}
+	types, wellKnown, err := loadCatalog(c.instanceTypes)
+	if err != nil {
+		return nil, nil, err
+	}
+	in := snapshot(set, types, wellKnown)
+	in.Options = c.options()
+	return set, in, nil
+}
+
 // loadCatalog reads the --instance-types file, or the embedded EC2 catalog.
 func loadCatalog(path string) (cloudprovider.InstanceTypes, requirements.KeySet, error) {
 	if path == "" {

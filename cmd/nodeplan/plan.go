@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 
-	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -12,16 +11,10 @@ func runPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	set, err := manifest.Load(c.files...)
+	set, in, err := c.load()
 	if err != nil {
 		return err
 	}
-	types, wellKnown, err := loadCatalog(c.instanceTypes)
-	if err != nil {
-		return err
-	}
-	in := snapshot(set, types, wellKnown)
-	in.Options = c.options()
 	res, err := scheduling.Solve(in)
 	if err != nil {
 		return err
