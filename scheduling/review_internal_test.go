@@ -158,3 +158,25 @@ func TestDefaultSpreadSkipsPodsWithoutLabels(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, r.NewNodeClaims, 1)
 }
+
+func TestDefaultSpreadAppliesOnlyToPodsWithoutTheirOwn(t *testing.T) {
+	var pods []*corev1.Pod
+	for i := 0; i < 3; i++ {
+		pods = append(pods, fake.Pod(fmt.Sprint("web-", i)).Label("app", "web").CPU("1").Obj())
+	}
+	// Smaller, so it is placed after the web pods and may join any of their nodes.
+	own := fake.Pod("own").Label("app", "web").CPU("100m").TopologySpread(v1.LabelTopologyZone, 5, map[string]string{"app": "web"}).Obj()
+	in := rrInput(append(pods, own), nil)
+	in.Options.DefaultTopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule}}
+	r, err := Solve(in)
+	require.NoError(t, err)
+	require.Empty(t, r.PodErrors)
+	host := map[string]string{}
+	for _, c := range r.NewNodeClaims {
+		for _, p := range c.Pods {
+			host[p.Name] = c.Hostname
+		}
+	}
+	assert.Len(t, map[string]bool{host["web-0"]: true, host["web-1"]: true, host["web-2"]: true}, 3, "the default hostname spread puts each web pod on its own node")
+	assert.Len(t, r.NewNodeClaims, 3, "the pod with its own constraint is not spread by the default and joins a node")
+}
