@@ -36,7 +36,19 @@ const (
 	NodeClaimMinValuesRelaxedAnnotationKey     = Group + "/nodeclaim-min-values-relaxed"
 	NodeClaimTerminationTimestampAnnotationKey = Group + "/nodeclaim-termination-timestamp"
 	NodePoolHashVersion                        = "v3"
+
+	// KubeletCompatibilityAnnotationKey holds, as JSON, the spec.template.spec.kubelet block of
+	// a karpenter.sh/v1beta1 NodePool (or spec.kubelet of a v1beta1 NodeClaim) that Karpenter
+	// 1.0's conversion webhook moved out of the spec; while it is set it takes precedence over
+	// the EC2NodeClass's kubelet settings for that NodePool's nodes.
+	KubeletCompatibilityAnnotationKey = CompatibilityGroup + "/v1beta1-kubelet-conversion"
+	// NodeClassReferenceAnnotationKey holds, as JSON, a v1beta1 NodeClaim's nodeClassRef as
+	// written (apiVersion/kind/name), which v1's group/kind/name cannot round-trip.
+	NodeClassReferenceAnnotationKey = CompatibilityGroup + "/v1beta1-nodeclass-reference"
 )
+
+// CompatibilityGroup is the prefix of the annotations Karpenter's API conversions write.
+const CompatibilityGroup = "compatibility." + Group
 
 // Taint keys Karpenter owns.
 const (
