@@ -23,20 +23,33 @@ type Cache struct {
 	podVecs  map[*corev1.Pod]vec
 	typeVecs map[*cloudprovider.InstanceType][2]vec // capacity, allocatable
 	// templates are prepared NodePools (instance types filtered, priced, indexed), keyed
-	// by the NodePool and its instance-type list.
-	templates map[templateKey]preparedTemplate
+	// by the NodePool and the minValues policy; each entry also holds the exact
+	// instance-type list it was prepared from, compared element by element on lookup.
+	templates map[templateKey][]preparedTemplate
 }
 
 type templateKey struct {
 	nodePool *v1.NodePool
-	first    *cloudprovider.InstanceType
-	n        int
 	policy   MinValuesPolicy
 }
 
 type preparedTemplate struct {
-	t   *template
-	why string
+	types cloudprovider.InstanceTypes // a copy of the list the template was prepared from
+	t     *template
+	why   string
+}
+
+// sameTypes reports whether two instance-type lists hold the same types in the same order.
+func sameTypes(a, b cloudprovider.InstanceTypes) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // template is newTemplate, remembered when the solver has a cache. Each Solve gets its own
@@ -46,11 +59,11 @@ func (s *solver) template(np *v1.NodePool, types cloudprovider.InstanceTypes) (*
 	if s.cache == nil {
 		return s.newTemplate(np, types)
 	}
-	key := templateKey{nodePool: np, n: len(types), policy: s.opts.MinValuesPolicy}
-	if len(types) > 0 {
-		key.first = types[0]
-	}
-	if p, ok := s.cache.templates[key]; ok {
+	key := templateKey{nodePool: np, policy: s.opts.MinValuesPolicy}
+	for _, p := range s.cache.templates[key] {
+		if !sameTypes(p.types, types) {
+			continue
+		}
 		if p.t == nil {
 			return nil, p.why, nil
 		}
@@ -60,7 +73,8 @@ func (s *solver) template(np *v1.NodePool, types cloudprovider.InstanceTypes) (*
 	if err != nil {
 		return nil, "", err
 	}
-	s.cache.templates[key] = preparedTemplate{t: t, why: why}
+	s.cache.templates[key] = append(s.cache.templates[key],
+		preparedTemplate{types: append(cloudprovider.InstanceTypes(nil), types...), t: t, why: why})
 	if t == nil {
 		return nil, why, nil
 	}
@@ -86,7 +100,7 @@ func NewCache() *Cache {
 		indexed:   map[any]bool{},
 		podVecs:   map[*corev1.Pod]vec{},
 		typeVecs:  map[*cloudprovider.InstanceType][2]vec{},
-		templates: map[templateKey]preparedTemplate{},
+		templates: map[templateKey][]preparedTemplate{},
 	}
 }
 

@@ -54,10 +54,14 @@ type solver struct {
 	reservations map[string]int
 }
 
-// Solve places the pending pods of in. It returns an error only for invalid input (a
-// NodePool whose requirements do not parse, an instance type without a name); pods that
-// cannot be placed are reported in Result.PodErrors, never dropped.
+// Solve places the pending pods of in. It returns an error only for invalid input (a nil
+// Input, a nil pod, a NodePool whose requirements do not parse, an instance type without a
+// name or with a nil offering); pods that cannot be placed are reported in
+// Result.PodErrors, never dropped.
 func Solve(in *Input) (*Result, error) {
+	if err := validateInput(in); err != nil {
+		return nil, err
+	}
 	s := &solver{in: in, opts: in.Options, wellKnown: in.WellKnownLabels, cache: in.Cache, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{}}
 	if s.wellKnown == nil {
 		s.wellKnown = v1.WellKnownLabels
