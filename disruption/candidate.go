@@ -8,10 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
@@ -69,13 +66,8 @@ func (n *node) policy() v1.ConsolidationPolicy {
 // nodeLabels are the Node's labels, or the NodeClaim's labels and single-valued requirements.
 func nodeLabels(sn *scheduling.Node) map[string]string { return sn.Labels() }
 
-// pdbInfo is a PodDisruptionBudget with its selector and how many disruptions it allows.
-type pdbInfo struct {
-	pdb     *policyv1.PodDisruptionBudget
-	sel     labels.Selector
-	allowed int32
-}
-
+// buildPDBs reads the PodDisruptionBudgets once against every pod of the snapshot, bound
+// and pending (scheduling's reading, so the simulations agree with the candidate checks).
 func (s *state) buildPDBs() {
 	var all []*corev1.Pod
 	for _, n := range s.in.Nodes {
@@ -83,66 +75,8 @@ func (s *state) buildPDBs() {
 			all = append(all, n.Pods...)
 		}
 	}
-	for _, pdb := range s.in.PodDisruptionBudgets {
-		if pdb == nil {
-			continue
-		}
-		var sel labels.Selector
-		if pdb.Spec.Selector == nil {
-			sel = labels.Nothing()
-		} else if x, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector); err == nil {
-			sel = x
-		} else {
-			continue
-		}
-		info := &pdbInfo{pdb: pdb, sel: sel}
-		st := pdb.Status
-		if st.ObservedGeneration > 0 || st.ExpectedPods > 0 || st.CurrentHealthy > 0 || st.DesiredHealthy > 0 || st.DisruptionsAllowed > 0 || len(st.Conditions) > 0 {
-			info.allowed = st.DisruptionsAllowed
-		} else {
-			info.allowed = computeAllowed(pdb, sel, all)
-		}
-		s.pdbs = append(s.pdbs, info)
-	}
-}
-
-// computeAllowed is the disruption controller's arithmetic over the pods we see.
-func computeAllowed(pdb *policyv1.PodDisruptionBudget, sel labels.Selector, pods []*corev1.Pod) int32 {
-	expected, healthy := 0, 0
-	for _, p := range pods {
-		if p == nil || p.Namespace != pdb.Namespace || isTerminal(p) || p.DeletionTimestamp != nil || !sel.Matches(labels.Set(p.Labels)) {
-			continue
-		}
-		expected++
-		if podReady(p) {
-			healthy++
-		}
-	}
-	desired := 0
-	switch {
-	case pdb.Spec.MaxUnavailable != nil:
-		mu, err := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MaxUnavailable, expected, true)
-		if err != nil {
-			return 0
-		}
-		desired = max(expected-mu, 0)
-	case pdb.Spec.MinAvailable != nil:
-		ma, err := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MinAvailable, expected, true)
-		if err != nil {
-			return 0
-		}
-		desired = ma
-	}
-	return int32(max(healthy-desired, 0))
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return p.Status.Phase == corev1.PodRunning
+	all = append(all, s.in.Pods...)
+	s.pdbs = scheduling.NewPDBLimits(s.in.PodDisruptionBudgets, all)
 }
 
 func isTerminal(p *corev1.Pod) bool {
@@ -204,39 +138,6 @@ func doNotDisrupt(p *corev1.Pod, now time.Time) (bool, string) {
 		return true, fmt.Sprintf("%s, until %s", v, until.UTC().Format(time.RFC3339))
 	}
 	return false, ""
-}
-
-func toleratesDisrupted(p *corev1.Pod) bool {
-	for _, t := range p.Spec.Tolerations {
-		keyOK := t.Key == v1.DisruptedTaintKey || (t.Key == "" && t.Operator == corev1.TolerationOpExists)
-		effOK := t.Effect == "" || t.Effect == corev1.TaintEffectNoSchedule
-		if keyOK && effOK && (t.Operator == corev1.TolerationOpExists || t.Value == "") {
-			return true
-		}
-	}
-	return false
-}
-
-// pdbBlocker says why PDBs forbid evicting p ("" when they do not).
-func (s *state) pdbBlocker(p *corev1.Pod) string {
-	var matched []*pdbInfo
-	for _, info := range s.pdbs {
-		if info.pdb.Namespace == p.Namespace && info.sel.Matches(labels.Set(p.Labels)) {
-			matched = append(matched, info)
-		}
-	}
-	if len(matched) > 1 {
-		return fmt.Sprintf("pod %s/%s is selected by more than one PodDisruptionBudget (%s/%s, %s/%s)", p.Namespace, p.Name,
-			matched[0].pdb.Namespace, matched[0].pdb.Name, matched[1].pdb.Namespace, matched[1].pdb.Name)
-	}
-	if len(matched) == 1 && matched[0].allowed <= 0 {
-		pdb := matched[0].pdb
-		if pdb.Spec.UnhealthyPodEvictionPolicy != nil && *pdb.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow && !podReady(p) {
-			return ""
-		}
-		return fmt.Sprintf("PodDisruptionBudget %s/%s allows no disruption of pod %s/%s", pdb.Namespace, pdb.Name, p.Namespace, p.Name)
-	}
-	return ""
 }
 
 // evictionCost is Karpenter's EvictionCost.
@@ -325,8 +226,8 @@ func (s *state) buildNode(sn *scheduling.Node, index int) *node {
 		if active {
 			if ok, why := doNotDisrupt(p, s.now); ok {
 				blocked = fmt.Sprintf("pod %s/%s has karpenter.sh/do-not-disrupt=%s", p.Namespace, p.Name, why)
-			} else if !isMirror(p) && !toleratesDisrupted(p) {
-				blocked = s.pdbBlocker(p)
+			} else {
+				blocked = s.pdbs.Blocking(p)
 			}
 		}
 		if blocked != "" && n.podBlocker == "" {

@@ -21,7 +21,7 @@ type state struct {
 	pools map[string]*v1.NodePool // defaulted copies
 	names []string                // NodePool names, sorted
 	nodes []*node                 // input nodes, sorted by name
-	pdbs  []*pdbInfo
+	pdbs  *scheduling.PDBLimits
 
 	taken       map[*node]bool
 	moved       map[string][]*corev1.Pod // node name -> candidate pods earlier commands put there

@@ -56,6 +56,7 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 		CSINodes:               s.in.CSINodes,
 		Namespaces:             s.in.Namespaces,
 		PodDisruptionBudgets:   s.in.PodDisruptionBudgets,
+		PDBLimits:              s.pdbs,
 		Options: scheduling.Options{
 			ConsolidationSimulation:          consolidation,
 			MinValuesPolicy:                  s.in.Options.MinValuesPolicy,

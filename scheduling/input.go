@@ -38,9 +38,13 @@ type Input struct {
 	// in is known anyway, with its kubernetes.io/metadata.name label; list Namespaces here to
 	// select on other labels.
 	Namespaces []*corev1.Namespace
-	// PodDisruptionBudgets keep pods of nodes marked for deletion in place when they forbid
-	// any eviction.
+	// PodDisruptionBudgets keep pods of nodes marked for deletion in place while they allow
+	// no disruption of them (see PDBLimits).
 	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
+	// PDBLimits, when set, is the reading of the PodDisruptionBudgets to use instead (a
+	// caller running many Solves over one snapshot, as disruption does, reads them once
+	// against the whole cluster). Nil: read from PodDisruptionBudgets and this Input's pods.
+	PDBLimits *PDBLimits
 	// Options tune the semantics.
 	Options Options
 	// Cache, when set, remembers per-pod and per-node work across Solves (see Cache).

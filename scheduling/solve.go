@@ -81,7 +81,7 @@ func Solve(in *Input) (*Result, error) {
 			}
 		}
 	}
-	s.pending = append(append([]*corev1.Pod(nil), in.Pods...), reschedulablePods(s.nodes, in.PodDisruptionBudgets)...)
+	s.pending = append(append([]*corev1.Pod(nil), in.Pods...), reschedulablePods(s.nodes, s.pdbLimits())...)
 	s.buildResourceIndex()
 	s.topo = newTopology(s.universe(), s.wellKnown)
 	s.volumes = newVolumeIndex(in)
