@@ -29,7 +29,10 @@ type Set struct {
 	DaemonSets           []*appsv1.DaemonSet
 	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
 	// PersistentVolumeClaims are the claims given, followed by the claims the expanded
-	// StatefulSet pods use (from volumeClaimTemplates) that the input does not give.
+	// StatefulSet pods use (from volumeClaimTemplates) that the input does not give. A claim
+	// whose spec.volumeName names a PersistentVolume of the input that is free or reserved
+	// for it is bound to it, as the PV controller would bind it (a bound copy, with the
+	// pv.kubernetes.io/bind-completed annotation and phase Bound).
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
 	PersistentVolumes      []*corev1.PersistentVolume
 	StorageClasses         []*storagev1.StorageClass

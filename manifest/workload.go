@@ -131,7 +131,7 @@ func (s *Set) rebuild() error {
 		}
 	}
 	s.Pods = pods
-	s.PersistentVolumeClaims = pvcs
+	s.PersistentVolumeClaims = bindClaims(pvcs, s.PersistentVolumes)
 	if len(errs) > 0 {
 		return joinErrors(errs)
 	}
