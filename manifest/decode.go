@@ -64,7 +64,7 @@ var readers = map[string]reader{
 	"Node":                  {"v1", false, typed(func() *corev1.Node { return &corev1.Node{} }, func(s *Set, o *corev1.Node) { s.Nodes = append(s.Nodes, o) })},
 	"PersistentVolumeClaim": {"v1", true, typed(func() *corev1.PersistentVolumeClaim { return &corev1.PersistentVolumeClaim{} }, func(s *Set, o *corev1.PersistentVolumeClaim) { s.givenPVCs = append(s.givenPVCs, o) })},
 	"PersistentVolume":      {"v1", false, typed(func() *corev1.PersistentVolume { return &corev1.PersistentVolume{} }, func(s *Set, o *corev1.PersistentVolume) { s.PersistentVolumes = append(s.PersistentVolumes, o) })},
-	"DaemonSet":             {"apps/v1", true, typed(func() *appsv1.DaemonSet { return &appsv1.DaemonSet{} }, func(s *Set, o *appsv1.DaemonSet) { s.DaemonSets = append(s.DaemonSets, o) })},
+	"DaemonSet":             {"apps/v1", true, typed(func() *appsv1.DaemonSet { return &appsv1.DaemonSet{} }, func(s *Set, o *appsv1.DaemonSet) { s.givenDaemonSets = append(s.givenDaemonSets, o) })},
 	"PodDisruptionBudget": {"policy/v1", true, typed(func() *policyv1.PodDisruptionBudget { return &policyv1.PodDisruptionBudget{} }, func(s *Set, o *policyv1.PodDisruptionBudget) {
 		s.PodDisruptionBudgets = append(s.PodDisruptionBudgets, o)
 	})},

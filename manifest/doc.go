@@ -14,6 +14,11 @@
 // again, and a ReplicaSet controlled by a Deployment of the input is represented by that
 // Deployment.
 //
+// A DaemonSet the input holds only pods of (kubectl get pods -A) is derived from its newest
+// pod, without what the DaemonSet controller wrote into the pod for its node, so that new
+// nodes carry its overhead. A claim whose spec.volumeName names a PersistentVolume of the
+// input that is free or reserved for it is bound to it, as the PV controller would bind it.
+//
 // Objects of namespaced kinds given without a namespace are in "default"; objects without a
 // UID get one derived from their namespace and name (a pod's is "uid-<namespace>/<name>").
 // Expanded pods are pending, carry the template's labels and annotations and a controller

@@ -26,6 +26,8 @@ type Set struct {
 	// Workload in the input, the pending pods it expands into.
 	Pods                 []*corev1.Pod
 	Nodes                []*corev1.Node
+	// DaemonSets are the DaemonSets given, followed by those only their pods are given of
+	// (see daemonSetsFromPods), sorted by namespace and name.
 	DaemonSets           []*appsv1.DaemonSet
 	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
 	// PersistentVolumeClaims are the claims given, followed by the claims the expanded
@@ -49,6 +51,8 @@ type Set struct {
 	slots []slot
 	// givenPVCs are the claims of the input; PersistentVolumeClaims is derived from them.
 	givenPVCs []*corev1.PersistentVolumeClaim
+	// givenDaemonSets are the DaemonSets of the input; DaemonSets is derived from them.
+	givenDaemonSets []*appsv1.DaemonSet
 	// derived are the Sources entries of pods and claims made by workloads.
 	derived map[ObjectRef]bool
 	// owners maps each expanded pod to its workload.
@@ -154,8 +158,8 @@ func NewSet() *Set {
 // Merge appends the objects of o after those of s, and expands the workloads again over the
 // union (so that a workload whose pods are given in another file is not expanded twice).
 // An object defined in both is an error naming both places; on error s is unchanged.
-// Pods and PersistentVolumeClaims are rebuilt from the inputs, so changes made to those two
-// slices since the last Load, Parse or Merge are lost.
+// Pods, PersistentVolumeClaims and DaemonSets are rebuilt from the inputs, so changes made to
+// those slices since the last Load, Parse or Merge are lost.
 func (s *Set) Merge(o *Set) error {
 	if o == nil {
 		return nil
@@ -179,7 +183,7 @@ func (s *Set) Merge(o *Set) error {
 		NodeClaims:           concat(s.NodeClaims, o.NodeClaims),
 		NodeClasses:          concat(s.NodeClasses, o.NodeClasses),
 		Nodes:                concat(s.Nodes, o.Nodes),
-		DaemonSets:           concat(s.DaemonSets, o.DaemonSets),
+		givenDaemonSets:      concat(s.givenDaemonSets, o.givenDaemonSets),
 		PodDisruptionBudgets: concat(s.PodDisruptionBudgets, o.PodDisruptionBudgets),
 		PersistentVolumes:    concat(s.PersistentVolumes, o.PersistentVolumes),
 		StorageClasses:       concat(s.StorageClasses, o.StorageClasses),

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -132,6 +133,13 @@ func (s *Set) rebuild() error {
 	}
 	s.Pods = pods
 	s.PersistentVolumeClaims = bindClaims(pvcs, s.PersistentVolumes)
+	daemons, from := daemonSetsFromPods(s.givenDaemonSets, pods)
+	s.DaemonSets = append(append([]*appsv1.DaemonSet(nil), s.givenDaemonSets...), daemons...)
+	for i, ds := range daemons {
+		ref := ObjectRef{Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name}
+		s.Sources[ref] = s.Sources[ObjectRef{Kind: "Pod", Namespace: from[i].Namespace, Name: from[i].Name}]
+		s.derived[ref] = true
+	}
 	if len(errs) > 0 {
 		return joinErrors(errs)
 	}

@@ -55,3 +55,48 @@ spec:
 	assert.Equal(t, "us-east-1c", got.NodeClaims[0].Zone, "the pre-bound volume's zone")
 	assert.Equal(t, []string{"db/postgres"}, got.NodeClaims[0].Pods)
 }
+
+func TestPlanCountsDaemonSetsKnownOnlyByTheirPods(t *testing.T) {
+	const dump = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: aws-node-x7k2p
+    namespace: kube-system
+    creationTimestamp: "2026-01-01T00:00:00Z"
+    labels: {k8s-app: aws-node, controller-revision-hash: 5c9d8, pod-template-generation: "2"}
+    ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: aws-node, uid: 0b5e, controller: true, blockOwnerDeletion: true}]
+  spec:
+    nodeName: ip-10-0-1-1.ec2.internal
+    affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [ip-10-0-1-1.ec2.internal]}]}]}}}
+    tolerations: [{operator: Exists}]
+    containers: [{name: aws-node, image: vpc-cni, resources: {requests: {cpu: 500m, memory: 1Gi}}}]
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: aws-node-pending
+    namespace: kube-system
+    ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: aws-node, uid: 0b5e, controller: true}]
+  spec:
+    affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [ip-10-0-1-2.ec2.internal]}]}]}}}
+    tolerations: [{operator: Exists}]
+    containers: [{name: aws-node, image: vpc-cni, resources: {requests: {cpu: 500m, memory: 1Gi}}}]
+  status: {phase: Pending}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: default}
+  spec:
+    containers: [{name: web, image: nginx, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+  status: {phase: Pending}
+`
+	got := planJSON(t, "-f", writeInput(t, "dump.yaml", onDemandPool+"---\n"+dump))
+	require.Empty(t, got.PodErrors)
+	require.Len(t, got.NodeClaims, 1)
+	c := got.NodeClaims[0]
+	assert.Equal(t, []string{"default/web"}, c.Pods, "the pending DaemonSet pod is not planned")
+	cpu := c.Requests["cpu"]
+	assert.Equal(t, "1500m", cpu.String(), "the claim carries the DaemonSet's overhead")
+}
