@@ -20,13 +20,14 @@ const Stdin = "-"
 // are not entered). A path given twice is read once. "-" reads standard input. A folder
 // without manifests is an error.
 func Load(paths ...string) (*Set, error) {
-	set := NewSet()
-	var errs []error
+	// One parser reads every file into one set, and workloads are expanded once at the end:
+	// merging file by file re-copied the set and re-expanded every workload per file.
+	p := &parser{set: NewSet()}
 	seen := map[string]bool{}
 	for _, path := range paths {
 		files, err := expandPath(path)
 		if err != nil {
-			errs = append(errs, err)
+			p.errs = append(p.errs, err)
 			continue
 		}
 		for _, f := range files {
@@ -40,26 +41,13 @@ func Load(paths ...string) (*Set, error) {
 			seen[id] = true
 			data, err := readFile(f)
 			if err != nil {
-				errs = append(errs, &Error{Source: Source{File: displayName(f)}, Err: err})
+				p.errs = append(p.errs, &Error{Source: Source{File: displayName(f)}, Err: err})
 				continue
 			}
-			one, err := Parse(data, displayName(f))
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if len(errs) > 0 {
-				continue // keep reading, to report the errors of every file
-			}
-			if err := set.Merge(one); err != nil {
-				errs = append(errs, err)
-			}
+			p.read(data, displayName(f))
 		}
 	}
-	if len(errs) > 0 {
-		return nil, joinErrors(errs)
-	}
-	return set, nil
+	return p.finish()
 }
 
 func displayName(f string) string {
@@ -132,13 +120,24 @@ func unwrapPathError(err error) error {
 
 // Parse reads the manifests of one file, whose contents are data; source names it in errors.
 func Parse(data []byte, source string) (*Set, error) {
-	p := &parser{set: NewSet(), file: source}
+	p := &parser{set: NewSet()}
+	p.read(data, source)
+	return p.finish()
+}
+
+// read adds the documents of one file to the parser's set.
+func (p *parser) read(data []byte, source string) {
+	p.file = source
 	for _, d := range splitDocuments(data) {
 		p.document(d)
 		if len(p.errs) >= maxErrors {
 			break
 		}
 	}
+}
+
+// finish expands the workloads of everything read, or reports the errors.
+func (p *parser) finish() (*Set, error) {
 	if len(p.errs) > 0 {
 		return nil, joinErrors(p.errs)
 	}
