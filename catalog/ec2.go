@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +17,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/ec2capacity"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -43,27 +46,53 @@ type ec2FileType struct {
 	Labels               map[string]string  `json:"labels"`
 	Resources            map[string]string  `json:"resources"`
 	OnDemandPricePerHour map[string]float64 `json:"onDemandPricePerHour"`
+	Network              *ec2FileNetwork    `json:"network"`
+}
+
+type ec2FileNetwork struct {
+	MaximumNetworkInterfaces  int64 `json:"maximumNetworkInterfaces"`
+	IPv4AddressesPerInterface int64 `json:"ipv4AddressesPerInterface"`
+	DefaultNetworkCardIndex   int64 `json:"defaultNetworkCardIndex"`
+	NetworkCards              []struct {
+		NetworkCardIndex         int64 `json:"networkCardIndex"`
+		MaximumNetworkInterfaces int64 `json:"maximumNetworkInterfaces"`
+	} `json:"networkCards"`
 }
 
 // ec2Entry is one parsed type; its maps are never handed out, only copies.
 type ec2Entry struct {
-	name         string
+	name  string
+	facts ec2capacity.InstanceType
+	// requirements are the type's labels (and region), without zone or capacity type.
 	requirements requirements.Requirements
-	capacity     corev1.ResourceList
 	price        float64
 }
 
 type ec2Catalog struct {
-	entries      []ec2Entry
-	skipped      []string
-	labelKeys    []string
-	offeringReqs []requirements.Requirements // one per zone, on-demand
+	entries   []ec2Entry
+	skipped   []string
+	labelKeys []string
+	// offeringReqs are one per zone and capacity type (spot, then on-demand).
+	offeringReqs []requirements.Requirements
+	zoneReq      *requirements.Requirement
+	capTypeReq   *requirements.Requirement
 }
+
+// ec2CapacityTypes are the capacity types of the embedded catalog's offerings.
+var ec2CapacityTypes = []string{v1.CapacityTypeSpot, v1.CapacityTypeOnDemand}
 
 var loadEC2 = sync.OnceValues(loadEC2Uncached)
 
 // loadEC2Uncached gunzips, decodes and builds the embedded catalog.
 func loadEC2Uncached() (*ec2Catalog, error) {
+	f, err := decodeEC2()
+	if err != nil {
+		return nil, err
+	}
+	return buildEC2(f)
+}
+
+func decodeEC2() (*ec2File, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(ec2Data))
 	if err != nil {
 		return nil, fmt.Errorf("embedded EC2 catalog: %w", err)
@@ -76,11 +105,14 @@ func loadEC2Uncached() (*ec2Catalog, error) {
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return nil, fmt.Errorf("embedded EC2 catalog: %w", err)
 	}
-	return buildEC2(&f)
+	return &f, nil
 }
 
 func buildEC2(f *ec2File) (*ec2Catalog, error) {
-	c := &ec2Catalog{}
+	c := &ec2Catalog{
+		zoneReq:    requirements.MustNew(v1.LabelTopologyZone, requirements.In, ec2Zones...),
+		capTypeReq: requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, ec2CapacityTypes...),
+	}
 	keySet := map[string]bool{}
 	for _, t := range f.InstanceTypes {
 		for k := range t.Labels {
@@ -93,82 +125,169 @@ func buildEC2(f *ec2File) (*ec2Catalog, error) {
 	sort.Strings(c.labelKeys)
 
 	for _, z := range ec2Zones {
-		c.offeringReqs = append(c.offeringReqs, requirements.NewRequirements(
-			requirements.MustNew(v1.LabelTopologyZone, requirements.In, z),
-			requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeOnDemand),
-		))
+		for _, ct := range ec2CapacityTypes {
+			c.offeringReqs = append(c.offeringReqs, requirements.NewRequirements(
+				requirements.MustNew(v1.LabelTopologyZone, requirements.In, z),
+				requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, ct),
+			))
+		}
 	}
 
 	for i, t := range f.InstanceTypes {
 		price, ok := t.OnDemandPricePerHour[EC2Region]
-		if !ok {
+		if !ok || t.Network == nil {
 			c.skipped = append(c.skipped, t.Name)
 			continue
 		}
-		capacity := corev1.ResourceList{}
-		for name, s := range t.Resources {
-			q, err := resource.ParseQuantity(s)
-			if err != nil {
-				return nil, fmt.Errorf("embedded EC2 catalog: instanceTypes[%d] (%s): resources.%s: %w", i, t.Name, name, err)
-			}
-			capacity[corev1.ResourceName(name)] = q
+		facts, err := ec2Facts(t)
+		if err != nil {
+			return nil, fmt.Errorf("embedded EC2 catalog: instanceTypes[%d] (%s): %w", i, t.Name, err)
 		}
 		reqs := requirements.FromLabels(t.Labels)
 		reqs.Add(
 			requirements.MustNew(v1.LabelInstanceType, requirements.In, t.Name),
-			requirements.MustNew(v1.LabelTopologyZone, requirements.In, ec2Zones...),
-			requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeOnDemand),
 			requirements.MustNew(v1.LabelTopologyRegion, requirements.In, EC2Region),
 		)
-		fillUndefined(reqs, c.labelKeys)
-		c.entries = append(c.entries, ec2Entry{name: t.Name, requirements: reqs, capacity: capacity, price: price})
+		c.entries = append(c.entries, ec2Entry{name: t.Name, facts: facts, requirements: reqs, price: price})
 	}
 	sort.Strings(c.skipped)
 	return c, nil
 }
 
-// EC2 returns the embedded EC2 catalog: one instance type per type of
-// ec2-instance-types.json that has a us-east-1 on-demand price (see EC2Skipped for the
-// others), in the file's order.
+// coreResources are the resources ec2capacity computes; the file's other resources (GPUs,
+// Neuron, EFA, pod ENIs) are taken as they are.
+var coreResources = map[corev1.ResourceName]bool{
+	corev1.ResourceCPU: true, corev1.ResourceMemory: true, corev1.ResourcePods: true, corev1.ResourceEphemeralStorage: true,
+}
+
+// ec2Facts reads the facts ec2capacity needs from a file entry: vCPUs, memory and
+// architecture from its labels, ENI limits of the default network card, local NVMe size.
+func ec2Facts(t ec2FileType) (ec2capacity.InstanceType, error) {
+	it := ec2capacity.InstanceType{Name: t.Name, Arm64: t.Labels[v1.LabelArch] == v1.ArchitectureArm64, Extended: corev1.ResourceList{}}
+	for _, l := range []struct {
+		key      string
+		into     *int64
+		optional bool
+	}{
+		{"karpenter.k8s.aws/instance-cpu", &it.VCPUs, false},
+		{"karpenter.k8s.aws/instance-memory", &it.MemoryMiB, false},
+		{"karpenter.k8s.aws/instance-local-nvme", &it.InstanceStoreGB, true},
+	} {
+		s, ok := t.Labels[l.key]
+		if !ok && l.optional {
+			continue
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return it, fmt.Errorf("labels.%s: %q is not an integer", l.key, s)
+		}
+		*l.into = n
+	}
+	n := t.Network
+	it.IPv4PerENI = n.IPv4AddressesPerInterface
+	it.ENIs = n.MaximumNetworkInterfaces
+	for _, card := range n.NetworkCards {
+		if card.NetworkCardIndex == n.DefaultNetworkCardIndex {
+			it.ENIs = card.MaximumNetworkInterfaces
+		}
+	}
+	for name, s := range t.Resources {
+		if coreResources[corev1.ResourceName(name)] {
+			continue
+		}
+		q, err := resource.ParseQuantity(s)
+		if err != nil {
+			return it, fmt.Errorf("resources.%s: %w", name, err)
+		}
+		it.Extended[corev1.ResourceName(name)] = q
+	}
+	return it, nil
+}
+
+// EC2Options choose how the embedded catalog's types are built.
+type EC2Options struct {
+	// NodeClass changes capacity and overhead (kubelet, block devices, AMI family). The zero
+	// value is AL2023 with Karpenter's defaults, the values the data file publishes. A
+	// NodeClass that names its family also gets the family's compatibility rules (AL2023
+	// cannot boot a1.*; Windows families run amd64 only, with kubernetes.io/os=windows).
+	NodeClass ec2capacity.NodeClass
+	// SpotPrices replaces the spot estimates (see EC2): a type and zone without a price in
+	// it has no available spot offering, as in Karpenter once its first spot-price update
+	// succeeded. Nil keeps the estimates.
+	SpotPrices SpotPrices
+}
+
+// EC2 returns the embedded EC2 catalog with Karpenter's default NodeClass settings (AL2023,
+// no kubelet or block-device overrides); see BuildEC2.
+func EC2() (cloudprovider.InstanceTypes, error) { return BuildEC2(EC2Options{}) }
+
+// BuildEC2 returns the embedded EC2 catalog: one instance type per type of
+// ec2-instance-types.json that has a us-east-1 on-demand price and ENI limits (see EC2Skipped
+// for the others), in the file's order.
 //
-// Capacity holds the file's resources, which are already ALLOCATABLE values (AL2023, default
-// max pods, kube-reserved and eviction thresholds subtracted), so Overhead is nil and
-// Allocatable() equals Capacity. Requirements are every label of the type (In), DoesNotExist
-// for the catalog's label keys the type lacks, node.kubernetes.io/instance-type In [name],
+// Capacity and Overhead are computed by ec2capacity from the type's facts and the options'
+// NodeClass, so that Allocatable() equals the file's published (Karpenter's) values for the
+// default NodeClass. Requirements are every label of the type (In), DoesNotExist for the
+// catalog's label keys the type lacks, node.kubernetes.io/instance-type In [name],
 // topology.kubernetes.io/zone In [us-east-1a us-east-1b us-east-1c], karpenter.sh/capacity-type
-// In [on-demand] and topology.kubernetes.io/region In [us-east-1]. Offerings are on-demand in
-// the three zones at the type's price, all available.
+// In [spot on-demand] and topology.kubernetes.io/region In [us-east-1].
 //
-// The file is decoded once; every call returns fresh InstanceType, Offering, Requirements
-// maps and ResourceLists, so callers may modify what they get. Only the *requirements.
-// Requirement values inside the maps are shared between calls, and they are immutable.
-func EC2() (cloudprovider.InstanceTypes, error) {
+// Offerings are spot and on-demand in each of the three zones. On-demand is at the type's
+// price. Spot is at the on-demand price too unless SpotPrices are given: that is what
+// Karpenter itself assumes until its first spot-price update succeeds (and forever in an
+// isolated VPC), so these spot prices are estimates.
+//
+// Every call returns fresh InstanceType, Offering, Requirements maps and ResourceLists, so
+// callers may modify what they get. Only the *requirements.Requirement values inside the maps
+// are shared between calls, and they are immutable.
+func BuildEC2(opts EC2Options) (cloudprovider.InstanceTypes, error) {
 	c, err := loadEC2()
 	if err != nil {
 		return nil, err
 	}
+	nc := opts.NodeClass
 	out := make(cloudprovider.InstanceTypes, 0, len(c.entries))
 	for _, e := range c.entries {
-		capacity := make(corev1.ResourceList, len(e.capacity))
-		for name, q := range e.capacity {
-			capacity[name] = q.DeepCopy()
+		if nc.Family.Windows() && e.facts.Arm64 {
+			continue // Windows AMIs are amd64 only
 		}
+		res, err := ec2capacity.Compute(e.facts, nc, ec2capacity.DefaultOptions)
+		if err != nil {
+			return nil, fmt.Errorf("instance type %s: %w", e.name, err)
+		}
+		compatible := !(nc.Family == ec2capacity.AL2023 && strings.HasPrefix(e.name, "a1."))
 		ofs := make(cloudprovider.Offerings, 0, len(c.offeringReqs))
 		for _, r := range c.offeringReqs {
-			ofs = append(ofs, &cloudprovider.Offering{Requirements: r.Copy(), Price: e.price, Available: true})
+			o := &cloudprovider.Offering{Requirements: r.Copy(), Price: e.price, Available: compatible}
+			if opts.SpotPrices != nil && o.CapacityType() == v1.CapacityTypeSpot {
+				price, ok := opts.SpotPrices[e.name][o.Zone()]
+				o.Price, o.Available = price, compatible && ok
+			}
+			ofs = append(ofs, o)
 		}
+		reqs := e.requirements.Copy()
+		reqs.Add(c.zoneReq, c.capTypeReq)
+		if nc.Family.Windows() {
+			reqs[v1.LabelOS] = requirements.MustNew(v1.LabelOS, requirements.In, "windows")
+		}
+		fillUndefined(reqs, c.labelKeys)
 		out = append(out, &cloudprovider.InstanceType{
 			Name:         e.name,
-			Requirements: e.requirements.Copy(),
+			Requirements: reqs,
 			Offerings:    ofs,
-			Capacity:     capacity,
+			Capacity:     res.Capacity,
+			Overhead: &cloudprovider.InstanceTypeOverhead{
+				KubeReserved:      res.KubeReserved,
+				SystemReserved:    res.SystemReserved,
+				EvictionThreshold: res.EvictionThreshold,
+			},
 		})
 	}
 	return out, nil
 }
 
 // EC2Skipped returns, sorted, the names of the catalog's types that EC2 leaves out because
-// they have no us-east-1 price.
+// they have no us-east-1 price (or no ENI limits).
 func EC2Skipped() ([]string, error) {
 	c, err := loadEC2()
 	if err != nil {

@@ -36,8 +36,8 @@ func TestEC2Counts(t *testing.T) {
 	for _, it := range its {
 		assert.False(t, names[it.Name], "duplicate %s", it.Name)
 		names[it.Name] = true
-		assert.Nil(t, it.Overhead, it.Name)
-		assert.Len(t, it.Offerings, 3, it.Name)
+		assert.NotNil(t, it.Overhead, it.Name)
+		assert.Len(t, it.Offerings, 6, it.Name)
 	}
 	for _, s := range skipped {
 		assert.False(t, names[s], s)
@@ -57,20 +57,22 @@ func TestEC2M5Large(t *testing.T) {
 		got := alloc[name]
 		assert.True(t, got.Equal(resource.MustParse(want)), "%s: got %s want %s", name, got.String(), want)
 	}
-	zones := []string{}
+	offerings := []string{}
 	for _, o := range it.Offerings {
-		assert.Equal(t, 0.096, o.Price)
+		assert.Equal(t, 0.096, o.Price, "spot is estimated at the on-demand price")
 		assert.True(t, o.Available)
-		assert.Equal(t, v1.CapacityTypeOnDemand, o.CapacityType())
-		zones = append(zones, o.Zone())
+		offerings = append(offerings, o.Zone()+"/"+o.CapacityType())
 	}
-	assert.Equal(t, []string{"us-east-1a", "us-east-1b", "us-east-1c"}, zones)
+	assert.Equal(t, []string{"us-east-1a/spot", "us-east-1a/on-demand", "us-east-1b/spot", "us-east-1b/on-demand",
+		"us-east-1c/spot", "us-east-1c/on-demand"}, offerings)
+	capacity := it.Capacity[corev1.ResourceMemory]
+	assert.Equal(t, "7577Mi", capacity.String(), "capacity is the memory after VM overhead")
 	r := it.Requirements
 	assert.Equal(t, []string{"m5.large"}, r.Get(v1.LabelInstanceType).Values())
 	assert.Equal(t, []string{"amd64"}, r.Get(v1.LabelArch).Values())
 	assert.Equal(t, []string{"linux"}, r.Get(v1.LabelOS).Values())
 	assert.Equal(t, []string{"us-east-1"}, r.Get(v1.LabelTopologyRegion).Values())
-	assert.Equal(t, []string{"on-demand"}, r.Get(v1.CapacityTypeLabelKey).Values())
+	assert.Equal(t, []string{"on-demand", "spot"}, r.Get(v1.CapacityTypeLabelKey).Values())
 	assert.Equal(t, []string{"us-east-1a", "us-east-1b", "us-east-1c"}, r.Get(v1.LabelTopologyZone).Values())
 	assert.Equal(t, []string{"m5"}, r.Get("karpenter.k8s.aws/instance-family").Values())
 	assert.Equal(t, []string{"8192"}, r.Get("karpenter.k8s.aws/instance-memory").Values())
@@ -110,7 +112,7 @@ func TestEC2FreshCopies(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, b[0])
 	it = find(b, "m5.large")
-	cpu := it.Capacity[corev1.ResourceCPU]
+	cpu := it.Allocatable()[corev1.ResourceCPU]
 	assert.Equal(t, "1930m", cpu.String())
 	assert.Equal(t, []string{"amd64"}, it.Requirements.Get(v1.LabelArch).Values())
 	assert.Equal(t, 0.096, it.Offerings[0].Price)

@@ -155,11 +155,15 @@ func TestCheapestMostExpensive(t *testing.T) {
 			NewOffering("z2", "spot", 1, true),
 			NewOffering("z3", "spot", 2, true),
 		}, "z2/spot", "z1/on-demand"},
-		{"ties by zone then capacity type", Offerings{
+		{"ties by capacity type (spot before on-demand, as a launch) then zone", Offerings{
 			NewOffering("z2", "spot", 1, true),
 			NewOffering("z1", "spot", 1, true),
 			NewOffering("z1", "on-demand", 1, true),
-		}, "z1/on-demand", "z1/on-demand"},
+		}, "z1/spot", "z1/spot"},
+		{"a tie prefers spot in another zone to on-demand", Offerings{
+			NewOffering("z1", "on-demand", 1, true),
+			NewOffering("z2", "spot", 1, true),
+		}, "z2/spot", "z2/spot"},
 		{"NaN is most expensive", Offerings{
 			NewOffering("z1", "spot", math.NaN(), true),
 			NewOffering("z2", "spot", 5, true),

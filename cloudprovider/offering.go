@@ -59,18 +59,35 @@ func sortablePrice(p float64) float64 {
 	return p
 }
 
-// offeringLess orders offerings by price (NaN as +Inf), then zone, capacity type and
-// reservation ID, so that every choice between equal prices is deterministic.
+// CapacityTypeRank orders capacity types the way a launch prefers them at the same price:
+// reserved (0), spot (1), on-demand (2), anything else (3). Karpenter's AWS provider launches
+// reserved capacity if it may, else spot if the claim allows it and a spot offering is left
+// after dropping those dearer than the cheapest on-demand one, else on-demand.
+func CapacityTypeRank(capacityType string) int {
+	switch capacityType {
+	case v1.CapacityTypeReserved:
+		return 0
+	case v1.CapacityTypeSpot:
+		return 1
+	case v1.CapacityTypeOnDemand:
+		return 2
+	}
+	return 3
+}
+
+// offeringLess orders offerings by price (NaN as +Inf), then capacity type (CapacityTypeRank),
+// zone and reservation ID, so that every choice between equal prices is deterministic and,
+// like a launch, prefers spot to on-demand at the same price.
 func offeringLess(a, b *Offering) bool {
 	pa, pb := sortablePrice(a.Price), sortablePrice(b.Price)
 	if pa != pb {
 		return pa < pb
 	}
+	if ca, cb := CapacityTypeRank(a.CapacityType()), CapacityTypeRank(b.CapacityType()); ca != cb {
+		return ca < cb
+	}
 	if za, zb := a.Zone(), b.Zone(); za != zb {
 		return za < zb
-	}
-	if ca, cb := a.CapacityType(), b.CapacityType(); ca != cb {
-		return ca < cb
 	}
 	return a.ReservationID() < b.ReservationID()
 }
@@ -127,8 +144,8 @@ func (ofs Offerings) HasCompatible(reqs requirements.Requirements) bool {
 	return false
 }
 
-// Cheapest returns the lowest-priced offering, ties broken by zone, then capacity type, then
-// reservation ID (NaN prices sort as +Inf). It returns nil for an empty list. Availability
+// Cheapest returns the lowest-priced offering, ties broken by capacity type (reserved, spot,
+// on-demand), then zone, then reservation ID (NaN prices sort as +Inf). It returns nil for an empty list. Availability
 // is not considered: call Available first.
 func (ofs Offerings) Cheapest() *Offering {
 	var best *Offering
@@ -141,7 +158,7 @@ func (ofs Offerings) Cheapest() *Offering {
 }
 
 // MostExpensive returns the highest-priced offering (NaN as +Inf), ties broken like
-// Cheapest (first by zone, then capacity type). It returns nil for an empty list.
+// Cheapest (first by capacity type, then zone). It returns nil for an empty list.
 func (ofs Offerings) MostExpensive() *Offering {
 	var worst *Offering
 	for _, o := range ofs {

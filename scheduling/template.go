@@ -165,7 +165,7 @@ func offeringCompatible(o *cloudprovider.Offering, reqs requirements.Requirement
 }
 
 // cheapestOffering is the cheapest available offering of it compatible with reqs (ties:
-// zone, then capacity type), or nil.
+// capacity type as a launch prefers it, then zone), or nil.
 func cheapestOffering(it *cloudprovider.InstanceType, reqs requirements.Requirements) *cloudprovider.Offering {
 	var best *cloudprovider.Offering
 	for _, o := range it.Offerings {
@@ -179,11 +179,14 @@ func cheapestOffering(it *cloudprovider.InstanceType, reqs requirements.Requirem
 	return best
 }
 
+// offeringLess breaks a price tie: spot before on-demand (a launch allowed both takes spot
+// when it is no dearer), then zone.
 func offeringLess(a, b *cloudprovider.Offering) bool {
-	if za, zb := offeringValue(a, v1.LabelTopologyZone), offeringValue(b, v1.LabelTopologyZone); za != zb {
-		return za < zb
+	ca := cloudprovider.CapacityTypeRank(offeringValue(a, v1.CapacityTypeLabelKey))
+	if cb := cloudprovider.CapacityTypeRank(offeringValue(b, v1.CapacityTypeLabelKey)); ca != cb {
+		return ca < cb
 	}
-	return offeringValue(a, v1.CapacityTypeLabelKey) < offeringValue(b, v1.CapacityTypeLabelKey)
+	return offeringValue(a, v1.LabelTopologyZone) < offeringValue(b, v1.LabelTopologyZone)
 }
 
 // offeringValue is the offering's single value for key (zone, capacity type), without the

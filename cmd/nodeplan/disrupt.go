@@ -16,7 +16,7 @@ import (
 // runDisrupt is `nodeplan disrupt`. Without --now the time is the latest creationTimestamp
 // or lastPodEventTime found in the input (never the wall clock), so the same files always
 // give the same answer.
-func runDisrupt(args []string, stdout io.Writer) error {
+func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	var now string
 	var spotToSpot bool
 	c, err := parseFlags("disrupt", args, func(fs *flag.FlagSet) {
@@ -34,6 +34,7 @@ func runDisrupt(args []string, stdout io.Writer) error {
 		}
 		at = t
 	}
+	c.stderr = stderr
 	set, sin, err := c.load()
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -26,7 +25,11 @@ func (p *pathList) Set(v string) error { *p = append(*p, v); return nil }
 type commonFlags struct {
 	files         pathList
 	instanceTypes string
+	prices        string
 	output        string
+	// stderr receives warnings; catalog is what load read the instance types from.
+	stderr  io.Writer
+	catalog *instanceCatalog
 	// semantics
 	packing          string
 	minValuesPolicy  string
@@ -37,6 +40,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.Var(&c.files, "f", "manifest file or folder (repeatable)")
 	fs.Var(&c.files, "filename", "manifest file or folder (repeatable)")
 	fs.StringVar(&c.instanceTypes, "instance-types", "", "instance-type catalog file (default: the embedded EC2 catalog)")
+	fs.StringVar(&c.prices, "prices", "", "spot prices for the embedded catalog: the JSON of `aws ec2 describe-spot-price-history` (default: spot estimated at the on-demand price)")
 	fs.StringVar(&c.output, "o", "table", "output format: table, json or yaml")
 	fs.StringVar(&c.output, "output", "table", "output format: table, json or yaml")
 	fs.StringVar(&c.packing, "packing", string(scheduling.PackingCostAware), "how pods choose among new NodeClaims: CostAware or Karpenter (Karpenter's fewest-pods-first rule exactly)")
@@ -110,25 +114,25 @@ func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	types, wellKnown, err := loadCatalog(c.instanceTypes)
+	ic, err := c.openCatalog(c.warn)
 	if err != nil {
 		return nil, nil, err
 	}
-	in := snapshot(set, types, wellKnown)
+	c.catalog = ic
+	types, err := ic.defaultTypes()
+	if err != nil {
+		return nil, nil, err
+	}
+	in := snapshot(set, types, ic.wellKnown)
 	in.Options = c.options()
 	return set, in, nil
 }
 
-// loadCatalog reads the --instance-types file, or the embedded EC2 catalog.
-func loadCatalog(path string) (cloudprovider.InstanceTypes, requirements.KeySet, error) {
-	if path == "" {
-		types, err := catalog.EC2()
-		if err != nil {
-			return nil, nil, err
-		}
-		return types, catalog.EC2WellKnownLabels(), nil
+// warn prints a warning on stderr.
+func (c *commonFlags) warn(msg string) {
+	if c.stderr != nil {
+		fmt.Fprintln(c.stderr, "nodeplan: warning:", msg)
 	}
-	return catalog.ParseFile(path)
 }
 
 // snapshot turns loaded manifests into a scheduling input: pending pods, existing nodes with

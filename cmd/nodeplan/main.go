@@ -1,9 +1,10 @@
 // Command nodeplan answers "what would Karpenter do?" from ordinary Kubernetes YAML:
 //
-//	nodeplan plan    -f PATH... [--instance-types FILE] [-o table|json|yaml]
-//	nodeplan disrupt -f PATH... [--instance-types FILE] [--now RFC3339] [-o table|json|yaml]
+//	nodeplan plan    -f PATH... [--instance-types FILE | --prices FILE] [-o table|json|yaml]
+//	nodeplan disrupt -f PATH... [--instance-types FILE | --prices FILE] [--now RFC3339] [-o table|json|yaml]
 //
-// Without --instance-types the embedded EC2 catalog (us-east-1 on-demand prices) is used.
+// Without --instance-types the embedded EC2 catalog is used: us-east-1 on-demand prices, spot
+// estimated at the on-demand price unless --prices gives real ones.
 // Exit status: 0 when the command ran (unschedulable pods are data), 1 for bad input or usage.
 package main
 
@@ -18,9 +19,12 @@ func main() {
 }
 
 const usage = `usage:
-  nodeplan plan    -f PATH... [--instance-types FILE] [-o table|json|yaml]
-  nodeplan disrupt -f PATH... [--instance-types FILE] [--now RFC3339] [--spot-to-spot] [-o table|json|yaml]
+  nodeplan plan    -f PATH... [--instance-types FILE | --prices FILE] [-o table|json|yaml]
+  nodeplan disrupt -f PATH... [--instance-types FILE | --prices FILE] [--now RFC3339] [--spot-to-spot] [-o table|json|yaml]
 options of both:
+  --prices FILE                        spot prices for the embedded catalog, the JSON of
+                                       'aws ec2 describe-spot-price-history' (default: spot
+                                       estimated at the on-demand price, as Karpenter without them)
   --packing CostAware|Karpenter        how pods choose among new NodeClaims (default CostAware)
   --min-values-policy Strict|BestEffort
   --preference-policy Respect|Ignore
@@ -35,9 +39,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch args[0] {
 	case "plan":
-		err = runPlan(args[1:], stdout)
+		err = runPlan(args[1:], stdout, stderr)
 	case "disrupt":
-		err = runDisrupt(args[1:], stdout)
+		err = runDisrupt(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

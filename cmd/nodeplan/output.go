@@ -25,7 +25,9 @@ type planOutput struct {
 	ExistingNodes []existingOutput `json:"existingNodes"`
 	PodErrors     []podErrorOutput `json:"podErrors"`
 	PricePerHour  float64          `json:"pricePerHour"`
-	Skipped       map[string]int   `json:"skipped,omitempty"`
+	// PriceEstimated is true when some claim's price is an estimate (see DESIGN.md).
+	PriceEstimated bool           `json:"priceEstimated,omitempty"`
+	Skipped        map[string]int `json:"skipped,omitempty"`
 }
 
 type claimOutput struct {
@@ -34,6 +36,7 @@ type claimOutput struct {
 	Zone                string                                    `json:"zone"`
 	CapacityType        string                                    `json:"capacityType"`
 	PricePerHour        float64                                   `json:"pricePerHour"`
+	PriceEstimated      bool                                      `json:"priceEstimated,omitempty"`
 	InstanceTypeOptions []string                                  `json:"instanceTypeOptions"`
 	Labels              map[string]string                         `json:"labels"`
 	Taints              []corev1.Taint                            `json:"taints"`
@@ -134,6 +137,9 @@ func writePlanJSON(w io.Writer, out *planOutput) error {
 	}
 	price, _ := json.Marshal(out.PricePerHour)
 	fmt.Fprintf(bw, "  \"pricePerHour\": %s", price)
+	if out.PriceEstimated {
+		bw.WriteString(",\n  \"priceEstimated\": true")
+	}
 	if len(out.Skipped) > 0 {
 		skipped, err := json.Marshal(out.Skipped)
 		if err != nil {
@@ -149,15 +155,18 @@ func writePlanTable(w io.Writer, out *planOutput, set *manifest.Set) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NODECLAIM\tNODEPOOL\tINSTANCE TYPE\tZONE\tCAPACITY\t$/HOUR\tPODS\tOPTIONS")
 	for i, c := range out.NodeClaims {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.4f\t%d\t%d\n", i+1, c.NodePool, c.InstanceType, c.Zone, c.CapacityType, c.PricePerHour, len(c.Pods), len(c.InstanceTypeOptions))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.4f%s\t%d\t%d\n", i+1, c.NodePool, c.InstanceType, c.Zone, c.CapacityType, c.PricePerHour, estimateMark(c.PriceEstimated), len(c.Pods), len(c.InstanceTypeOptions))
 	}
 	pods := 0
 	for _, c := range out.NodeClaims {
 		pods += len(c.Pods)
 	}
-	fmt.Fprintf(tw, "TOTAL\t\t%d nodes\t\t\t%.4f\t%d\t\n", len(out.NodeClaims), out.PricePerHour, pods)
+	fmt.Fprintf(tw, "TOTAL\t\t%d nodes\t\t\t%.4f%s\t%d\t\n", len(out.NodeClaims), out.PricePerHour, estimateMark(out.PriceEstimated), pods)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if out.PriceEstimated {
+		fmt.Fprintln(w, estimateNote)
 	}
 	if len(out.ExistingNodes) > 0 {
 		fmt.Fprintln(w)

@@ -6,11 +6,12 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-func runPlan(args []string, stdout io.Writer) error {
+func runPlan(args []string, stdout, stderr io.Writer) error {
 	c, err := parseFlags("plan", args, nil)
 	if err != nil {
 		return err
 	}
+	c.stderr = stderr
 	set, in, err := c.load()
 	if err != nil {
 		return err
@@ -20,6 +21,7 @@ func runPlan(args []string, stdout io.Writer) error {
 		return err
 	}
 	out := newPlanOutput(res, set)
+	markEstimates(out, res, c.catalog)
 	switch c.output {
 	case "json":
 		return writePlanJSON(stdout, out)
