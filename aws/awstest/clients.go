@@ -1,0 +1,42 @@
+package awstest
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+// Config is an SDK configuration for the local servers: region us-east-1, static fake
+// credentials (never real ones), the SDK's standard retryer with its usual three attempts
+// but backoff capped at 5 ms so fault tests stay fast, and a 1 s per-attempt HTTP timeout.
+func Config() sdkaws.Config {
+	return sdkaws.Config{
+		Region: "us-east-1",
+		Credentials: sdkaws.CredentialsProviderFunc(func(context.Context) (sdkaws.Credentials, error) {
+			return sdkaws.Credentials{AccessKeyID: "AKIDLOCALTEST", SecretAccessKey: "local-test-secret", Source: "awstest"}, nil
+		}),
+		Retryer: func() sdkaws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.Backoff = retry.NewExponentialJitterBackoff(5 * time.Millisecond)
+				o.RateLimiter = ratelimit.None
+			})
+		},
+		HTTPClient: &http.Client{Timeout: time.Second},
+	}
+}
+
+// EC2Client is a real *ec2.Client that talks to the server at url.
+func EC2Client(cfg sdkaws.Config, url string) *ec2.Client {
+	return ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = sdkaws.String(url) })
+}
+
+// SQSClient is a real *sqs.Client that talks to the server at url.
+func SQSClient(cfg sdkaws.Config, url string) *sqs.Client {
+	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = sdkaws.String(url) })
+}

@@ -1,0 +1,11 @@
+// Package aws is a thin, faithful [cloudprovider.CloudProvider] over EC2, and a reader of the
+// SQS queue that carries EC2 interruption events. It is the only nodeplan package that
+// imports the AWS SDK's service/ec2 and service/sqs: the decisions stay in the side-effect-free
+// packages, and this package only carries them out.
+//
+// It reaches EC2 and SQS through the narrow [EC2API] and [SQSAPI] interfaces, which the SDK
+// clients satisfy, so a host program passes ec2.NewFromConfig / sqs.NewFromConfig and tests
+// pass the in-memory fakes of package awstest (or the real clients pointed at its local
+// servers). Instances are only ever listed, described or terminated when they carry this
+// cluster's tags, and no error or log line carries credentials or user data.
+package aws

@@ -1,0 +1,43 @@
+package aws_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestOnlyAWSImportsTheSDK checks the import graph: service/ec2 and service/sqs may only be
+// reached from package aws, its subpackages and the AWS host example, so that the CLI and
+// the core packages build in seconds.
+func TestOnlyAWSImportsTheSDK(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not on PATH")
+	}
+	out, err := exec.Command(goBin, "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "github.com/nodeplan/nodeplan/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	allowed := func(pkg string) bool {
+		return pkg == "github.com/nodeplan/nodeplan/aws" ||
+			strings.HasPrefix(pkg, "github.com/nodeplan/nodeplan/aws/") ||
+			strings.HasPrefix(pkg, "github.com/nodeplan/nodeplan/examples/")
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, deps := fields[0], fields[1:]
+		checked++
+		if allowed(pkg) {
+			continue
+		}
+		for _, d := range deps {
+			if d == "github.com/aws/aws-sdk-go-v2/service/ec2" || d == "github.com/aws/aws-sdk-go-v2/service/sqs" {
+				t.Errorf("%s depends on %s; only package aws may", pkg, d)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("go list saw only %d packages", checked)
+	}
+}
