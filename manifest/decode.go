@@ -76,6 +76,15 @@ var readers = map[string]reader{
 	"Job":          {"batch/v1", true, readWorkload(func() *batchv1.Job { return &batchv1.Job{} }, jobWorkload)},
 }
 
+// formerGroups are the API groups that served a kind nodeplan reads before its group did
+// (group/kind): the same kind in an older version, an error like any unknown version, not
+// another project's kind of the same name.
+var formerGroups = map[string]bool{
+	"extensions/Deployment": true,
+	"extensions/DaemonSet":  true,
+	"extensions/ReplicaSet": true,
+}
+
 // ReadKinds are the kinds nodeplan reads, sorted; every other kind is skipped.
 func ReadKinds() []string {
 	kinds := make([]string, 0, len(readers))
@@ -200,7 +209,9 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 		m["apiVersion"], m["kind"] = av, k
 		raw = nil
 	}
-	if err := v1.CheckAPIVersion(av, k, ref.Name); err != nil {
+	_, converted := v1beta1Readers[strings.TrimSuffix(k, "List")]
+	converted = converted && av == v1beta1APIVersion
+	if err := v1.CheckAPIVersion(av, k, ref.Name); err != nil && !converted {
 		// A karpenter.sh kind of an older API (v1beta1 NodePool, v1alpha5 Provisioner, ...).
 		p.fail(src, ref, "", apiVersionMessage(err))
 		return
@@ -210,11 +221,14 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 		return
 	}
 	rd, ok := readers[k]
+	if converted {
+		rd, ok = v1beta1Readers[k]
+	}
 	if !ok {
 		p.set.Skipped[k]++
 		return
 	}
-	if g := apiGroup(av); g != apiGroup(rd.apiVersion) {
+	if g := apiGroup(av); g != apiGroup(rd.apiVersion) && !formerGroups[g+"/"+k] {
 		// The same kind name in another API group (an OpenKruise StatefulSet, a Volcano Job)
 		// is another kind: skipped and counted, like every kind nodeplan does not read.
 		p.set.Skipped[k+"."+g]++

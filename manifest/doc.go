@@ -28,5 +28,12 @@
 // Decoding is strict: an unknown or duplicated field of a kind nodeplan reads is an error, and
 // so is such a kind in an apiVersion nodeplan does not know. Every other kind (Service,
 // ConfigMap, a CRD of another project, ...) is skipped and counted in [Set.Skipped]. Errors are
-// [*Error] values naming the file, the document, the object and the field.
+// [*Error] values naming the file, the document, the object and the field. A kind nodeplan
+// reads in the group that served it before (extensions/v1beta1 Deployment) is such an error.
+//
+// karpenter.sh/v1beta1 NodePools and NodeClaims are read as Karpenter 1.0's conversion webhook
+// converted them (WhenUnderutilized becomes WhenEmptyOrUnderutilized with consolidateAfter 0s,
+// expireAfter moves into the template, nodeClassRef gets its group and kind, the kubelet block
+// moves into the v1.KubeletCompatibilityAnnotationKey annotation, a NodeClaim takes its
+// NodePool's expireAfter), each with a [Warning] in [Set.Warnings] saying what to change.
 package manifest

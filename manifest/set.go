@@ -24,8 +24,8 @@ type Set struct {
 	NodeClasses []*unstructured.Unstructured
 	// Pods are the pods given (pending or bound, as given) and, at the place of each
 	// Workload in the input, the pending pods it expands into.
-	Pods                 []*corev1.Pod
-	Nodes                []*corev1.Node
+	Pods  []*corev1.Pod
+	Nodes []*corev1.Node
 	// DaemonSets are the DaemonSets given, followed by those only their pods are given of
 	// (see daemonSetsFromPods), sorted by namespace and name.
 	DaemonSets           []*appsv1.DaemonSet
@@ -43,6 +43,9 @@ type Set struct {
 	Workloads []*Workload
 	// Skipped counts, by kind, the objects of kinds nodeplan does not plan with.
 	Skipped map[string]int
+	// Warnings are what was read otherwise than written: objects of an older API converted
+	// as Karpenter converted them, in input order.
+	Warnings []Warning
 	// Sources says where each object was defined (for a pod or claim made by a workload:
 	// where the workload was defined).
 	Sources map[ObjectRef]Source
@@ -57,6 +60,22 @@ type Set struct {
 	derived map[ObjectRef]bool
 	// owners maps each expanded pod to its workload.
 	owners map[*corev1.Pod]*Workload
+	// v1beta1Claims are the NodeClaims converted from karpenter.sh/v1beta1, whose
+	// expireAfter is their NodePool's.
+	v1beta1Claims map[*v1.NodeClaim]bool
+}
+
+// Warning is something nodeplan read otherwise than it was written, naming where.
+type Warning struct {
+	Source Source
+	// Object is the object concerned, e.g. `NodePool "default"`.
+	Object  string
+	Message string
+}
+
+// String is `source: object: message`.
+func (w Warning) String() string {
+	return (&Error{Source: w.Source, Object: w.Object, Err: errors.New(w.Message)}).Error()
 }
 
 // slot is a given pod or a workload.
@@ -148,10 +167,11 @@ func (e *Error) Unwrap() error { return e.Err }
 // NewSet returns an empty Set.
 func NewSet() *Set {
 	return &Set{
-		Skipped: map[string]int{},
-		Sources: map[ObjectRef]Source{},
-		derived: map[ObjectRef]bool{},
-		owners:  map[*corev1.Pod]*Workload{},
+		Skipped:       map[string]int{},
+		Sources:       map[ObjectRef]Source{},
+		derived:       map[ObjectRef]bool{},
+		owners:        map[*corev1.Pod]*Workload{},
+		v1beta1Claims: map[*v1.NodeClaim]bool{},
 	}
 }
 
@@ -193,6 +213,11 @@ func (s *Set) Merge(o *Set) error {
 		givenPVCs:            concat(s.givenPVCs, o.givenPVCs),
 		derived:              map[ObjectRef]bool{},
 		owners:               map[*corev1.Pod]*Workload{},
+		Warnings:             concat(s.Warnings, o.Warnings),
+		v1beta1Claims:        map[*v1.NodeClaim]bool{},
+	}
+	for _, x := range []*Set{s, o} {
+		maps.Copy(m.v1beta1Claims, x.v1beta1Claims)
 	}
 	// The merge expands copies of the workloads, so that s and o stay as they are.
 	copies := make(map[*Workload]*Workload, len(s.Workloads)+len(o.Workloads))
@@ -237,6 +262,9 @@ func (s *Set) init() {
 	}
 	if s.owners == nil {
 		s.owners = map[*corev1.Pod]*Workload{}
+	}
+	if s.v1beta1Claims == nil {
+		s.v1beta1Claims = map[*v1.NodeClaim]bool{}
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
 )
 
 // MaxExpandedPods caps the pods the workloads of a Set may expand into, all together.
@@ -133,6 +135,7 @@ func (s *Set) rebuild() error {
 	}
 	s.Pods = pods
 	s.PersistentVolumeClaims = bindClaims(pvcs, s.PersistentVolumes)
+	s.expireV1beta1Claims()
 	daemons, from := daemonSetsFromPods(s.givenDaemonSets, pods)
 	s.DaemonSets = append(append([]*appsv1.DaemonSet(nil), s.givenDaemonSets...), daemons...)
 	for i, ds := range daemons {
@@ -309,4 +312,24 @@ func ptr[T any](v T) *T { return &v }
 // sortErrors orders errors by message, for errors found by walking a map.
 func sortErrors(errs []error) {
 	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+}
+
+// expireV1beta1Claims gives each NodeClaim converted from karpenter.sh/v1beta1 the expireAfter
+// of its NodePool, as Karpenter 1.0's webhook did (the CRD default when the NodePool is not
+// in the input). The claims changed are copies.
+func (s *Set) expireV1beta1Claims() {
+	pools := map[string]*v1.NodePool{}
+	for _, np := range s.NodePools {
+		pools[np.Name] = np
+	}
+	for i, nc := range s.NodeClaims {
+		np := pools[nc.Labels[v1.NodePoolLabelKey]]
+		if !s.v1beta1Claims[nc] || np == nil || nc.Spec.ExpireAfter.String() == np.Spec.Template.Spec.ExpireAfter.String() {
+			continue
+		}
+		c := nc.DeepCopy()
+		c.Spec.ExpireAfter = np.Spec.Template.Spec.ExpireAfter
+		s.NodeClaims[i] = c
+		s.v1beta1Claims[c] = true
+	}
 }

@@ -39,6 +39,7 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	writeWarnings(stderr, set)
 	if now == "" {
 		at = latestTime(set)
 	}

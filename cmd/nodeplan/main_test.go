@@ -159,7 +159,8 @@ func TestBadInput(t *testing.T) {
 		want []string
 	}{
 		{"unknown operator", scenario("bad-operator"), []string{"bad-operator/input.yaml", `NodePool "default"`, "spec.template.spec.requirements[0].operator", "Foo"}},
-		{"v1beta1", []string{"-f", write("old.yaml", "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: old}\nspec: {}\n")}, []string{"old.yaml", "karpenter.sh/v1beta1", "karpenter.sh/v1"}},
+		{"v1alpha5", []string{"-f", write("old.yaml", "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: old}\nspec: {}\n")}, []string{"old.yaml", "karpenter.sh/v1alpha5", "NodePool", "karpenter.sh/v1"}},
+		{"v1beta1 without nodeClassRef", []string{"-f", write("beta.yaml", "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: old}\nspec: {}\n")}, []string{"beta.yaml", `NodePool "old"`, "spec.template.spec.nodeClassRef.name"}},
 		{"unknown field", []string{"-f", write("typo.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: x, resourcez: {}}]\n")}, []string{"typo.yaml", "resourcez"}},
 		{"bad quantity", []string{"-f", write("qty.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: x, resources: {requests: {cpu: lots}}}]\n")}, []string{"qty.yaml", "Pod", "cpu"}},
 		{"missing file", []string{"-f", filepath.Join(dir, "nope.yaml")}, []string{"nope.yaml"}},

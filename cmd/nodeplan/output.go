@@ -266,3 +266,11 @@ func claimOutputOf(c *scheduling.NodeClaim) claimOutput {
 	}
 	return co
 }
+
+// writeWarnings prints what the input was read otherwise than written as (v1beta1 objects
+// converted), one line each, so that the answer on stdout stays clean.
+func writeWarnings(w io.Writer, set *manifest.Set) {
+	for _, warning := range set.Warnings {
+		fmt.Fprintln(w, "nodeplan: warning:", warning)
+	}
+}

@@ -16,6 +16,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	writeWarnings(stderr, set)
 	res, err := scheduling.Solve(in)
 	if err != nil {
 		return err

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -99,4 +101,31 @@ items:
 	assert.Equal(t, []string{"default/web"}, c.Pods, "the pending DaemonSet pod is not planned")
 	cpu := c.Requests["cpu"]
 	assert.Equal(t, "1500m", cpu.String(), "the claim carries the DaemonSet's overhead")
+}
+
+func TestPlanV1beta1NodePools(t *testing.T) {
+	// The seed's tutorial, written for karpenter.sh/v1beta1.
+	data, err := os.ReadFile("../../manifest/testdata/teams-v1beta1.yaml")
+	require.NoError(t, err)
+	var docs []string
+	for _, d := range strings.Split(string(data), "\n---\n") {
+		if !strings.Contains(d, "kind: EC2NodeClass") { // realcat's part of the conversion
+			docs = append(docs, d)
+		}
+	}
+	in := writeInput(t, "teams.yaml", strings.Join(docs, "\n---\n"))
+	out, stderr, code := nodeplan(t, "plan", "-f", in, "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	var got planOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &got), "warnings stay off stdout")
+	pools := map[string][]string{}
+	for _, c := range got.NodeClaims {
+		pools[c.NodePool] = append(pools[c.NodePool], c.Pods...)
+	}
+	assert.Equal(t, map[string][]string{"team-1": {"default/team-1-nginx"}, "team-2": {"default/team-2-nginx"}}, pools)
+	warnings := strings.Split(strings.TrimSpace(stderr), "\n")
+	require.Len(t, warnings, 2)
+	assert.Contains(t, warnings[0], `NodePool "team-1"`)
+	assert.Contains(t, warnings[1], `NodePool "team-2"`)
+	assert.Contains(t, warnings[0], "teams.yaml: document 1")
 }
