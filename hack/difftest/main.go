@@ -1,0 +1,348 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+type config struct {
+	nodeplan, oracleDir, out, work string
+	npArgs                         []string
+	runs                           int
+	timeout                        time.Duration
+}
+
+func main() {
+	var (
+		planSeeds    = flag.Int("plan", 200, "number of plan seeds (0: none)")
+		disruptSeeds = flag.Int("disrupt", 150, "number of disrupt seeds (0: none)")
+		from         = flag.Uint64("from", 1, "first seed")
+		only         = flag.String("seed", "", "run just this case, e.g. plan:17 or disrupt:4")
+		nodeplan     = flag.String("nodeplan", "", "nodeplan binary (default: built from -main)")
+		mainDir      = flag.String("main", "/work/main", "nodeplan checkout to build when -nodeplan is not given")
+		oracleDir    = flag.String("oracle", "/work/oracle/bin", "folder with karpenter-plan and karpenter-disrupt")
+		out          = flag.String("out", "/work/notes/diff", "folder for diverging inputs and summary.txt")
+		runs         = flag.Int("runs", 3, "oracle runs per input (Karpenter breaks ties in map order)")
+		jobs         = flag.Int("j", 1, "cases run in parallel")
+		minimize     = flag.Bool("minimize", false, "shrink the first input of each divergence class into <out>/<kind>-<seed>-min")
+		genOnly      = flag.String("gen", "", "only write the inputs into this folder, run nothing")
+		npArgs       = flag.String("nodeplan-args", "", "extra arguments for nodeplan, e.g. '--packing Karpenter'")
+	)
+	flag.Parse()
+	var cases []*input
+	if *only != "" {
+		kind, s, ok := strings.Cut(*only, ":")
+		var seed uint64
+		if _, err := fmt.Sscan(s, &seed); !ok || err != nil || (kind != "plan" && kind != "disrupt") {
+			fail("-seed wants plan:N or disrupt:N")
+		}
+		cases = append(cases, generate(kind, seed))
+	} else {
+		for i := range uint64(*planSeeds) {
+			cases = append(cases, genPlan(*from+i))
+		}
+		for i := range uint64(*disruptSeeds) {
+			cases = append(cases, genDisrupt(*from+i))
+		}
+	}
+	if *genOnly != "" {
+		for _, in := range cases {
+			if err := in.write(filepath.Join(*genOnly, fmt.Sprintf("%s-%d", in.Kind, in.Seed))); err != nil {
+				fail(err.Error())
+			}
+		}
+		return
+	}
+	work, err := os.MkdirTemp("", "difftest-")
+	if err != nil {
+		fail(err.Error())
+	}
+	defer os.RemoveAll(work)
+	cfg := &config{nodeplan: *nodeplan, oracleDir: *oracleDir, out: *out, work: work, runs: *runs, timeout: 2 * time.Minute}
+	if *npArgs != "" {
+		cfg.npArgs = strings.Fields(*npArgs)
+	}
+	commit := "?"
+	if cfg.nodeplan == "" {
+		cfg.nodeplan = filepath.Join(work, "nodeplan")
+		build := exec.Command("go", "build", "-o", cfg.nodeplan, "./cmd/nodeplan")
+		build.Dir, build.Stdout, build.Stderr = *mainDir, os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fail("building nodeplan: " + err.Error())
+		}
+		if b, err := exec.Command("git", "-C", *mainDir, "log", "-1", "--format=%h %s").Output(); err == nil {
+			commit = strings.TrimSpace(string(b))
+		}
+	}
+	start := time.Now()
+	results := make([]*caseResult, len(cases))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, *jobs) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = cfg.evaluate(cases[i])
+				if r := results[i]; r.Status == "diverge" || r.Status == "oracle-error" {
+					if err := cfg.keep(cases[i], r, ""); err != nil {
+						fmt.Fprintln(os.Stderr, err)
+					}
+				}
+			}
+		}()
+	}
+	for i := range cases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	report := summarize(results, commit, time.Since(start))
+	fmt.Print(report)
+	if err := os.MkdirAll(cfg.out, 0o755); err == nil && *only == "" {
+		_ = os.WriteFile(filepath.Join(cfg.out, "summary.txt"), []byte(report), 0o644)
+	}
+	if *minimize {
+		done := map[string]bool{}
+		for i, r := range results {
+			if r.Status != "diverge" || done[r.Kind+r.Class] {
+				continue
+			}
+			done[r.Kind+r.Class] = true
+			small, sr := cfg.shrink(cases[i], r)
+			if err := cfg.keep(small, sr, "-min"); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+			}
+			fmt.Printf("minimized %s-%d [%s]: %d docs, %d types -> %s\n", r.Kind, r.Seed, r.Class, len(small.Docs),
+				len(small.Catalog["instanceTypes"].([]any)), filepath.Join(cfg.out, fmt.Sprintf("%s-%d-min", r.Kind, r.Seed)))
+		}
+	}
+}
+
+func generate(kind string, seed uint64) *input {
+	if kind == "plan" {
+		return genPlan(seed)
+	}
+	return genDisrupt(seed)
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, "difftest:", msg)
+	os.Exit(2)
+}
+
+type caseResult struct {
+	Kind    string
+	Seed    uint64
+	Status  string // match, equivalent, diverge, oracle-error, both-error
+	Class   string
+	Details []string
+	NP      result
+	Oracle  []result
+	Best    int // index of the closest oracle run
+	Took    time.Duration
+}
+
+// evaluate runs nodeplan once and the oracle up to cfg.runs times, stopping at a match.
+func (cfg *config) evaluate(in *input) *caseResult {
+	start := time.Now()
+	dir := filepath.Join(cfg.work, fmt.Sprintf("%s-%d-%d", in.Kind, in.Seed, time.Now().UnixNano()))
+	defer os.RemoveAll(dir)
+	cr := &caseResult{Kind: in.Kind, Seed: in.Seed}
+	if err := in.write(dir); err != nil {
+		cr.Status, cr.Class = "diverge", "difftest-error: "+err.Error()
+		return cr
+	}
+	cr.NP = run(cfg.nodeplan, append(in.args(dir), cfg.npArgs...), cfg.timeout)
+	oracle := filepath.Join(cfg.oracleDir, "karpenter-"+in.Kind)
+	var w *world
+	var npPlan *planOutput
+	var npViol []violation
+	var npSum planSummary
+	var npDis disruptSummary
+	if cr.NP.Exit == 0 {
+		switch in.Kind {
+		case "plan":
+			var err error
+			if w, err = loadWorld(dir); err != nil {
+				cr.Details = append(cr.Details, "checker cannot load the input: "+err.Error())
+			}
+			if npPlan, err = parsePlan(cr.NP.Stdout); err != nil {
+				cr.Status, cr.Class = "diverge", "nodeplan-bad-json"
+				return cr
+			}
+			if w != nil {
+				npViol = w.validatePlan(npPlan)
+			}
+			npSum = summarizePlan(npPlan, nodeNames(w))
+		case "disrupt":
+			o, err := parseDisrupt(cr.NP.Stdout)
+			if err != nil {
+				cr.Status, cr.Class = "diverge", "nodeplan-bad-json"
+				return cr
+			}
+			npDis = summarizeDisrupt(o)
+		}
+	}
+	best := verdict{score: 1 << 30}
+	for i := range cfg.runs {
+		or := run(oracle, in.args(dir), cfg.timeout)
+		cr.Oracle = append(cr.Oracle, or)
+		if or.Exit != 0 {
+			if cr.NP.Exit != 0 {
+				cr.Status, cr.Class = "both-error", ""
+			} else {
+				cr.Status, cr.Class = "oracle-error", "oracle-rejects: "+firstLine(or.Stderr)
+			}
+			cr.Took = time.Since(start)
+			return cr
+		}
+		if cr.NP.Exit != 0 {
+			cr.Status, cr.Class = "diverge", "nodeplan-rejects"
+			cr.Details = append(cr.Details, "nodeplan: "+firstLine(cr.NP.Stderr))
+			cr.Took = time.Since(start)
+			return cr
+		}
+		var v verdict
+		switch in.Kind {
+		case "plan":
+			o, err := parsePlan(or.Stdout)
+			if err != nil {
+				cr.Status, cr.Class = "oracle-error", "oracle-bad-json"
+				return cr
+			}
+			var orViol []violation
+			if w != nil {
+				orViol = w.validatePlan(o)
+			}
+			v = comparePlan(npSum, summarizePlan(o, nodeNames(w)), npViol, orViol)
+		case "disrupt":
+			o, err := parseDisrupt(or.Stdout)
+			if err != nil {
+				cr.Status, cr.Class = "oracle-error", "oracle-bad-json"
+				return cr
+			}
+			v = compareDisrupt(npDis, summarizeDisrupt(o))
+		}
+		if v.Match || v.Equivalent && !best.Match {
+			best, cr.Best = v, i
+			if v.Match {
+				break
+			}
+		} else if !best.Equivalent && !best.Match && v.score < best.score {
+			best, cr.Best = v, i
+		}
+	}
+	switch {
+	case best.Match:
+		cr.Status = "match"
+	case best.Equivalent:
+		cr.Status, cr.Class = "equivalent", best.Class
+	default:
+		cr.Status, cr.Class = "diverge", best.Class
+	}
+	cr.Details = append(cr.Details, best.Details...)
+	cr.Took = time.Since(start)
+	return cr
+}
+
+func nodeNames(w *world) map[string]bool {
+	if w == nil {
+		return nil
+	}
+	return w.nodes
+}
+
+// keep writes a case and both tools' outputs into cfg.out/<kind>-<seed><suffix>.
+func (cfg *config) keep(in *input, r *caseResult, suffix string) error {
+	dir := filepath.Join(cfg.out, fmt.Sprintf("%s-%d%s", in.Kind, in.Seed, suffix))
+	_ = os.RemoveAll(dir)
+	if err := in.write(dir); err != nil {
+		return err
+	}
+	files := map[string][]byte{"nodeplan.json": r.NP.Stdout, "nodeplan.stderr": r.NP.Stderr}
+	for i, o := range r.Oracle {
+		files[fmt.Sprintf("karpenter-%d.json", i)] = o.Stdout
+		if len(o.Stderr) > 0 {
+			files[fmt.Sprintf("karpenter-%d.stderr", i)] = o.Stderr
+		}
+	}
+	files["verdict.txt"] = []byte(fmt.Sprintf("%s %s (closest oracle run: %d)\n%s\nreplay: %s %s\n", r.Status, r.Class, r.Best,
+		strings.Join(r.Details, "\n"), "nodeplan", strings.Join(in.args(dir), " ")))
+	for name, b := range files {
+		if len(b) == 0 {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func summarize(results []*caseResult, commit string, took time.Duration) string {
+	var b strings.Builder
+	type tally struct{ n, match, equiv, oracleErr, bothErr int }
+	t := map[string]*tally{"plan": {}, "disrupt": {}}
+	classes := map[string][]uint64{}
+	var lines []string
+	for _, r := range results {
+		x := t[r.Kind]
+		x.n++
+		switch r.Status {
+		case "match":
+			x.match++
+		case "equivalent":
+			x.equiv++
+		case "oracle-error":
+			x.oracleErr++
+		case "both-error":
+			x.bothErr++
+		}
+		if r.Status == "diverge" || r.Status == "oracle-error" {
+			c := r.Kind + " " + r.Class
+			classes[c] = append(classes[c], r.Seed)
+			lines = append(lines, fmt.Sprintf("%s-%d [%s] %s", r.Kind, r.Seed, r.Class, strings.Join(r.Details, " | ")))
+		}
+	}
+	line := func(k string) string {
+		x := t[k]
+		valid := x.n - x.oracleErr - x.bothErr
+		return fmt.Sprintf("%s: %d/%d match", k, x.match+x.equiv, valid) + fmt.Sprintf(" (%d exact, %d equivalent; %d oracle-rejects, %d both reject)", x.match, x.equiv, x.oracleErr, x.bothErr)
+	}
+	fmt.Fprintf(&b, "%s; %s\n", line("plan"), line("disrupt"))
+	fmt.Fprintf(&b, "nodeplan: main %s; %s, %s\n", commit, took.Round(time.Second), time.Now().UTC().Format(time.RFC3339))
+	var keys []string
+	for c := range classes {
+		keys = append(keys, c)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if len(classes[keys[i]]) != len(classes[keys[j]]) {
+			return len(classes[keys[i]]) > len(classes[keys[j]])
+		}
+		return keys[i] < keys[j]
+	})
+	b.WriteString("\nclasses:\n")
+	for _, c := range keys {
+		fmt.Fprintf(&b, "  %3d  %s  seeds %v\n", len(classes[c]), c, firstN(classes[c], 12))
+	}
+	b.WriteString("\ndivergences:\n")
+	for _, l := range lines {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
+}
+
+func firstN(xs []uint64, n int) []uint64 {
+	if len(xs) > n {
+		return xs[:n]
+	}
+	return xs
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// write puts input.yaml and instance-types.yaml (and features.txt) into dir.
+func (in *input) write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	for _, d := range in.Docs {
+		j, err := json.Marshal(d)
+		if err != nil {
+			return err
+		}
+		b.WriteString("---\n")
+		b.Write(j)
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "input.yaml"), b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	cat, err := yaml.Marshal(in.Catalog)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "instance-types.yaml"), cat, 0o644); err != nil {
+		return err
+	}
+	meta := fmt.Sprintf("kind: %s\nseed: %d\nnow: %s\nfeatures: %s\n", in.Kind, in.Seed, in.Now, strings.Join(in.Features, " "))
+	return os.WriteFile(filepath.Join(dir, "features.txt"), []byte(meta), 0o644)
+}
+
+// args are the CLI arguments both tools take for this input in dir.
+func (in *input) args(dir string) []string {
+	a := []string{in.Kind, "-f", filepath.Join(dir, "input.yaml"), "--instance-types", filepath.Join(dir, "instance-types.yaml"), "-o", "json"}
+	if in.Now != "" {
+		a = append(a, "--now", in.Now)
+	}
+	return a
+}
+
+type result struct {
+	Stdout, Stderr []byte
+	Exit           int
+	Took           time.Duration
+}
+
+func run(bin string, args []string, timeout time.Duration) result {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	res := result{Stdout: out.Bytes(), Stderr: errb.Bytes(), Took: time.Since(start)}
+	if err != nil {
+		res.Exit = -1
+		if ee, ok := err.(*exec.ExitError); ok {
+			res.Exit = ee.ExitCode()
+		}
+		if ctx.Err() != nil {
+			res.Stderr = append(res.Stderr, []byte("\ndifftest: timed out\n")...)
+		}
+	}
+	return res
+}
+
+func firstLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}

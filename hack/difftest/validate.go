@@ -1,0 +1,585 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/manifest"
+)
+
+// A violation is a hard constraint a plan breaks. The checker is deliberately simple; a plan is
+// called invalid only for a kind of violation that Karpenter's own plan of the input does not
+// show, so the checker's approximations (domain universes, skew on pre-existing imbalance)
+// cancel out.
+type violation struct {
+	Kind, Pod, Detail string
+}
+
+func (v violation) String() string { return fmt.Sprintf("%s %s: %s", v.Kind, v.Pod, v.Detail) }
+
+// violationKinds lists the kinds in np that are not in or, sorted.
+func violationKinds(np, or []violation) []string {
+	seen := map[string]bool{}
+	for _, v := range or {
+		seen[v.Kind] = true
+	}
+	var out []string
+	for _, v := range np {
+		if !seen[v.Kind] {
+			seen[v.Kind] = true
+			out = append(out, v.Kind)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+type catalogFile struct {
+	InstanceTypes []struct {
+		Name      string              `json:"name"`
+		Labels    map[string]string   `json:"labels"`
+		Capacity  corev1.ResourceList `json:"capacity"`
+		Overhead  corev1.ResourceList `json:"overhead"`
+		Offerings []struct {
+			Zone      string `json:"zone"`
+			Available *bool  `json:"available"`
+		} `json:"offerings"`
+	} `json:"instanceTypes"`
+}
+
+// world is an input as the checker sees it.
+type world struct {
+	set     *manifest.Set
+	types   map[string]catalogType
+	nodes   map[string]bool
+	pending map[string]*corev1.Pod
+	zones   []string
+}
+
+type catalogType struct {
+	labels      map[string]string
+	allocatable corev1.ResourceList
+	cpuCapacity resource.Quantity
+}
+
+func loadWorld(dir string) (*world, error) {
+	set, err := manifest.Load(filepath.Join(dir, "input.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "instance-types.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var cf catalogFile
+	if err := yaml.Unmarshal(data, &cf); err != nil {
+		return nil, err
+	}
+	w := &world{set: set, types: map[string]catalogType{}, nodes: map[string]bool{}, pending: map[string]*corev1.Pod{}}
+	zones := map[string]bool{}
+	for _, t := range cf.InstanceTypes {
+		alloc := t.Capacity.DeepCopy()
+		for k, q := range t.Overhead {
+			a := alloc[k]
+			a.Sub(q)
+			alloc[k] = a
+		}
+		w.types[t.Name] = catalogType{labels: t.Labels, allocatable: alloc, cpuCapacity: t.Capacity[corev1.ResourceCPU]}
+		for _, o := range t.Offerings {
+			if o.Available == nil || *o.Available {
+				zones[o.Zone] = true
+			}
+		}
+	}
+	for z := range zones {
+		w.zones = append(w.zones, z)
+	}
+	for _, n := range set.Nodes {
+		w.nodes[n.Name] = true
+	}
+	for _, p := range set.Pods {
+		if p.Spec.NodeName == "" {
+			w.pending[key(p)] = p
+		}
+	}
+	return w, nil
+}
+
+func key(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
+
+// holder is a node or claim pods land on.
+type holder struct {
+	name        string
+	pool        string
+	labels      map[string]string
+	taints      []corev1.Taint
+	allocatable corev1.ResourceList
+	cpuCapacity resource.Quantity
+	pods        []*corev1.Pod
+	isNew       bool
+	newPods     map[string]bool
+}
+
+// validatePlan lists the hard constraints the plan o breaks.
+func (w *world) validatePlan(o *planOutput) []violation {
+	var out []violation
+	add := func(kind, pod, format string, args ...any) {
+		out = append(out, violation{kind, pod, fmt.Sprintf(format, args...)})
+	}
+	var holders []*holder
+	byNode := map[string]*holder{}
+	for _, n := range w.set.Nodes {
+		h := &holder{name: n.Name, pool: n.Labels[v1.NodePoolLabelKey], labels: n.Labels, taints: n.Spec.Taints,
+			allocatable: n.Status.Allocatable, cpuCapacity: n.Status.Capacity[corev1.ResourceCPU], newPods: map[string]bool{}}
+		holders = append(holders, h)
+		byNode[n.Name] = h
+	}
+	for _, p := range w.set.Pods {
+		if h := byNode[p.Spec.NodeName]; h != nil {
+			h.pods = append(h.pods, p)
+		}
+	}
+	seen := map[string]int{}
+	place := func(h *holder, pod string) {
+		seen[pod]++
+		p := w.pending[pod]
+		if p == nil {
+			add("unknown-pod", pod, "not a pending pod of the input")
+			return
+		}
+		h.pods = append(h.pods, p)
+		h.newPods[pod] = true
+	}
+	for _, en := range o.ExistingNodes {
+		h := byNode[en.Name]
+		if h == nil { // in-flight claim: its labels are not checked
+			h = &holder{name: en.Name, labels: map[string]string{corev1.LabelHostname: en.Name}, newPods: map[string]bool{}}
+			holders = append(holders, h)
+			byNode[en.Name] = h
+		}
+		for _, p := range en.Pods {
+			place(h, p)
+		}
+	}
+	for i, c := range o.NodeClaims {
+		t := w.types[c.InstanceType]
+		l := map[string]string{}
+		for k, v := range t.labels {
+			l[k] = v
+		}
+		for k, v := range c.Labels {
+			l[k] = v
+		}
+		l[corev1.LabelInstanceTypeStable] = c.InstanceType
+		l[corev1.LabelTopologyZone] = c.Zone
+		l[v1.CapacityTypeLabelKey] = c.CapacityType
+		l[v1.NodePoolLabelKey] = c.NodePool
+		l[corev1.LabelHostname] = fmt.Sprintf("new-claim-%d", i)
+		h := &holder{name: fmt.Sprintf("claim %d (%s %s)", i, c.InstanceType, c.Zone), pool: c.NodePool, labels: l,
+			allocatable: t.allocatable, isNew: true, newPods: map[string]bool{}}
+		h.cpuCapacity = t.cpuCapacity
+		for _, tt := range c.Taints {
+			h.taints = append(h.taints, corev1.Taint{Key: tt.Key, Value: tt.Value, Effect: corev1.TaintEffect(tt.Effect)})
+		}
+		holders = append(holders, h)
+		for _, p := range c.Pods {
+			place(h, p)
+		}
+	}
+	for _, e := range o.PodErrors {
+		seen[e.Pod]++
+	}
+	for pod := range w.pending {
+		if seen[pod] != 1 {
+			add("accounting", pod, "appears %d times", seen[pod])
+		}
+	}
+
+	for _, h := range holders {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: h.name, Labels: h.labels}}
+		for _, p := range h.pods {
+			if !h.newPods[key(p)] {
+				continue
+			}
+			if ok, _ := nodeaffinity.GetRequiredNodeAffinity(p).Match(node); !ok && h.labels[v1.NodePoolLabelKey] != "" {
+				add("node-affinity", key(p), "on %s", h.name)
+			}
+			if t, ok := untolerated(h.taints, p.Spec.Tolerations); ok {
+				add("taint", key(p), "%s does not tolerate %s", h.name, t.Key)
+			}
+			w.checkVolumes(p, node, add)
+		}
+		if h.allocatable != nil && len(h.newPods) > 0 {
+			checkResources(h, w.daemonOverhead(h), add)
+		}
+		checkHostPorts(h, add)
+	}
+	w.checkPodAffinity(holders, add)
+	w.checkSpread(holders, add)
+	w.checkLimits(holders, add)
+	return out
+}
+
+func untolerated(taints []corev1.Taint, tols []corev1.Toleration) (corev1.Taint, bool) {
+	for _, t := range taints {
+		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
+			continue
+		}
+		ok := false
+		for _, tol := range tols {
+			if tolerates(tol, t) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return t, true
+		}
+	}
+	return corev1.Taint{}, false
+}
+
+func tolerates(tol corev1.Toleration, t corev1.Taint) bool {
+	if tol.Effect != "" && tol.Effect != t.Effect {
+		return false
+	}
+	if tol.Key != "" && tol.Key != t.Key {
+		return false
+	}
+	if tol.Key == "" && tol.Operator != corev1.TolerationOpExists {
+		return false
+	}
+	return tol.Operator == corev1.TolerationOpExists || tol.Value == t.Value
+}
+
+func (w *world) checkVolumes(p *corev1.Pod, node *corev1.Node, add func(string, string, string, ...any)) {
+	for _, vol := range p.Spec.Volumes {
+		if vol.PersistentVolumeClaim == nil {
+			continue
+		}
+		for _, pvc := range w.set.PersistentVolumeClaims {
+			if pvc.Namespace != p.Namespace || pvc.Name != vol.PersistentVolumeClaim.ClaimName || pvc.Spec.VolumeName == "" {
+				continue
+			}
+			for _, pv := range w.set.PersistentVolumes {
+				if pv.Name != pvc.Spec.VolumeName || pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
+					continue
+				}
+				if ok, _ := nodeaffinity.NewLazyErrorNodeSelector(pv.Spec.NodeAffinity.Required).Match(node); !ok {
+					add("volume-zone", key(p), "PV %s not reachable from %s", pv.Name, node.Name)
+				}
+			}
+		}
+	}
+}
+
+func podRequests(p *corev1.Pod) corev1.ResourceList {
+	sum := corev1.ResourceList{}
+	for _, c := range p.Spec.Containers {
+		for k, q := range c.Resources.Requests {
+			s := sum[k]
+			s.Add(q)
+			sum[k] = s
+		}
+	}
+	for _, c := range p.Spec.InitContainers {
+		for k, q := range c.Resources.Requests {
+			if s, ok := sum[k]; !ok || q.Cmp(s) > 0 {
+				sum[k] = q
+			}
+		}
+	}
+	return sum
+}
+
+// daemonOverhead is what the DaemonSets that would run on a new claim request.
+func (w *world) daemonOverhead(h *holder) corev1.ResourceList {
+	sum := corev1.ResourceList{}
+	if !h.isNew {
+		return sum
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: h.labels}}
+	for _, ds := range w.set.DaemonSets {
+		p := &corev1.Pod{Spec: ds.Spec.Template.Spec}
+		if ok, _ := nodeaffinity.GetRequiredNodeAffinity(p).Match(node); !ok {
+			continue
+		}
+		if _, bad := untolerated(h.taints, p.Spec.Tolerations); bad {
+			continue
+		}
+		for k, q := range podRequests(p) {
+			s := sum[k]
+			s.Add(q)
+			sum[k] = s
+		}
+	}
+	return sum
+}
+
+func checkResources(h *holder, overhead corev1.ResourceList, add func(string, string, string, ...any)) {
+	used := overhead.DeepCopy()
+	for _, p := range h.pods {
+		for k, q := range podRequests(p) {
+			s := used[k]
+			s.Add(q)
+			used[k] = s
+		}
+	}
+	for _, k := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		a, ok := h.allocatable[k]
+		if u := used[k]; ok && u.Cmp(a) > 0 {
+			add("resources", h.name, "%s %s > allocatable %s", k, u.String(), a.String())
+		}
+	}
+	if a, ok := h.allocatable[corev1.ResourcePods]; ok && int64(len(h.pods)) > a.Value() {
+		add("resources", h.name, "%d pods > %d", len(h.pods), a.Value())
+	}
+}
+
+func checkHostPorts(h *holder, add func(string, string, string, ...any)) {
+	used := map[string]string{}
+	for _, p := range h.pods {
+		for _, c := range p.Spec.Containers {
+			for _, port := range c.Ports {
+				if port.HostPort == 0 {
+					continue
+				}
+				k := fmt.Sprintf("%s/%d", port.Protocol, port.HostPort)
+				if other, ok := used[k]; ok && (h.newPods[key(p)] || h.newPods[other]) {
+					add("host-port", key(p), "port %s also used by %s on %s", k, other, h.name)
+				}
+				used[k] = key(p)
+			}
+		}
+	}
+}
+
+// checkPodAffinity checks required pod affinity and anti-affinity (both directions).
+func (w *world) checkPodAffinity(holders []*holder, add func(string, string, string, ...any)) {
+	type placed struct {
+		p *corev1.Pod
+		h *holder
+	}
+	var all []placed
+	for _, h := range holders {
+		for _, p := range h.pods {
+			all = append(all, placed{p, h})
+		}
+	}
+	matches := func(term corev1.PodAffinityTerm, owner, q *corev1.Pod) bool {
+		if q.Namespace != owner.Namespace && len(term.Namespaces) == 0 {
+			return false
+		}
+		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+		return err == nil && sel.Matches(labels.Set(q.Labels))
+	}
+	for _, a := range all {
+		aff := a.p.Spec.Affinity
+		if aff == nil {
+			continue
+		}
+		if aff.PodAntiAffinity != nil {
+			for _, term := range aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				d, ok := a.h.labels[term.TopologyKey]
+				if !ok {
+					continue
+				}
+				for _, b := range all {
+					if b.p == a.p || !(a.h.newPods[key(a.p)] || b.h.newPods[key(b.p)]) {
+						continue
+					}
+					if b.h.labels[term.TopologyKey] == d && matches(term, a.p, b.p) {
+						add("anti-affinity-"+shortKey(term.TopologyKey), key(a.p), "shares %s=%s with %s", shortKey(term.TopologyKey), d, key(b.p))
+					}
+				}
+			}
+		}
+		if aff.PodAffinity != nil && a.h.newPods[key(a.p)] {
+			for _, term := range aff.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				d := a.h.labels[term.TopologyKey]
+				near, elsewhere := false, false
+				for _, b := range all {
+					if b.p == a.p || !matches(term, a.p, b.p) {
+						continue
+					}
+					if b.h.labels[term.TopologyKey] == d {
+						near = true
+					} else {
+						elsewhere = true
+					}
+				}
+				self := matches(term, a.p, a.p)
+				if !near && (!self || elsewhere) {
+					add("affinity-"+shortKey(term.TopologyKey), key(a.p), "no matching pod in %s=%s", shortKey(term.TopologyKey), d)
+				}
+			}
+		}
+	}
+}
+
+// checkSpread checks DoNotSchedule topology spread over the domains pods landed in plus, for
+// zone and capacity type, every value the catalog offers that the pod's node selector allows.
+func (w *world) checkSpread(holders []*holder, add func(string, string, string, ...any)) {
+	done := map[string]bool{}
+	for _, h := range holders {
+		for _, p := range h.pods {
+			if !h.newPods[key(p)] {
+				continue
+			}
+			for _, tsc := range p.Spec.TopologySpreadConstraints {
+				if tsc.WhenUnsatisfiable != corev1.DoNotSchedule {
+					continue
+				}
+				sel, err := metav1.LabelSelectorAsSelector(tsc.LabelSelector)
+				if err != nil {
+					continue
+				}
+				id := fmt.Sprintf("%s|%s|%s|%d", p.Namespace, tsc.TopologyKey, sel.String(), tsc.MaxSkew)
+				if done[id] {
+					continue
+				}
+				done[id] = true
+				counts := map[string]int{}
+				if tsc.TopologyKey != corev1.LabelHostname {
+					for _, d := range w.domains(tsc.TopologyKey, p) {
+						counts[d] = 0
+					}
+				}
+				for _, g := range holders {
+					node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: g.labels}}
+					if ok, _ := nodeaffinity.GetRequiredNodeAffinity(p).Match(node); !ok {
+						continue
+					}
+					d, ok := g.labels[tsc.TopologyKey]
+					if !ok {
+						continue
+					}
+					for _, q := range g.pods {
+						if q.Namespace == p.Namespace && sel.Matches(labels.Set(q.Labels)) {
+							counts[d]++
+						}
+					}
+				}
+				if len(counts) == 0 {
+					continue
+				}
+				lo, hi := 1<<30, 0
+				for _, c := range counts {
+					lo, hi = min(lo, c), max(hi, c)
+				}
+				if hi-lo > int(tsc.MaxSkew) {
+					add("spread-"+shortKey(tsc.TopologyKey), key(p), "skew %d > %d: %v", hi-lo, tsc.MaxSkew, counts)
+				}
+			}
+		}
+	}
+}
+
+// domains are the values of key (zone or capacity type) that the input's catalog offers and
+// the pod's required node affinity allows for that key, within some NodePool.
+func (w *world) domains(k string, p *corev1.Pod) []string {
+	vals := map[string]bool{}
+	for _, np := range w.set.NodePools {
+		allowed := func(v string) bool {
+			for _, r := range np.Spec.Template.Spec.Requirements {
+				if r.Key == k && r.Operator == corev1.NodeSelectorOpIn {
+					for _, x := range r.Values {
+						if x == v {
+							return true
+						}
+					}
+					return false
+				}
+			}
+			return true
+		}
+		for _, v := range w.offeredValues(k) {
+			if !allowed(v) {
+				continue
+			}
+			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{k: v}}}
+			if ok, _ := onlyKey(p, k).Match(node); ok {
+				vals[v] = true
+			}
+		}
+	}
+	var out []string
+	for v := range vals {
+		out = append(out, v)
+	}
+	return out
+}
+
+// onlyKey is the pod's required node affinity restricted to terms on key k.
+func onlyKey(p *corev1.Pod, k string) *nodeaffinity.LazyErrorNodeSelector {
+	ns := &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{}}}
+	if v, ok := p.Spec.NodeSelector[k]; ok {
+		ns.NodeSelectorTerms[0].MatchExpressions = append(ns.NodeSelectorTerms[0].MatchExpressions,
+			corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{v}})
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+		if len(terms) == 1 {
+			for _, e := range terms[0].MatchExpressions {
+				if e.Key == k {
+					ns.NodeSelectorTerms[0].MatchExpressions = append(ns.NodeSelectorTerms[0].MatchExpressions, e)
+				}
+			}
+		}
+	}
+	if len(ns.NodeSelectorTerms[0].MatchExpressions) == 0 {
+		ns.NodeSelectorTerms[0].MatchExpressions = []corev1.NodeSelectorRequirement{{Key: k, Operator: corev1.NodeSelectorOpExists}}
+	}
+	return nodeaffinity.NewLazyErrorNodeSelector(ns)
+}
+
+func (w *world) offeredValues(k string) []string {
+	switch k {
+	case corev1.LabelTopologyZone:
+		return w.zones
+	case v1.CapacityTypeLabelKey:
+		return []string{"on-demand", "spot"}
+	}
+	return nil
+}
+
+func (w *world) checkLimits(holders []*holder, add func(string, string, string, ...any)) {
+	for _, np := range w.set.NodePools {
+		cpu := resource.Quantity{}
+		nodes := 0
+		for _, h := range holders {
+			if h.pool == np.Name {
+				cpu.Add(h.cpuCapacity)
+				nodes++
+			}
+		}
+		if l, ok := corev1.ResourceList(np.Spec.Limits)[corev1.ResourceCPU]; ok && cpu.Cmp(l) > 0 {
+			add("limits-cpu", np.Name, "%s > %s", cpu.String(), l.String())
+		}
+		if l, ok := corev1.ResourceList(np.Spec.Limits)["nodes"]; ok && int64(nodes) > l.Value() {
+			add("limits-nodes", np.Name, "%d > %d", nodes, l.Value())
+		}
+	}
+}
+
+func shortKey(k string) string {
+	switch k {
+	case corev1.LabelHostname:
+		return "host"
+	case corev1.LabelTopologyZone:
+		return "zone"
+	case v1.CapacityTypeLabelKey:
+		return "capacity-type"
+	}
+	return k
+}
