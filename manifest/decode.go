@@ -100,6 +100,11 @@ type parser struct {
 	set  *Set
 	file string
 	errs []error
+	// limits cap the input; pods counts the Pod objects read, and stopped ends the reading
+	// once a limit is passed.
+	limits  Limits
+	pods    int
+	stopped bool
 	// doc is the document being read, and whether its duplicate-key check ran.
 	doc         document
 	checkedDups bool
@@ -288,6 +293,9 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 
 // add appends the decoded object to the set.
 func (p *parser) add(kind string, o *object) {
+	if kind == "Pod" && !p.admitPod(o) {
+		return
+	}
 	switch obj := o.meta.(type) {
 	case *v1.NodePool:
 		p.set.NodePools = append(p.set.NodePools, obj)

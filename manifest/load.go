@@ -19,10 +19,14 @@ const Stdin = "-"
 // lexical order for files ending in .yaml, .yml or .json (folders whose name starts with a dot
 // are not entered). A path given twice is read once. "-" reads standard input. A folder
 // without manifests is an error.
-func Load(paths ...string) (*Set, error) {
+func Load(paths ...string) (*Set, error) { return LoadLimited(Limits{}, paths...) }
+
+// LoadLimited is Load within limits (see Limits): a file over its size, or the Pod objects
+// past the cap, are an error naming the file and the limit, and reading stops there.
+func LoadLimited(limits Limits, paths ...string) (*Set, error) {
 	// One parser reads every file into one set, and workloads are expanded once at the end:
 	// merging file by file re-copied the set and re-expanded every workload per file.
-	p := &parser{set: NewSet()}
+	p := newParser(limits)
 	seen := map[string]bool{}
 	for _, path := range paths {
 		files, err := expandPath(path)
@@ -39,7 +43,10 @@ func Load(paths ...string) (*Set, error) {
 				continue
 			}
 			seen[id] = true
-			data, err := readFile(f)
+			if p.stopped {
+				break
+			}
+			data, err := p.limits.readInput(f)
 			if err != nil {
 				p.errs = append(p.errs, &Error{Source: Source{File: displayName(f)}, Err: err})
 				continue
@@ -55,13 +62,6 @@ func displayName(f string) string {
 		return "<stdin>"
 	}
 	return f
-}
-
-func readFile(f string) ([]byte, error) {
-	if f == Stdin {
-		return io.ReadAll(os.Stdin)
-	}
-	return os.ReadFile(f)
 }
 
 // expandPath is the file at path, or the manifest files under the folder at path.
@@ -120,7 +120,7 @@ func unwrapPathError(err error) error {
 
 // Parse reads the manifests of one file, whose contents are data; source names it in errors.
 func Parse(data []byte, source string) (*Set, error) {
-	p := &parser{set: NewSet()}
+	p := newParser(Limits{})
 	p.read(data, source)
 	return p.finish()
 }
@@ -130,7 +130,7 @@ func (p *parser) read(data []byte, source string) {
 	p.file = source
 	for _, d := range splitDocuments(data) {
 		p.document(d)
-		if len(p.errs) >= maxErrors {
+		if len(p.errs) >= maxErrors || p.stopped {
 			break
 		}
 	}
@@ -141,6 +141,7 @@ func (p *parser) finish() (*Set, error) {
 	if len(p.errs) > 0 {
 		return nil, joinErrors(p.errs)
 	}
+	p.set.maxPods = p.limits.MaxPods
 	if err := p.set.rebuild(); err != nil {
 		return nil, err
 	}

@@ -63,6 +63,8 @@ type Set struct {
 	// v1beta1Claims are the NodeClaims converted from karpenter.sh/v1beta1, whose
 	// expireAfter is their NodePool's.
 	v1beta1Claims map[*v1.NodeClaim]bool
+	// maxPods caps the expanded pods (0: maxExpandedPods).
+	maxPods int
 }
 
 // Warning is something nodeplan read otherwise than it was written, naming where.
@@ -215,6 +217,7 @@ func (s *Set) Merge(o *Set) error {
 		owners:               map[*corev1.Pod]*Workload{},
 		Warnings:             concat(s.Warnings, o.Warnings),
 		v1beta1Claims:        map[*v1.NodeClaim]bool{},
+		maxPods:              s.maxPods,
 	}
 	for _, x := range []*Set{s, o} {
 		maps.Copy(m.v1beta1Claims, x.v1beta1Claims)

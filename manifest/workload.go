@@ -112,9 +112,9 @@ func (s *Set) rebuild() error {
 		if present[w.key()] || covered[w.key()] {
 			continue
 		}
-		if expanded += int(w.Replicas); expanded > maxExpandedPods {
+		if expanded += int(w.Replicas); expanded > s.expansionCap() {
 			errs = append(errs, &Error{Source: w.Source, Object: w.Ref().String(),
-				Err: fmt.Errorf("the workloads expand into more than %d pods, the most nodeplan expands", maxExpandedPods)})
+				Err: overLimit{fmt.Errorf("the workloads expand into more than %d pods, the most nodeplan expands", s.expansionCap())}})
 			break
 		}
 		newPods, claims := w.expand()

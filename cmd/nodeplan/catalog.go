@@ -29,7 +29,7 @@ func (c *commonFlags) openCatalog(warn func(string)) (*instanceCatalog, error) {
 		if c.prices != "" {
 			return nil, fmt.Errorf("--prices %s: spot prices apply to the embedded EC2 catalog; an --instance-types file gives each offering its own price", c.prices)
 		}
-		types, wellKnown, err := catalog.ParseFile(c.instanceTypes)
+		types, wellKnown, err := c.parseCatalogFile(c.instanceTypes)
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +37,7 @@ func (c *commonFlags) openCatalog(warn func(string)) (*instanceCatalog, error) {
 	}
 	ic := &instanceCatalog{wellKnown: catalog.EC2WellKnownLabels()}
 	if c.prices != "" {
-		sp, err := catalog.ParseSpotPricesFile(c.prices)
+		sp, err := c.parsePricesFile(c.prices)
 		if err != nil {
 			return nil, err
 		}

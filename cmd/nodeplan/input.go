@@ -34,6 +34,7 @@ type commonFlags struct {
 	packing          string
 	minValuesPolicy  string
 	preferencePolicy string
+	limitFlags
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -46,6 +47,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.packing, "packing", string(scheduling.PackingCostAware), "how pods choose among new NodeClaims: CostAware or Karpenter (Karpenter's fewest-pods-first rule exactly)")
 	fs.StringVar(&c.minValuesPolicy, "min-values-policy", string(scheduling.MinValuesStrict), "Strict or BestEffort, as Karpenter's --min-values-policy")
 	fs.StringVar(&c.preferencePolicy, "preference-policy", string(scheduling.PreferencesRespect), "Respect or Ignore, as Karpenter's --preference-policy")
+	c.limitFlags.register(fs)
 }
 
 // options are the scheduling options the flags choose.
@@ -60,6 +62,9 @@ func (c *commonFlags) options() scheduling.Options {
 func (c *commonFlags) check() error {
 	if len(c.files) == 0 {
 		return errors.New("no input: give at least one -f PATH")
+	}
+	if err := c.limitFlags.check(); err != nil {
+		return err
 	}
 	for _, f := range []struct {
 		name, value string
@@ -110,7 +115,7 @@ func parseFlags(command string, args []string, extra func(*flag.FlagSet)) (*comm
 // load reads the manifests and the catalog the flags name and builds the scheduling input
 // from them, with the flags' options.
 func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
-	set, err := manifest.Load(c.files...)
+	set, err := c.loadManifests(c.files)
 	if err != nil {
 		return nil, nil, err
 	}

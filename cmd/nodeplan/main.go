@@ -28,6 +28,8 @@ options of both:
   --packing CostAware|Karpenter        how pods choose among new NodeClaims (default CostAware)
   --min-values-policy Strict|BestEffort
   --preference-policy Respect|Ignore
+  --max-input-bytes N                  the most read from one file or stdin (default 536870912, 512 MiB)
+  --max-pods N                         the most Pod objects read, and pods expanded (default 100000)
 `
 
 // run is main without the process: it returns the exit status.
