@@ -11,6 +11,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -33,6 +34,7 @@ var scheme = func() *runtime.Scheme {
 	utilruntime.Must(batchv1.AddToScheme(s))
 	utilruntime.Must(policyv1.AddToScheme(s))
 	utilruntime.Must(storagev1.AddToScheme(s))
+	utilruntime.Must(coordinationv1.AddToScheme(s))
 	utilruntime.Must(v1.AddToScheme(s))
 	return s
 }()
@@ -69,6 +71,7 @@ var readers = map[string]reader{
 		s.PodDisruptionBudgets = append(s.PodDisruptionBudgets, o)
 	})},
 	"StorageClass": {"storage.k8s.io/v1", false, typed(func() *storagev1.StorageClass { return &storagev1.StorageClass{} }, func(s *Set, o *storagev1.StorageClass) { s.StorageClasses = append(s.StorageClasses, o) })},
+	"Lease":        {"coordination.k8s.io/v1", true, typed(func() *coordinationv1.Lease { return &coordinationv1.Lease{} }, func(s *Set, o *coordinationv1.Lease) { s.Leases = append(s.Leases, o) })},
 	"CSINode":      {"storage.k8s.io/v1", false, typed(func() *storagev1.CSINode { return &storagev1.CSINode{} }, func(s *Set, o *storagev1.CSINode) { s.CSINodes = append(s.CSINodes, o) })},
 	"Deployment":   {"apps/v1", true, readWorkload(func() *appsv1.Deployment { return &appsv1.Deployment{} }, deploymentWorkload)},
 	"ReplicaSet":   {"apps/v1", true, readWorkload(func() *appsv1.ReplicaSet { return &appsv1.ReplicaSet{} }, replicaSetWorkload)},

@@ -811,7 +811,7 @@ func TestLoadReportsEveryFile(t *testing.T) {
 }
 
 func TestReadKinds(t *testing.T) {
-	assert.Equal(t, []string{"CSINode", "DaemonSet", "Deployment", "EC2NodeClass", "Job", "Node", "NodeClaim",
+	assert.Equal(t, []string{"CSINode", "DaemonSet", "Deployment", "EC2NodeClass", "Job", "Lease", "Node", "NodeClaim",
 		"NodePool", "PersistentVolume", "PersistentVolumeClaim", "Pod", "PodDisruptionBudget", "ReplicaSet",
 		"StatefulSet", "StorageClass"}, ReadKinds())
 }

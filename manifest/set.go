@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -39,6 +40,9 @@ type Set struct {
 	PersistentVolumes      []*corev1.PersistentVolume
 	StorageClasses         []*storagev1.StorageClass
 	CSINodes               []*storagev1.CSINode
+	// Leases are the coordination.k8s.io Leases (a node's heartbeat, renewed every few
+	// seconds, tells when a dump was taken).
+	Leases []*coordinationv1.Lease
 	// Workloads are the Deployments, ReplicaSets, StatefulSets and Jobs, in input order.
 	Workloads []*Workload
 	// Skipped counts, by kind, the objects of kinds nodeplan does not plan with.
@@ -210,6 +214,7 @@ func (s *Set) Merge(o *Set) error {
 		PersistentVolumes:    concat(s.PersistentVolumes, o.PersistentVolumes),
 		StorageClasses:       concat(s.StorageClasses, o.StorageClasses),
 		CSINodes:             concat(s.CSINodes, o.CSINodes),
+		Leases:               concat(s.Leases, o.Leases),
 		Skipped:              maps.Clone(s.Skipped),
 		Sources:              map[ObjectRef]Source{},
 		givenPVCs:            concat(s.givenPVCs, o.givenPVCs),

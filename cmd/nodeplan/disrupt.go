@@ -9,41 +9,42 @@ import (
 	"time"
 
 	"github.com/nodeplan/nodeplan/disruption"
-	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// runDisrupt is `nodeplan disrupt`. Without --now the time is the latest creationTimestamp
-// or lastPodEventTime found in the input (never the wall clock), so the same files always
-// give the same answer.
+// runDisrupt is `nodeplan disrupt`. Without --now the time is the newest timestamp of the
+// input (never the wall clock), so the same files always give the same answer; every output
+// says which time it judged at and where it came from.
 func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	var now string
 	var spotToSpot bool
 	c, err := parseFlags("disrupt", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&now, "now", "", "time to decide at, RFC3339 (default: the latest creationTimestamp/lastPodEventTime in the input)")
+		fs.StringVar(&now, "now", "", "time to decide at, RFC3339 (default: the newest timestamp in the input: Node heartbeats, Lease renewals, pod starts, creation times)")
 		fs.BoolVar(&spotToSpot, "spot-to-spot", false, "allow spot-to-spot consolidation (Karpenter's SpotToSpotConsolidation feature gate)")
 	})
 	if err != nil {
 		return err
 	}
-	var at time.Time
+	var at judgedAt
 	if now != "" {
 		t, err := time.Parse(time.RFC3339, now)
 		if err != nil {
 			return fmt.Errorf("--now %q: want an RFC3339 time such as 2026-01-01T00:00:00Z", now)
 		}
-		at = t
+		at = judgedAt{Time: t.UTC(), Source: nowFromFlag, TracksDumpTime: true}
 	}
-	c.stderr = stderr
 	set, sin, err := c.load()
 	if err != nil {
 		return err
 	}
 	writeWarnings(stderr, set)
 	if now == "" {
-		at = latestTime(set)
+		at = nowFromInput(set)
 	}
-	in := disruptionInput(sin, at)
+	if at.Warning != "" {
+		fmt.Fprintln(stderr, "nodeplan: warning:", at.Warning)
+	}
+	in := disruptionInput(sin, at.Time)
 	in.Options.Packing, in.Options.MinValuesPolicy, in.Options.PreferencePolicy = sin.Options.Packing, sin.Options.MinValuesPolicy, sin.Options.PreferencePolicy
 	in.Options.SpotToSpotConsolidation = spotToSpot
 	res, err := disruption.Plan(in)
@@ -52,14 +53,21 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	}
 	switch c.output {
 	case "json":
-		return writeJSON(stdout, newDisruptOutput(res))
+		out := newDisruptOutput(res)
+		out.Now = at
+		return writeJSON(stdout, out)
 	case "yaml":
+		fmt.Fprintf(stdout, "# nodeplan disrupt %s\n", at)
+		if at.Warning != "" {
+			fmt.Fprintf(stdout, "# warning: %s\n", at.Warning)
+		}
 		var all []*scheduling.NodeClaim
 		for _, cmd := range res.Commands {
 			all = append(all, cmd.Replacements...)
 		}
 		return writeNodeClaimYAML(stdout, &scheduling.Result{NewNodeClaims: all}, set)
 	default:
+		fmt.Fprintf(stdout, "%s\n\n", capitalize(at.String()))
 		return writeDisruptTable(stdout, res)
 	}
 }
@@ -82,32 +90,12 @@ func disruptionInput(in *scheduling.Input, now time.Time) *disruption.Input {
 	}
 }
 
-// latestTime is the default --now: the latest creationTimestamp of a Node, NodeClaim or Pod,
-// or lastPodEventTime of a NodeClaim; the Unix epoch when there is none.
-func latestTime(set *manifest.Set) time.Time {
-	latest := time.Unix(0, 0).UTC()
-	see := func(t time.Time) {
-		if t.After(latest) {
-			latest = t
-		}
-	}
-	for _, n := range set.Nodes {
-		see(n.CreationTimestamp.Time)
-	}
-	for _, nc := range set.NodeClaims {
-		see(nc.CreationTimestamp.Time)
-		see(nc.Status.LastPodEventTime.Time)
-	}
-	for _, p := range set.Pods {
-		see(p.CreationTimestamp.Time)
-	}
-	return latest.UTC()
-}
-
 // disruptOutput is the JSON contract of `nodeplan disrupt -o json` (see DESIGN.md).
 type disruptOutput struct {
 	Commands []commandOutput `json:"commands"`
 	Blocked  []blockedOutput `json:"blocked"`
+	// Now is the time judged at and where it came from.
+	Now judgedAt `json:"now"`
 }
 
 type commandOutput struct {
@@ -175,6 +163,13 @@ func shortList(names []string) string {
 		return strings.Join(names, ",")
 	}
 	return fmt.Sprintf("%s (+%d)", strings.Join(names[:3], ","), len(names)-3)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func orDash(s string) string {
