@@ -18,9 +18,9 @@ func TestNowFromInput(t *testing.T) {
 	const lease = "apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata: {name: node-a, namespace: kube-node-lease, creationTimestamp: \"2026-01-01T00:00:00Z\"}\nspec: {holderIdentity: node-a, renewTime: \"2026-03-01T10:04:30.123456Z\"}\n"
 	const pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: web, creationTimestamp: \"2026-02-01T00:00:00Z\"}\nspec: {nodeName: node-a, containers: [{name: c, image: x}]}\nstatus: {phase: Running, startTime: \"2026-02-01T00:00:05Z\"}\n"
 	cases := []struct {
-		name, input                   string
+		name, input                 string
 		time, source, object, field string
-		tracks                        bool
+		tracks                      bool
 	}{
 		{"Node heartbeat", node + heartbeat, "2026-03-01T10:00:00Z", nowFromNodeHeartbeat, `Node "node-a"`, "status.conditions[Ready].lastHeartbeatTime", true},
 		{"Lease renewal", node + heartbeat + "---\n" + lease, "2026-03-01T10:04:30.123456Z", nowFromLeaseRenewal, `Lease "kube-node-lease/node-a"`, "spec.renewTime", true},
