@@ -38,6 +38,9 @@ type node struct {
 	// notCandidate is why the node cannot be a candidate of any graceful or eventual method
 	// (not managed, not initialized, deleting, do-not-disrupt node, ...); "" if it can.
 	notCandidate string
+	// unavailable: notCandidate is a reason Karpenter checks before nomination (unmanaged,
+	// no Node, deleting, not initialized), so it is the reason reported even when nominated.
+	unavailable bool
 	// podBlocker is why the node's pods forbid a graceful disruption ("" if they do not).
 	podBlocker string
 	hasTGP     bool
@@ -209,6 +212,10 @@ func (s *state) buildNode(sn *scheduling.Node, index int) *node {
 		n.notCandidate = "already deleting"
 	case !n.initialized:
 		n.notCandidate = "not initialized"
+	}
+	n.unavailable = n.notCandidate != ""
+	switch {
+	case n.notCandidate != "":
 	case sn.Node.Annotations[v1.DoNotDisruptAnnotationKey] == "true":
 		n.notCandidate = "node has karpenter.sh/do-not-disrupt=true"
 	case len(s.in.InstanceTypes[n.poolName]) == 0:

@@ -6,33 +6,21 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 )
 
-// expiration deletes every node older than its NodePool's expireAfter: forceful, no budgets,
-// no blockers. The replacements are what the simulation says the expired nodes' pods need
-// (Karpenter's provisioner launches them once the pods are pending).
-func (s *state) expiration() (bool, error) {
-	var cands []*node
+// expiration deletes every node older than its expireAfter, one command per NodeClaim as
+// Karpenter's expiration controller does: forceful, no budgets, no blockers, no simulation.
+// The provisioner pass that follows plans their pods (Result.Provisioned).
+func (s *state) expiration() {
 	for _, n := range s.nodes {
 		if s.taken[n] || n.pool == nil || n.deleting || n.expiresAt.IsZero() || s.now.Before(n.expiresAt) {
 			continue
 		}
-		cands = append(cands, n)
+		s.commit(Command{Method: MethodExpiration, Reason: ReasonExpired}, []*node{n}, nil)
 	}
-	if len(cands) == 0 {
-		return false, nil
-	}
-	sim, err := s.simulate(cands, reschedulable)
-	if err != nil {
-		return false, err
-	}
-	var repl = sim.res.NewNodeClaims
-	s.commit(Command{Method: MethodExpiration, Reason: ReasonExpired, Replacements: repl,
-		SavingsPerHour: totalPrice(cands) - claimsPrice(repl)}, cands, sim)
-	return true, nil
 }
 
 // graceful reports whether n may be a candidate of emptiness or consolidation at all.
 func (s *state) graceful(n *node) bool {
-	return !s.taken[n] && n.notCandidate == "" && n.podBlocker == "" && !n.static() &&
+	return !s.taken[n] && !s.nominated[n.name] && n.notCandidate == "" && n.podBlocker == "" && !n.static() &&
 		!n.pool.Spec.Disruption.ConsolidateAfter.IsNever() && !s.now.Before(n.consolidatableAt)
 }
 
@@ -40,7 +28,7 @@ func (s *state) graceful(n *node) bool {
 func (s *state) emptiness() (bool, error) {
 	var cands []*node
 	for _, n := range s.nodes {
-		if s.graceful(n) && n.empty() && len(s.moved[n.name]) == 0 {
+		if s.graceful(n) && n.empty() {
 			cands = append(cands, n)
 		}
 	}
@@ -67,7 +55,7 @@ func (s *state) emptiness() (bool, error) {
 func (s *state) drift() (bool, error) {
 	var cands []*node
 	for _, n := range s.nodes {
-		if !s.taken[n] && !s.failedDrift[n] && n.notCandidate == "" && !n.static() && n.drift != "" && (n.podBlocker == "" || n.hasTGP) {
+		if !s.taken[n] && !s.nominated[n.name] && !s.failedDrift[n] && n.notCandidate == "" && !n.static() && n.drift != "" && (n.podBlocker == "" || n.hasTGP) {
 			cands = append(cands, n)
 		}
 	}
@@ -110,7 +98,7 @@ func (s *state) drift() (bool, error) {
 func (s *state) consolidatable() []*node {
 	var cands []*node
 	for _, n := range s.nodes {
-		if s.graceful(n) && (!n.empty() || len(s.moved[n.name]) > 0) && n.policy() != v1.ConsolidationPolicyWhenEmpty && consolidationUnfit(n) == "" {
+		if s.graceful(n) && !n.empty() && n.policy() != v1.ConsolidationPolicyWhenEmpty && consolidationUnfit(n) == "" {
 			cands = append(cands, n)
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -23,11 +21,15 @@ type state struct {
 	nodes []*node                 // input nodes, sorted by name
 	pdbs  *scheduling.PDBLimits
 
-	taken       map[*node]bool
-	moved       map[string][]*corev1.Pod // node name -> candidate pods earlier commands put there
-	inflight    []*scheduling.Node       // replacements of earlier commands
-	pending     []*corev1.Pod            // pods forceful commands left without a home
-	disrupting  map[string]int           // NodePool -> counted nodes disrupting (input + commands)
+	// taken nodes are expired or in an earlier command: marked for deletion in every later
+	// simulation, so their pods are planned again together with the candidates' pods.
+	taken map[*node]bool
+	// nominated nodes are where the provisioner or an earlier command's simulation sends
+	// pods (by node name): they may receive pods but are no candidates.
+	nominated   map[string]bool
+	inflight    []*scheduling.Node      // NodeClaims launched so far (replacements, provisioner), empty
+	provisioned []*scheduling.NodeClaim // what the provisioner pass launches
+	disrupting  map[string]int          // NodePool -> counted nodes disrupting (input + commands)
 	reasons     map[*node]string
 	failed      map[*node]bool // failed single-node consolidation (state only gets tighter)
 	failedDrift map[*node]bool
@@ -48,7 +50,7 @@ func Plan(in *Input) (*Result, error) {
 		in: in, now: in.Now,
 		pools:       map[string]*v1.NodePool{},
 		taken:       map[*node]bool{},
-		moved:       map[string][]*corev1.Pod{},
+		nominated:   map[string]bool{},
 		disrupting:  map[string]int{},
 		reasons:     map[*node]string{},
 		failed:      map[*node]bool{},
@@ -93,7 +95,14 @@ func Plan(in *Input) (*Result, error) {
 		}
 	}
 
-	methods := []func() (bool, error){s.expiration, s.emptiness, s.drift, s.multiNode, s.singleNode}
+	// Expiration deletes first and the provisioner plans the pods left pending (nominating the
+	// nodes it sends them to) before the disruption controller's passes, as in a live cluster
+	// the provisioner acts well inside the 15 s every command waits before it is validated.
+	s.expiration()
+	if err := s.provision(); err != nil {
+		return nil, err
+	}
+	methods := []func() (bool, error){s.emptiness, s.drift, s.multiNode, s.singleNode}
 	for progress := true; progress; {
 		progress = false
 		for _, m := range methods {
@@ -111,7 +120,7 @@ func Plan(in *Input) (*Result, error) {
 }
 
 func (s *state) result() *Result {
-	r := &Result{Commands: s.commands}
+	r := &Result{Commands: s.commands, Provisioned: s.provisioned}
 	for _, n := range s.nodes {
 		if s.taken[n] || n.poolName == "" {
 			continue
@@ -123,8 +132,11 @@ func (s *state) result() *Result {
 
 // why explains a node in no command.
 func (s *state) why(n *node) string {
-	if n.notCandidate != "" {
+	if n.notCandidate != "" && (n.unavailable || !s.nominated[n.name]) {
 		return n.notCandidate
+	}
+	if s.nominated[n.name] {
+		return nominatedReason
 	}
 	if r := s.reasons[n]; r != "" {
 		return r
@@ -190,8 +202,12 @@ func (s *state) budgets(reason v1.DisruptionReason) (map[string]int, map[string]
 	return out, why
 }
 
-// commit records a command: its nodes are taken, their pods moved where the simulation put
-// them, its replacements become in-flight nodes for the next simulations.
+// nominatedReason is why a nominated node is no candidate (Karpenter's wording).
+const nominatedReason = "nominated for a pending pod (the provisioner or an earlier command's simulation sends pods to it)"
+
+// commit records a command: its nodes are taken (their pods planned again in every later
+// simulation), the nodes its simulation sends pods to are nominated, its replacements become
+// in-flight NodeClaims.
 func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
 	for _, c := range cands {
 		s.taken[c] = true
@@ -201,20 +217,9 @@ func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
 		delete(s.reasons, c)
 	}
 	if sim != nil {
-		for _, pl := range sim.res.ExistingNodes {
-			for _, p := range pl.Pods {
-				if sim.own[p] {
-					s.moved[pl.Name] = append(s.moved[pl.Name], p)
-				}
-			}
-		}
-		for _, e := range sim.res.PodErrors {
-			if sim.own[e.Pod] {
-				s.pending = append(s.pending, e.Pod)
-			}
-		}
+		cmd.Destinations = s.nominate(sim.res)
 		for _, c := range cmd.Replacements {
-			s.addInflight(c, sim.own)
+			s.addInflight(c)
 		}
 	}
 	names := make([]string, 0, len(cands))
@@ -226,11 +231,56 @@ func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
 	s.commands = append(s.commands, cmd)
 }
 
-// addInflight adds a replacement as an uninitialized in-flight NodeClaim carrying the
-// candidate pods planned onto it.
-func (s *state) addInflight(c *scheduling.NodeClaim, own map[*corev1.Pod]bool) {
+// nominate marks every existing node a scheduling result sends pods to, and returns their
+// names, sorted.
+func (s *state) nominate(res *scheduling.Result) []string {
+	var names []string
+	for _, pl := range res.ExistingNodes {
+		if len(pl.Pods) > 0 {
+			s.nominated[pl.Name] = true
+			names = append(names, pl.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// provision is the provisioner's pass before the disruption controller's: the pending pods
+// and the pods of deleting and expired nodes are planned onto the cluster; the nodes they go
+// to are nominated and the NodeClaims it launches are in flight (empty) in every later
+// simulation.
+func (s *state) provision() error {
+	if len(s.in.Pods) == 0 && !s.anyDeletingPods() {
+		return nil
+	}
+	sim, err := s.simulateFor(nil, nil, false)
+	if err != nil {
+		return err
+	}
+	s.nominate(sim.res)
+	for _, c := range sim.res.NewNodeClaims {
+		if s.addInflight(c) {
+			s.provisioned = append(s.provisioned, c)
+		}
+	}
+	return nil
+}
+
+func (s *state) anyDeletingPods() bool {
+	for _, n := range s.nodes {
+		if (n.deleting || s.taken[n]) && len(n.reschedulable) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// addInflight adds a launched NodeClaim as an uninitialized in-flight node without pods (the
+// pods planned onto it are still pending, or still on their deleting nodes). It reports
+// whether the claim could be launched (it has an instance type and an offering).
+func (s *state) addInflight(c *scheduling.NodeClaim) bool {
 	if c == nil || c.InstanceType == nil || c.Offering == nil {
-		return
+		return false
 	}
 	s.replacement++
 	name := fmt.Sprintf("nodeplan-replacement-%d", s.replacement)
@@ -250,14 +300,9 @@ func (s *state) addInflight(c *scheduling.NodeClaim, own map[*corev1.Pod]bool) {
 	nc.Spec.StartupTaints = c.StartupTaints
 	nc.Status.Allocatable = c.InstanceType.Allocatable()
 	nc.Status.Capacity = c.InstanceType.Capacity
-	var pods []*corev1.Pod
-	for _, p := range c.Pods {
-		if own[p] {
-			pods = append(pods, p)
-		}
-	}
-	s.inflight = append(s.inflight, &scheduling.Node{NodeClaim: nc, Pods: pods})
+	s.inflight = append(s.inflight, &scheduling.Node{NodeClaim: nc})
 	s.uninit[name] = true
+	return true
 }
 
 func joinNames(ns []*node) string {

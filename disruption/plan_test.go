@@ -162,7 +162,7 @@ func TestPlan(t *testing.T) {
 				np.Spec.Template.Spec.ExpireAfter = v1.MustParseNillableDuration("30m")
 				return input([]*v1.NodePool{np}, testNode("a", "p", "small", "", bound("x", "1")))
 			},
-			commands: []string{"expiration Expired [a] [small/on-demand]"},
+			commands: []string{"expiration Expired [a] []"},
 		},
 		{
 			name: "WhenEmpty does not consolidate a busy node",
@@ -216,7 +216,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "small", "", bound("x", "1")), testNode("b", "p", "large", "", bound("y", "6")))
 			},
 			commands: []string{"single-node Underutilized [a] []"},
-			blocked:  map[string]string{"b": "no replacement is cheaper"},
+			blocked:  map[string]string{"b": "nominated for a pending pod"},
 		},
 		{
 			name: "multi-node merges two half-empty nodes into one cheaper",
@@ -231,7 +231,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "3")), testNode("b", "p", "large", "", bound("y", "3")))
 			},
 			commands: []string{"single-node Underutilized [a] []"},
-			blocked:  map[string]string{"b": "no replacement is cheaper"},
+			blocked:  map[string]string{"b": "nominated for a pending pod"},
 		},
 		{
 			name: "pods cannot reschedule",

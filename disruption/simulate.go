@@ -27,8 +27,8 @@ type simulation struct {
 }
 
 // simulate reschedules podsOf(candidate) for every candidate, together with the pending
-// pods, on every node that is neither a candidate nor in an earlier command (plus the
-// in-flight replacements of earlier commands).
+// pods and the pods of every deleting, expired or earlier-command node, against the bound
+// pods of the other nodes and the NodeClaims in flight (Karpenter's SimulateScheduling).
 func (s *state) simulate(cands []*node, podsOf func(*node) []*corev1.Pod) (*simulation, error) {
 	return s.simulateFor(cands, podsOf, false)
 }
@@ -67,17 +67,14 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 	}
 	in.Nodes = make([]*scheduling.Node, 0, len(s.nodes)+len(s.inflight))
 	for _, n := range s.nodes {
-		if s.taken[n] || excluded[n] {
+		if excluded[n] {
 			continue
 		}
 		sn := n.sn
-		moved := s.moved[n.name]
-		recent := consolidation && n.pool != nil && s.now.Before(n.consolidatableAt)
-		if len(moved) > 0 || recent {
+		marked := s.taken[n] && !sn.MarkedForDeletion
+		if recent := consolidation && s.underConsolidateAfter(n); marked || recent {
 			cp := *sn
-			if len(moved) > 0 {
-				cp.Pods = append(append(make([]*corev1.Pod, 0, len(sn.Pods)+len(moved)), sn.Pods...), moved...)
-			}
+			cp.MarkedForDeletion = cp.MarkedForDeletion || marked
 			cp.UnderConsolidateAfter = recent
 			sn = &cp
 		}
@@ -85,10 +82,9 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 	}
 	in.Nodes = append(in.Nodes, s.inflight...)
 	sim := &simulation{own: map[*corev1.Pod]bool{}}
-	in.Pods = append(append([]*corev1.Pod(nil), s.in.Pods...), s.pending...)
+	in.Pods = append(make([]*corev1.Pod, 0, len(s.in.Pods)), s.in.Pods...)
 	for _, c := range cands {
-		own := append(append([]*corev1.Pod(nil), podsOf(c)...), s.moved[c.name]...)
-		for _, p := range own {
+		for _, p := range podsOf(c) {
 			if !sim.own[p] {
 				sim.own[p] = true
 				in.Pods = append(in.Pods, p)
@@ -102,24 +98,37 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 	sim.res = res
 	for _, e := range res.PodErrors {
 		// Every pod that is not merely pending must find a home: the candidates' pods, and
-		// those of nodes already being deleted (Karpenter's AllNonPendingPodsScheduled).
+		// those of deleting nodes (Karpenter's AllNonPendingPodsScheduled).
 		if sim.own[e.Pod] || e.Pod.Spec.NodeName != "" {
 			sim.fail = fmt.Sprintf("pod %s/%s cannot be rescheduled: %s", e.Pod.Namespace, e.Pod.Name, e.Reason)
 			return sim, nil
 		}
 	}
+	// A candidate's pod may not rely on a node that is not initialized yet; pods of deleting
+	// nodes may (their replacements are coming up for them).
 	for _, pl := range res.ExistingNodes {
 		if !s.uninit[pl.Name] {
 			continue
 		}
 		for _, p := range pl.Pods {
 			if sim.own[p] {
-				sim.fail = fmt.Sprintf("pod %s/%s would only fit on uninitialized node %s", p.Namespace, p.Name, pl.Name)
+				sim.fail = fmt.Sprintf("pod %s/%s would schedule on uninitialized node %s", p.Namespace, p.Name, pl.Name)
 				return sim, nil
 			}
 		}
 	}
 	return sim, nil
+}
+
+// underConsolidateAfter is Karpenter's IsUnderConsolidateAfter: an initialized node whose
+// NodePool's non-zero consolidateAfter has not elapsed since its last pod event. A node that
+// is not initialized yet is never under it.
+func (s *state) underConsolidateAfter(n *node) bool {
+	if n.pool == nil || !n.initialized {
+		return false
+	}
+	ca := n.pool.Spec.Disruption.ConsolidateAfter.Duration
+	return ca != nil && *ca > 0 && s.now.Before(n.consolidatableAt)
 }
 
 func reschedulable(n *node) []*corev1.Pod { return n.reschedulable }

@@ -313,13 +313,22 @@ func (m *smModel) consolidate(t *rapid.T) {
 	priceBefore, added := m.price(), m.added
 	before := m.describe()
 	// What Plan saw: which nodes were inside their consolidateAfter, and which pods were
-	// pending. Commands are applied in order, each as Plan simulated it (see applyCommand).
+	// pending. The commands are applied together, as Plan simulated the last of them (see
+	// replay).
 	recent := map[*smNode]bool{}
 	for _, n := range m.nodes {
 		recent[n] = m.now.Before(n.claim.Status.LastPodEventTime.Add(m.consolidateAfter(n)))
 	}
 	pending := append([]*corev1.Pod(nil), m.pend...)
 	inflight := map[*smNode]bool{}
+	last := -1
+	for i, c := range res.Commands {
+		if c.Reason != disruption.ReasonEmpty {
+			last = i
+		}
+	}
+	var marked []*scheduling.Node
+	var own []*corev1.Pod
 	savings := 0.0
 	for i, c := range res.Commands {
 		smStats.commands.Add(1)
@@ -332,8 +341,28 @@ func (m *smModel) consolidate(t *rapid.T) {
 			smStats.single.Add(1)
 		}
 		savings += c.SavingsPerHour
-		if why := m.applyCommand(t, c, pending, recent, inflight); why != "" {
-			t.Fatalf("command %d (%s %v) cannot be applied as planned: %s\nplan:\n%s\ncluster before the plan:\n%s", i, c.Method, c.Candidates, why, planSummary(res), before)
+		for _, name := range c.Candidates {
+			n := m.node(name)
+			smStats.displaced.Add(int64(len(n.pods)))
+			switch {
+			case i < last:
+				marked = append(marked, &scheduling.Node{Node: n.node, NodeClaim: n.claim, Pods: n.pods, MarkedForDeletion: true})
+			case i == last:
+				own = append(own, n.pods...)
+			case len(n.pods) > 0:
+				t.Fatalf("command %d (%s %v) after the last simulated one displaces pods", i, c.Method, c.Candidates)
+			}
+			m.remove(t, n)
+		}
+		for _, r := range append(append([]*scheduling.NodeClaim(nil), c.Replacements...), provisionedBy(res, i)...) {
+			smStats.replacements.Add(1)
+			inflight[m.launch(t, r)] = true
+		}
+	}
+	if last >= 0 {
+		if why := m.replay(t, pending, own, marked, recent, inflight); why != "" {
+			c := res.Commands[last]
+			t.Fatalf("command %d (%s %v) cannot be applied as planned: %s\nplan:\n%s\ncluster before the plan:\n%s", last, c.Method, c.Candidates, why, planSummary(res), before)
 		}
 	}
 	if len(res.Commands) == 0 {
@@ -351,24 +380,27 @@ func (m *smModel) consolidate(t *rapid.T) {
 	}
 }
 
-// applyCommand deletes c's candidates and launches its replacements. The candidates' pods
-// go where Plan's simulation put them: onto a replacement when it lists them, else where a
-// Solve with the input Plan simulated the command with puts them (the pods still bound to
-// their old node, consolidateAfter rule on, pending pods competing, earlier replacements in
-// flight). It returns why that is impossible ("" when all pods found their planned home).
-func (m *smModel) applyCommand(t *rapid.T, c disruption.Command, pending []*corev1.Pod, recent, inflight map[*smNode]bool) string {
-	var own []*corev1.Pod
-	for _, name := range c.Candidates {
-		n := m.node(name)
-		own = append(own, n.pods...)
-		m.remove(t, n)
+// provisionedBy is what the provisioner launches before the first command (Plan's
+// Result.Provisioned), launched with it.
+func provisionedBy(res *disruption.Result, i int) []*scheduling.NodeClaim {
+	if i == 0 {
+		return res.Provisioned
 	}
-	smStats.displaced.Add(int64(len(own)))
+	return nil
+}
+
+// replay places the displaced pods as Plan's last simulation did: the pods of the earlier
+// commands' candidates (marked for deletion) together with those of the last command's
+// candidates (own), the pending pods competing, the launched NodeClaims in flight and the
+// consolidateAfter rule on. Every displaced pod must land on a node that exists now (the
+// replacements included); it returns why not ("" when all found their home).
+func (m *smModel) replay(t *rapid.T, pending, own []*corev1.Pod, marked []*scheduling.Node, recent, inflight map[*smNode]bool) string {
 	in := &scheduling.Input{
 		Pods:            append(append([]*corev1.Pod(nil), pending...), own...),
 		NodePools:       m.pools,
 		InstanceTypes:   m.types,
 		WellKnownLabels: m.wkl,
+		Nodes:           append([]*scheduling.Node(nil), marked...),
 		Options:         scheduling.Options{ConsolidationSimulation: true},
 	}
 	for _, n := range m.nodes {
@@ -380,33 +412,25 @@ func (m *smModel) applyCommand(t *rapid.T, c disruption.Command, pending []*core
 		}
 		in.Nodes = append(in.Nodes, sn)
 	}
-	var sim *scheduling.Result
-	if len(own) > 0 {
-		var err error
-		if sim, err = scheduling.Solve(in); err != nil {
-			t.Fatalf("Solve: %v", err)
-		}
+	displaced := append([]*corev1.Pod(nil), own...)
+	for _, mn := range marked {
+		displaced = append(displaced, mn.Pods...)
+	}
+	if len(displaced) == 0 {
+		return ""
+	}
+	sim, err := scheduling.Solve(in)
+	if err != nil {
+		t.Fatalf("Solve: %v", err)
 	}
 	home := map[string]*smNode{}
-	for _, r := range c.Replacements {
-		smStats.replacements.Add(1)
-		n := m.launch(t, r)
-		inflight[n] = true
-		for _, p := range r.Pods {
-			home[p.Name] = n
+	for _, pl := range sim.ExistingNodes {
+		for _, p := range pl.Pods {
+			home[p.Name] = m.node(pl.Name)
 		}
 	}
 	var why []string
-	if sim != nil {
-		for _, pl := range sim.ExistingNodes {
-			for _, p := range pl.Pods {
-				if _, ok := home[p.Name]; !ok {
-					home[p.Name] = m.node(pl.Name)
-				}
-			}
-		}
-	}
-	for _, p := range own {
+	for _, p := range displaced {
 		if n := home[p.Name]; n != nil {
 			m.bind(n, p)
 			continue

@@ -87,6 +87,10 @@ type Result struct {
 	Commands []Command
 	// Blocked lists, sorted by node name, every managed node that is in no command, with why.
 	Blocked []Blocked
+	// Provisioned are the NodeClaims Karpenter's provisioner launches before the commands
+	// start, for the pending pods and the pods of deleting and expired nodes (expiration
+	// itself launches nothing). Every later simulation sees them in flight.
+	Provisioned []*scheduling.NodeClaim
 }
 
 // Command disrupts Candidates and launches Replacements. With no replacement it is a
@@ -98,8 +102,13 @@ type Command struct {
 	Candidates []string
 	// Replacements are the NodeClaims to launch before the candidates are drained.
 	Replacements []*scheduling.NodeClaim
+	// Destinations are the existing nodes and in-flight NodeClaims its simulation sends pods
+	// to, sorted: nominated, they are no candidates of a later command.
+	Destinations []string
 	// SavingsPerHour is the candidates' price minus the replacements' (cheapest launchable
-	// offering). Always positive for consolidation; may be negative for drift or expiration.
+	// offering). Always positive for consolidation; may be negative for drift; 0 for
+	// expiration, which is forceful and not a cost decision (the NodeClaims its pods need are
+	// in Result.Provisioned).
 	SavingsPerHour float64
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,15 +118,26 @@ func TestPricesErrors(t *testing.T) {
 
 // TestDisruptRealSpotNode: a real cluster's spot node is offered by the embedded catalog, so it
 // has not drifted (InstanceTypeNotFound) and is judged as spot (spot-to-spot is off by default).
+// With the file's pending pod, the provisioner's in-flight NodeClaim for it is where the node's
+// pod would go first, so consolidation is refused for that instead (as Karpenter does).
 func TestDisruptRealSpotNode(t *testing.T) {
-	out, stderr, code := nodeplan(t, "disrupt", "-f", spotNode, "--now", "2026-01-01T02:00:00Z", "-o", "json")
-	require.Equal(t, 0, code, stderr)
-	var got struct {
-		Commands []struct{ Method string } `json:"commands"`
-		Blocked  []struct{ Node, Reason string }
+	data, err := os.ReadFile(spotNode)
+	require.NoError(t, err)
+	docs := strings.Split(string(data), "\n---\n")
+	withoutPending := writeInput(t, "spot-node.yaml", strings.Join(docs[:len(docs)-1], "\n---\n"))
+	for _, c := range []struct{ file, want string }{
+		{withoutPending, "spot-to-spot"},
+		{spotNode, "would schedule on uninitialized node"},
+	} {
+		out, stderr, code := nodeplan(t, "disrupt", "-f", c.file, "--now", "2026-01-01T02:00:00Z", "-o", "json")
+		require.Equal(t, 0, code, stderr)
+		var got struct {
+			Commands []struct{ Method string } `json:"commands"`
+			Blocked  []struct{ Node, Reason string }
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &got))
+		assert.Empty(t, got.Commands)
+		require.Len(t, got.Blocked, 1)
+		assert.True(t, strings.Contains(got.Blocked[0].Reason, c.want), got.Blocked[0].Reason)
 	}
-	require.NoError(t, json.Unmarshal([]byte(out), &got))
-	assert.Empty(t, got.Commands)
-	require.Len(t, got.Blocked, 1)
-	assert.True(t, strings.Contains(got.Blocked[0].Reason, "spot-to-spot"), got.Blocked[0].Reason)
 }

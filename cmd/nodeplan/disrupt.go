@@ -61,7 +61,7 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 		if at.Warning != "" {
 			fmt.Fprintf(stdout, "# warning: %s\n", at.Warning)
 		}
-		var all []*scheduling.NodeClaim
+		all := append([]*scheduling.NodeClaim(nil), res.Provisioned...)
 		for _, cmd := range res.Commands {
 			all = append(all, cmd.Replacements...)
 		}
@@ -94,6 +94,9 @@ func disruptionInput(in *scheduling.Input, now time.Time) *disruption.Input {
 type disruptOutput struct {
 	Commands []commandOutput `json:"commands"`
 	Blocked  []blockedOutput `json:"blocked"`
+	// Provisioned are the NodeClaims the provisioner launches first, for pending pods and
+	// the pods of deleting and expired nodes.
+	Provisioned []claimOutput `json:"provisioned"`
 	// Now is the time judged at and where it came from.
 	Now judgedAt `json:"now"`
 }
@@ -112,7 +115,10 @@ type blockedOutput struct {
 }
 
 func newDisruptOutput(res *disruption.Result) *disruptOutput {
-	out := &disruptOutput{Commands: []commandOutput{}, Blocked: []blockedOutput{}}
+	out := &disruptOutput{Commands: []commandOutput{}, Blocked: []blockedOutput{}, Provisioned: []claimOutput{}}
+	for _, c := range res.Provisioned {
+		out.Provisioned = append(out.Provisioned, claimOutputOf(c))
+	}
 	for _, c := range res.Commands {
 		co := commandOutput{Method: string(c.Method), Reason: string(c.Reason), Candidates: c.Candidates,
 			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour)}
@@ -147,6 +153,15 @@ func writeDisruptTable(w io.Writer, res *disruption.Result) error {
 	fmt.Fprintf(tw, "TOTAL\t%d commands\t\t\t\t%.4f\n", len(res.Commands), total)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(res.Provisioned) > 0 {
+		var names []string
+		for _, c := range res.Provisioned {
+			if c.InstanceType != nil {
+				names = append(names, c.InstanceType.Name)
+			}
+		}
+		fmt.Fprintf(w, "\nprovisioned first (pending pods, pods of deleting and expired nodes): %s\n", strings.Join(names, ","))
 	}
 	if len(res.Blocked) > 0 {
 		fmt.Fprintf(w, "\n%d nodes not disrupted:\n", len(res.Blocked))

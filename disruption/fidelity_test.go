@@ -1,0 +1,155 @@
+package disruption
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// TestFidelity pins the behaviours of Karpenter's disruption controller that issue #6 found
+// nodeplan getting wrong: nominations, joint rescheduling, uninitialized destinations and
+// one expiration command per NodeClaim.
+func TestFidelity(t *testing.T) {
+	expiring := func(name string) *v1.NodePool {
+		np := pool(name)
+		np.Spec.Template.Spec.ExpireAfter = v1.MustParseNillableDuration("30m")
+		return np
+	}
+	uninitialized := func(n *scheduling.Node) *scheduling.Node {
+		delete(n.Node.Labels, v1.NodeInitializedLabelKey)
+		n.Node.CreationTimestamp.Time = now.Add(-10 * time.Minute)
+		return n
+	}
+	tests := []struct {
+		name        string
+		in          func() *Input
+		commands    []string
+		blocked     map[string]string // node -> substring of its reason
+		provisioned int
+		savings     []float64 // per command, when given
+	}{
+		{
+			// a's pod moves onto b; b, now nominated, is no candidate, though b with a's pod
+			// would fit onto c.
+			name: "a destination is nominated, not a later candidate",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")},
+					testNode("a", "p", "large", "", bound("x", "1")),
+					testNode("b", "p", "medium", "", bound("y", "1")),
+					testNode("c", "p", "large", "", bound("z", "5")))
+			},
+			commands: []string{"single-node Underutilized [a] []"},
+			blocked:  map[string]string{"b": "nominated for a pending pod", "c": "no replacement is cheaper"},
+		},
+		{
+			name: "a node the provisioner sends a pending pod to is nominated",
+			in: func() *Input {
+				in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
+				in.Pods = append(in.Pods, pending("w", "1"))
+				return in
+			},
+			blocked: map[string]string{"a": "nominated for a pending pod"},
+		},
+		{
+			// e expires; the provisioner sends its pods to h. x has drifted: Karpenter plans
+			// x's pods together with e's against the bound pods only, so one 3.5-cpu pod of x
+			// and e's two small pods share h and the replacement is a medium, not a large.
+			name: "pods of expired nodes are planned together with the candidates'",
+			in: func() *Input {
+				in := input([]*v1.NodePool{pool("p"), expiring("old")},
+					testNode("e", "old", "small", "", bound("e1", "500m"), bound("e2", "500m")),
+					testNode("h", "p", "large", "", bound("h1", "4")),
+					testNode("x", "p", "large", v1.CapacityTypeSpot, bound("x1", "3500m"), bound("x2", "3500m")))
+				return in
+			},
+			commands:    []string{"expiration Expired [e] []", "drift Drifted [x] [medium/on-demand]"},
+			blocked:     map[string]string{"h": "nominated for a pending pod"},
+			savings:     []float64{0, 0.1 - 0.2}, // x is spot, the replacement on-demand
+			provisioned: 0,
+		},
+		{
+			// b is deleting: its pod is planned again in every simulation, together with m's
+			// (largest first): m's pod takes c's room and b's pod needs the new node, a small,
+			// so m is replaced by a small. Placing b's pod first as fixed load would put it on
+			// c and m's pod on a medium, which is no cheaper.
+			name: "pods of a deleting node compete with the candidate's",
+			in: func() *Input {
+				b := testNode("b", "p", "small", "", bound("y", "2"))
+				b.MarkedForDeletion = true
+				return input([]*v1.NodePool{pool("p")}, b,
+					testNode("c", "p", "large", "", bound("z", "5")),
+					testNode("m", "p", "medium", "", bound("x", "2500m")))
+			},
+			commands: []string{"single-node Underutilized [m] [small/on-demand]"},
+			blocked:  map[string]string{"b": "already deleting", "c": "nominated for a pending pod"},
+		},
+		{
+			name: "a consolidation whose pod would first fit on an uninitialized node is refused",
+			in: func() *Input {
+				q := pool("q")
+				q.Spec.Disruption.ConsolidateAfter = v1.MustParseNillableDuration("1h")
+				return input([]*v1.NodePool{pool("p"), q},
+					testNode("a", "p", "medium", "", bound("x", "1")),
+					uninitialized(testNode("u", "q", "large", "")))
+			},
+			blocked: map[string]string{"a": "would schedule on uninitialized node u", "u": "not initialized"},
+		},
+		{
+			name: "initialized nodes are tried before uninitialized ones",
+			in: func() *Input {
+				return input([]*v1.NodePool{pool("p")},
+					testNode("a", "p", "medium", "", bound("x", "1")),
+					uninitialized(testNode("b", "p", "large", "")),
+					testNode("c", "p", "large", "", bound("z", "6")))
+			},
+			commands: []string{"single-node Underutilized [a] []"},
+			blocked:  map[string]string{"b": "not initialized", "c": "nominated for a pending pod"},
+		},
+		{
+			name: "one expiration command per NodeClaim; the provisioner launches for their pods",
+			in: func() *Input {
+				return input([]*v1.NodePool{expiring("old")},
+					testNode("a", "old", "small", "", bound("x", "1500m")),
+					testNode("b", "old", "small", "", bound("y", "1500m")))
+			},
+			commands:    []string{"expiration Expired [a] []", "expiration Expired [b] []"},
+			savings:     []float64{0, 0},
+			provisioned: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Plan(tt.in())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cmdSummary(res); strings.Join(got, "\n") != strings.Join(tt.commands, "\n") {
+				t.Fatalf("commands:\n got %q\nwant %q\nblocked: %v", got, tt.commands, res.Blocked)
+			}
+			for node, want := range tt.blocked {
+				if got := blockedReason(res, node); !strings.Contains(got, want) {
+					t.Errorf("blocked[%s] = %q, want it to contain %q", node, got, want)
+				}
+			}
+			for i, want := range tt.savings {
+				if got := res.Commands[i].SavingsPerHour; got < want-1e-9 || got > want+1e-9 {
+					t.Errorf("command %d saves %v, want %v", i, got, want)
+				}
+			}
+			if len(res.Provisioned) != tt.provisioned {
+				t.Errorf("provisioned %d NodeClaims, want %d", len(res.Provisioned), tt.provisioned)
+			}
+		})
+	}
+}
+
+// pending is an unscheduled pod requesting cpu.
+func pending(name, cpu string) *corev1.Pod {
+	return fake.Pod(name).Requests(cpu, "100Mi").Label("app", name).Obj()
+}
