@@ -61,11 +61,7 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 		if at.Warning != "" {
 			fmt.Fprintf(stdout, "# warning: %s\n", at.Warning)
 		}
-		all := append([]*scheduling.NodeClaim(nil), res.Provisioned...)
-		for _, cmd := range res.Commands {
-			all = append(all, cmd.Replacements...)
-		}
-		return writeNodeClaimYAML(stdout, &scheduling.Result{NewNodeClaims: all}, set)
+		return writeDisruptYAML(stdout, res, set)
 	default:
 		fmt.Fprintf(stdout, "%s\n\n", capitalize(at.String()))
 		return writeDisruptTable(stdout, res)

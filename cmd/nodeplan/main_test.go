@@ -117,8 +117,10 @@ func TestPlanYAMLIsNodeClaims(t *testing.T) {
 	docs := strings.Split(out, "---\n")
 	var claims []v1.NodeClaim
 	for _, d := range docs {
-		if strings.TrimSpace(d) == "" {
-			continue
+		var kind struct{ Kind string }
+		require.NoError(t, yaml.Unmarshal([]byte(d), &kind))
+		if kind.Kind != "NodeClaim" {
+			continue // the Events after the NodeClaims, tested in events_test.go
 		}
 		var nc v1.NodeClaim
 		require.NoError(t, yaml.UnmarshalStrict([]byte(d), &nc))

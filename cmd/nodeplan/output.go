@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -198,8 +199,9 @@ func writePlanTable(w io.Writer, out *planOutput, set *manifest.Set) error {
 	return nil
 }
 
-// writeNodeClaimYAML prints the new NodeClaims as karpenter.sh/v1 manifests.
-func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set) error {
+// writeNodeClaimYAML prints the new NodeClaims as karpenter.sh/v1 manifests, each after a
+// comment saying what it would launch (and note, when given, what it is for).
+func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, note func(i int) string) error {
 	pools := map[string]*v1.NodePool{}
 	for _, np := range set.NodePools {
 		pools[np.Name] = np
@@ -209,7 +211,7 @@ func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set) 
 		nc := v1.NodeClaim{
 			TypeMeta: metav1.TypeMeta{APIVersion: "karpenter.sh/v1", Kind: "NodeClaim"},
 			ObjectMeta: metav1.ObjectMeta{
-				Name:   fmt.Sprintf("%s-%04d", c.NodePool, i+1),
+				Name:   nodeClaimName(c, i),
 				Labels: c.Labels,
 			},
 			Spec: v1.NodeClaimSpec{
@@ -232,9 +234,59 @@ func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set) 
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "---\n# %s %s %s $%.4f/h, %d pods\n%s", c.InstanceType.Name, c.Offering.Zone(), c.Offering.CapacityType(), c.Offering.Price, len(c.Pods), b)
+		extra := ""
+		if note != nil {
+			extra = note(i) + ": "
+		}
+		fmt.Fprintf(w, "---\n# %s%s %s %s $%.4f/h, %d pods\n%s", extra, c.InstanceType.Name, c.Offering.Zone(), c.Offering.CapacityType(), c.Offering.Price, len(c.Pods), b)
 	}
 	return nil
+}
+
+// writePlanYAML prints the plan's NodeClaims and then, as a List of Events, where every pod
+// goes or why it cannot be scheduled.
+func writePlanYAML(w io.Writer, res *scheduling.Result, set *manifest.Set) error {
+	if err := writeNodeClaimYAML(w, res, set, nil); err != nil {
+		return err
+	}
+	placed := 0
+	for _, c := range res.NewNodeClaims {
+		placed += len(c.Pods)
+	}
+	for _, n := range res.ExistingNodes {
+		placed += len(n.Pods)
+	}
+	comment := fmt.Sprintf("the events Karpenter would record: %d pods nominated, %d cannot be scheduled", placed, len(res.PodErrors))
+	return writeEventList(w, comment, planEvents(res, set))
+}
+
+// writeDisruptYAML prints the NodeClaims the provisioner launches first and the replacements
+// of every command and then, as a List of Events, where the provisioned claims' pods go,
+// which nodes each command disrupts and why every other node stays.
+func writeDisruptYAML(w io.Writer, res *disruption.Result, set *manifest.Set) error {
+	all := &scheduling.Result{NewNodeClaims: append([]*scheduling.NodeClaim(nil), res.Provisioned...)}
+	notes := make([]string, len(res.Provisioned))
+	for i := range notes {
+		notes[i] = "provisioned first"
+	}
+	for i, cmd := range res.Commands {
+		all.NewNodeClaims = append(all.NewNodeClaims, cmd.Replacements...)
+		for range cmd.Replacements {
+			notes = append(notes, fmt.Sprintf("command-%d replacement", i+1))
+		}
+	}
+	if err := writeNodeClaimYAML(w, all, set, func(i int) string { return notes[i] }); err != nil {
+		return err
+	}
+	names := make([]string, len(all.NewNodeClaims))
+	for i, c := range all.NewNodeClaims {
+		names[i] = nodeClaimName(c, i)
+	}
+	provisioned := &scheduling.Result{NewNodeClaims: res.Provisioned}
+	events := append(planEvents(provisioned, set), disruptEvents(res, names[len(res.Provisioned):])...)
+	comment := fmt.Sprintf("the events Karpenter would record: %d NodeClaims provisioned first, %d commands, %d nodes not disrupted",
+		len(res.Provisioned), len(res.Commands), len(res.Blocked))
+	return writeEventList(w, comment, events)
 }
 
 // claimOutputOf renders a NodeClaim as the JSON contract's nodeClaims entry (lists are [] when

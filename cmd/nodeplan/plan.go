@@ -27,7 +27,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	case "json":
 		return writePlanJSON(stdout, out)
 	case "yaml":
-		return writeNodeClaimYAML(stdout, res, set)
+		return writePlanYAML(stdout, res, set)
 	default:
 		return writePlanTable(stdout, out, set)
 	}

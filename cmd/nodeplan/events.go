@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/manifest"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// -o yaml prints what Karpenter would create: NodeClaims, and the Events it records for what
+// it decided (a Nominated or FailedScheduling event per pod, DisruptionTerminating,
+// DisruptionLaunching and DisruptionBlocked per node), so that no part of the answer is lost.
+
+// Karpenter's event reasons.
+const (
+	eventNominated             = "Nominated"
+	eventFailedScheduling      = "FailedScheduling"
+	eventDisruptionTerminating = "DisruptionTerminating"
+	eventDisruptionLaunching   = "DisruptionLaunching"
+	eventDisruptionBlocked     = "DisruptionBlocked"
+)
+
+// nodeClaimName is the name -o yaml gives the i-th (0-based) new NodeClaim.
+func nodeClaimName(c *scheduling.NodeClaim, i int) string {
+	return fmt.Sprintf("%s-%04d", c.NodePool, i+1)
+}
+
+func nodeClaimRef(name string) *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: v1.APIVersion, Kind: v1.KindNodeClaim, Name: name}
+}
+
+func nodeRef(name string) *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: name}
+}
+
+func podRef(p *corev1.Pod) *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}
+}
+
+// event is one Event Karpenter would record about obj; related is the other object concerned
+// (the node a pod is nominated to), action what was decided.
+func event(obj *corev1.ObjectReference, name, eventType, reason, message, action string, related *corev1.ObjectReference) corev1.Event {
+	ns := obj.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault // events about cluster-scoped objects live in default
+	}
+	return corev1.Event{
+		TypeMeta:            metav1.TypeMeta{APIVersion: "v1", Kind: "Event"},
+		ObjectMeta:          metav1.ObjectMeta{Name: name, Namespace: ns},
+		InvolvedObject:      *obj,
+		Reason:              reason,
+		Message:             message,
+		Type:                eventType,
+		Action:              action,
+		Related:             related,
+		Count:               1,
+		Source:              corev1.EventSource{Component: "karpenter"},
+		ReportingController: "karpenter",
+	}
+}
+
+// planEvents are the events of a plan: a Nominated event for every pod placed (on a new
+// NodeClaim, an existing node or an in-flight NodeClaim), FailedScheduling for every other.
+func planEvents(res *scheduling.Result, set *manifest.Set) []corev1.Event {
+	var out []corev1.Event
+	nominate := func(p *corev1.Pod, target *corev1.ObjectReference) {
+		out = append(out, event(podRef(p), p.Name+".nominated", corev1.EventTypeNormal, eventNominated,
+			"Pod should schedule on: "+strings.ToLower(target.Kind)+"/"+target.Name, "", target))
+	}
+	for i, c := range res.NewNodeClaims {
+		for _, p := range c.Pods {
+			nominate(p, nodeClaimRef(nodeClaimName(c, i)))
+		}
+	}
+	nodes := map[string]bool{}
+	for _, n := range set.Nodes {
+		nodes[n.Name] = true
+	}
+	for _, n := range res.ExistingNodes {
+		target := nodeRef(n.Name)
+		if !nodes[n.Name] {
+			target = nodeClaimRef(n.Name) // in flight: a NodeClaim without its Node yet
+		}
+		for _, p := range n.Pods {
+			nominate(p, target)
+		}
+	}
+	for _, e := range res.PodErrors {
+		out = append(out, event(podRef(e.Pod), e.Pod.Name+".failed-scheduling", corev1.EventTypeWarning, eventFailedScheduling,
+			"Failed to schedule pod, "+e.Reason, "", nil))
+	}
+	return out
+}
+
+// disruptEvents are the events of the disruption commands, named after the command they belong
+// to (command-N, as the comments on the replacement NodeClaims), and of the blocked nodes.
+// names are the replacements' NodeClaim names, in command order.
+func disruptEvents(res *disruption.Result, names []string) []corev1.Event {
+	var out []corev1.Event
+	k := 0
+	for i, c := range res.Commands {
+		command := fmt.Sprintf("command-%d", i+1)
+		decision := "Delete"
+		var first *corev1.ObjectReference
+		if len(c.Replacements) > 0 {
+			decision, first = "Replace", nodeClaimRef(names[k])
+		}
+		action := string(c.Method) + "/" + decision
+		for _, n := range c.Candidates {
+			out = append(out, event(nodeRef(n), n+"."+command, corev1.EventTypeNormal, eventDisruptionTerminating,
+				"Disrupting Node: "+string(c.Reason)+"/"+decision, action, first))
+		}
+		for range c.Replacements {
+			out = append(out, event(nodeClaimRef(names[k]), names[k]+"."+command, corev1.EventTypeNormal, eventDisruptionLaunching,
+				"Launching NodeClaim: "+string(c.Reason)+"/"+decision, action, nil))
+			k++
+		}
+	}
+	for _, b := range res.Blocked {
+		out = append(out, event(nodeRef(b.Node), b.Node+".blocked", corev1.EventTypeNormal, eventDisruptionBlocked, b.Reason, "", nil))
+	}
+	return out
+}
+
+// writeEventList prints events as one v1 List document, after a comment; nothing when there
+// are none.
+func writeEventList(w io.Writer, comment string, events []corev1.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	list := struct {
+		APIVersion string         `json:"apiVersion"`
+		Kind       string         `json:"kind"`
+		Items      []corev1.Event `json:"items"`
+	}{"v1", "List", events}
+	b, err := yaml.Marshal(list)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "---\n# %s\n%s", comment, b)
+	return err
+}
