@@ -120,6 +120,13 @@ metadata:
   labels: {karpenter.sh/nodepool: default, node.kubernetes.io/instance-type: big, topology.kubernetes.io/zone: z1,
     karpenter.sh/capacity-type: on-demand, kubernetes.io/arch: amd64, kubernetes.io/os: linux, karpenter.sh/initialized: "true"}
 status: {allocatable: {cpu: "8", memory: 16Gi, pods: "80"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pending, namespace: default}
+spec:
+  nodeSelector: {node.kubernetes.io/instance-type: small}
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
 `
 	in, types := writeInput(t, "in.yaml", disruptInput+protected), writeInput(t, "types.yaml", disruptTypes)
 	args := []string{"disrupt", "-f", in, "--instance-types", types, "--now", "2026-01-01T01:00:00Z"}
@@ -129,6 +136,7 @@ status: {allocatable: {cpu: "8", memory: 16Gi, pods: "80"}}
 	require.NoError(t, json.Unmarshal([]byte(js), &want))
 	require.NotEmpty(t, want.Commands)
 	require.NotEmpty(t, want.Blocked)
+	require.NotEmpty(t, want.Provisioned)
 
 	out, stderr, code := nodeplan(t, append(args, "-o", "yaml")...)
 	require.Equal(t, 0, code, stderr)
@@ -141,7 +149,13 @@ status: {allocatable: {cpu: "8", memory: 16Gi, pods: "80"}}
 	}
 	var wantCommands []decision
 	wantBlocked := map[string]string{}
-	replacements := 0
+	wantNominated := map[string]string{}
+	for i, c := range want.Provisioned {
+		for _, p := range c.Pods {
+			wantNominated[p] = claims[i].Name
+		}
+	}
+	replacements := len(want.Provisioned)
 	for _, c := range want.Commands {
 		d := decision{Action: c.Method + "/Delete", Candidates: c.Candidates}
 		if len(c.Replacements) > 0 {
@@ -153,14 +167,14 @@ status: {allocatable: {cpu: "8", memory: 16Gi, pods: "80"}}
 		}
 		wantCommands = append(wantCommands, d)
 	}
-	require.Len(t, claims, replacements, "a NodeClaim per replacement")
+	require.Len(t, claims, replacements, "a NodeClaim per provisioned claim and replacement")
 	for _, b := range want.Blocked {
 		wantBlocked[b.Node] = b.Reason
 	}
 
 	byCommand := map[string]*decision{}
 	var order []string
-	gotBlocked := map[string]string{}
+	gotBlocked, gotNominated := map[string]string{}, map[string]string{}
 	for _, e := range events {
 		_, command, _ := strings.Cut(e.Name, ".")
 		switch e.Reason {
@@ -181,6 +195,8 @@ status: {allocatable: {cpu: "8", memory: 16Gi, pods: "80"}}
 			}
 		case eventDisruptionBlocked:
 			gotBlocked[e.InvolvedObject.Name] = e.Message
+		case eventNominated:
+			gotNominated[e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name] = e.Related.Name
 		default:
 			t.Errorf("unexpected event reason %s", e.Reason)
 		}
@@ -192,4 +208,5 @@ status: {allocatable: {cpu: "8", memory: 16Gi, pods: "80"}}
 	}
 	assert.Equal(t, wantCommands, gotCommands)
 	assert.Equal(t, wantBlocked, gotBlocked)
+	assert.Equal(t, wantNominated, gotNominated)
 }
