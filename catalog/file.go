@@ -17,6 +17,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/internal/quantity"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -79,6 +80,9 @@ func ParseFile(path string) (cloudprovider.InstanceTypes, requirements.KeySet, e
 func Parse(data []byte, source string) (cloudprovider.InstanceTypes, requirements.KeySet, error) {
 	var f File
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		if nf := nonFiniteError(data, source); nf != nil {
+			return nil, nil, nf
+		}
 		return nil, nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if len(f.InstanceTypes) == 0 {
@@ -169,6 +173,10 @@ func (p *fileParser) quantities(field string, m map[string]json.RawMessage) core
 		}
 		if q.Sign() < 0 {
 			p.errorf(field+"."+n, "negative quantity %s", raw)
+			continue
+		}
+		if err := quantity.Check(corev1.ResourceName(n), q); err != nil {
+			p.errorf(field+"."+n, "%v", err) // 1e30 cpu was 0 cpu
 			continue
 		}
 		out[corev1.ResourceName(n)] = q
@@ -288,9 +296,9 @@ func (p *fileParser) offering(j int, o *FileOffering, seen map[[3]string]int) *c
 	if len(o.Price) == 0 || string(o.Price) == "null" {
 		fail(".price", "is required")
 	} else if v, err := strconv.ParseFloat(strings.TrimSpace(string(o.Price)), 64); err != nil {
-		fail(".price", "not a number: %s", string(o.Price))
-	} else if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		fail(".price", "must be a finite number >= 0, got %s", string(o.Price))
+		fail(".price", "%s", priceSyntaxError(string(o.Price), err))
+	} else if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > MaxPrice {
+		fail(".price", "must be a finite number >= 0 and at most %s, got %s", maxPriceText, string(o.Price))
 	} else {
 		price = v
 	}

@@ -20,6 +20,7 @@ type Cache struct {
 	// computed in one Solve stay valid (or are recomputed when the index has grown).
 	res      *resourceIndex
 	indexed  map[any]bool // objects whose resource names res holds
+	valid    map[any]bool // objects validateInput accepted
 	podVecs  map[*corev1.Pod]vec
 	typeVecs map[*cloudprovider.InstanceType][2]vec // capacity, allocatable
 	// templates are prepared NodePools (instance types filtered, priced, indexed), keyed
@@ -98,6 +99,7 @@ func NewCache() *Cache {
 		labels:    map[*corev1.Node]requirements.Requirements{},
 		res:       newResourceIndex(),
 		indexed:   map[any]bool{},
+		valid:     map[any]bool{},
 		podVecs:   map[*corev1.Pod]vec{},
 		typeVecs:  map[*cloudprovider.InstanceType][2]vec{},
 		templates: map[templateKey][]preparedTemplate{},

@@ -1,13 +1,16 @@
 package scheduling_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -128,4 +131,119 @@ func TestPropCacheChangesNothing(t *testing.T) {
 			t.Fatalf("Solve with a cache modified its input: %s", firstDiff(inB, refB))
 		}
 	})
+}
+
+func podRequesting(name string, rl corev1.ResourceList) *corev1.Pod {
+	p := fake.Pod(name).Obj()
+	p.Spec.Containers[0].Resources.Requests = rl
+	return p
+}
+
+// TestOutOfRangeQuantitiesOfPodsArePodErrors: a pending pod whose quantities are negative or
+// beyond int64 is a pod error naming the field, never placed (1e30 cpu was read as 0 and
+// put on a 2-vCPU node).
+func TestOutOfRangeQuantitiesOfPodsArePodErrors(t *testing.T) {
+	twoCPU := typeWith("two", "2", "4Gi")
+	big := func(name corev1.ResourceName, s string) corev1.ResourceList {
+		return corev1.ResourceList{name: resource.MustParse(s)}
+	}
+	for name, c := range map[string]struct {
+		pod  *corev1.Pod
+		want string
+	}{
+		"1e30 cpu":        {podRequesting("p", big(corev1.ResourceCPU, "1e30")), "spec.containers[0].resources.requests.cpu"},
+		"max int64 cpu":   {podRequesting("p", big(corev1.ResourceCPU, "9223372036854775807")), "spec.containers[0].resources.requests.cpu"},
+		"1e30 memory":     {podRequesting("p", big(corev1.ResourceMemory, "1e30")), "spec.containers[0].resources.requests.memory"},
+		"negative memory": {podRequesting("p", big(corev1.ResourceMemory, "-1Gi")), "spec.containers[0].resources.requests.memory"},
+		"1e30 cpu limit": {func() *corev1.Pod {
+			p := fake.Pod("p").Obj()
+			p.Spec.Containers[0].Resources.Limits = big(corev1.ResourceCPU, "1e30")
+			return p
+		}(), "spec.containers[0].resources.limits.cpu"},
+		"sum beyond int64": {func() *corev1.Pod {
+			p := podRequesting("p", big(corev1.ResourceMemory, "5Ei"))
+			p.Spec.Containers = append(p.Spec.Containers, *p.Spec.Containers[0].DeepCopy())
+			p.Spec.Containers[1].Name = "second"
+			return p
+		}(), "requests.memory"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := mustSolve(t, oneType(twoCPU, c.pod))
+			assert.Empty(t, res.NewNodeClaims)
+			require.Len(t, res.PodErrors, 1)
+			assert.Contains(t, res.PodErrors[0].Reason, c.want)
+		})
+	}
+}
+
+// TestSumsCannotWrap: 16 pods of 1Ei memory do not fit a 7Ei node together (their sum
+// wrapped to 0 once).
+func TestSumsCannotWrap(t *testing.T) {
+	huge := typeWith("huge", "64", "7Ei")
+	huge.Overhead = nil // allocatable 7Ei exactly: a seventh pod fits, an eighth made 2^63
+	var pods []*corev1.Pod
+	for i := range 16 {
+		pods = append(pods, fake.Pod(fmt.Sprintf("p%02d", i)).Requests("1", "1Ei").Obj())
+	}
+	res := mustSolve(t, oneType(huge, pods...))
+	placed := 0
+	for _, c := range res.NewNodeClaims {
+		total := resource.Quantity{}
+		for _, p := range c.Pods {
+			total.Add(p.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory])
+		}
+		alloc := c.InstanceType.Allocatable()[corev1.ResourceMemory]
+		assert.LessOrEqual(t, total.Cmp(alloc), 0, "claim %s holds %s of memory on %s allocatable", c.Hostname, total.String(), alloc.String())
+		placed += len(c.Pods)
+	}
+	assert.Equal(t, 16, placed+len(res.PodErrors))
+	assert.Len(t, res.NewNodeClaims, 3, "7 + 7 + 2 pods")
+}
+
+// TestOutOfRangeQuantitiesAreErrors: quantities of NodePools, instance types, nodes, bound
+// pods and DaemonSets that do not fit, or are negative, are a Solve error naming the object
+// and the field.
+func TestOutOfRangeQuantitiesAreErrors(t *testing.T) {
+	q := resource.MustParse
+	pod := fake.Pod("p").Requests("1", "1Gi").Obj()
+	base := func() *scheduling.Input { return oneType(typeWith("small", "2", "4Gi"), pod) }
+	for name, c := range map[string]struct {
+		mod  func(*scheduling.Input)
+		want string
+	}{
+		"NodePool limit 1e30": {func(in *scheduling.Input) {
+			in.NodePools[0].Spec.Limits = v1.Limits{corev1.ResourceCPU: q("1e30")}
+		}, `NodePool "default": spec.limits.cpu: 1e30: more than nodeplan can count`},
+		"negative NodePool limit": {func(in *scheduling.Input) {
+			in.NodePools[0].Spec.Limits = v1.Limits{corev1.ResourceMemory: q("-1")}
+		}, `NodePool "default": spec.limits.memory: -1: must not be negative`},
+		"type with 1e30 cpu": {func(in *scheduling.Input) {
+			in.InstanceTypes["default"] = cloudprovider.InstanceTypes{typeWith("vast", "1e30", "4Gi")}
+		}, `instance type "vast": capacity.cpu: 1e30: more than nodeplan can count`},
+		"type with negative memory": {func(in *scheduling.Input) {
+			in.InstanceTypes["default"] = cloudprovider.InstanceTypes{typeWith("minus", "2", "-4Gi")}
+		}, `instance type "minus": capacity.memory: -4Gi: must not be negative`},
+		"bound pod with 1e30 cpu": {func(in *scheduling.Input) {
+			b := podRequesting("bound", corev1.ResourceList{corev1.ResourceCPU: q("1e30")})
+			b.Spec.NodeName = "n"
+			in.Nodes = []*scheduling.Node{{Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}, Pods: []*corev1.Pod{b}}}
+		}, `node "n": bound pod default/bound: spec.containers[0].resources.requests.cpu: 1e30`},
+		"node allocatable 1e30": {func(in *scheduling.Input) {
+			in.Nodes = []*scheduling.Node{{Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"},
+				Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourcePods: q("1e30")}}}}}
+		}, `node "n": status.allocatable.pods: 1e30`},
+		"DaemonSet with 1e30 memory": {func(in *scheduling.Input) {
+			ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "kube-system"}}
+			ds.Spec.Template.Spec.Containers = []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: q("1e30")}}}}
+			in.DaemonSets = []*appsv1.DaemonSet{ds}
+		}, `DaemonSet "kube-system/ds": spec.template.spec.containers[0].resources.requests.memory: 1e30`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := base()
+			c.mod(in)
+			_, err := scheduling.Solve(in)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
 }

@@ -1,11 +1,14 @@
 package scheduling
 
 import (
+	"math"
 	"math/bits"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodeplan/nodeplan/internal/quantity"
 )
 
 // resourceIndex maps resource names to positions in a vec. cpu is in millicores, everything
@@ -51,11 +54,11 @@ func (ri *resourceIndex) vec(rl corev1.ResourceList) vec {
 	return v
 }
 
+// quantityValue is q in the vector's unit; a value beyond int64 saturates (validateInput
+// rejects those before any vector is built).
 func quantityValue(name corev1.ResourceName, q resource.Quantity) int64 {
-	if name == corev1.ResourceCPU {
-		return q.MilliValue()
-	}
-	return q.Value()
+	v, _ := quantity.Int64(name, q)
+	return v
 }
 
 // list converts back to a resource list, leaving out zeros.
@@ -78,26 +81,48 @@ func (ri *resourceIndex) list(v vec) corev1.ResourceList {
 	return rl
 }
 
-// fits reports whether a+b <= limit for every resource.
+// fits2 reports whether a+b <= limit for every resource; a sum beyond int64 never fits.
 func fits2(a, b, limit vec) bool {
 	for i := range limit {
-		if a[i]+b[i] > limit[i] {
+		s := a[i] + b[i]
+		switch {
+		case b[i] > 0 && s < a[i]: // beyond MaxInt64
+			return false
+		case b[i] < 0 && s > a[i]: // below MinInt64
+		case s > limit[i]:
 			return false
 		}
 	}
 	return true
 }
 
+// add and sub saturate at the int64 bounds instead of wrapping, so that no overflow can
+// make a sum small enough to fit.
 func (v vec) add(o vec) {
 	for i := range v {
-		v[i] += o[i]
+		v[i] = satAdd(v[i], o[i])
 	}
 }
 
 func (v vec) sub(o vec) {
 	for i := range v {
-		v[i] -= o[i]
+		if o[i] == math.MinInt64 {
+			v[i] = satAdd(satAdd(v[i], math.MaxInt64), 1)
+			continue
+		}
+		v[i] = satAdd(v[i], -o[i])
 	}
+}
+
+func satAdd(a, b int64) int64 {
+	s := a + b
+	switch {
+	case b > 0 && s < a:
+		return math.MaxInt64
+	case b < 0 && s > a:
+		return math.MinInt64
+	}
+	return s
 }
 
 func (v vec) clone() vec { return append(vec(nil), v...) }

@@ -56,8 +56,10 @@ type solver struct {
 
 // Solve places the pending pods of in. It returns an error only for invalid input (a nil
 // Input, a nil pod, a NodePool whose requirements do not parse, an instance type without a
-// name or with a nil offering); pods that cannot be placed are reported in
-// Result.PodErrors, never dropped.
+// name or with a nil offering, and a resource quantity of a NodePool's limits, an instance
+// type, a node, a bound pod or a DaemonSet that is negative or beyond an int64 of millicores
+// or units); pods that cannot be placed, a pending pod's own invalid quantities included,
+// are reported in Result.PodErrors, never dropped.
 func Solve(in *Input) (*Result, error) {
 	if err := validateInput(in); err != nil {
 		return nil, err
@@ -309,6 +311,8 @@ func (s *solver) preparePods() ([]*podData, error) {
 			p.invalid = "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for"
 		} else if volumeReason != "" {
 			p.invalid = volumeReason
+		} else if why := podQuantityError(pod, s.pendingRequests[i]); why != "" {
+			p.invalid = why
 		} else if why := refusedRequirements(pod); why != "" {
 			p.invalid = why
 		} else if f, err := s.formFor(pod); err != nil {

@@ -4,14 +4,29 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/internal/quantity"
 )
 
 // validateInput rejects inputs Solve's contract calls invalid before anything reads them:
-// a nil Input, and instance types that are nil, nameless or hold a nil offering (the last
-// two would otherwise be launched nameless or crash the offering index).
+// a nil Input or pod; instance types that are nameless or hold a nil offering (they would be
+// launched nameless or crash the offering index); and resource quantities of NodePools,
+// instance types, nodes, bound pods and DaemonSets that are negative or do not fit an int64
+// in nodeplan's units (1e30 cpu read as 0, or wrapping negative, made pods fit where they do
+// not). A pending pod's quantities are its own problem: a PodError (see podQuantityError).
 func validateInput(in *Input) error {
 	if in == nil {
 		return errors.New("scheduling: nil input")
+	}
+	for _, np := range in.NodePools {
+		if np == nil {
+			continue
+		}
+		if err := quantity.CheckList("spec.limits", corev1.ResourceList(np.Spec.Limits)); err != nil {
+			return fmt.Errorf("NodePool %q: %w", np.Name, err)
+		}
 	}
 	pools := make([]string, 0, len(in.InstanceTypes))
 	for name := range in.InstanceTypes {
@@ -31,7 +46,99 @@ func validateInput(in *Input) error {
 					return fmt.Errorf("instance type %q: offerings[%d] is nil", it.Name, j)
 				}
 			}
+			if in.Cache.checked(it) {
+				continue
+			}
+			if err := checkInstanceType(it.Capacity, it.Overhead); err != nil {
+				return fmt.Errorf("instance type %q: %w", it.Name, err)
+			}
+			in.Cache.markChecked(it)
+		}
+	}
+	for i, p := range in.Pods {
+		if p == nil {
+			return fmt.Errorf("pods[%d]: nil pod", i)
+		}
+	}
+	for _, n := range in.Nodes {
+		if n == nil {
+			continue
+		}
+		if err := checkNode(n, in.Cache); err != nil {
+			return err
+		}
+	}
+	for _, ds := range in.DaemonSets {
+		if ds == nil {
+			continue
+		}
+		if err := quantity.CheckPodSpec("spec.template.spec", &ds.Spec.Template.Spec); err != nil {
+			return fmt.Errorf("DaemonSet %q: %w", ds.Namespace+"/"+ds.Name, err)
 		}
 	}
 	return nil
+}
+
+func checkInstanceType(capacity corev1.ResourceList, overhead interface{ Total() corev1.ResourceList }) error {
+	if err := quantity.CheckList("capacity", capacity); err != nil {
+		return err
+	}
+	return quantity.CheckList("overhead", overhead.Total())
+}
+
+func checkPod(p *corev1.Pod) error {
+	if err := quantity.CheckPodSpec("spec", &p.Spec); err != nil {
+		return fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	return nil
+}
+
+// podQuantityError is why a pending pod's resources cannot be counted: a field that is
+// negative or too large, or a total of its requests that does not fit an int64; "" if none.
+func podQuantityError(p *corev1.Pod, requests corev1.ResourceList) string {
+	if err := quantity.CheckPodSpec("spec", &p.Spec); err != nil {
+		return "invalid resources: " + err.Error()
+	}
+	if err := quantity.CheckList("requests", requests); err != nil {
+		return "the pod's total " + err.Error()
+	}
+	return ""
+}
+
+func checkNode(n *Node, cache *Cache) error {
+	if n.Node != nil {
+		if err := quantity.CheckList("status.allocatable", n.Node.Status.Allocatable); err != nil {
+			return fmt.Errorf("node %q: %w", n.Node.Name, err)
+		}
+		if err := quantity.CheckList("status.capacity", n.Node.Status.Capacity); err != nil {
+			return fmt.Errorf("node %q: %w", n.Node.Name, err)
+		}
+	}
+	if n.NodeClaim != nil {
+		if err := quantity.CheckList("status.allocatable", n.NodeClaim.Status.Allocatable); err != nil {
+			return fmt.Errorf("NodeClaim %q: %w", n.NodeClaim.Name, err)
+		}
+		if err := quantity.CheckList("status.capacity", n.NodeClaim.Status.Capacity); err != nil {
+			return fmt.Errorf("NodeClaim %q: %w", n.NodeClaim.Name, err)
+		}
+	}
+	for _, p := range n.Pods {
+		if p == nil || cache.checked(p) {
+			continue
+		}
+		if err := checkPod(p); err != nil {
+			return fmt.Errorf("node %q: bound %w", n.Name(), err)
+		}
+		cache.markChecked(p)
+	}
+	return nil
+}
+
+// checked reports whether a Solve with this cache validated obj already.
+func (c *Cache) checked(obj any) bool { return c != nil && c.valid[obj] }
+
+func (c *Cache) markChecked(obj any) {
+	if c != nil {
+		c.valid[obj] = true
+	}
 }

@@ -48,3 +48,18 @@ func TestLimitFlagsMustBePositive(t *testing.T) {
 		assert.Equal(t, "nodeplan: "+flag+" 0: want a positive number\n", stderr)
 	}
 }
+
+// TestUncountableQuantitiesExitOne: 1e30 cpu was read as 0 and the pod planned with exit 0.
+func TestUncountableQuantitiesExitOne(t *testing.T) {
+	pool := filepath.Join(scenarios, "single-pod-cheapest", "input.yaml")
+	pod := writeInput(t, "pod.yaml", `apiVersion: v1
+kind: Pod
+metadata: {name: huge}
+spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 1e30}}}]}
+`)
+	for _, cmd := range []string{"plan", "disrupt"} {
+		_, stderr, code := nodeplan(t, cmd, "-f", pool, "-f", pod, "--instance-types", filepath.Join(scenarios, "instance-types.yaml"))
+		assert.Equal(t, 1, code)
+		assert.Contains(t, stderr, pod+`: document 1 (line 1): Pod "default/huge": spec.containers[0].resources.requests.cpu: 1e+30: more than nodeplan can count`)
+	}
+}
