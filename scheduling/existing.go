@@ -95,6 +95,14 @@ func (s *solver) buildExisting() {
 		var startup []corev1.Taint
 		if n.NodeClaim != nil {
 			startup = n.NodeClaim.Spec.StartupTaints
+		} else if managed {
+			// A managed Node given without its NodeClaim: the claim would carry its NodePool's
+			// startup taints.
+			for _, t := range s.templates {
+				if t.name == lbls[v1.NodePoolLabelKey] {
+					startup = t.startupTaints
+				}
+			}
 		}
 		var taints []corev1.Taint
 		if n.Node != nil {
