@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/fake"
@@ -110,6 +111,23 @@ func TestFidelity(t *testing.T) {
 			},
 			commands: []string{"single-node Underutilized [a] []"},
 			blocked:  map[string]string{"b": "not initialized", "c": "nominated for a pending pod"},
+		},
+		{
+			// Karpenter's expiration controller reads the NodeClaim: a Node being deleted whose
+			// NodeClaim is not (or that has none) is still expired; a deleting NodeClaim is not.
+			name: "expiration of nodes already being deleted",
+			in: func() *Input {
+				a := testNode("a", "old", "small", "")
+				a.Node.DeletionTimestamp = &metav1.Time{Time: now.Add(-time.Minute)}
+				b := testNode("b", "old", "small", "")
+				b.NodeClaim = &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "b", CreationTimestamp: metav1.NewTime(t0),
+					DeletionTimestamp: &metav1.Time{Time: now.Add(-time.Minute)}}}
+				b.NodeClaim.Status.NodeName = "b"
+				return input([]*v1.NodePool{expiring("old")}, a, b)
+			},
+			commands: []string{"expiration Expired [a] []"},
+			blocked:  map[string]string{"b": "already deleting"},
+			savings:  []float64{0},
 		},
 		{
 			name: "one expiration command per NodeClaim; the provisioner launches for their pods",

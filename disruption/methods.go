@@ -11,7 +11,10 @@ import (
 // The provisioner pass that follows plans their pods (Result.Provisioned).
 func (s *state) expiration() {
 	for _, n := range s.nodes {
-		if s.taken[n] || n.pool == nil || n.deleting || n.expiresAt.IsZero() || s.now.Before(n.expiresAt) {
+		// Karpenter's expiration controller reads the NodeClaim: a Node being deleted whose
+		// NodeClaim is not is still expired (and counted once against its budget).
+		claimDeleting := n.sn.NodeClaim != nil && n.sn.NodeClaim.DeletionTimestamp != nil
+		if s.taken[n] || n.pool == nil || claimDeleting || n.sn.MarkedForDeletion || n.expiresAt.IsZero() || s.now.Before(n.expiresAt) {
 			continue
 		}
 		s.commit(Command{Method: MethodExpiration, Reason: ReasonExpired}, []*node{n}, nil)
