@@ -33,10 +33,14 @@ type disruptSummary struct {
 	Count    int
 	Savings  float64
 	Blocked  map[string]bool
+	// per method: its commands and savings
+	MethodCommands map[string][]string
+	MethodSavings  map[string]float64
 }
 
 func summarizeDisrupt(o *disruptOutput) disruptSummary {
-	s := disruptSummary{ByMethod: map[string][]string{}, Nodes: map[string]string{}, Blocked: map[string]bool{}, Count: len(o.Commands)}
+	s := disruptSummary{ByMethod: map[string][]string{}, Nodes: map[string]string{}, Blocked: map[string]bool{}, Count: len(o.Commands),
+		MethodCommands: map[string][]string{}, MethodSavings: map[string]float64{}}
 	for _, c := range o.Commands {
 		cands := slices.Clone(c.Candidates)
 		sort.Strings(cands)
@@ -44,8 +48,11 @@ func summarizeDisrupt(o *disruptOutput) disruptSummary {
 		for _, n := range cands {
 			s.Nodes[n] = c.Method
 		}
-		s.Commands = append(s.Commands, fmt.Sprintf("%s%v->%d", c.Method, cands, len(c.Replacements)))
+		cmd := fmt.Sprintf("%s%v->%d", c.Method, cands, len(c.Replacements))
+		s.Commands = append(s.Commands, cmd)
+		s.MethodCommands[c.Method] = append(s.MethodCommands[c.Method], cmd)
 		s.Savings += c.SavingsPerHour
+		s.MethodSavings[c.Method] += c.SavingsPerHour
 	}
 	for m := range s.ByMethod {
 		sort.Strings(s.ByMethod[m])
@@ -102,14 +109,29 @@ func compareDisrupt(np, or disruptSummary) verdict {
 	}
 	if !slices.Equal(np.Commands, or.Commands) {
 		if v.Class == "" {
-			v.Class = "command-shape"
+			var ms []string
+			for _, m := range methods(np, or) {
+				a, b := slices.Clone(np.MethodCommands[m]), slices.Clone(or.MethodCommands[m])
+				sort.Strings(a)
+				sort.Strings(b)
+				if !slices.Equal(a, b) {
+					ms = append(ms, m)
+				}
+			}
+			v.Class = "command-shape:" + strings.Join(ms, "+")
 		}
 		v.score += 10
 		v.Details = append(v.Details, fmt.Sprintf("commands: nodeplan %v, karpenter %v", np.Commands, or.Commands))
 	}
 	if !priceClose(np.Savings, or.Savings) {
 		if v.Class == "" {
-			v.Class = "savings"
+			var ms []string
+			for _, m := range methods(np, or) {
+				if !priceClose(np.MethodSavings[m], or.MethodSavings[m]) {
+					ms = append(ms, m)
+				}
+			}
+			v.Class = "savings:" + strings.Join(ms, "+")
 		}
 		v.score += 5
 		v.Details = append(v.Details, fmt.Sprintf("savings: nodeplan %.4f, karpenter %.4f", np.Savings, or.Savings))
@@ -118,6 +140,17 @@ func compareDisrupt(np, or disruptSummary) verdict {
 		v.Match = true
 	}
 	return v
+}
+
+func methods(a, b disruptSummary) []string {
+	var ms []string
+	for m := range a.MethodCommands {
+		ms = append(ms, m)
+	}
+	for m := range b.MethodCommands {
+		ms = append(ms, m)
+	}
+	return uniq(ms)
 }
 
 func parseDisrupt(b []byte) (*disruptOutput, error) {
