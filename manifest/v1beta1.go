@@ -206,6 +206,8 @@ func convertNodePool(old *nodePoolV1beta1) (*v1.NodePool, []string, *conversionE
 	}
 	np.Spec.Template.Spec.NodeClassRef = ref
 	changes = append(changes, refChanges...)
+	written, _ := json.Marshal(t.Spec.NodeClassRef)
+	np.Annotations = withAnnotation(np.Annotations, v1.NodeClassReferenceAnnotationKey, string(written))
 
 	// v1beta1's CRD defaulted expireAfter to 720h, as v1 does; an explicit value moves.
 	np.Spec.Template.Spec.ExpireAfter = d.ExpireAfter

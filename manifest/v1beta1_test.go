@@ -36,7 +36,8 @@ func TestV1beta1NodePoolsAreConverted(t *testing.T) {
 			assert.Equal(t, []v1.Budget{{Nodes: "10%"}}, np.Spec.Disruption.Budgets)
 			assert.Equal(t, &v1.NodeClassReference{Group: "karpenter.k8s.aws", Kind: "EC2NodeClass", Name: "default"}, np.Spec.Template.Spec.NodeClassRef)
 			assert.Equal(t, "one", np.Spec.Template.ObjectMeta.Labels["team"])
-			assert.Empty(t, np.Annotations)
+			assert.Equal(t, map[string]string{v1.NodeClassReferenceAnnotationKey: `{"name":"default"}`}, np.Annotations,
+				"the nodeClassRef as written, as Karpenter 1.0's webhook keeps it")
 		}},
 		{name: "WhenUnderutilized and expireAfter", extra: "  disruption: {consolidationPolicy: WhenUnderutilized, expireAfter: 168h, budgets: [{nodes: \"2\"}, {nodes: \"0\", schedule: \"0 9 * * 1-5\", duration: 8h}]}\n",
 			check: func(t *testing.T, np *v1.NodePool) {

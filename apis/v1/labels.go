@@ -42,8 +42,9 @@ const (
 	// 1.0's conversion webhook moved out of the spec; while it is set it takes precedence over
 	// the EC2NodeClass's kubelet settings for that NodePool's nodes.
 	KubeletCompatibilityAnnotationKey = CompatibilityGroup + "/v1beta1-kubelet-conversion"
-	// NodeClassReferenceAnnotationKey holds, as JSON, a v1beta1 NodeClaim's nodeClassRef as
-	// written (apiVersion/kind/name), which v1's group/kind/name cannot round-trip.
+	// NodeClassReferenceAnnotationKey holds, as JSON, a v1beta1 NodePool's or NodeClaim's
+	// nodeClassRef as written (apiVersion/kind/name), which v1's group/kind/name cannot
+	// round-trip.
 	NodeClassReferenceAnnotationKey = CompatibilityGroup + "/v1beta1-nodeclass-reference"
 )
 
