@@ -296,7 +296,7 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 
 // add appends the decoded object to the set.
 func (p *parser) add(kind string, o *object) {
-	if !p.checkQuantities(o) || (kind == "Pod" && !p.admitPod(o)) {
+	if !p.checkValidity(o) || (kind == "Pod" && !p.admitPod(o)) {
 		return
 	}
 	switch obj := o.meta.(type) {

@@ -247,3 +247,47 @@ func TestOutOfRangeQuantitiesAreErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestPodsTheAPIServerRejectsArePodErrors: the library reports them as pod errors naming
+// the field; they are never planned.
+func TestPodsTheAPIServerRejectsArePodErrors(t *testing.T) {
+	zero, neg := int32(0), int32(-1)
+	spread := func(c corev1.TopologySpreadConstraint) *corev1.Pod {
+		p := fake.Pod("p").Requests("1", "1Gi").Obj()
+		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{c}
+		return p
+	}
+	zone := "topology.kubernetes.io/zone"
+	for name, c := range map[string]struct {
+		pod  *corev1.Pod
+		want string
+	}{
+		"maxSkew 0":         {spread(corev1.TopologySpreadConstraint{MaxSkew: 0, TopologyKey: zone, WhenUnsatisfiable: corev1.DoNotSchedule}), "spec.topologySpreadConstraints[0].maxSkew"},
+		"minDomains 0":      {spread(corev1.TopologySpreadConstraint{MaxSkew: 1, MinDomains: &zero, TopologyKey: zone, WhenUnsatisfiable: corev1.DoNotSchedule}), "spec.topologySpreadConstraints[0].minDomains"},
+		"minDomains -1":     {spread(corev1.TopologySpreadConstraint{MaxSkew: 1, MinDomains: &neg, TopologyKey: zone, WhenUnsatisfiable: corev1.DoNotSchedule}), "spec.topologySpreadConstraints[0].minDomains"},
+		"whenUnsatisfiable": {spread(corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: zone, WhenUnsatisfiable: "Maybe"}), "spec.topologySpreadConstraints[0].whenUnsatisfiable"},
+		"empty topologyKey": {spread(corev1.TopologySpreadConstraint{MaxSkew: 1, WhenUnsatisfiable: corev1.DoNotSchedule}), "spec.topologySpreadConstraints[0].topologyKey"},
+		"toleration op":     {fake.Pod("p").Toleration(corev1.Toleration{Key: "k", Operator: "Like", Value: "v"}).Obj(), "spec.tolerations[0].operator"},
+		"resource memroy":   {podRequesting("p", corev1.ResourceList{"memroy": resource.MustParse("1Gi")}), "spec.containers[0].resources.requests"},
+		"name not DNS-1123": {fake.Pod("Not_Valid").Obj(), "metadata.name"},
+		"affinity no key":   {fake.Pod("p").PodAntiAffinity("", map[string]string{"a": "b"}).Obj(), "topologyKey: is required"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := mustSolve(t, oneType(typeWith("small", "2", "4Gi"), c.pod))
+			assert.Empty(t, res.NewNodeClaims)
+			require.Len(t, res.PodErrors, 1)
+			assert.Contains(t, res.PodErrors[0].Reason, c.want)
+		})
+	}
+}
+
+// TestOnlyUnavailableOfferingsSaySo: a NodePool whose types all have unavailable offerings
+// says that, not that its requirements filtered them out.
+func TestOnlyUnavailableOfferingsSaySo(t *testing.T) {
+	gone := fake.NewInstanceType(fake.InstanceTypeOptions{Name: "gone", Offerings: cloudprovider.Offerings{
+		cloudprovider.NewOffering(fake.TestZone1, v1.CapacityTypeOnDemand, 0.1, false)}})
+	res := mustSolve(t, oneType(gone, fake.Pod("p").Obj()))
+	require.Len(t, res.PodErrors, 1)
+	assert.Contains(t, res.PodErrors[0].Reason, `NodePool "default": none of its 1 instance types has an available offering`)
+	assert.NotContains(t, res.PodErrors[0].Reason, "filtered out")
+}

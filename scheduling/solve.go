@@ -58,8 +58,9 @@ type solver struct {
 // Input, a nil pod, a NodePool whose requirements do not parse, an instance type without a
 // name or with a nil offering, and a resource quantity of a NodePool's limits, an instance
 // type, a node, a bound pod or a DaemonSet that is negative or beyond an int64 of millicores
-// or units); pods that cannot be placed, a pending pod's own invalid quantities included,
-// are reported in Result.PodErrors, never dropped.
+// or units); pods that cannot be placed, pending pods the API server would reject included
+// (invalid resources, spread constraints, tolerations, names), are reported in
+// Result.PodErrors, never dropped.
 func Solve(in *Input) (*Result, error) {
 	if err := validateInput(in); err != nil {
 		return nil, err
@@ -311,7 +312,7 @@ func (s *solver) preparePods() ([]*podData, error) {
 			p.invalid = "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for"
 		} else if volumeReason != "" {
 			p.invalid = volumeReason
-		} else if why := podQuantityError(pod, s.pendingRequests[i]); why != "" {
+		} else if why := invalidPodSpec(pod, s.pendingRequests[i]); why != "" {
 			p.invalid = why
 		} else if why := refusedRequirements(pod); why != "" {
 			p.invalid = why

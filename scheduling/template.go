@@ -234,6 +234,7 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 		}
 	}
 	offerKeys := map[string]bool{}
+	unavailable := 0 // types the requirements allow that have no available offering
 	for _, it := range types {
 		if it == nil {
 			continue
@@ -243,6 +244,7 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 		}
 		o := cheapestOffering(it, reqs)
 		if o == nil {
+			unavailable++
 			continue
 		}
 		for _, off := range it.Offerings {
@@ -263,7 +265,7 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 		return t.types[i].it.Name < t.types[j].it.Name
 	})
 	if len(t.types) == 0 {
-		return nil, fmt.Sprintf("NodePool %q: its requirements filtered out all %d instance types", np.Name, len(types)), nil
+		return nil, noTypesReason(np.Name, len(types), unavailable), nil
 	}
 	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort {
 		if key, have, want := t.minValuesShortfall(fullBitset(len(t.types)), reqs); key != "" {

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/internal/podspec"
 	"github.com/nodeplan/nodeplan/internal/quantity"
 )
 
@@ -15,7 +16,7 @@ import (
 // launched nameless or crash the offering index); and resource quantities of NodePools,
 // instance types, nodes, bound pods and DaemonSets that are negative or do not fit an int64
 // in nodeplan's units (1e30 cpu read as 0, or wrapping negative, made pods fit where they do
-// not). A pending pod's quantities are its own problem: a PodError (see podQuantityError).
+// not). A pending pod's spec is its own problem: a PodError (see invalidPodSpec).
 func validateInput(in *Input) error {
 	if in == nil {
 		return errors.New("scheduling: nil input")
@@ -72,7 +73,7 @@ func validateInput(in *Input) error {
 		if ds == nil {
 			continue
 		}
-		if err := quantity.CheckPodSpec("spec.template.spec", &ds.Spec.Template.Spec); err != nil {
+		if err := podspec.Check("spec.template.spec", &ds.Spec.Template.Spec); err != nil {
 			return fmt.Errorf("DaemonSet %q: %w", ds.Namespace+"/"+ds.Name, err)
 		}
 	}
@@ -87,17 +88,24 @@ func checkInstanceType(capacity corev1.ResourceList, overhead interface{ Total()
 }
 
 func checkPod(p *corev1.Pod) error {
-	if err := quantity.CheckPodSpec("spec", &p.Spec); err != nil {
+	if err := podspec.Check("spec", &p.Spec); err != nil {
 		return fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	return nil
 }
 
-// podQuantityError is why a pending pod's resources cannot be counted: a field that is
-// negative or too large, or a total of its requests that does not fit an int64; "" if none.
-func podQuantityError(p *corev1.Pod, requests corev1.ResourceList) string {
-	if err := quantity.CheckPodSpec("spec", &p.Spec); err != nil {
-		return "invalid resources: " + err.Error()
+// invalidPodSpec is why the API server would reject a pending pod (see internal/podspec),
+// or why its resources cannot be counted (a total of its requests beyond an int64); "" if
+// neither.
+func invalidPodSpec(p *corev1.Pod, requests corev1.ResourceList) string {
+	if err := podspec.CheckName(p.Name); err != nil {
+		return "invalid pod: metadata.name: " + err.Error()
+	}
+	if err := podspec.CheckNamespace(p.Namespace); err != nil && p.Namespace != "" {
+		return "invalid pod: metadata.namespace: " + err.Error()
+	}
+	if err := podspec.Check("spec", &p.Spec); err != nil {
+		return "invalid pod: " + err.Error()
 	}
 	if err := quantity.CheckList("requests", requests); err != nil {
 		return "the pod's total " + err.Error()

@@ -1,0 +1,53 @@
+package podspec
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// TestValidSpecsPass: what the API server accepts, Check accepts.
+func TestValidSpecsPass(t *testing.T) {
+	two := int32(2)
+	honor := corev1.NodeInclusionPolicyHonor
+	secs := int64(30)
+	spec := &corev1.PodSpec{
+		Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), "hugepages-2Mi": resource.MustParse("1Gi"), "nvidia.com/gpu": resource.MustParse("1")},
+			Limits:   corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse("1Gi")}}}},
+		TopologySpreadConstraints: []corev1.TopologySpreadConstraint{
+			{MaxSkew: 1, MinDomains: &two, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: corev1.DoNotSchedule, NodeAffinityPolicy: &honor},
+			{MaxSkew: 3, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: corev1.ScheduleAnyway},
+		},
+		Tolerations: []corev1.Toleration{
+			{Operator: corev1.TolerationOpExists},
+			{Key: "k", Value: "v"},
+			{Key: "k", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs},
+		},
+		Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{
+			{Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: "kubernetes.io/hostname"}}}}},
+	}
+	assert.NoError(t, Check("spec", spec))
+	assert.NoError(t, Check("spec", &corev1.PodSpec{}))
+	assert.NoError(t, CheckName("web-0.a"))
+	assert.NoError(t, CheckNamespace("kube-system"))
+}
+
+func TestInvalidSpecsNameTheField(t *testing.T) {
+	for want, spec := range map[string]*corev1.PodSpec{
+		"spec.topologySpreadConstraints[1]: same topologyKey and whenUnsatisfiable as spec.topologySpreadConstraints[0]": {TopologySpreadConstraints: []corev1.TopologySpreadConstraint{
+			{MaxSkew: 1, TopologyKey: "k", WhenUnsatisfiable: corev1.DoNotSchedule}, {MaxSkew: 2, TopologyKey: "k", WhenUnsatisfiable: corev1.DoNotSchedule}}},
+		"spec.tolerations[0].operator: must be Exists when key is empty": {Tolerations: []corev1.Toleration{{Value: "v"}}},
+		"spec.tolerations[0].effect: \"Never\"":                          {Tolerations: []corev1.Toleration{{Key: "k", Effect: "Never"}}},
+		"spec.overhead: \"pods\" is not a resource name":                 {Overhead: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}},
+		"spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: 0": {Affinity: &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
+			PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: "k"}}}}}},
+	} {
+		err := Check("spec", spec)
+		if assert.Error(t, err, want) {
+			assert.Contains(t, err.Error(), want)
+		}
+	}
+}
