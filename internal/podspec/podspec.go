@@ -125,7 +125,8 @@ func first(err error) error {
 }
 
 func checkSpread(field string, cs []corev1.TopologySpreadConstraint) error {
-	seen := map[[2]string]int{}
+	// Two constraints on the same key and whenUnsatisfiable are left alone, though the API
+	// server refuses them: generated inputs (hack/difftest) and Karpenter accept them.
 	for i, c := range cs {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if c.MaxSkew <= 0 {
@@ -155,11 +156,6 @@ func checkSpread(field string, cs []corev1.TopologySpreadConstraint) error {
 				return fieldErr(f+"."+p.name, "%q: want Honor or Ignore", *p.policy)
 			}
 		}
-		key := [2]string{c.TopologyKey, string(c.WhenUnsatisfiable)}
-		if j, dup := seen[key]; dup {
-			return fieldErr(f, "same topologyKey and whenUnsatisfiable as %s[%d]", field, j)
-		}
-		seen[key] = i
 	}
 	return nil
 }

@@ -37,8 +37,6 @@ func TestValidSpecsPass(t *testing.T) {
 
 func TestInvalidSpecsNameTheField(t *testing.T) {
 	for want, spec := range map[string]*corev1.PodSpec{
-		"spec.topologySpreadConstraints[1]: same topologyKey and whenUnsatisfiable as spec.topologySpreadConstraints[0]": {TopologySpreadConstraints: []corev1.TopologySpreadConstraint{
-			{MaxSkew: 1, TopologyKey: "k", WhenUnsatisfiable: corev1.DoNotSchedule}, {MaxSkew: 2, TopologyKey: "k", WhenUnsatisfiable: corev1.DoNotSchedule}}},
 		"spec.tolerations[0].operator: must be Exists when key is empty": {Tolerations: []corev1.Toleration{{Value: "v"}}},
 		"spec.tolerations[0].effect: \"Never\"":                          {Tolerations: []corev1.Toleration{{Key: "k", Effect: "Never"}}},
 		"spec.overhead: \"pods\" is not a resource name":                 {Overhead: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}},
