@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/nodeplan/nodeplan/internal/deepcopytest"
 )
 
 var stamp = metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
@@ -98,78 +100,8 @@ func fullNodeClaim() *NodeClaim {
 	}
 }
 
-// assertAllSet fails for every exported field of this package's types, reachable from v,
-// that holds its zero value.
 func assertAllSet(t *testing.T, v reflect.Value, path string) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if !v.IsNil() {
-			assertAllSet(t, v.Elem(), path)
-		}
-	case reflect.Slice:
-		for i := 0; i < v.Len(); i++ {
-			assertAllSet(t, v.Index(i), path+"[]")
-		}
-	case reflect.Struct:
-		if v.Type().PkgPath() != reflect.TypeOf(NodePool{}).PkgPath() {
-			return
-		}
-		for i := 0; i < v.NumField(); i++ {
-			f := v.Type().Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			if v.Field(i).IsZero() {
-				t.Errorf("%s.%s is not set in the fixture", path, f.Name)
-			}
-			assertAllSet(t, v.Field(i), path+"."+f.Name)
-		}
-	}
-}
-
-// assertNoSharedMemory fails where a and b (a deep copy of a) share a pointer, slice or map.
-func assertNoSharedMemory(t *testing.T, a, b reflect.Value, path string) {
-	switch a.Kind() {
-	case reflect.Pointer:
-		if a.IsNil() {
-			return
-		}
-		if a.Pointer() == b.Pointer() {
-			t.Errorf("%s: pointer shared", path)
-		}
-		assertNoSharedMemory(t, a.Elem(), b.Elem(), path)
-	case reflect.Slice:
-		if a.Cap() == 0 {
-			return
-		}
-		if a.Pointer() == b.Pointer() {
-			t.Errorf("%s: slice shared", path)
-		}
-		for i := 0; i < a.Len(); i++ {
-			assertNoSharedMemory(t, a.Index(i), b.Index(i), path+"[]")
-		}
-	case reflect.Map:
-		if a.IsNil() {
-			return
-		}
-		if a.Pointer() == b.Pointer() {
-			t.Errorf("%s: map shared", path)
-		}
-		for _, k := range a.MapKeys() {
-			assertNoSharedMemory(t, a.MapIndex(k), b.MapIndex(k), path+"[]")
-		}
-	case reflect.Interface:
-		if !a.IsNil() {
-			assertNoSharedMemory(t, a.Elem(), b.Elem(), path)
-		}
-	case reflect.Struct:
-		if a.Type() == reflect.TypeOf(time.Time{}) {
-			return // its *Location is shared by design
-		}
-		for i := 0; i < a.NumField(); i++ {
-			assertNoSharedMemory(t, a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name)
-		}
-	}
+	deepcopytest.AssertAllSet(t, v, reflect.TypeOf(NodePool{}).PkgPath(), path)
 }
 
 func TestFixturesSetEveryField(t *testing.T) {
@@ -190,7 +122,7 @@ func TestDeepCopy(t *testing.T) {
 			require.IsType(t, obj, c)
 			assert.Empty(t, cmp.Diff(obj, c))
 			assert.True(t, reflect.DeepEqual(obj, c))
-			assertNoSharedMemory(t, reflect.ValueOf(obj), reflect.ValueOf(c), reflect.TypeOf(obj).Elem().Name())
+			deepcopytest.AssertNoSharedMemory(t, reflect.ValueOf(obj), reflect.ValueOf(c), reflect.TypeOf(obj).Elem().Name())
 		})
 	}
 }
