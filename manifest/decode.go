@@ -16,13 +16,13 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"sigs.k8s.io/yaml"
 
+	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 )
 
@@ -217,8 +217,7 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 		m["apiVersion"], m["kind"] = av, k
 		raw = nil
 	}
-	_, converted := v1beta1Readers[strings.TrimSuffix(k, "List")]
-	converted = converted && av == v1beta1APIVersion
+	older, converted := olderReader(av, strings.TrimSuffix(k, "List"))
 	if err := v1.CheckAPIVersion(av, k, ref.Name); err != nil && !converted {
 		// A karpenter.sh kind of an older API (v1beta1 NodePool, v1alpha5 Provisioner, ...).
 		p.fail(src, ref, "", apiVersionMessage(err))
@@ -230,7 +229,7 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 	}
 	rd, ok := readers[k]
 	if converted {
-		rd, ok = v1beta1Readers[k]
+		rd, ok = older, true
 	}
 	if !ok {
 		p.set.Skipped[k]++
@@ -304,7 +303,7 @@ func (p *parser) add(kind string, o *object) {
 		p.set.NodePools = append(p.set.NodePools, obj)
 	case *v1.NodeClaim:
 		p.set.NodeClaims = append(p.set.NodeClaims, obj)
-	case *unstructured.Unstructured:
+	case *awsv1.EC2NodeClass:
 		p.set.NodeClasses = append(p.set.NodeClasses, obj)
 	default:
 		if f, ok := adders[kind]; ok {
@@ -463,30 +462,33 @@ func addPod(s *Set, pod *corev1.Pod) {
 	s.slots = append(s.slots, slot{pod: pod})
 }
 
-func readNodePool(p *parser, o *object) bool {
-	np := &v1.NodePool{}
-	if !p.decode(o, np, np) {
-		return false
-	}
-	o.meta = np
-	if !p.checkName(o) {
-		return false
-	}
-	np.SetDefaults()
-	return p.validate(o, np.Validate())
+var (
+	readNodePool  = readValidated(func() *v1.NodePool { return &v1.NodePool{} })
+	readNodeClaim = readValidated(func() *v1.NodeClaim { return &v1.NodeClaim{} })
+)
+
+// validated is a Karpenter kind with the CRD's defaults and validation.
+type validated interface {
+	runtime.Object
+	metav1.Object
+	SetDefaults()
+	Validate() error
 }
 
-func readNodeClaim(p *parser, o *object) bool {
-	nc := &v1.NodeClaim{}
-	if !p.decode(o, nc, nc) {
-		return false
+// readValidated is the reader of a Karpenter kind: decoded strictly, defaulted, validated.
+func readValidated[T validated](newT func() T) func(*parser, *object) bool {
+	return func(p *parser, o *object) bool {
+		obj := newT()
+		if !p.decode(o, obj, obj) {
+			return false
+		}
+		o.meta = obj
+		if !p.checkName(o) {
+			return false
+		}
+		obj.SetDefaults()
+		return p.validate(o, obj.Validate())
 	}
-	o.meta = nc
-	if !p.checkName(o) {
-		return false
-	}
-	nc.SetDefaults()
-	return p.validate(o, nc.Validate())
 }
 
 // validate reports the error of a NodePool's or NodeClaim's Validate, one Error per field.
@@ -522,44 +524,6 @@ func apiVersionMessage(err error) error {
 		return &detail{msg: ae.Hint, err: err}
 	}
 	return err
-}
-
-// readNodeClass keeps an EC2NodeClass unstructured, after checking its shape.
-func readNodeClass(p *parser, o *object) bool {
-	for _, f := range sortedKeys(o.m) {
-		switch f {
-		case "apiVersion", "kind", "metadata", "spec", "status":
-		default:
-			p.fail(o.src, o.ref, f, errors.New("unknown field"))
-			return false
-		}
-	}
-	for _, f := range []string{"spec", "status"} {
-		if v, ok := o.m[f]; ok && v != nil {
-			if _, isMap := v.(map[string]any); !isMap {
-				p.fail(o.src, o.ref, f, fmt.Errorf("expected an object, got %s", jsonTypeName(v)))
-				return false
-			}
-		}
-	}
-	// The metadata must be valid object metadata.
-	meta := map[string]any{"apiVersion": o.m["apiVersion"], "kind": o.m["kind"], "metadata": o.m["metadata"]}
-	raw, err := json.Marshal(meta)
-	if err != nil {
-		p.fail(o.src, o.ref, "metadata", err)
-		return false
-	}
-	partial := &metav1.PartialObjectMetadata{}
-	if !p.decode(&object{src: o.src, ref: o.ref, m: meta, raw: raw}, partial, partial) {
-		return false
-	}
-	u := &unstructured.Unstructured{Object: o.m}
-	o.meta = u
-	if !p.checkName(o) {
-		return false
-	}
-	u.SetNamespace("")
-	return true
 }
 
 // readWorkload is the reader of a workload kind decoded into T.

@@ -6,7 +6,7 @@
 // and typed lists such as PodList whose items omit their kind).
 //
 // The result is a [Set] of typed objects, kept in input order: NodePools and NodeClaims
-// (karpenter.sh/v1), EC2NodeClasses (karpenter.k8s.aws/v1, kept unstructured), Pods, Nodes,
+// (karpenter.sh/v1), EC2NodeClasses (karpenter.k8s.aws/v1, defaulted and validated), Pods, Nodes,
 // DaemonSets, PodDisruptionBudgets, PersistentVolumeClaims, PersistentVolumes, StorageClasses,
 // CSINodes and Leases. Deployments, ReplicaSets, StatefulSets and Jobs are kept as [Workload]s
 // and expanded into the pending Pods their controllers would create, named <workload>-<index>.
@@ -35,5 +35,6 @@
 // converted them (WhenUnderutilized becomes WhenEmptyOrUnderutilized with consolidateAfter 0s,
 // expireAfter moves into the template, nodeClassRef gets its group and kind, the kubelet block
 // moves into the v1.KubeletCompatibilityAnnotationKey annotation, a NodeClaim takes its
-// NodePool's expireAfter), each with a [Warning] in [Set.Warnings] saying what to change.
+// NodePool's expireAfter), each with a [Warning] in [Set.Warnings] saying what to change;
+// karpenter.k8s.aws/v1beta1 EC2NodeClasses likewise (see apis/aws/v1beta1).
 package manifest

@@ -24,6 +24,7 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, seed := range []string{
 		kubectlDump,
+		nodeClassV1,
 		`{"apiVersion": "v1", "kind": "PodList", "items": [{"metadata": {"name": "p"}}]}`,
 		"apiVersion: v1\nkind: List\nitems: [[{kind: List, apiVersion: v1, items: [~]}]]\n",
 		"--- {apiVersion: v1, kind: Node, metadata: {name: a}}\n...\n",

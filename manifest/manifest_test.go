@@ -111,9 +111,9 @@ func TestExamples(t *testing.T) {
 	assert.Equal(t, []v1.Budget{{Nodes: "10%"}}, np.Spec.Disruption.Budgets)
 	nc := s.NodeClasses[0]
 	assert.Equal(t, "default", nc.GetName())
-	assert.Equal(t, "EC2NodeClass", nc.GetKind())
-	role, _, _ := nestedString(nc.Object, "spec", "role")
-	assert.Equal(t, "KarpenterNodeRole-${CLUSTER_NAME}", role)
+	assert.Equal(t, "EC2NodeClass", nc.Kind)
+	assert.Equal(t, "KarpenterNodeRole-${CLUSTER_NAME}", nc.Spec.Role)
+	assert.Equal(t, "AL2023", nc.AMIFamily())
 
 	// Its v1beta1 NodePools are read as Karpenter 1.0 converted them (see v1beta1_test.go):
 	// whatever else fails in that file, they do not.

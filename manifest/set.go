@@ -12,8 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 )
 
@@ -21,8 +21,9 @@ import (
 type Set struct {
 	NodePools  []*v1.NodePool
 	NodeClaims []*v1.NodeClaim
-	// NodeClasses are the EC2NodeClasses (karpenter.k8s.aws/v1), kept unstructured.
-	NodeClasses []*unstructured.Unstructured
+	// NodeClasses are the EC2NodeClasses (karpenter.k8s.aws/v1, or v1beta1 converted),
+	// defaulted and validated.
+	NodeClasses []*awsv1.EC2NodeClass
 	// Pods are the pods given (pending or bound, as given) and, at the place of each
 	// Workload in the input, the pending pods it expands into.
 	Pods  []*corev1.Pod

@@ -131,7 +131,7 @@ func (s *solver) buildTemplates() error {
 			continue
 		}
 		if notReady(np) {
-			s.templateErrors = append(s.templateErrors, fmt.Sprintf("NodePool %q is not ready", np.Name))
+			s.templateErrors = append(s.templateErrors, fmt.Sprintf("NodePool %q is not ready%s", np.Name, notReadyMessage(np)))
 			continue
 		}
 		// As Karpenter, with no usable NodePool at all nothing is planned, not even
@@ -701,6 +701,16 @@ func (s *solver) buildReservations() {
 
 // notReady reports a NodePool whose Ready condition is explicitly not True (a snapshot without
 // status is taken as ready).
+// notReadyMessage is ": " and the Ready condition's message, or "" without one.
+func notReadyMessage(np *v1.NodePool) string {
+	for _, c := range np.Status.Conditions {
+		if c.Type == "Ready" && c.Message != "" {
+			return ": " + c.Message
+		}
+	}
+	return ""
+}
+
 func notReady(np *v1.NodePool) bool {
 	for _, c := range np.Status.Conditions {
 		if c.Type == "Ready" {

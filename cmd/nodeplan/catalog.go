@@ -1,12 +1,19 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
+	awsv1beta1 "github.com/nodeplan/nodeplan/apis/aws/v1beta1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/ec2capacity"
+	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -104,4 +111,94 @@ func estimateMark(estimated bool) string {
 		return "*"
 	}
 	return ""
+}
+
+// assign gives each NodePool of in the instance types of its EC2NodeClass. With an
+// --instance-types file, or no EC2NodeClass in the input, every NodePool keeps the default
+// types. A NodePool whose nodeClassRef names an EC2NodeClass that is missing, not ready
+// (status Ready not True) or incompatible is marked not ready, as Karpenter marks it, and
+// launches nothing; warn says why.
+func (ic *instanceCatalog) assign(in *scheduling.Input, set *manifest.Set, warn func(string)) error {
+	if ic.file != nil {
+		return nil
+	}
+	classes := map[string]*awsv1.EC2NodeClass{}
+	for _, nc := range set.NodeClasses {
+		classes[nc.Name] = nc
+	}
+	cache := map[string]cloudprovider.InstanceTypes{}
+	in.NodePools = append([]*v1.NodePool(nil), in.NodePools...) // the set's own stay as read
+	for i, np := range in.NodePools {
+		ref := np.Spec.Template.Spec.NodeClassRef
+		var nc *awsv1.EC2NodeClass
+		if len(classes) > 0 && ref != nil && ref.Kind == awsv1.KindEC2NodeClass && ref.Group == awsv1.Group {
+			nc = classes[ref.Name]
+			if why := nodeClassNotReady(nc, ref.Name); why != "" {
+				warn(fmt.Sprintf("NodePool %q: %s, so Karpenter launches nothing from this NodePool", np.Name, why))
+				in.NodePools[i] = markNotReady(np, why)
+				continue
+			}
+		}
+		kubelet, err := awsv1.KubeletFor(np, nc)
+		if err != nil {
+			return err
+		}
+		if nc == nil && kubelet == nil {
+			continue // the default types snapshot gave it
+		}
+		key, err := json.Marshal(struct {
+			Class   string
+			Kubelet *awsv1.KubeletConfiguration
+		}{nodeClassName(nc), kubelet})
+		if err != nil {
+			return err
+		}
+		types, ok := cache[string(key)]
+		if !ok {
+			types, err = catalog.BuildEC2(catalog.EC2Options{NodeClass: ec2capacity.FromEC2NodeClass(nc, kubelet), SpotPrices: ic.spotPrices})
+			if err != nil {
+				return fmt.Errorf("NodePool %q: %w", np.Name, err)
+			}
+			cache[string(key)] = types
+		}
+		in.InstanceTypes[np.Name] = types
+	}
+	return nil
+}
+
+func nodeClassName(nc *awsv1.EC2NodeClass) string {
+	if nc == nil {
+		return ""
+	}
+	return nc.Name
+}
+
+// nodeClassNotReady says why Karpenter would not launch with the named EC2NodeClass, or "".
+func nodeClassNotReady(nc *awsv1.EC2NodeClass, name string) string {
+	switch {
+	case nc == nil:
+		return fmt.Sprintf("its EC2NodeClass %q is not in the input (Karpenter: NodeClass not found, NodePool not ready)", name)
+	case awsv1beta1.Incompatible(nc):
+		return fmt.Sprintf("its EC2NodeClass %q (Ubuntu, converted from v1beta1 without amiSelectorTerms) is incompatible with Karpenter 1.0", name)
+	}
+	for _, c := range nc.Status.Conditions {
+		if c.Type == awsv1.ConditionTypeReady && c.Status != metav1.ConditionTrue {
+			return fmt.Sprintf("its EC2NodeClass %q is not ready (status Ready %s: %s)", name, c.Status, c.Message)
+		}
+	}
+	return ""
+}
+
+// markNotReady is a copy of np whose Ready condition is False for reason why.
+func markNotReady(np *v1.NodePool, why string) *v1.NodePool {
+	c := np.DeepCopy()
+	cond := metav1.Condition{Type: v1.ConditionTypeReady, Status: metav1.ConditionFalse, Reason: "NodeClassNotReady", Message: why}
+	kept := c.Status.Conditions[:0]
+	for _, old := range c.Status.Conditions {
+		if old.Type != v1.ConditionTypeReady {
+			kept = append(kept, old)
+		}
+	}
+	c.Status.Conditions = append(kept, cond)
+	return c
 }

@@ -129,6 +129,9 @@ func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
 		return nil, nil, err
 	}
 	in := snapshot(set, types, ic.wellKnown)
+	if err := ic.assign(in, set, c.warn); err != nil {
+		return nil, nil, err
+	}
 	in.Options = c.options()
 	return set, in, nil
 }

@@ -95,8 +95,10 @@ func TestRealClusterPlan(t *testing.T) {
 	assert.Equal(t, "general", general.NodePool)
 	assert.Equal(t, "on-demand", general.CapacityType)
 	assert.Regexp(t, `^(m5|m6i|c6i)\.`, general.InstanceType)
-	assert.Equal(t, "m5.xlarge", general.InstanceType, "the cheapest 4-vCPU type with 8Gi to spare (m6i.xlarge costs the same)")
-	assert.Equal(t, 0.192, general.PricePerHour)
+	// The EC2NodeClass reserves 500m for the system: a 4-vCPU type keeps 4000m - 80m - 500m =
+	// 3420m, short of 3680m, so the cheapest fit has 8 vCPUs.
+	assert.Equal(t, "c6i.2xlarge", general.InstanceType, "the cheapest 8-vCPU type (m5.xlarge would fit without systemReserved)")
+	assert.Equal(t, 0.34, general.PricePerHour)
 	cpu, mem := general.Requests["cpu"], general.Requests["memory"]
 	assert.Equal(t, "3680m", cpu.String(), "3500m + 180m of DaemonSet pods")
 	assert.Equal(t, "8312Mi", mem.String(), "8Gi + 120Mi of DaemonSet pods")
@@ -115,7 +117,7 @@ func TestRealClusterPlan(t *testing.T) {
 	assert.Equal(t, "workload", batch.Taints[0].Key)
 	assert.Equal(t, "batch", batch.Labels["workload"])
 
-	assert.InDelta(t, 0.2575, got.PricePerHour, 1e-9)
+	assert.InDelta(t, 0.4055, got.PricePerHour, 1e-9)
 
 	// -o yaml says the same: a Nominated event per pending pod, none failed.
 	y, _, code := nodeplan(t, append(args, "-o", "yaml")...)
