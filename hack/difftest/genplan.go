@@ -68,6 +68,12 @@ func genPlan(seed uint64) *input {
 		// No in-flight NodeClaims: the oracle cannot bind pods to a claim without a Node, so it
 		// places pending pods there again every round and the comparison means nothing.
 		in.Docs = append(in.Docs, n.doc())
+		if !n.Initialized && i%2 == 1 {
+			// Half the uninitialized nodes come with their NodeClaim (whose startup taints a
+			// pod may ignore), half as a bare Node.
+			in.Docs = append(in.Docs, n.claimDoc())
+			in.Features = append(in.Features, "uninitialized-with-claim")
+		}
 		cpu, mem := t.allocatable()
 		fill := 0.2 + 0.6*r.Float64()
 		k := r.IntN(5)

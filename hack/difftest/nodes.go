@@ -132,6 +132,9 @@ func (n *node) claimDoc() map[string]any {
 	if n.Pool.Taint {
 		spec["taints"] = []any{n.Pool.taint()}
 	}
+	if n.Pool.StartupTaint {
+		spec["startupTaints"] = []any{map[string]any{"key": "example.com/agent-not-ready", "effect": "NoSchedule"}}
+	}
 	status := map[string]any{"providerID": n.providerID(),
 		"capacity":    map[string]any{"cpu": fmt.Sprint(n.Type.CPU), "memory": fmt.Sprintf("%dGi", n.Type.MemGi), "pods": fmt.Sprint(n.Type.Pods)},
 		"allocatable": n.resources()}

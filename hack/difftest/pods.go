@@ -107,6 +107,7 @@ func constraints(r *rand.Rand, spec map[string]any, app string, others []string,
 	}
 	if r.IntN(3) == 0 {
 		var tscs []any
+		seen := map[string]bool{}
 		for range 1 + r.IntN(2) {
 			key, k := "topology.kubernetes.io/zone", "zone"
 			switch r.IntN(6) {
@@ -127,6 +128,10 @@ func constraints(r *rand.Rand, spec map[string]any, app string, others []string,
 				k += "-minDomains"
 			}
 			tsc["whenUnsatisfiable"] = mode
+			if seen[key+mode] {
+				continue // the API server rejects a second constraint with the same key and mode
+			}
+			seen[key+mode] = true
 			tscs = append(tscs, tsc)
 			feats = append(feats, "spread-"+k+"-"+mode)
 		}

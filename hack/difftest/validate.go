@@ -215,7 +215,13 @@ func (w *world) validatePlan(o *planOutput) []violation {
 				add("node-affinity", key(p), "on %s", h.name)
 			}
 			if t, ok := untolerated(h.taints, p.Spec.Tolerations); ok {
-				add("taint", key(p), "%s does not tolerate %s", h.name, t.Key)
+				kind := "taint"
+				if w.isStartupTaint(h, t) {
+					// Karpenter lets a pod use an uninitialized node of its NodeClaim despite
+					// the claim's startup taints; without the claim it does not.
+					kind = "startup-taint"
+				}
+				add(kind, key(p), "%s does not tolerate %s", h.name, t.Key)
 			}
 			w.checkVolumes(p, node, add)
 		}
@@ -247,6 +253,24 @@ func untolerated(taints []corev1.Taint, tols []corev1.Toleration) (corev1.Taint,
 		}
 	}
 	return corev1.Taint{}, false
+}
+
+// isStartupTaint says whether t is a startup taint of h's NodePool and h is not initialized.
+func (w *world) isStartupTaint(h *holder, t corev1.Taint) bool {
+	if h.isNew || h.labels[v1.NodeInitializedLabelKey] == "true" {
+		return false
+	}
+	for _, np := range w.set.NodePools {
+		if np.Name != h.pool {
+			continue
+		}
+		for _, st := range np.Spec.Template.Spec.StartupTaints {
+			if st.Key == t.Key && st.Effect == t.Effect {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func tolerates(tol corev1.Toleration, t corev1.Taint) bool {
