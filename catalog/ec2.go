@@ -63,7 +63,8 @@ type ec2FileNetwork struct {
 type ec2Entry struct {
 	name  string
 	facts ec2capacity.InstanceType
-	// requirements are the type's labels (and region), without zone or capacity type.
+	// requirements are the type's labels, region, zones and capacity types, with every
+	// undefined catalog key DoesNotExist.
 	requirements requirements.Requirements
 	price        float64
 }
@@ -77,6 +78,9 @@ type ec2Catalog struct {
 	zoneReq      *requirements.Requirement
 	capTypeReq   *requirements.Requirement
 }
+
+// windowsOS is the os requirement of types booting a Windows AMI family.
+var windowsOS = requirements.MustNew(v1.LabelOS, requirements.In, "windows")
 
 // ec2CapacityTypes are the capacity types of the embedded catalog's offerings.
 var ec2CapacityTypes = []string{v1.CapacityTypeSpot, v1.CapacityTypeOnDemand}
@@ -147,7 +151,9 @@ func buildEC2(f *ec2File) (*ec2Catalog, error) {
 		reqs.Add(
 			requirements.MustNew(v1.LabelInstanceType, requirements.In, t.Name),
 			requirements.MustNew(v1.LabelTopologyRegion, requirements.In, EC2Region),
+			c.zoneReq, c.capTypeReq,
 		)
+		fillUndefined(reqs, c.labelKeys)
 		c.entries = append(c.entries, ec2Entry{name: t.Name, facts: facts, requirements: reqs, price: price})
 	}
 	sort.Strings(c.skipped)
@@ -266,11 +272,9 @@ func BuildEC2(opts EC2Options) (cloudprovider.InstanceTypes, error) {
 			ofs = append(ofs, o)
 		}
 		reqs := e.requirements.Copy()
-		reqs.Add(c.zoneReq, c.capTypeReq)
 		if nc.Family.Windows() {
-			reqs[v1.LabelOS] = requirements.MustNew(v1.LabelOS, requirements.In, "windows")
+			reqs[v1.LabelOS] = windowsOS
 		}
-		fillUndefined(reqs, c.labelKeys)
 		out = append(out, &cloudprovider.InstanceType{
 			Name:         e.name,
 			Requirements: reqs,

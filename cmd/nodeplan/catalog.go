@@ -113,15 +113,13 @@ func estimateMark(estimated bool) string {
 	return ""
 }
 
-// assign gives each NodePool of in the instance types of its EC2NodeClass. With an
-// --instance-types file, or no EC2NodeClass in the input, every NodePool keeps the default
-// types. A NodePool whose nodeClassRef names an EC2NodeClass that is missing, not ready
+// assign gives each NodePool of in its instance types: those of its EC2NodeClass, else the
+// default types (the --instance-types file, or the embedded catalog with Karpenter's
+// defaults, built only when some NodePool needs it). With an --instance-types file, or no
+// EC2NodeClass in the input, every NodePool gets the default types. A NodePool whose nodeClassRef names an EC2NodeClass that is missing, not ready
 // (status Ready not True) or incompatible is marked not ready, as Karpenter marks it, and
 // launches nothing; warn says why.
 func (ic *instanceCatalog) assign(in *scheduling.Input, set *manifest.Set, warn func(string)) error {
-	if ic.file != nil {
-		return nil
-	}
 	classes := map[string]*awsv1.EC2NodeClass{}
 	for _, nc := range set.NodeClasses {
 		classes[nc.Name] = nc
@@ -129,6 +127,10 @@ func (ic *instanceCatalog) assign(in *scheduling.Input, set *manifest.Set, warn 
 	cache := map[string]cloudprovider.InstanceTypes{}
 	in.NodePools = append([]*v1.NodePool(nil), in.NodePools...) // the set's own stay as read
 	for i, np := range in.NodePools {
+		if ic.file != nil {
+			in.InstanceTypes[np.Name] = ic.file
+			continue
+		}
 		ref := np.Spec.Template.Spec.NodeClassRef
 		var nc *awsv1.EC2NodeClass
 		if len(classes) > 0 && ref != nil && ref.Kind == awsv1.KindEC2NodeClass && ref.Group == awsv1.Group {
@@ -144,7 +146,10 @@ func (ic *instanceCatalog) assign(in *scheduling.Input, set *manifest.Set, warn 
 			return err
 		}
 		if nc == nil && kubelet == nil {
-			continue // the default types snapshot gave it
+			if in.InstanceTypes[np.Name], err = ic.defaultTypes(); err != nil {
+				return err
+			}
+			continue
 		}
 		key, err := json.Marshal(struct {
 			Class   string

@@ -124,11 +124,7 @@ func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
 		return nil, nil, err
 	}
 	c.catalog = ic
-	types, err := ic.defaultTypes()
-	if err != nil {
-		return nil, nil, err
-	}
-	in := snapshot(set, types, ic.wellKnown)
+	in := snapshot(set, nil, ic.wellKnown)
 	if err := ic.assign(in, set, c.warn); err != nil {
 		return nil, nil, err
 	}
