@@ -1,0 +1,112 @@
+// Package verify is an independent checker of plans: it takes the input and the result of
+// scheduling.Solve or disruption.Plan and reports, as [Violation] values, every rule the
+// result breaks. It shares no decision code with the solver: it reads labels and
+// requirements with package requirements (the label algebra), resources and taints with
+// Kubernetes' own helpers (k8s.io/component-helpers) or a few lines of its own, and
+// counts topology domains by the rules below. It is pure and deterministic, never modifies
+// its arguments, and returns nil for a valid plan.
+//
+// # What Solve checks
+//
+// A result is checked as launched: each new NodeClaim becomes a node of its InstanceType in
+// its Offering, labelled with the single values of its requirements narrowed by that type
+// and offering, its Labels, its NodePool and its Hostname.
+//
+//   - Accounting: every input pod is placed once or in PodErrors; no pod is placed twice,
+//     placed and unplaced, or unknown (pods of nodes marked for deletion may be placed
+//     again); no placement on an unknown node or one marked for deletion; no empty claim.
+//   - Launch choice: the NodePool exists and may launch (not static, not deleting); the
+//     type is one of the NodePool's and among the claim's options; the offering is the
+//     type's and available; type and offering intersect the claim's requirements; the
+//     node's labels satisfy the claim's and the NodePool's requirements and carry the
+//     template's labels.
+//   - Resources: bound pods (not finished), placed pods and the DaemonSet pods that will run
+//     there and are not bound yet fit the allocatable — of the launched type, or of the
+//     existing node (an uninitialized node's missing values from its NodeClaim or type).
+//     Requests are Kubernetes': limits default missing requests, init containers and
+//     sidecars, overhead, pod-level resources, resized allocations, one "pods" each. A
+//     DaemonSet runs where its pod's node affinity matches the labels and it tolerates the
+//     NoSchedule/NoExecute taints (PreferNoSchedule does not keep it away).
+//   - Node selection: each placed pod's nodeSelector and required node affinity match the
+//     node's labels (Kubernetes' matcher; required terms ORed); it tolerates every
+//     NoSchedule and NoExecute taint (a new claim's startup taints, and an uninitialized
+//     node's startup and known ephemeral taints, do not count, as in Karpenter).
+//   - Host ports: no two pods on a node (bound, placed, DaemonSet) bind one port and
+//     protocol on overlapping IPs, unless both were already there.
+//   - Volumes: a bound PersistentVolume's node affinity (hostname terms of local and
+//     hostPath volumes dropped, as Karpenter does) and an unbound claim's StorageClass
+//     allowedTopologies admit the node.
+//   - Topology spread, DoNotSchedule only (the pod's own constraints, else the cluster
+//     defaults of Options selecting its own labels): in the final placement, bound pods
+//     included, the pod's domain holds at most maxSkew more of the pods the constraint
+//     selects (same namespace, selector plus matchLabelKeys, not terminating; the pod
+//     itself when it selects itself) than the least-populated eligible domain. Only nodes
+//     the constraint's filter admits count: nodeAffinityPolicy (default Honor) requires the
+//     pod's node affinity to match them, nodeTaintsPolicy Honor (default Ignore) requires
+//     the pod to tolerate them. Eligible domains are the values of the key on every node of
+//     the final placement the filter admits, plus every value a usable NodePool could
+//     launch: for each of its instance types and each available offering, the NodePool's
+//     requirements, template labels, type and offering together, compatible with one of
+//     the pod's required node-affinity terms (under Honor) and with NodePool taints the
+//     pod tolerates (under taints Honor), define the key In a set of values. With fewer
+//     eligible domains than minDomains the minimum is 0; for kubernetes.io/hostname it is
+//     always 0 (a new node can always be made, as Karpenter counts). The pod's node must
+//     have the key.
+//   - Pod affinity, required terms of placed pods: another pod the term selects (namespaces,
+//     namespaceSelector, selector, matchLabelKeys, mismatchLabelKeys) runs in the pod's
+//     domain; a pod that selects itself may start a domain when no selected pod runs
+//     anywhere. A group split by Karpenter's bootstrap rule (the pod started a domain
+//     because no selected pod was in a domain its node affinity allows, or a pod of the
+//     other domain could not have joined) is reported as PodAffinityBootstrap rather than
+//     PodAffinity: kube-scheduler would leave one side pending.
+//   - Pod anti-affinity, required terms, both directions: no placed pod shares a domain with
+//     a pod its term selects, nor with a running or placed pod whose term selects it.
+//   - NodePool limits, for NodePools that launch in the plan: the capacity of the launched
+//     types plus the capacity of the NodePool's existing nodes not being deleted, and the
+//     number of those nodes for "nodes", stay within spec.limits.
+//
+// # What Plan checks
+//
+//   - Every candidate and blocked node is known and appears once (a node is in at most one
+//     command); every managed node (karpenter.sh/nodepool label) is in a command or
+//     blocked; a candidate is an initialized Node of a known NodePool, not deleting.
+//   - Budgets: for each command except expiration, the nodes of each of its NodePools that
+//     are disrupting so far — already deleting or NotReady, plus the candidates of every
+//     command up to it — stay within the smallest allowance of the NodePool's active
+//     budgets for the command's reason (percentages of the initialized, not terminating
+//     nodes rounded up).
+//   - Do-not-disrupt: no command but expiration disrupts a node annotated
+//     karpenter.sh/do-not-disrupt=true; none but expiration, and drift of a node with a
+//     terminationGracePeriod, disrupts a node running an active pod whose annotation is
+//     "true" or a duration not yet over since the pod started.
+//   - PodDisruptionBudgets, under the same exemptions, for active pods Karpenter would
+//     evict (not mirror pods, not pods tolerating karpenter.sh/disrupted): no pod is
+//     selected by two budgets, none by one that allows no eviction (unless its
+//     unhealthyPodEvictionPolicy is AlwaysAllow and the pod is not ready). A budget's
+//     allowance is its status when the snapshot carries one, else the disruption
+//     controller's arithmetic over the pods the input knows: expected = selected pods not
+//     finished or terminating, pending ones included; healthy = the bound, Ready ones;
+//     allowed = healthy − (minAvailable, or expected − maxUnavailable; percentages
+//     rounded up).
+//   - Replacements are checked like new NodeClaims of Solve (launch choice, and that their
+//     pods fit them: resources, node selection, taints, host ports, volumes).
+//   - Destinations, for every command but expiration: each reschedulable pod of its
+//     candidates (not DaemonSet or mirror pods, not finished, not terminating unless a
+//     StatefulSet's; under drift with a grace period not the blocking pods) is on a
+//     replacement or fits, by first-fit decreasing over all commands' displaced pods,
+//     a node no command disrupts or a replacement's remaining room (resources, node
+//     selection, taints, host ports).
+//
+// # What it never does
+//
+// It does not decide anything or say what a better plan would be: it does not check that
+// a claim's type is the cheapest, that pods could not have been placed, that preferences
+// (preferred affinities, ScheduleAnyway spread, PreferNoSchedule taints) were honoured,
+// minValues, CSI volume attach limits, reserved-capacity accounting, DRA, consolidation
+// savings or Balanced scores, which nodes should have been chosen, consolidateAfter, or
+// that pending pods of a plan stay pending. Plan destinations are a first-fit heuristic
+// (a tight packing only a cleverer assignment achieves is reported) and do not check
+// topology or pod affinity; a PodDisruptionBudget's allowance is checked per pod, not
+// summed over the evictions of all commands (the eviction API paces those). It never
+// reads a clock, the environment or the network.
+package verify

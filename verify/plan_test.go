@@ -1,0 +1,229 @@
+package verify_test
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/verify"
+)
+
+// planInput is NodePool "default" (consolidateAfter 0s, budget 100%) over
+// fake.InstanceTypes(4) with the nodes.
+func planInput(nodes ...*scheduling.Node) *disruption.Input {
+	np := fake.NodePool("default").Disruption(v1.Disruption{ConsolidateAfter: v1.MustParseNillableDuration("0s"),
+		Budgets: []v1.Budget{{Nodes: "100%"}}}).Obj()
+	return &disruption.Input{Now: now, NodePools: []*v1.NodePool{np},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
+		WellKnownLabels: fake.WellKnownLabels(), Nodes: nodes}
+}
+
+func pdb(name string, sel map[string]string, minAvailable, maxUnavailable *intstr.IntOrString) *policyv1.PodDisruptionBudget {
+	return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: sel},
+			MinAvailable: minAvailable, MaxUnavailable: maxUnavailable}}
+}
+
+func intOrStr(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
+
+// deleteNode is a consolidation command deleting name, the node taken out of Blocked.
+func deleteNode(res *disruption.Result, reason disruption.Reason, name string) {
+	res.Commands = append(res.Commands, disruption.Command{Method: disruption.MethodSingleNode, Reason: reason, Candidates: []string{name}})
+	var keep []disruption.Blocked
+	for _, b := range res.Blocked {
+		if b.Node != name {
+			keep = append(keep, b)
+		}
+	}
+	res.Blocked = keep
+}
+
+// TestPlanCodes: for every code, Plan's own result passes and a hand-made broken one is
+// caught with that code.
+func TestPlanCodes(t *testing.T) {
+	twoNodes := func() *disruption.Input {
+		return planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")),
+			node("node-b", "default", fake.TestZone1, 4, running("b", "3")))
+	}
+	cases := []struct {
+		name    string
+		code    verify.ViolationCode
+		in      func() *disruption.Input
+		breakIt func(in *disruption.Input, res *disruption.Result)
+	}{
+		{"unknown", verify.PlanNodeUnknown, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			res.Commands = append(res.Commands, disruption.Command{Reason: disruption.ReasonEmpty, Candidates: []string{"ghost"}})
+		}},
+		{"twice", verify.PlanNodeTwice, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			res.Blocked = append(res.Blocked, res.Blocked...)
+			if len(res.Blocked) == 0 {
+				res.Commands = append(res.Commands, res.Commands...)
+			}
+		}},
+		{"unaccounted", verify.PlanNodeUnaccounted, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			res.Commands, res.Blocked = nil, nil
+		}},
+		{"not a candidate", verify.PlanNodeNotCandidate, func() *disruption.Input {
+			in := twoNodes()
+			in.Nodes = append(in.Nodes, node("plain", "", fake.TestZone1, 4))
+			return in
+		}, func(in *disruption.Input, res *disruption.Result) {
+			deleteNode(res, disruption.ReasonEmpty, "plain")
+		}},
+		{"budget", verify.PlanBudget, func() *disruption.Input {
+			in := twoNodes()
+			in.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "0"}}
+			return in
+		}, func(in *disruption.Input, res *disruption.Result) {
+			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
+		}},
+		{"budget counts disrupting nodes", verify.PlanBudget, func() *disruption.Input {
+			in := twoNodes()
+			in.Nodes = append(in.Nodes, node("node-c", "default", fake.TestZone1, 4))
+			in.Nodes[2].MarkedForDeletion = true
+			in.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "1"}}
+			return in
+		}, func(in *disruption.Input, res *disruption.Result) {
+			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
+		}},
+		{"pdb", verify.PlanPDB, func() *disruption.Input {
+			in := twoNodes()
+			in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, intOrStr(1), nil)}
+			return in
+		}, func(in *disruption.Input, res *disruption.Result) {
+			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
+		}},
+		{"two pdbs", verify.PlanPDB, func() *disruption.Input {
+			in := twoNodes()
+			in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, nil, intOrStr(5)),
+				pdb("a2", map[string]string{"app": "a"}, nil, intOrStr(5))}
+			return in
+		}, func(in *disruption.Input, res *disruption.Result) {
+			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
+		}},
+		{"do-not-disrupt pod", verify.PlanDoNotDisruptPod, func() *disruption.Input {
+			in := twoNodes()
+			in.Nodes[0].Pods[0].Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+			return in
+		}, func(in *disruption.Input, res *disruption.Result) {
+			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
+		}},
+		{"do-not-disrupt node", verify.PlanDoNotDisruptNode, func() *disruption.Input {
+			in := twoNodes()
+			in.Nodes[0].Node.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+			return in
+		}, func(in *disruption.Input, res *disruption.Result) {
+			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
+		}},
+		{"no destination", verify.PlanNoDestination, func() *disruption.Input {
+			return planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "3")),
+				node("node-b", "default", fake.TestZone1, 4, running("b", "3")))
+		}, func(in *disruption.Input, res *disruption.Result) {
+			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
+		}},
+		{"replacement", verify.LaunchOfferingUnavailable, func() *disruption.Input {
+			return planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "3")),
+				node("node-b", "default", fake.TestZone1, 4, running("b", "3")))
+		}, func(in *disruption.Input, res *disruption.Result) {
+			sres, err := scheduling.Solve(&scheduling.Input{Pods: []*corev1.Pod{in.Nodes[0].Pods[0]}, NodePools: in.NodePools,
+				InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels})
+			if err != nil || len(sres.NewNodeClaims) != 1 {
+				panic("setup")
+			}
+			c := sres.NewNodeClaims[0]
+			o := *c.Offering
+			o.Available = false
+			c.Offering = &o
+			deleteNode(res, disruption.ReasonDrifted, "node-a")
+			res.Commands[len(res.Commands)-1].Replacements = []*scheduling.NodeClaim{c}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := c.in()
+			res, err := disruption.Plan(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if vs := verify.Plan(in, res); len(vs) > 0 {
+				t.Fatalf("Plan's own result reported: %v", vs)
+			}
+			c.breakIt(in, res)
+			vs := verify.Plan(in, res)
+			if !hasCode(vs, c.code) {
+				t.Fatalf("want %s, got %v", c.code, vs)
+			}
+		})
+	}
+}
+
+// TestPlanExemptions: expiration ignores budgets and blockers; drift of a node with a
+// terminationGracePeriod ignores pod blockers; an unhealthy pod under an AlwaysAllow PDB
+// may go.
+func TestPlanExemptions(t *testing.T) {
+	in := planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")),
+		node("node-b", "default", fake.TestZone1, 4, running("b", "1")))
+	in.Nodes[0].Pods[0].Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+	in.Nodes[0].Node.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+	in.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "0"}}
+	res := &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-a"}}},
+		Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
+	if vs := verify.Plan(in, res); len(vs) > 0 {
+		t.Fatalf("expiration: %v", vs)
+	}
+
+	in = planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")),
+		node("node-b", "default", fake.TestZone1, 4, running("b", "1")))
+	in.Nodes[0].Pods[0].Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+	in.Nodes[0].NodeClaim = &v1.NodeClaim{}
+	in.Nodes[0].NodeClaim.Spec.TerminationGracePeriod = &metav1.Duration{Duration: 3600e9}
+	res = &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodDrift, Reason: disruption.ReasonDrifted, Candidates: []string{"node-a"}}},
+		Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
+	if vs := verify.Plan(in, res); len(vs) > 0 {
+		t.Fatalf("drift with a grace period: %v", vs)
+	}
+	in.Nodes[0].NodeClaim.Spec.TerminationGracePeriod = nil
+	if vs := verify.Plan(in, res); !hasCode(vs, verify.PlanDoNotDisruptPod) {
+		t.Fatalf("drift without a grace period: %v", vs)
+	}
+
+	in = planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")),
+		node("node-b", "default", fake.TestZone1, 4, running("b", "1")))
+	in.Nodes[0].Pods[0].Status.Conditions = nil
+	always := policyv1.AlwaysAllow
+	p := pdb("a", map[string]string{"app": "a"}, intOrStr(1), nil)
+	p.Spec.UnhealthyPodEvictionPolicy = &always
+	in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{p}
+	res = &disruption.Result{}
+	deleteNode(res, disruption.ReasonUnderutilized, "node-a")
+	res.Blocked = []disruption.Blocked{{Node: "node-b", Reason: "x"}}
+	if vs := verify.Plan(in, res); len(vs) > 0 {
+		t.Fatalf("AlwaysAllow, pod not ready: %v", vs)
+	}
+}
+
+// TestPlanPDBCountsPendingPods: a pending pod a PDB selects is expected but not healthy,
+// so maxUnavailable 1 over one running and one pending pod allows no eviction.
+func TestPlanPDBCountsPendingPods(t *testing.T) {
+	in := planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")),
+		node("node-b", "default", fake.TestZone1, 4, running("b", "1")))
+	in.Pods = []*corev1.Pod{pending("a2", "100m").Label("app", "a").NodeSelector("no-such", "label").Obj()}
+	in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, nil, intOrStr(1))}
+	res := &disruption.Result{Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
+	deleteNode(res, disruption.ReasonUnderutilized, "node-a")
+	if vs := verify.Plan(in, res); !hasCode(vs, verify.PlanPDB) {
+		t.Fatalf("want PlanPDB, got %v", vs)
+	}
+	in.Pods = nil
+	if vs := verify.Plan(in, res); len(vs) > 0 {
+		t.Fatalf("without the pending pod one eviction is allowed: %v", vs)
+	}
+}

@@ -1,0 +1,197 @@
+package verify
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Solve checks that res is a valid outcome of scheduling.Solve for in, with every new
+// NodeClaim launched on its InstanceType and Offering. It returns nil when the plan is
+// valid; see the package doc for what is and is not checked. It never modifies its
+// arguments.
+func Solve(in *scheduling.Input, res *scheduling.Result) []Violation {
+	if in == nil || res == nil {
+		return nil
+	}
+	w := newWorld(in)
+	var out []Violation
+	out = append(out, w.placeResult(res)...)
+	for _, l := range w.locs {
+		if len(l.placed) == 0 {
+			continue
+		}
+		if l.claim >= 0 {
+			out = append(out, w.checkLaunch(l)...)
+		}
+		out = append(out, w.checkFit(l)...)
+	}
+	out = append(out, w.checkSpread()...)
+	out = append(out, w.checkPodAffinity()...)
+	out = append(out, w.checkLimits()...)
+	return out
+}
+
+// world is the final placement: every location with its pods, and what the checks look up.
+type world struct {
+	in          *scheduling.Input
+	locs        []*location
+	byName      map[string]*location
+	typesByName map[string]*cloudprovider.InstanceType
+	pools       map[string]*v1.NodePool
+	where       map[*corev1.Pod]*location
+	placed      []*corev1.Pod // pods the plan places, in result order
+	namespaces  map[string]map[string]string
+}
+
+func newWorld(in *scheduling.Input) *world {
+	w := &world{in: in, byName: map[string]*location{}, typesByName: map[string]*cloudprovider.InstanceType{},
+		pools: map[string]*v1.NodePool{}, where: map[*corev1.Pod]*location{}}
+	poolNames := make([]string, 0, len(in.InstanceTypes))
+	for name := range in.InstanceTypes {
+		poolNames = append(poolNames, name)
+	}
+	sort.Strings(poolNames)
+	for _, name := range poolNames {
+		for _, it := range in.InstanceTypes[name] {
+			if it != nil && w.typesByName[it.Name] == nil {
+				w.typesByName[it.Name] = it
+			}
+		}
+	}
+	for _, np := range in.NodePools {
+		if np != nil {
+			w.pools[np.Name] = np
+		}
+	}
+	for _, n := range in.Nodes {
+		if n == nil || (n.Node == nil && n.NodeClaim == nil) {
+			continue
+		}
+		l := existingLocation(n, w.typesByName)
+		if w.byName[l.name] != nil {
+			continue
+		}
+		l.finish()
+		w.byName[l.name] = l
+		w.locs = append(w.locs, l)
+	}
+	w.namespaces = namespaceLabels(in.Namespaces, in.Pods, in.Nodes)
+	return w
+}
+
+// placeResult records where the result puts every pod and checks that each input pod is
+// in exactly one place.
+func (w *world) placeResult(res *scheduling.Result) []Violation {
+	var out []Violation
+	inputs := map[string]bool{}
+	for _, p := range w.in.Pods {
+		if p != nil {
+			inputs[key(p)] = true
+		}
+	}
+	// Pods of nodes being deleted may be planned again.
+	movable := map[string]*location{}
+	for _, l := range w.locs {
+		if !l.marked {
+			continue
+		}
+		for _, p := range l.bound {
+			movable[key(p)] = l
+		}
+	}
+	seen := map[string]int{}
+	accept := func(p *corev1.Pod, v Violation) bool {
+		k := key(p)
+		seen[k]++
+		if seen[k] > 1 {
+			v.Code, v.Pod = PodDuplicated, k
+			out = append(out, v)
+			return false
+		}
+		if !inputs[k] && movable[k] == nil {
+			v.Code, v.Pod = PodUnknown, k
+			out = append(out, v)
+			return false
+		}
+		return true
+	}
+	move := func(p *corev1.Pod, to *location) {
+		if from := movable[key(p)]; from != nil && !inputs[key(p)] {
+			from.bound = removePod(from.bound, key(p))
+		}
+		to.placed = append(to.placed, p)
+		w.where[p] = to
+		w.placed = append(w.placed, p)
+	}
+	for i, c := range res.NewNodeClaims {
+		if c == nil {
+			continue
+		}
+		l := claimLocation(i, c)
+		l.placed = nil
+		w.locs = append(w.locs, l)
+		if len(c.Pods) == 0 {
+			out = append(out, l.violation(ClaimEmpty))
+		}
+		for _, p := range c.Pods {
+			if p != nil && accept(p, l.violation("")) {
+				move(p, l)
+			}
+		}
+		l.finish()
+	}
+	for _, e := range res.ExistingNodes {
+		if e == nil {
+			continue
+		}
+		l := w.byName[e.Name]
+		if l == nil {
+			v := newViolation(NodeUnknown)
+			v.Node = e.Name
+			out = append(out, v)
+			continue
+		}
+		if l.marked && len(e.Pods) > 0 {
+			out = append(out, l.violation(NodeMarkedForDeletion))
+		}
+		for _, p := range e.Pods {
+			if p != nil && accept(p, l.violation("")) {
+				move(p, l)
+			}
+		}
+	}
+	for _, pe := range res.PodErrors {
+		if pe.Pod != nil {
+			accept(pe.Pod, newViolation(""))
+		}
+	}
+	for _, p := range w.in.Pods {
+		if p != nil && seen[key(p)] == 0 {
+			v := newViolation(PodMissing)
+			v.Pod = key(p)
+			out = append(out, v)
+		}
+	}
+	// Bound pods are where they are.
+	for _, l := range w.locs {
+		for _, p := range l.bound {
+			w.where[p] = l
+		}
+	}
+	return out
+}
+
+func removePod(ps []*corev1.Pod, k string) []*corev1.Pod {
+	out := ps[:0:0]
+	for _, p := range ps {
+		if key(p) != k {
+			out = append(out, p)
+		}
+	}
+	return out
+}
