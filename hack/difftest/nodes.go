@@ -113,6 +113,11 @@ func (n *node) claimDoc() map[string]any {
 	delete(labels, "karpenter.sh/registered")
 	delete(labels, "karpenter.sh/initialized")
 	meta := map[string]any{"name": n.Name, "labels": labels, "creationTimestamp": ts(n.Created)}
+	if n.Deleting {
+		// Karpenter deletes the NodeClaim first; a deleting Node without a claim is the other shape.
+		meta["deletionTimestamp"] = ts(n.Created.Add(time.Hour))
+		meta["finalizers"] = []any{"karpenter.sh/termination"}
+	}
 	if n.ClaimHash != "" {
 		meta["annotations"] = map[string]any{"karpenter.sh/nodepool-hash": n.ClaimHash, "karpenter.sh/nodepool-hash-version": "v3"}
 	}
