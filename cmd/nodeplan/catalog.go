@@ -12,6 +12,7 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/ec2capacity"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -80,7 +81,13 @@ func (ic *instanceCatalog) defaultTypes() (cloudprovider.InstanceTypes, error) {
 // catalog without --prices is priced at the on-demand price, as Karpenter does until it has
 // read spot prices.
 func (ic *instanceCatalog) estimated(o *cloudprovider.Offering) bool {
-	return ic != nil && ic.file == nil && ic.spotPrices == nil && o != nil && o.CapacityType() == v1.CapacityTypeSpot
+	return o != nil && ic.estimates(o.CapacityType())
+}
+
+// estimates reports whether prices of a capacity type are guesses (spot, without --prices, in
+// the embedded catalog).
+func (ic *instanceCatalog) estimates(capacityType string) bool {
+	return ic != nil && ic.file == nil && ic.spotPrices == nil && capacityType == v1.CapacityTypeSpot
 }
 
 // estimateNote explains estimated prices in the table output.
@@ -206,4 +213,39 @@ func markNotReady(np *v1.NodePool, why string) *v1.NodePool {
 	}
 	c.Status.Conditions = append(kept, cond)
 	return c
+}
+
+// markDisruptEstimates flags the replacement and provisioned claims whose chosen offering's
+// price is an estimate, and the whole answer when one is, or when a node of the cluster is
+// spot (its price, and so every saving, is then an estimate).
+func markDisruptEstimates(out *disruptOutput, res *disruption.Result, in *scheduling.Input, ic *instanceCatalog) {
+	mark := func(c *claimOutput, o *cloudprovider.Offering) {
+		if ic.estimated(o) {
+			c.PriceEstimated, out.PriceEstimated = true, true
+		}
+	}
+	for i, c := range res.Provisioned {
+		mark(&out.Provisioned[i], c.Offering)
+	}
+	for i, cmd := range res.Commands {
+		for j, r := range cmd.Replacements {
+			mark(&out.Commands[i].Replacements[j], r.Offering)
+		}
+	}
+	for _, n := range in.Nodes {
+		if ic.estimates(nodeCapacityType(n)) {
+			out.PriceEstimated = true
+		}
+	}
+}
+
+// nodeCapacityType is the karpenter.sh/capacity-type label of a node or its NodeClaim.
+func nodeCapacityType(n *scheduling.Node) string {
+	if n.Node != nil {
+		return n.Node.Labels[v1.CapacityTypeLabelKey]
+	}
+	if n.NodeClaim != nil {
+		return n.NodeClaim.Labels[v1.CapacityTypeLabelKey]
+	}
+	return ""
 }

@@ -141,3 +141,10 @@ func TestDisruptRealSpotNode(t *testing.T) {
 		assert.True(t, strings.Contains(got.Blocked[0].Reason, c.want), got.Blocked[0].Reason)
 	}
 }
+
+func TestDisruptPricesNotEstimated(t *testing.T) {
+	prices := writeInput(t, "spot.json", spotPricesJSON)
+	out, stderr, code := nodeplan(t, "disrupt", "-f", spotNode, "--prices", prices, "--now", "2026-01-01T02:00:00Z", "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, out, "priceEstimated")
+}

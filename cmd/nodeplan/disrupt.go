@@ -55,6 +55,7 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	case "json":
 		out := newDisruptOutput(res)
 		out.Now = at
+		markDisruptEstimates(out, res, sin, c.catalog)
 		return writeJSON(stdout, out)
 	case "yaml":
 		fmt.Fprintf(stdout, "# nodeplan disrupt %s\n", at)
@@ -95,6 +96,8 @@ type disruptOutput struct {
 	Provisioned []claimOutput `json:"provisioned"`
 	// Now is the time judged at and where it came from.
 	Now judgedAt `json:"now"`
+	// PriceEstimated is true when a price behind a command or claim is an estimate.
+	PriceEstimated bool `json:"priceEstimated,omitempty"`
 }
 
 type commandOutput struct {
