@@ -37,7 +37,7 @@ func regionFromData(t *testing.T) (*awstest.EC2, map[string]awstest.DataType) {
 		byName[d.Name] = d
 		e.InstanceTypes = append(e.InstanceTypes, info)
 		for _, z := range testZones {
-			e.Offerings = append(e.Offerings, ec2types.InstanceTypeOffering{InstanceType: info.InstanceType, Location: sdkaws.String(z), LocationType: ec2types.LocationTypeAvailabilityZone})
+			e.Offerings = append(e.Offerings, awstest.Offering(d.Name, z))
 		}
 	}
 	return e, byName

@@ -151,18 +151,23 @@ func TestInterruptionReaderOverSQSProtocol(t *testing.T) {
 // A reply lost after SQS handed the messages out (malformed body, timeout) fails the poll;
 // the messages reappear after the visibility timeout and none is lost.
 func TestInterruptionReaderLostReplies(t *testing.T) {
-	for f, n := range map[awstest.Fault]int{awstest.MalformedBody: 1, awstest.Timeout: 3} { // the SDK retries timeouts
+	for _, f := range []awstest.Fault{awstest.MalformedBody, awstest.Timeout} {
 		t.Run(f.String(), func(t *testing.T) {
 			srv, r, clk := sqsOverHTTP(t)
 			fill(t, srv.Queue)
-			srv.Faults.Inject("ReceiveMessage", f, n)
+			srv.Faults.Inject("ReceiveMessage", f, 1)
 			rec := &recorder{}
-			_, err := r.Poll(context.Background(), rec.handle)
-			require.Error(t, err)
-			assert.NotContains(t, err.Error(), "local-test-secret")
+			res, err := r.Poll(context.Background(), rec.handle)
+			if f == awstest.MalformedBody {
+				require.Error(t, err)
+				assert.NotContains(t, err.Error(), "local-test-secret")
+			} else { // the SDK retried the timed-out call and got nothing: the batch is in flight
+				require.NoError(t, err)
+				assert.Zero(t, res.Received)
+			}
 			assert.Equal(t, 8, srv.Queue.Len())
 			clk.Step(time.Minute)
-			res, err := r.Poll(context.Background(), rec.handle)
+			res, err = r.Poll(context.Background(), rec.handle)
 			require.NoError(t, err)
 			assert.Equal(t, 5, res.Handled)
 			assert.Equal(t, allKinds, rec.kinds())

@@ -483,3 +483,21 @@ func (e *EC2) DeleteLaunchTemplate(name string) {
 	defer e.mu.Unlock()
 	delete(e.launchTemplates, name)
 }
+
+// Offering is a DescribeInstanceTypeOfferings entry: the type offered in the zone.
+func Offering(instanceType, zone string) ec2types.InstanceTypeOffering {
+	return ec2types.InstanceTypeOffering{InstanceType: ec2types.InstanceType(instanceType), Location: sdkaws.String(zone), LocationType: ec2types.LocationTypeAvailabilityZone}
+}
+
+// SpotPrice is a Linux/UNIX spot price history entry.
+func SpotPrice(instanceType, zone string, price float64, at time.Time) ec2types.SpotPrice {
+	return ec2types.SpotPrice{
+		InstanceType: ec2types.InstanceType(instanceType), AvailabilityZone: sdkaws.String(zone), ProductDescription: "Linux/UNIX",
+		SpotPrice: sdkaws.String(strconv.FormatFloat(price, 'f', 6, 64)), Timestamp: sdkaws.Time(at),
+	}
+}
+
+// Subnet is a subnet in zone with free IPs.
+func Subnet(id, zone string, free int32) ec2types.Subnet {
+	return ec2types.Subnet{SubnetId: sdkaws.String(id), AvailabilityZone: sdkaws.String(zone), AvailableIpAddressCount: sdkaws.Int32(free)}
+}

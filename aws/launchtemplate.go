@@ -1,0 +1,146 @@
+package aws
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"sync"
+
+	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
+)
+
+// launchTemplates remembers the templates known to exist, by name.
+type launchTemplates struct {
+	mu    sync.Mutex
+	known map[string]bool
+}
+
+func newLaunchTemplates() *launchTemplates { return &launchTemplates{known: map[string]bool{}} }
+
+func (l *launchTemplates) has(name string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.known[name]
+}
+
+func (l *launchTemplates) set(name string, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ok {
+		l.known[name] = true
+	} else {
+		delete(l.known, name)
+	}
+}
+
+// launchTemplateName is karpenter.k8s.aws/<hash of the template data>, so identical
+// options share one template and any change makes a new one.
+func launchTemplateName(data *ec2types.RequestLaunchTemplateData) string {
+	b, _ := json.Marshal(data) // SDK structs marshal deterministically (fields in order)
+	h := fnv.New64a()
+	_, _ = h.Write(b)
+	return fmt.Sprintf("karpenter.k8s.aws/%016x", h.Sum64())
+}
+
+// templateData builds the launch template data for one AMI and user data.
+func (p *Provider) templateData(nc *awsv1.EC2NodeClass, ami, userData string) *ec2types.RequestLaunchTemplateData {
+	var groups []string
+	for _, sg := range nc.Status.SecurityGroups {
+		groups = append(groups, sg.ID)
+	}
+	sort.Strings(groups)
+	d := &ec2types.RequestLaunchTemplateData{
+		ImageId:  sdkaws.String(ami),
+		UserData: sdkaws.String(userData),
+		NetworkInterfaces: []ec2types.LaunchTemplateInstanceNetworkInterfaceSpecificationRequest{{
+			DeviceIndex: sdkaws.Int32(0), Groups: groups, AssociatePublicIpAddress: nc.Spec.AssociatePublicIPAddress,
+		}},
+		Monitoring: &ec2types.LaunchTemplatesMonitoringRequest{Enabled: sdkaws.Bool(sdkaws.ToBool(nc.Spec.DetailedMonitoring))},
+	}
+	if nc.Status.InstanceProfile != "" {
+		d.IamInstanceProfile = &ec2types.LaunchTemplateIamInstanceProfileSpecificationRequest{Name: sdkaws.String(nc.Status.InstanceProfile)}
+	}
+	m := nc.DeepCopy()
+	m.SetDefaults()
+	md := m.Spec.MetadataOptions
+	d.MetadataOptions = &ec2types.LaunchTemplateInstanceMetadataOptionsRequest{
+		HttpEndpoint:            ec2types.LaunchTemplateInstanceMetadataEndpointState(sdkaws.ToString(md.HTTPEndpoint)),
+		HttpProtocolIpv6:        ec2types.LaunchTemplateInstanceMetadataProtocolIpv6(sdkaws.ToString(md.HTTPProtocolIPv6)),
+		HttpPutResponseHopLimit: sdkaws.Int32(int32(sdkaws.ToInt64(md.HTTPPutResponseHopLimit))),
+		HttpTokens:              ec2types.LaunchTemplateHttpTokensState(sdkaws.ToString(md.HTTPTokens)),
+		InstanceMetadataTags:    ec2types.LaunchTemplateInstanceMetadataTagsStateDisabled,
+	}
+	bdms := nc.Spec.BlockDeviceMappings
+	if len(bdms) == 0 {
+		bdms = []*awsv1.BlockDeviceMapping{defaultBlockDevice()}
+	}
+	for _, b := range bdms {
+		if b == nil {
+			continue
+		}
+		r := ec2types.LaunchTemplateBlockDeviceMappingRequest{DeviceName: b.DeviceName}
+		if e := b.EBS; e != nil {
+			r.Ebs = &ec2types.LaunchTemplateEbsBlockDeviceRequest{
+				DeleteOnTermination: e.DeleteOnTermination, Encrypted: e.Encrypted, KmsKeyId: e.KMSKeyID,
+				SnapshotId: e.SnapshotID, VolumeType: ec2types.VolumeType(sdkaws.ToString(e.VolumeType)),
+			}
+			if e.IOPS != nil {
+				r.Ebs.Iops = sdkaws.Int32(int32(*e.IOPS))
+			}
+			if e.Throughput != nil {
+				r.Ebs.Throughput = sdkaws.Int32(int32(*e.Throughput))
+			}
+			if e.VolumeSize != nil {
+				gib := (e.VolumeSize.Value() + (1<<30 - 1)) >> 30 // rounded up to whole GiB
+				r.Ebs.VolumeSize = sdkaws.Int32(int32(gib))
+			}
+		}
+		d.BlockDeviceMappings = append(d.BlockDeviceMappings, r)
+	}
+	return d
+}
+
+// defaultBlockDevice is AL2023's root volume: 20 GiB gp3, encrypted.
+func defaultBlockDevice() *awsv1.BlockDeviceMapping {
+	size := gibQuantity(20)
+	return &awsv1.BlockDeviceMapping{DeviceName: sdkaws.String("/dev/xvda"), RootVolume: true, EBS: &awsv1.BlockDevice{
+		VolumeSize: &size, VolumeType: sdkaws.String("gp3"), Encrypted: sdkaws.Bool(true), DeleteOnTermination: sdkaws.Bool(true),
+	}}
+}
+
+// ensureTemplate returns the name of a launch template with data, creating it when EC2 does
+// not have it. Errors never include the template data (it holds user data).
+func (p *Provider) ensureTemplate(ctx context.Context, nc *awsv1.EC2NodeClass, data *ec2types.RequestLaunchTemplateData) (string, error) {
+	name := launchTemplateName(data)
+	if p.templates.has(name) {
+		return name, nil
+	}
+	_, err := p.ec2.DescribeLaunchTemplates(ctx, &ec2.DescribeLaunchTemplatesInput{LaunchTemplateNames: []string{name}})
+	if err == nil {
+		p.templates.set(name, true)
+		return name, nil
+	}
+	if !isAPIError(err, "InvalidLaunchTemplateName.NotFoundException") {
+		return "", fmt.Errorf("describing launch template %s: %w", name, err)
+	}
+	tags := []ec2types.Tag{
+		{Key: sdkaws.String(TagClusterName), Value: sdkaws.String(p.cluster)},
+		{Key: sdkaws.String(clusterTag(p.cluster)), Value: sdkaws.String("owned")},
+		{Key: sdkaws.String(LabelNodeClass), Value: sdkaws.String(nc.Name)},
+	}
+	_, err = p.ec2.CreateLaunchTemplate(ctx, &ec2.CreateLaunchTemplateInput{
+		LaunchTemplateName: sdkaws.String(name), LaunchTemplateData: data,
+		TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeLaunchTemplate, Tags: tags}},
+	})
+	if err != nil && !isAPIError(err, "InvalidLaunchTemplateName.AlreadyExistsException") {
+		return "", fmt.Errorf("creating launch template %s: %w", name, err)
+	}
+	p.templates.set(name, true)
+	return name, nil
+}

@@ -1,0 +1,273 @@
+// Command aws-host is a minimal host program for package aws: it wires
+// config.LoadDefaultConfig, a region and a cluster name into the EC2 CloudProvider and the
+// SQS interruption reader, lists the region's instance types, runs one Solve -> Create round
+// for a few pending pods, then reads one interruption message and deletes the interrupted
+// NodeClaim's instance.
+//
+// By default (-local) it starts local EC2 (query protocol) and SQS (JSON protocol) servers on
+// 127.0.0.1, filled with the 1,355 instance types of nodeplan's data file, and points the
+// real SDK clients at them with fake static credentials: nothing leaves the machine. With
+// -local=false it uses the default credential chain against real AWS, and needs the IAM
+// permissions listed in README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/aws"
+	"github.com/nodeplan/nodeplan/aws/awstest"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/interruption"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+func main() {
+	local := flag.Bool("local", true, "run against local EC2 and SQS servers on 127.0.0.1 (never AWS)")
+	cluster := flag.String("cluster", "demo", "EKS cluster name (instances are tagged for it)")
+	region := flag.String("region", "us-east-1", "AWS region")
+	queue := flag.String("queue-url", "", "interruption queue URL (with -local=false)")
+	data := flag.String("data", "catalog/data/ec2-instance-types.json.gz", "instance-type data for the local EC2")
+	flag.Parse()
+	if _, err := run(context.Background(), *local, *cluster, *region, *queue, *data); err != nil {
+		fmt.Fprintln(os.Stderr, "aws-host:", err)
+		os.Exit(1)
+	}
+}
+
+// report is what one round did.
+type report struct {
+	described, usable int
+	launched          []*v1.NodeClaim
+	poll              aws.PollResult
+	live              []string // instances still running on the local EC2
+}
+
+func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath string) (rep report, err error) {
+	opts := []func(*config.LoadOptions) error{config.WithRegion(region)}
+	var ec2Endpoint, sqsEndpoint string
+	var localEC2 *awstest.EC2
+	var localQueue *awstest.SQS
+	if local {
+		var err error
+		if localEC2, err = localRegion(dataPath); err != nil {
+			return rep, err
+		}
+		ec2srv := awstest.NewEC2Server(localEC2)
+		defer ec2srv.Close()
+		localQueue = awstest.NewSQS("")
+		sqssrv := awstest.NewSQSServer(localQueue)
+		defer sqssrv.Close()
+		ec2Endpoint, sqsEndpoint, queueURL = ec2srv.URL, sqssrv.URL, localQueue.URL
+		opts = append(opts, config.WithCredentialsProvider(sdkaws.CredentialsProviderFunc(func(context.Context) (sdkaws.Credentials, error) {
+			return sdkaws.Credentials{AccessKeyID: "AKIDLOCAL", SecretAccessKey: "local", Source: "aws-host -local"}, nil
+		})))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return rep, fmt.Errorf("loading AWS configuration: %w", err)
+	}
+	ec2Client := ec2.NewFromConfig(cfg, func(o *ec2.Options) {
+		if ec2Endpoint != "" {
+			o.BaseEndpoint = sdkaws.String(ec2Endpoint)
+		}
+	})
+	sqsClient := sqs.NewFromConfig(cfg, func(o *sqs.Options) {
+		if sqsEndpoint != "" {
+			o.BaseEndpoint = sdkaws.String(sqsEndpoint)
+		}
+	})
+
+	nodeClass, nodePool := demoNodeClass(), demoNodePool()
+	provider, err := aws.New(aws.Config{
+		ClusterName: cluster, EC2: ec2Client,
+		NodeClass: func(_ context.Context, name string) (*awsv1.EC2NodeClass, error) {
+			if name == nodeClass.Name {
+				return nodeClass.DeepCopy(), nil
+			}
+			return nil, nil
+		},
+		Cluster: aws.ClusterInfo{Endpoint: "https://demo.eks.example", CABundle: "LS0tLS1CRUdJTi0tLS0t", ServiceCIDR: "10.100.0.0/16"},
+	})
+	if err != nil {
+		return rep, err
+	}
+	if err := provider.Refresh(ctx, region); err != nil {
+		return rep, err
+	}
+	types, err := provider.GetInstanceTypes(ctx, nodePool)
+	if err != nil {
+		return rep, err
+	}
+	rep.described, rep.usable = len(provider.Region().Types), len(types)
+	fmt.Printf("region %s: %d instance types described, %d usable by NodePool %s\n", region, len(provider.Region().Types), len(types), nodePool.Name)
+
+	// One Solve -> Create round.
+	res, err := scheduling.Solve(&scheduling.Input{
+		Pods: demoPods(), NodePools: []*v1.NodePool{nodePool},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{nodePool.Name: types},
+		WellKnownLabels: aws.WellKnownLabels(),
+	})
+	if err != nil {
+		return rep, fmt.Errorf("solving: %w", err)
+	}
+	for _, pe := range res.PodErrors {
+		fmt.Printf("pod %s/%s not placed: %s\n", pe.Pod.Namespace, pe.Pod.Name, pe.Reason)
+	}
+	var launched []*v1.NodeClaim
+	for i, nc := range res.NewNodeClaims {
+		claim := toNodeClaim(fmt.Sprintf("%s-%05d", nc.NodePool, i), nc, nodePool)
+		out, err := provider.Create(ctx, claim)
+		if err != nil {
+			fmt.Printf("nodeclaim %s: %v\n", claim.Name, err)
+			continue
+		}
+		launched = append(launched, out)
+		fmt.Printf("launched %s: %s %s %s in %s for %d pods (%d options)\n", out.Name, out.Status.ProviderID,
+			out.Labels[v1.LabelInstanceType], out.Labels[v1.CapacityTypeLabelKey], out.Labels[v1.LabelTopologyZone], len(nc.Pods), len(nc.InstanceTypeOptions))
+	}
+
+	// One interruption round: the local queue gets a spot warning for the first instance.
+	if localQueue != nil && len(launched) > 0 {
+		_, id, _ := aws.ParseProviderID(launched[0].Status.ProviderID)
+		localQueue.Send(fmt.Sprintf(`{"version":"0","id":"demo-1","detail-type":"EC2 Spot Instance Interruption Warning","source":"aws.ec2","time":%q,"region":%q,"detail":{"instance-id":%q,"instance-action":"terminate"}}`,
+			time.Now().UTC().Format(time.RFC3339), region, id))
+	}
+	rep.launched = launched
+	if queueURL == "" {
+		return rep, nil
+	}
+	reader := &aws.InterruptionReader{SQS: sqsClient, QueueURL: queueURL, WaitTimeSeconds: 1}
+	poll, err := reader.Poll(ctx, func(ctx context.Context, ev interruption.Event) error {
+		for _, claim := range launched {
+			_, id, _ := aws.ParseProviderID(claim.Status.ProviderID)
+			for _, affected := range ev.InstanceIDs {
+				if affected != id {
+					continue
+				}
+				if ev.Kind == interruption.SpotInterrupted {
+					provider.Unavailable().MarkUnavailable(v1.CapacityTypeSpot, claim.Labels[v1.LabelInstanceType], claim.Labels[v1.LabelTopologyZone])
+				}
+				fmt.Printf("interruption %s for %s: %s\n", ev.Kind, claim.Name, ev.Action())
+				if ev.Action() == interruption.CordonAndDrain {
+					return ignoreNotFound(provider.Delete(ctx, claim))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	fmt.Printf("interruption queue: %d received, %d handled, %d malformed; unavailable offerings now: %v\n", poll.Received, poll.Handled, len(poll.Malformed), provider.Unavailable().List())
+	rep.poll = poll
+	if localEC2 != nil {
+		rep.live = localEC2.Live()
+		fmt.Printf("instances still running: %v\n", rep.live)
+	}
+	return rep, nil
+}
+
+func ignoreNotFound(err error) error { return cloudprovider.IgnoreNodeClaimNotFoundError(err) }
+
+// toNodeClaim turns a planned NodeClaim into the karpenter.sh/v1 object Create takes.
+func toNodeClaim(name string, nc *scheduling.NodeClaim, np *v1.NodePool) *v1.NodeClaim {
+	out := &v1.NodeClaim{}
+	out.Name = name
+	out.Labels = map[string]string{v1.NodePoolLabelKey: nc.NodePool}
+	for k, v := range nc.Labels {
+		out.Labels[k] = v
+	}
+	out.Spec.NodeClassRef = np.Spec.Template.Spec.NodeClassRef
+	out.Spec.Requirements = nc.Requirements.NodeSelectorRequirements()
+	out.Spec.Resources.Requests = nc.Requests
+	out.Spec.Taints, out.Spec.StartupTaints = nc.Taints, nc.StartupTaints
+	return out
+}
+
+// localRegion fills an in-memory EC2 with the data file's types in three zones, three
+// subnets and spot prices at 40% of on-demand.
+func localRegion(path string) (*awstest.EC2, error) {
+	types, err := awstest.ReadDataFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading instance-type data (run from the repository root or pass -data): %w", err)
+	}
+	e := awstest.NewEC2()
+	e.OnDemandPrices = map[string]float64{}
+	zones := []string{"us-east-1a", "us-east-1b", "us-east-1c"}
+	for _, t := range types {
+		info, ok := t.InstanceTypeInfo()
+		if !ok {
+			continue
+		}
+		e.InstanceTypes = append(e.InstanceTypes, info)
+		price, priced := t.OnDemandPricePerHour["us-east-1"]
+		if priced {
+			e.OnDemandPrices[t.Name] = price
+		}
+		for _, z := range zones {
+			e.Offerings = append(e.Offerings, awstest.Offering(t.Name, z))
+			if priced {
+				e.SpotPriceHistory = append(e.SpotPriceHistory, awstest.SpotPrice(t.Name, z, price*0.4, time.Now()))
+			}
+		}
+	}
+	for i, z := range zones {
+		e.Subnets = append(e.Subnets, awstest.Subnet(fmt.Sprintf("subnet-%c", 'a'+i), z, 250))
+	}
+	return e, nil
+}
+
+func demoNodeClass() *awsv1.EC2NodeClass {
+	nc := &awsv1.EC2NodeClass{}
+	nc.Name = "default"
+	nc.Spec.AMISelectorTerms = []awsv1.AMISelectorTerm{{Alias: "al2023@latest"}}
+	nc.Spec.Role = "KarpenterNodeRole-demo"
+	nc.Status.Subnets = []awsv1.Subnet{{ID: "subnet-a", Zone: "us-east-1a"}, {ID: "subnet-b", Zone: "us-east-1b"}, {ID: "subnet-c", Zone: "us-east-1c"}}
+	nc.Status.SecurityGroups = []awsv1.SecurityGroup{{ID: "sg-demo"}}
+	nc.Status.InstanceProfile = "KarpenterNodeInstanceProfile-demo"
+	for arch, ami := range map[string]string{"amd64": "ami-0demoamd64", "arm64": "ami-0demoarm64"} {
+		nc.Status.AMIs = append(nc.Status.AMIs, awsv1.AMI{ID: ami, Requirements: []corev1.NodeSelectorRequirement{{Key: v1.LabelArch, Operator: corev1.NodeSelectorOpIn, Values: []string{arch}}}})
+	}
+	sort.Slice(nc.Status.AMIs, func(i, j int) bool { return nc.Status.AMIs[i].ID < nc.Status.AMIs[j].ID })
+	return nc
+}
+
+func demoNodePool() *v1.NodePool {
+	np := &v1.NodePool{}
+	np.Name = "general"
+	np.Spec.Template.Spec.NodeClassRef = &v1.NodeClassReference{Group: "karpenter.k8s.aws", Kind: "EC2NodeClass", Name: "default"}
+	np.Spec.Template.Spec.Requirements = []v1.NodeSelectorRequirementWithMinValues{
+		{Key: v1.CapacityTypeLabelKey, Operator: corev1.NodeSelectorOpIn, Values: []string{"spot", "on-demand"}},
+		{Key: "karpenter.k8s.aws/instance-category", Operator: corev1.NodeSelectorOpIn, Values: []string{"c", "m", "r"}},
+	}
+	np.SetDefaults()
+	return np
+}
+
+func demoPods() []*corev1.Pod {
+	var pods []*corev1.Pod
+	for i := range 6 {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: fmt.Sprintf("web-%d", i), UID: types.UID(fmt.Sprint("uid-web-", i))}}
+		p.Spec.Containers = []corev1.Container{{Name: "web", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("1500m"), corev1.ResourceMemory: resource.MustParse("3Gi"),
+		}}}}
+		pods = append(pods, p)
+	}
+	return pods
+}

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"context"
+	"testing"
+)
+
+// TestRunLocal runs the whole host round (list, Solve, Create, interruption, Delete) against
+// the local servers.
+func TestRunLocal(t *testing.T) {
+	rep, err := run(context.Background(), true, "demo", "us-east-1", "", "../../catalog/data/ec2-instance-types.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.described != 1355 || rep.usable < 1300 {
+		t.Errorf("described %d types, %d usable", rep.described, rep.usable)
+	}
+	if len(rep.launched) != 1 || rep.poll.Handled != 1 {
+		t.Errorf("launched %d claims, handled %d interruptions; want 1 and 1", len(rep.launched), rep.poll.Handled)
+	}
+	if len(rep.live) != 0 {
+		t.Errorf("instances %v still run after the interruption deleted their claim", rep.live)
+	}
+}
