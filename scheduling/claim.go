@@ -149,18 +149,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 	types := c.types
 	if len(changed) > 0 {
 		types = append(s.scratch[:0], c.types...)
-		offers := false
-		for _, k := range changed {
-			types.andWith(t.typesFor(k, merged[k]))
-			for _, ok := range t.offerKeys {
-				if ok == k {
-					offers = true
-				}
-			}
-		}
-		if offers {
-			types.andWith(t.offerings(merged).bits)
-		}
+		t.narrowTypes(types, changed, merged)
 		s.scratch = types
 	}
 	// The remaining types all fit the claim's pods; one must also fit p. Larger types sit at
@@ -174,6 +163,36 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 			return placement{}, s.noTypeReason(t, p, types)
 		}
 		return placement{}, "no instance type fits"
+	}
+	if p.settling {
+		// Settle the claim for the groups counting p the way its cheapest option launches.
+		settlement, ok := s.settlement(t, p, merged, types, fitsPod)
+		if !ok {
+			return placement{}, rejected
+		}
+		var settled []string
+		for k, r := range settlement {
+			cur := merged.Get(k)
+			next := cur.Intersection(r)
+			if next.Equal(cur) {
+				continue
+			}
+			if len(changed) == 0 && len(settled) == 0 {
+				merged = merged.Copy()
+				types = append(s.scratch[:0], types...)
+			}
+			merged[k] = next
+			settled = append(settled, k)
+		}
+		if len(settled) > 0 {
+			sort.Strings(settled)
+			t.narrowTypes(types, settled, merged)
+			s.scratch = types
+			changed = append(changed, settled...)
+			if !types.anyReverse(fitsPod) {
+				return placement{}, rejected
+			}
+		}
 	}
 	if t.hasMinValues {
 		out := newBitset(len(t.types))
@@ -216,27 +235,28 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	}
 	pl.types.each(func(i int) bool {
 		tt := t.types[i]
-		if !c.requests.fits(tt.alloc) || (len(p.ports) > 0 && portsConflict(tt.daemonPorts, p.ports)) {
-			return true
-		}
-		kept.set(i)
-		for r, a := range tt.alloc {
-			if a > c.maxAlloc[r] {
-				c.maxAlloc[r] = a
-			}
+		if c.requests.fits(tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports)) {
+			kept.set(i)
+			c.maxAlloc.raise(tt.alloc)
 		}
 		return true
 	})
 	c.types = kept
+	c.setHead()
+	c.pods = append(c.pods, p)
+	c.ports = append(c.ports, p.ports...)
+	s.topo.record(p, s.ownedInverse(p, f), c.reqs, t.taints)
+}
+
+// setHead computes the room left on the cheapest remaining type.
+func (c *claim) setHead() {
+	t := c.t
 	c.head = c.head[:0]
-	kept.each(func(i int) bool {
+	c.types.each(func(i int) bool {
 		c.head = append(c.head, t.types[i].alloc...)
 		c.head.sub(c.requests)
 		return false
 	})
-	c.pods = append(c.pods, p)
-	c.ports = append(c.ports, p.ports...)
-	s.topo.record(p, s.ownedInverse(p, f), c.reqs, t.taints)
 }
 
 // ownedInverse are the inverse groups of p's required anti-affinity terms.

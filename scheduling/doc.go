@@ -18,8 +18,10 @@
 //	  -> on failure: relax one preference and retry; else requeue while others progress
 //
 // What Karpenter reaches over several provisioning rounds (a zone per round for zonal
-// anti-affinity, followers of a pod that is not placed yet) Solve settles in one pass: the
-// NodeClaim of a pod in a non-hostname (anti-)affinity is pinned to one domain at once.
+// anti-affinity, followers of a pod that is not placed yet) Solve settles in one pass: a pod
+// a non-hostname topology group counts is counted where its NodeClaim launches (the NodeClaim
+// is pinned to its cheapest option's domain), and the NodeClaim of a pod with a non-hostname
+// required anti-affinity is pinned at once.
 //
 // Instance types are indexed per NodePool once (bitsets per requirement and offering), so
 // adding a pod to a NodeClaim costs O(instance types / 64) word operations plus one pass over

@@ -29,9 +29,12 @@ type podData struct {
 	blockedBy []*topologyGroup
 	// inverse are the inverse groups of the pod's own required anti-affinity terms.
 	inverse []*topologyGroup
-	// collapses: the pod takes part in a non-hostname (anti-)affinity group, so its node is
-	// pinned to one domain of that key.
+	// collapses: the pod declares a required anti-affinity on a key other than the hostname,
+	// so its node is pinned to one domain of that key.
 	collapses bool
+	// settling: a group on a key other than the hostname, or a spread group with a node
+	// filter, counts the pod, so the NodeClaim it joins is settled for that group (launch.go).
+	settling bool
 	// volumeAlternatives are the node requirements the pod's volumes allow (ORed; nil: any).
 	volumeAlternatives []requirements.Requirements
 	volumes            []volumeUse

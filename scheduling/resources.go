@@ -127,6 +127,15 @@ func satAdd(a, b int64) int64 {
 
 func (v vec) clone() vec { return append(vec(nil), v...) }
 
+// raise makes each element of v at least that of o.
+func (v vec) raise(o vec) {
+	for i, x := range o {
+		if x > v[i] {
+			v[i] = x
+		}
+	}
+}
+
 // bitset is a set of small integers (instance-type positions within a template).
 type bitset []uint64
 

@@ -550,6 +550,13 @@ func (s *solver) run(pods []*podData) map[*podData]string {
 		}
 		queue = append(queue, p)
 	}
+	s.runQueue(queue, errs)
+	return errs
+}
+
+// runQueue places the pods of one round, recording the reason of each that fails in errs,
+// and returns how many it placed.
+func (s *solver) runQueue(queue []*podData, errs map[*podData]string) (placed int) {
 	sort.SliceStable(queue, func(i, j int) bool { return podLess(queue[i], queue[j]) })
 	lastLen := make(map[*podData]int, len(queue))
 	for len(queue) > 0 {
@@ -565,8 +572,9 @@ func (s *solver) run(pods []*podData) map[*podData]string {
 			continue
 		}
 		delete(errs, p)
+		placed++
 	}
-	return errs
+	return placed
 }
 
 func podLess(a, b *podData) bool {

@@ -75,6 +75,29 @@ func negative(r *requirements.Requirement) bool {
 	return op == requirements.NotIn || op == requirements.DoesNotExist
 }
 
+// narrowTypes keeps in types those that intersect reqs on the changed keys and, when an
+// offering key changed, have an available offering under reqs.
+func (t *template) narrowTypes(types bitset, changed []string, reqs requirements.Requirements) {
+	offers := false
+	for _, k := range changed {
+		types.andWith(t.typesFor(k, reqs[k]))
+		offers = offers || t.isOfferKey(k)
+	}
+	if offers {
+		types.andWith(t.offerings(reqs).bits)
+	}
+}
+
+// isOfferKey reports whether offerings define key (zone, capacity type, ...).
+func (t *template) isOfferKey(key string) bool {
+	for _, k := range t.offerKeys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
 // typesFor returns the bitset of types whose requirement for key intersects r (a type that
 // does not define key is compatible, as in Karpenter's Intersects).
 func (t *template) typesFor(key string, r *requirements.Requirement) bitset {

@@ -44,7 +44,7 @@ type topologyGroup struct {
 	domains []string // sorted domains of key (not used for hostname)
 	// single caches `key In [domain]` per domain.
 	single map[string]*requirements.Requirement
-	// pinned counts, per domain, the pending pods this group selects whose own node
+	// pinned counts, per domain, the pending pods an inverse group repels whose own node
 	// requirements pin them to that domain.
 	pinned map[string]int
 	// hostCounts replace counts for the hostname key, indexed by host id (a slice lookup
@@ -597,69 +597,68 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 			return nil, g.key, false
 		}
 	}
-	// Pin the node to one domain of every (anti-)affinity key the pod takes part in, so the
-	// pods that follow or avoid it see where it is. Karpenter leaves such a NodeClaim open
-	// across domains (blocking all of them) and settles one domain per provisioning round;
-	// nodeplan settles them all in one pass.
-	collapse := func(g *topologyGroup, owner bool) {
-		if g.key == v1.LabelHostname || (g.kind != groupAffinity && g.kind != groupAntiAffinity && g.kind != groupInverse) {
-			return
+	// A pod with a required anti-affinity is recorded where it is, so the pods it repels
+	// keep away; a NodeClaim open across domains would block them all. Karpenter leaves it
+	// open and settles one domain per provisioning round; nodeplan keeps the NodeClaim to the
+	// free domains the fewest pending pods are pinned to (so it does not take their place),
+	// and settles it in its cheapest one (launch.go) in the same pass.
+	for _, g := range p.inverse {
+		if g.key == v1.LabelHostname {
+			continue
 		}
 		cur := get(g.key)
 		if singleValue(cur) != "" || cur.Operator() == requirements.DoesNotExist {
-			return
+			continue
 		}
-		if d := g.pick(cur, owner); d != "" {
+		if r := g.leastPinned(cur); r != nil {
 			if narrowed == nil {
 				narrowed = requirements.Requirements{}
 			}
-			narrowed[g.key] = cur.Intersection(g.domainRequirement(d))
+			narrowed[g.key] = cur.Intersection(r)
 		}
-	}
-	for _, g := range f.owned {
-		collapse(g, true)
-	}
-	for _, g := range p.inverse {
-		collapse(g, true)
-	}
-	for _, g := range p.selectedBy {
-		collapse(g, false)
 	}
 	return narrowed, "", true
 }
 
-// pick chooses the domain of r to pin a pod to. An owner of anti-affinity takes the free
-// domain that the fewest pending pods are pinned to (so it does not take their place); a pod
-// that others follow or avoid joins the domain that already holds most of them. Ties go to
-// the first domain by name.
-func (g *topologyGroup) pick(r *requirements.Requirement, owner bool) string {
-	best, bestScore := "", 0
+// leastPinned is the domains of r that the fewest pending pods g selects are pinned to by
+// their own node requirements, or nil when that is all of r's domains.
+func (g *topologyGroup) leastPinned(r *requirements.Requirement) *requirements.Requirement {
+	var best []string
+	all, fewest := 0, 0
 	for _, d := range g.domains {
 		if !r.Has(d) {
 			continue
 		}
-		score := g.counts[d]*1024 - g.pinned[d]
-		if owner && (g.kind == groupAntiAffinity || g.kind == groupInverse) {
-			score = -g.pinned[d]
-		}
-		if best == "" || score > bestScore {
-			best, bestScore = d, score
+		all++
+		switch n := g.pinned[d]; {
+		case len(best) == 0 || n < fewest:
+			best, fewest = append(best[:0], d), n
+		case n == fewest:
+			best = append(best, d)
 		}
 	}
-	return best
+	switch {
+	case len(best) == 0 || len(best) == all && r.Operator() == requirements.In:
+		return nil
+	case len(best) == 1:
+		return g.domainRequirement(best[0])
+	}
+	return requirements.MustNew(g.key, requirements.In, best...)
 }
 
 // record counts pod p, placed on a node with requirements nodeReqs and taints, in every
 // group that selects it, and records it as owner of its inverse groups.
 func (t *topology) record(p *podData, inverse []*topologyGroup, nodeReqs requirements.Requirements, taints []corev1.Taint) {
 	for _, g := range p.selectedBy {
-		if v := p.pinnedTo(t, g); v != "" {
-			g.pinned[v]--
-		}
 		if !g.passesFilter(nodeReqs, taints, t.wellKnown) {
 			continue
 		}
 		t.recordDomains(g, t.get(nodeReqs, g.key))
+	}
+	for _, g := range p.blockedBy {
+		if v := p.pinnedTo(t, g); v != "" {
+			g.pinned[v]--
+		}
 	}
 	for _, g := range inverse {
 		t.recordDomains(g, t.get(nodeReqs, g.key))
@@ -819,21 +818,20 @@ func (t *topology) claimHost(name string) int32 {
 
 // pinnedTo is the domain of g's key a pending pod's own strict requirements pin it to, or "".
 func (p *podData) pinnedTo(t *topology, g *topologyGroup) string {
-	if p.form == nil || g.key == v1.LabelHostname || (g.kind != groupAntiAffinity && g.kind != groupInverse) {
+	if p.form == nil || g.key == v1.LabelHostname || g.kind != groupInverse {
 		return ""
 	}
 	return singleValue(t.get(p.form.strict, g.key))
 }
 
-// markCollapses notes, per pod, whether it takes part in an affinity or anti-affinity group
-// on a key other than the hostname (so requirementsFor must pin its node's domain), and
-// counts the pods pinned to each domain of anti-affinity groups.
+// markCollapses notes, per pod, whether it declares a required anti-affinity on a key other
+// than the hostname (so requirementsFor must pin its node's domain) and whether groups count
+// it where its NodeClaim may still be open (settling), and counts the pods pinned to each
+// domain of the inverse groups that repel them.
 func (t *topology) markCollapses(pods []*podData) {
 	for _, p := range pods {
-		for _, g := range p.selectedBy {
-			if g.key != v1.LabelHostname && g.kind != groupSpread {
-				p.collapses = true
-			}
+		p.settling = p.settles()
+		for _, g := range p.blockedBy {
 			if v := p.pinnedTo(t, g); v != "" {
 				g.pinned[v]++
 			}

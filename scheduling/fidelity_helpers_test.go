@@ -1,0 +1,195 @@
+package scheduling_test
+
+import (
+	"sort"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/nodeplan/nodeplan/catalog"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/manifest"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// fidelityInput reads manifests and a catalog, as the CLI does: pending pods to place,
+// nodes with their bound pods, every NodePool on the whole catalog.
+func fidelityInput(t *testing.T, manifests, instanceTypes string, packing scheduling.Packing) *scheduling.Input {
+	t.Helper()
+	set, err := manifest.Parse([]byte(manifests), "input.yaml")
+	require.NoError(t, err)
+	types, wellKnown, err := catalog.Parse([]byte(instanceTypes), "instance-types.yaml")
+	require.NoError(t, err)
+	in := &scheduling.Input{NodePools: set.NodePools, InstanceTypes: map[string]cloudprovider.InstanceTypes{},
+		WellKnownLabels: wellKnown, Options: scheduling.Options{Packing: packing}}
+	for _, np := range set.NodePools {
+		in.InstanceTypes[np.Name] = types
+	}
+	nodes := map[string]*scheduling.Node{}
+	for _, n := range set.Nodes {
+		nodes[n.Name] = &scheduling.Node{Node: n}
+		in.Nodes = append(in.Nodes, nodes[n.Name])
+	}
+	for _, p := range set.Pods {
+		if n, ok := nodes[p.Spec.NodeName]; ok {
+			n.Pods = append(n.Pods, p)
+		} else {
+			require.Empty(t, p.Spec.NodeName, "pod %s is bound to an unknown node", p.Name)
+			in.Pods = append(in.Pods, p)
+		}
+	}
+	return in
+}
+
+// launchedPod is a pod of the plan as launched (or already running) with its node's labels.
+type launchedPod struct {
+	pod   *corev1.Pod
+	node  *corev1.Node
+	claim *scheduling.NodeClaim
+}
+
+// launchedLabels are the labels a NodeClaim's node has when it launches on its reported
+// instance type and offering.
+func launchedLabels(c *scheduling.NodeClaim) map[string]string {
+	out := map[string]string{corev1.LabelHostname: c.Hostname}
+	for k, v := range c.Requirements.Labels() {
+		out[k] = v
+	}
+	for k, v := range c.InstanceType.Requirements.Labels() {
+		out[k] = v
+	}
+	for k, v := range c.Offering.Requirements.Labels() {
+		out[k] = v
+	}
+	for k, v := range c.Labels {
+		out[k] = v
+	}
+	return out
+}
+
+// asLaunched lists every pod of the plan as launched: running pods on their nodes, pods
+// placed on existing nodes, pods on new NodeClaims (as nodes with their launched labels).
+func asLaunched(in *scheduling.Input, res *scheduling.Result) []launchedPod {
+	var out []launchedPod
+	byName := map[string]*corev1.Node{}
+	for _, n := range in.Nodes {
+		byName[n.Node.Name] = n.Node
+		for _, p := range n.Pods {
+			out = append(out, launchedPod{pod: p, node: n.Node})
+		}
+	}
+	for _, e := range res.ExistingNodes {
+		for _, p := range e.Pods {
+			out = append(out, launchedPod{pod: p, node: byName[e.Name]})
+		}
+	}
+	for _, c := range res.NewNodeClaims {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: c.Hostname, Labels: launchedLabels(c)}, Spec: corev1.NodeSpec{Taints: c.Taints}}
+		for _, p := range c.Pods {
+			out = append(out, launchedPod{pod: p, node: node, claim: c})
+		}
+	}
+	return out
+}
+
+// spreadViolations checks every DoNotSchedule topology spread constraint of every placed pod
+// on the plan as launched: the pod's domain may hold at most maxSkew more counted pods than
+// the emptiest of domains (the key's domains the pod's own node selector allows). Counted
+// are the pods of the pod's namespace its selector matches on nodes passing its node filter
+// (nodeAffinityPolicy Honor: the pod's required node affinity). It returns one line per
+// broken constraint.
+func spreadViolations(t *testing.T, in *scheduling.Input, res *scheduling.Result, domains []string) []string {
+	t.Helper()
+	all := asLaunched(in, res)
+	var out []string
+	for _, lp := range all {
+		if lp.claim == nil && !placedOnExisting(res, lp.pod) {
+			continue
+		}
+		for _, c := range lp.pod.Spec.TopologySpreadConstraints {
+			if c.WhenUnsatisfiable != corev1.DoNotSchedule {
+				continue
+			}
+			sel, err := metav1.LabelSelectorAsSelector(c.LabelSelector)
+			require.NoError(t, err)
+			filter := nodeaffinity.GetRequiredNodeAffinity(lp.pod)
+			honor := c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor
+			counts := map[string]int{}
+			for _, d := range domains {
+				if v, ok := lp.pod.Spec.NodeSelector[c.TopologyKey]; !ok || v == d {
+					counts[d] = 0
+				}
+			}
+			for _, o := range all {
+				d, ok := o.node.Labels[c.TopologyKey]
+				if !ok || o.pod.Namespace != lp.pod.Namespace || !sel.Matches(labels.Set(o.pod.Labels)) {
+					continue
+				}
+				if honor {
+					if match, _ := filter.Match(o.node); !match {
+						continue
+					}
+				}
+				if _, eligible := counts[d]; eligible {
+					counts[d]++
+				}
+			}
+			lowest := -1
+			for _, n := range counts {
+				if lowest < 0 || n < lowest {
+					lowest = n
+				}
+			}
+			mine := lp.node.Labels[c.TopologyKey]
+			if counts[mine]-lowest > int(c.MaxSkew) {
+				out = append(out, lp.pod.Name+" in "+mine+": "+countsText(counts))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func placedOnExisting(res *scheduling.Result, pod *corev1.Pod) bool {
+	for _, e := range res.ExistingNodes {
+		for _, p := range e.Pods {
+			if p == pod {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func countsText(counts map[string]int) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := ""
+	for _, k := range keys {
+		s += k + "=" + strconv.Itoa(counts[k]) + " "
+	}
+	return s
+}
+
+// launchedCounts counts, per value of key on the launched node, the placed pods whose name
+// starts with prefix.
+func launchedCounts(in *scheduling.Input, res *scheduling.Result, prefix, key string) map[string]int {
+	out := map[string]int{}
+	for _, lp := range asLaunched(in, res) {
+		if lp.claim == nil && !placedOnExisting(res, lp.pod) {
+			continue
+		}
+		if len(lp.pod.Name) >= len(prefix) && lp.pod.Name[:len(prefix)] == prefix {
+			out[lp.node.Labels[key]]++
+		}
+	}
+	return out
+}

@@ -1,0 +1,280 @@
+package scheduling_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// fidelityPool is one on-demand NodePool.
+const fidelityPool = `
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      requirements:
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+`
+
+// familyTypes: a cheap family-c type and a dearer family-m type in three zones.
+const familyTypes = `
+instanceTypes:
+- name: c-2
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux, example.com/family: c}
+  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
+  offerings:
+  - {zone: zone-a, capacityType: on-demand, price: 0.05}
+  - {zone: zone-b, capacityType: on-demand, price: 0.05}
+  - {zone: zone-c, capacityType: on-demand, price: 0.05}
+  - {zone: zone-a, capacityType: spot, price: 0.02}
+- name: m-2
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux, example.com/family: m}
+  capacity: {cpu: "2", memory: 8Gi, pods: "110"}
+  offerings:
+  - {zone: zone-a, capacityType: on-demand, price: 0.10}
+  - {zone: zone-b, capacityType: on-demand, price: 0.10}
+  - {zone: zone-c, capacityType: on-demand, price: 0.10}
+`
+
+// zonePricedTypes: zone-1 is cheapest, zone-3 dearest.
+const zonePricedTypes = `
+instanceTypes:
+- name: s-2x4
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
+  offerings:
+  - {zone: zone-1, capacityType: on-demand, price: 0.05}
+  - {zone: zone-2, capacityType: on-demand, price: 0.06}
+  - {zone: zone-3, capacityType: on-demand, price: 0.07}
+- name: s-8x16
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "8", memory: 16Gi, pods: "110"}
+  offerings:
+  - {zone: zone-1, capacityType: on-demand, price: 0.20}
+  - {zone: zone-2, capacityType: on-demand, price: 0.24}
+  - {zone: zone-3, capacityType: on-demand, price: 0.28}
+`
+
+// webDeployment is a Deployment of app=web pods with the given pod spec lines.
+func webDeployment(name string, replicas int, cpu string, spec string) string {
+	return `
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ` + name + `, namespace: default}
+spec:
+  replicas: ` + kcItoa(replicas) + `
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: img, resources: {requests: {cpu: "` + cpu + `", memory: 1Gi}}}]
+` + spec
+}
+
+const zoneSpreadWeb = `      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
+`
+
+// Issue #6: a pod a spread selects is counted where its NodeClaim launches, and only when
+// the launched node passes the spread's node filter, under every packing rule; so the plan
+// as launched holds every DoNotSchedule spread.
+func TestFidelitySpreadHoldsAsLaunched(t *testing.T) {
+	cases := []struct {
+		name      string
+		manifests string
+		types     string
+		domains   []string
+		prefix    string
+		want      map[string]int // launched pods of prefix per zone
+		check     func(t *testing.T, res *scheduling.Result)
+	}{
+		{
+			name: "pods pinned to zone-a with no family launch on family c: the family-m spread does not count them",
+			manifests: fidelityPool + webDeployment("pinned", 3, "1500m", "      nodeSelector: {topology.kubernetes.io/zone: zone-a}\n") +
+				webDeployment("spread", 3, "1", "      nodeSelector: {example.com/family: m}\n"+zoneSpreadWeb),
+			types: familyTypes, domains: []string{"zone-a", "zone-b", "zone-c"},
+			prefix: "spread-", want: map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1},
+		},
+		{
+			name: "pods that allow family c or m launch on c: their NodeClaims are narrowed to fail the filter (Karpenter counts them in zone-a)",
+			manifests: fidelityPool + webDeployment("pinned", 3, "1500m", `      nodeSelector: {topology.kubernetes.io/zone: zone-a}
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions: [{key: example.com/family, operator: In, values: [c, m]}]
+`) + webDeployment("spread", 3, "1", "      nodeSelector: {example.com/family: m}\n"+zoneSpreadWeb),
+			types: familyTypes, domains: []string{"zone-a", "zone-b", "zone-c"},
+			prefix: "spread-", want: map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1},
+			check: func(t *testing.T, res *scheduling.Result) {
+				for _, c := range res.NewNodeClaims {
+					if strings.HasPrefix(c.Pods[0].Name, "pinned-") {
+						for _, it := range c.InstanceTypeOptions {
+							assert.NotEqual(t, "m-2", it.Name, "a NodeClaim whose pods were not counted may not launch where they count")
+						}
+					}
+				}
+			},
+		},
+		{
+			name: "unconstrained pods the spread selects are counted in the zone their NodeClaim launches in",
+			manifests: fidelityPool + webDeployment("free", 4, "1", "") +
+				webDeployment("spread", 2, "500m", zoneSpreadWeb),
+			types: zonePricedTypes, domains: []string{"zone-1", "zone-2", "zone-3"},
+			prefix: "spread-", want: map[string]int{"zone-2": 1, "zone-3": 1},
+			check: func(t *testing.T, res *scheduling.Result) {
+				require.NotEmpty(t, res.NewNodeClaims)
+				first := res.NewNodeClaims[0]
+				assert.Equal(t, "zone-1", first.Offering.Zone(), "the free pods launch in the cheapest zone")
+				assert.Equal(t, []string{"zone-1"}, first.Requirements.Get("topology.kubernetes.io/zone").Values(), "and their NodeClaim is pinned there")
+			},
+		},
+		{
+			name: "a capacity-type filter: selected pods on a NodeClaim open to spot and on-demand are counted as the cheapest launches",
+			manifests: strings.Replace(fidelityPool, "values: [on-demand]", "values: [on-demand, spot]", 1) +
+				webDeployment("pinned", 2, "1500m", "      nodeSelector: {topology.kubernetes.io/zone: zone-a}\n") +
+				webDeployment("spread", 3, "1", "      nodeSelector: {karpenter.sh/capacity-type: on-demand}\n"+zoneSpreadWeb),
+			types: familyTypes, domains: []string{"zone-a", "zone-b", "zone-c"},
+			prefix: "spread-", want: map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1},
+			check: func(t *testing.T, res *scheduling.Result) {
+				for _, c := range res.NewNodeClaims {
+					if strings.HasPrefix(c.Pods[0].Name, "pinned-") {
+						assert.Equal(t, "spot", c.Offering.CapacityType())
+						assert.False(t, c.Requirements.Get("karpenter.sh/capacity-type").Has("on-demand"), "settled to fail the on-demand filter")
+					}
+				}
+			},
+		},
+	}
+	for _, tc := range cases {
+		for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
+			t.Run(tc.name+"/"+string(packing), func(t *testing.T) {
+				in := fidelityInput(t, tc.manifests, tc.types, packing)
+				res := mustSolve(t, in)
+				assert.Empty(t, res.PodErrors)
+				assert.Empty(t, spreadViolations(t, in, res, tc.domains))
+				assert.Equal(t, tc.want, launchedCounts(in, res, tc.prefix, "topology.kubernetes.io/zone"))
+				if tc.check != nil {
+					tc.check(t, res)
+				}
+			})
+		}
+	}
+}
+
+// Issue #6: pod (anti-)affinity constrains the pod that declares it. The pods it selects are
+// counted where their NodeClaims launch (their cheapest zone), not pinned where the matches
+// already are.
+func TestFidelityAffinityTargetsLaunchCheapest(t *testing.T) {
+	const types = `
+instanceTypes:
+- name: big-16x32
+  labels: {kubernetes.io/arch: arm64, kubernetes.io/os: linux}
+  capacity: {cpu: "16", memory: 32Gi, pods: "110"}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.45}]
+- name: small-4x4
+  labels: {kubernetes.io/arch: arm64, kubernetes.io/os: linux}
+  capacity: {cpu: "4", memory: 4Gi, pods: "110"}
+  offerings:
+  - {zone: zone-a, capacityType: on-demand, price: 0.09, available: false}
+  - {zone: zone-b, capacityType: on-demand, price: 0.10}
+  - {zone: zone-c, capacityType: on-demand, price: 0.09}
+`
+	const boundDB = `
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-0
+  labels: {kubernetes.io/arch: arm64, kubernetes.io/os: linux, node.kubernetes.io/instance-type: big-16x32, topology.kubernetes.io/zone: zone-a, karpenter.sh/capacity-type: on-demand, karpenter.sh/nodepool: default, kubernetes.io/hostname: node-0}
+status:
+  capacity: {cpu: "1", memory: 2Gi, pods: "110"}
+  allocatable: {cpu: "1", memory: 2Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: bound, namespace: default, labels: {app: db}}
+spec:
+  nodeName: node-0
+  containers: [{name: c, image: img, resources: {requests: {cpu: 100m, memory: 128Mi}}}]
+`
+	term := func(kind, name, app string) string {
+		return `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ` + name + `, namespace: default, labels: {app: ` + app + `}}
+spec:
+  containers: [{name: c, image: img, resources: {requests: {cpu: 100m, memory: 128Mi}}}]
+  affinity:
+    ` + kind + `:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: db}}
+        topologyKey: topology.kubernetes.io/zone
+`
+	}
+	const db = `
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: db, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: c, image: img, ports: [{containerPort: 8080, hostPort: 9090}], resources: {requests: {cpu: "3", memory: 1Gi}}}]
+`
+	cases := []struct {
+		name      string
+		manifests string
+		zones     map[string]string // pod -> launched zone ("node-0" for the existing node)
+		price     float64
+	}{
+		{
+			name:      "a follower whose affinity a running pod meets leaves the pending targets free: they launch in their cheapest zone",
+			manifests: fidelityPool + boundDB + term("podAffinity", "follower", "web") + db,
+			zones:     map[string]string{"follower": "node-0", "db-0": "zone-c", "db-1": "zone-c"},
+			price:     0.18,
+		},
+		{
+			name:      "with no running match the follower joins the zone its targets launch in, an avoider another",
+			manifests: fidelityPool + term("podAffinity", "follower", "web") + term("podAntiAffinity", "avoider", "batch") + db,
+			zones:     map[string]string{"follower": "zone-c", "db-0": "zone-c", "db-1": "zone-c", "avoider": "zone-b"},
+			price:     0.28,
+		},
+	}
+	for _, tc := range cases {
+		for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
+			t.Run(tc.name+"/"+string(packing), func(t *testing.T) {
+				in := fidelityInput(t, tc.manifests, types, packing)
+				res := mustSolve(t, in)
+				assert.Empty(t, res.PodErrors)
+				got := map[string]string{}
+				price := 0.0
+				for _, c := range res.NewNodeClaims {
+					price += c.Offering.Price
+					for _, p := range c.Pods {
+						got[p.Name] = c.Offering.Zone()
+					}
+				}
+				for _, e := range res.ExistingNodes {
+					for _, p := range e.Pods {
+						got[p.Name] = e.Name
+					}
+				}
+				assert.Equal(t, tc.zones, got)
+				assert.InDelta(t, tc.price, price, 1e-9)
+			})
+		}
+	}
+}
