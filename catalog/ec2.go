@@ -217,6 +217,10 @@ type EC2Options struct {
 	// NodeClass that names its family also gets the family's compatibility rules (AL2023
 	// cannot boot a1.*; Windows families run amd64 only, with kubernetes.io/os=windows).
 	NodeClass ec2capacity.NodeClass
+	// Zones restricts the types to these zones (Karpenter offers a type only in the zones
+	// where the NodeClass has a subnet): offerings elsewhere are unavailable and the types'
+	// zone requirement holds only these. Zones the catalog lacks are ignored. Nil: all zones.
+	Zones []string
 	// SpotPrices replaces the spot estimates (see EC2): a type and zone without a price in
 	// it has no available spot offering, as in Karpenter once its first spot-price update
 	// succeeded. Nil keeps the estimates.
@@ -238,7 +242,7 @@ func EC2() (cloudprovider.InstanceTypes, error) { return BuildEC2(EC2Options{}) 
 // topology.kubernetes.io/zone In [us-east-1a us-east-1b us-east-1c], karpenter.sh/capacity-type
 // In [spot on-demand] and topology.kubernetes.io/region In [us-east-1].
 //
-// Offerings are spot and on-demand in each of the three zones. On-demand is at the type's
+// Offerings are spot and on-demand in each of the three zones (unavailable outside Zones). On-demand is at the type's
 // price. Spot is at the on-demand price too unless SpotPrices are given: that is what
 // Karpenter itself assumes until its first spot-price update succeeds (and forever in an
 // isolated VPC), so these spot prices are estimates.
@@ -252,6 +256,7 @@ func BuildEC2(opts EC2Options) (cloudprovider.InstanceTypes, error) {
 		return nil, err
 	}
 	nc := opts.NodeClass
+	zoneOK, zoneReq := c.zones(opts.Zones)
 	out := make(cloudprovider.InstanceTypes, 0, len(c.entries))
 	for _, e := range c.entries {
 		if nc.Family.Windows() && e.facts.Arm64 {
@@ -269,9 +274,11 @@ func BuildEC2(opts EC2Options) (cloudprovider.InstanceTypes, error) {
 				price, ok := opts.SpotPrices[e.name][o.Zone()]
 				o.Price, o.Available = price, compatible && ok
 			}
+			o.Available = o.Available && zoneOK[o.Zone()]
 			ofs = append(ofs, o)
 		}
 		reqs := e.requirements.Copy()
+		reqs[v1.LabelTopologyZone] = zoneReq
 		if nc.Family.Windows() {
 			reqs[v1.LabelOS] = windowsOS
 		}
@@ -288,6 +295,30 @@ func BuildEC2(opts EC2Options) (cloudprovider.InstanceTypes, error) {
 		})
 	}
 	return out, nil
+}
+
+// zones are the catalog zones of allowed (all when nil), as a set and as a requirement.
+func (c *ec2Catalog) zones(allowed []string) (map[string]bool, *requirements.Requirement) {
+	if allowed == nil {
+		allowed = ec2Zones
+	}
+	ok := map[string]bool{}
+	var kept []string
+	for _, z := range ec2Zones {
+		for _, a := range allowed {
+			if a == z && !ok[z] {
+				ok[z] = true
+				kept = append(kept, z)
+			}
+		}
+	}
+	switch len(kept) {
+	case len(ec2Zones):
+		return ok, c.zoneReq
+	case 0:
+		return ok, requirements.MustNew(v1.LabelTopologyZone, requirements.DoesNotExist)
+	}
+	return ok, requirements.MustNew(v1.LabelTopologyZone, requirements.In, kept...)
 }
 
 // EC2Skipped returns, sorted, the names of the catalog's types that EC2 leaves out because

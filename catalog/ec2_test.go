@@ -164,3 +164,23 @@ func BenchmarkEC2(b *testing.B) {
 		}
 	}
 }
+
+func TestEC2Zones(t *testing.T) {
+	its, err := BuildEC2(EC2Options{Zones: []string{"us-east-1b", "us-west-2a", "us-east-1b"}})
+	require.NoError(t, err)
+	it := find(its, "m5.large")
+	assert.Equal(t, []string{"us-east-1b"}, it.Requirements.Get(v1.LabelTopologyZone).Values())
+	available := []string{}
+	for _, o := range it.Offerings {
+		if o.Available {
+			available = append(available, o.Zone()+"/"+o.CapacityType())
+		}
+	}
+	assert.Equal(t, []string{"us-east-1b/spot", "us-east-1b/on-demand"}, available)
+	assert.Len(t, it.Offerings, 6, "offerings elsewhere stay, unavailable")
+
+	its, err = BuildEC2(EC2Options{Zones: []string{"eu-west-1a"}})
+	require.NoError(t, err)
+	it = find(its, "m5.large")
+	assert.Empty(t, it.Offerings.Available())
+}

@@ -132,6 +132,7 @@ func (ic *instanceCatalog) assign(in *scheduling.Input, set *manifest.Set, warn 
 		classes[nc.Name] = nc
 	}
 	cache := map[string]cloudprovider.InstanceTypes{}
+	warned := map[string]bool{}
 	in.NodePools = append([]*v1.NodePool(nil), in.NodePools...) // the set's own stay as read
 	for i, np := range in.NodePools {
 		if ic.file != nil {
@@ -167,7 +168,8 @@ func (ic *instanceCatalog) assign(in *scheduling.Input, set *manifest.Set, warn 
 		}
 		types, ok := cache[string(key)]
 		if !ok {
-			types, err = catalog.BuildEC2(catalog.EC2Options{NodeClass: ec2capacity.FromEC2NodeClass(nc, kubelet), SpotPrices: ic.spotPrices})
+			zones := subnetZones(nc, warned, warn)
+			types, err = catalog.BuildEC2(catalog.EC2Options{NodeClass: ec2capacity.FromEC2NodeClass(nc, kubelet), Zones: zones, SpotPrices: ic.spotPrices})
 			if err != nil {
 				return fmt.Errorf("NodePool %q: %w", np.Name, err)
 			}
@@ -176,6 +178,36 @@ func (ic *instanceCatalog) assign(in *scheduling.Input, set *manifest.Set, warn 
 		in.InstanceTypes[np.Name] = types
 	}
 	return nil
+}
+
+// subnetZones are the zones of the NodeClass's resolved subnets (status.subnets, as in a dump
+// of a live cluster), where Karpenter launches its nodes; nil, all zones, when the status has
+// none or only zones the embedded catalog lacks (then warn says so, once per NodeClass).
+func subnetZones(nc *awsv1.EC2NodeClass, warned map[string]bool, warn func(string)) []string {
+	if nc == nil || len(nc.Status.Subnets) == 0 {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, z := range catalog.EC2Zones() {
+		known[z] = true
+	}
+	var zones, other []string
+	for _, s := range nc.Status.Subnets {
+		if known[s.Zone] {
+			zones = append(zones, s.Zone)
+		} else {
+			other = append(other, s.Zone)
+		}
+	}
+	if len(zones) == 0 && !warned[nc.Name] {
+		warned[nc.Name] = true
+		warn(fmt.Sprintf("EC2NodeClass %q: its subnets are in %s, which the embedded catalog (%s) does not have; planning in all of the catalog's zones",
+			nc.Name, strings.Join(other, ", "), strings.Join(catalog.EC2Zones(), ", ")))
+	}
+	if len(zones) == 0 {
+		return nil
+	}
+	return zones
 }
 
 func nodeClassName(nc *awsv1.EC2NodeClass) string {

@@ -148,3 +148,22 @@ func TestPlanTeamsV1beta1(t *testing.T) {
 	assert.Equal(t, "team-2", got.NodeClaims[1].NodePool)
 	assert.Empty(t, got.PodErrors)
 }
+
+// TestPlanNodeClassSubnetZones: a NodeClass whose status lists subnets (a dump of a live
+// cluster) launches only in their zones, as Karpenter does.
+func TestPlanNodeClassSubnetZones(t *testing.T) {
+	status := `status:
+  subnets:
+  - {id: subnet-0b, zone: us-east-1b, zoneID: use1-az2}
+  - {id: subnet-0z, zone: us-east-1z, zoneID: use1-az9}`
+	in := nodeClassInput("m5.large", status, 1, "{cpu: 10m}")
+	got := planJSON(t, "-f", writeInput(t, "in.yaml", in))
+	require.Len(t, got.NodeClaims, 1)
+	assert.Equal(t, "us-east-1b", got.NodeClaims[0].Zone)
+
+	far := strings.NewReplacer("us-east-1b", "us-west-2a", "us-east-1z", "us-west-2b").Replace(in)
+	out, stderr, code := nodeplan(t, "plan", "-f", writeInput(t, "in.yaml", far), "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, `EC2NodeClass "nc": its subnets are in us-west-2a, us-west-2b, which the embedded catalog (us-east-1a, us-east-1b, us-east-1c) does not have`)
+	assert.Contains(t, out, `"zone":"us-east-1a"`)
+}
