@@ -24,6 +24,10 @@ type claim struct {
 	pods     []*podData
 	ports    []hostPort
 	relaxed  bool
+	// counted is what the claim takes from its NodePool's limits: the largest capacity of its
+	// options when it was opened (Karpenter's pessimistic count), or of its launched type
+	// after a later round recounted it (rounds.go).
+	counted vec
 
 	count      int
 	prev, next *claim
@@ -248,6 +252,25 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	s.topo.record(p, s.ownedInverse(p, f), c.reqs, t.taints)
 }
 
+// keepTypes makes the types of from that keep accepts the claim's remaining types, with
+// their largest allocatable and the room left on the cheapest.
+func (c *claim) keepTypes(from bitset, keep func(*templateType) bool) {
+	t := c.t
+	kept := newBitset(len(t.types))
+	for r := range c.maxAlloc {
+		c.maxAlloc[r] = -1 << 62
+	}
+	from.each(func(i int) bool {
+		if tt := t.types[i]; keep(tt) {
+			kept.set(i)
+			c.maxAlloc.raise(tt.alloc)
+		}
+		return true
+	})
+	c.types = kept
+	c.setHead()
+}
+
 // setHead computes the room left on the cheapest remaining type.
 func (c *claim) setHead() {
 	t := c.t
@@ -309,6 +332,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, string) 
 			}
 		}
 		if types.empty() {
+			s.limitRefused = true
 			return nil, fmt.Sprintf("NodePool %q: all instance types exceed its remaining limits", t.name)
 		}
 	}
@@ -343,6 +367,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, string) 
 			return true
 		})
 		t.remaining.sub(maxCap)
+		c.counted = maxCap
 	}
 	if t.nodesLeft > 0 {
 		t.nodesLeft--

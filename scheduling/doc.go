@@ -21,7 +21,8 @@
 // anti-affinity, followers of a pod that is not placed yet) Solve settles in one pass: a pod
 // a non-hostname topology group counts is counted where its NodeClaim launches (the NodeClaim
 // is pinned to its cheapest option's domain), and the NodeClaim of a pod with a non-hostname
-// required anti-affinity is pinned at once.
+// required anti-affinity is pinned at once. Pods that NodePool limits refused get Karpenter's
+// later rounds, which count each NodeClaim at the type it launches.
 //
 // Instance types are indexed per NodePool once (bitsets per requirement and offering), so
 // adding a pod to a NodeClaim costs O(instance types / 64) word operations plus one pass over

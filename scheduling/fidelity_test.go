@@ -1,6 +1,7 @@
 package scheduling_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -167,6 +168,92 @@ func TestFidelitySpreadHoldsAsLaunched(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Issue #6: NodePool limits over Karpenter's rounds. Within a round a NodeClaim counts at its
+// largest option; the next round counts the type it launched and places what the first
+// refused. Every case matches karpenter-plan.
+func TestFidelityLimitsOverRounds(t *testing.T) {
+	const types = `
+instanceTypes:
+- name: s-2x4
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.05}]
+- name: m-4x32
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "4", memory: 32Gi, pods: "110"}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.20}]
+`
+	manifests := func(limit string, smalls int) string {
+		return strings.Replace(fidelityPool, "spec:\n  template:", "spec:\n  limits: {cpu: \""+limit+"\"}\n  template:", 1) + `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: mem, namespace: default, labels: {app: x}}
+spec:
+  containers: [{name: c, image: img, resources: {requests: {cpu: "3", memory: 20Gi}}}]
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: small, namespace: default}
+spec:
+  replicas: ` + kcItoa(smalls) + `
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x}}
+    spec:
+      containers: [{name: c, image: img, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}
+`
+	}
+	cases := []struct {
+		name    string
+		limit   string
+		smalls  int
+		placed  int
+		refused []string
+		price   float64
+	}{
+		{name: "the pod round 1 refuses is placed in round 2", limit: "8", smalls: 2, placed: 3, price: 0.30},
+		{name: "round 2 places one more, round 3 nothing", limit: "8", smalls: 3, placed: 3, refused: []string{"small-2"}, price: 0.30},
+		{name: "round 2 frees 2 cpu, one pod fits", limit: "9", smalls: 3, placed: 3, refused: []string{"small-2"}, price: 0.30},
+		{name: "counted exactly in round 1: no later round helps", limit: "6", smalls: 2, placed: 2, refused: []string{"small-1"}, price: 0.25},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := fidelityInput(t, manifests(tc.limit, tc.smalls), types, scheduling.PackingCostAware)
+			res := mustSolve(t, in)
+			placed, price, worst := 0, 0.0, int64(0)
+			for _, c := range res.NewNodeClaims {
+				placed += len(c.Pods)
+				price += c.Offering.Price
+				largest := int64(0)
+				for _, it := range c.InstanceTypeOptions {
+					q := it.Capacity["cpu"]
+					largest = max(largest, q.Value())
+				}
+				worst += largest
+			}
+			assert.Equal(t, tc.placed, placed)
+			assert.InDelta(t, tc.price, price, 1e-9)
+			limit, _ := strconv.Atoi(tc.limit)
+			assert.LessOrEqual(t, worst, int64(limit), "the limit holds whichever option each NodeClaim launches")
+			var refused []string
+			for _, e := range res.PodErrors {
+				refused = append(refused, e.Pod.Name)
+				assert.Contains(t, e.Reason, "remaining limits")
+			}
+			assert.Equal(t, tc.refused, refused)
+		})
 	}
 }
 

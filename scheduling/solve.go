@@ -52,6 +52,9 @@ type solver struct {
 	// reservations is the capacity left in each capacity reservation (the smallest
 	// ReservationCapacity any instance type reports for it).
 	reservations map[string]int
+	// limitRefused is set when a NodePool's remaining limits refused a new NodeClaim in the
+	// current round (rounds.go).
+	limitRefused bool
 }
 
 // Solve places the pending pods of in. It returns an error only for invalid input (a nil
@@ -539,7 +542,7 @@ func tolerates(tolerations []corev1.Toleration, taints []corev1.Taint) bool {
 func resourceOne() *resource.Quantity { return resource.NewQuantity(1, resource.DecimalSI) }
 
 // run is Karpenter's queue: pods in first-fit-decreasing order, retried while anything else
-// makes progress.
+// makes progress; then, while NodePool limits refused pods, Karpenter's later rounds.
 func (s *solver) run(pods []*podData) map[*podData]string {
 	errs := map[*podData]string{}
 	queue := make([]*podData, 0, len(pods))
@@ -550,7 +553,15 @@ func (s *solver) run(pods []*podData) map[*podData]string {
 		}
 		queue = append(queue, p)
 	}
-	s.runQueue(queue, errs)
+	var undo *roundUndo
+	for len(queue) > 0 {
+		s.limitRefused = false
+		if placed := s.runQueue(queue, errs); placed == 0 && undo != nil {
+			undo.apply(s) // a later round that places nothing changes nothing
+			break
+		}
+		queue, undo = s.laterRound(pods, errs)
+	}
 	return errs
 }
 
