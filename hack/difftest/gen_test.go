@@ -78,3 +78,12 @@ func TestNodeplanAcceptsGeneratedInputs(t *testing.T) {
 		}
 	}
 }
+
+func TestDeletePathDropsKeysAndListEntries(t *testing.T) {
+	doc := map[string]any{"spec": map[string]any{"a": 1, "list": []any{map[string]any{"x": 1}, map[string]any{"y": 2}}}}
+	require.True(t, deletePath(doc, []any{"spec", "a"}))
+	require.True(t, deletePath(doc, []any{"spec", "list", 0}))
+	assert.Equal(t, map[string]any{"spec": map[string]any{"list": []any{map[string]any{"y": 2}}}}, doc)
+	assert.False(t, deletePath(doc, []any{"spec", "list", 0}), "a list keeps its last entry")
+	assert.False(t, deletePath(doc, []any{"spec", "missing"}))
+}
