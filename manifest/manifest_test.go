@@ -115,11 +115,17 @@ func TestExamples(t *testing.T) {
 	assert.Equal(t, "KarpenterNodeRole-${CLUSTER_NAME}", nc.Spec.Role)
 	assert.Equal(t, "AL2023", nc.AMIFamily())
 
-	// Its v1beta1 NodePools are read as Karpenter 1.0 converted them (see v1beta1_test.go):
-	// whatever else fails in that file, they do not.
-	if _, err = Load("testdata/teams-v1beta1.yaml"); err != nil {
-		assert.NotContains(t, err.Error(), "NodePool")
+	// The v1beta1 tutorial is read as Karpenter 1.0 converted it (see v1beta1_test.go), with a
+	// warning per converted object.
+	s, err = Load("testdata/teams-v1beta1.yaml")
+	require.NoError(t, err)
+	assert.Len(t, s.NodePools, 2)
+	assert.Len(t, s.NodeClasses, 1)
+	var warned []string
+	for _, w := range s.Warnings {
+		warned = append(warned, w.Object)
 	}
+	assert.Equal(t, []string{`NodePool "team-1"`, `NodePool "team-2"`, `EC2NodeClass "default"`}, warned)
 }
 
 func nestedString(m map[string]any, path ...string) (string, bool, error) {

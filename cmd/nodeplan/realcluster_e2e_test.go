@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -70,7 +71,7 @@ func TestRealClusterPlan(t *testing.T) {
 	where := map[string]string{}
 	for _, c := range got.NodeClaims {
 		for _, p := range c.Pods {
-			where[p] = "new " + c.NodePool + " " + c.InstanceType
+			where[p] = "new " + c.NodePool
 		}
 	}
 	for _, n := range got.ExistingNodes {
@@ -79,58 +80,85 @@ func TestRealClusterPlan(t *testing.T) {
 		}
 	}
 	assert.Empty(t, got.PodErrors)
-	require.Len(t, got.NodeClaims, 2)
-	general, batch := got.NodeClaims[0], got.NodeClaims[1]
-	if general.NodePool != "general" {
-		general, batch = batch, general
-	}
-	assert.Equal(t, map[string]string{
-		"shop/reports-0":        "new general " + general.InstanceType,
+	want := map[string]string{
+		"shop/reports-0":        "new general",
 		"shop/web-canary":       nodeB, // the only untainted node with room
-		"jobs/etl-2026-03-02-0": "new batch " + batch.InstanceType,
-		"jobs/etl-2026-03-02-1": "new batch " + batch.InstanceType,
-	}, where)
+		"jobs/etl-2026-03-02-0": "new batch",
+		"jobs/etl-2026-03-02-1": "new batch",
+	}
+	onC := 0
+	for i := range 40 {
+		p := fmt.Sprintf("jobs/thumbnails-%d", i)
+		if where[p] == nodeC {
+			onC++
+			want[p] = nodeC
+		} else {
+			want[p] = "new batch"
+		}
+	}
+	assert.Equal(t, want, where)
+	assert.Equal(t, 15, onC, "C runs 5 of its 20 pods (its kubelet's maxPods): 15 thumbnails join it")
+
+	var general []claimOutput
+	var batch []claimOutput
+	for _, c := range got.NodeClaims {
+		if c.NodePool == "general" {
+			general = append(general, c)
+		} else {
+			batch = append(batch, c)
+		}
+	}
 
 	// reports: 3500m and 8Gi on an on-demand general node, with the DaemonSets' overhead.
-	assert.Equal(t, "general", general.NodePool)
-	assert.Equal(t, "on-demand", general.CapacityType)
-	assert.Regexp(t, `^(m5|m6i|c6i)\.`, general.InstanceType)
+	require.Len(t, general, 1)
+	g := general[0]
+	assert.Equal(t, "on-demand", g.CapacityType)
 	// The EC2NodeClass reserves 500m for the system: a 4-vCPU type keeps 4000m - 80m - 500m =
 	// 3420m, short of 3680m, so the cheapest fit has 8 vCPUs.
-	assert.Equal(t, "c6i.2xlarge", general.InstanceType, "the cheapest 8-vCPU type (m5.xlarge would fit without systemReserved)")
-	assert.Equal(t, 0.34, general.PricePerHour)
-	cpu, mem := general.Requests["cpu"], general.Requests["memory"]
+	assert.Equal(t, "c6i.2xlarge", g.InstanceType, "the cheapest 8-vCPU type (m5.xlarge would fit without systemReserved)")
+	assert.Equal(t, 0.34, g.PricePerHour)
+	cpu, mem := g.Requests["cpu"], g.Requests["memory"]
 	assert.Equal(t, "3680m", cpu.String(), "3500m + 180m of DaemonSet pods")
 	assert.Equal(t, "8312Mi", mem.String(), "8Gi + 120Mi of DaemonSet pods")
-	assert.Equal(t, "platform", general.Labels["team"])
+	assert.Equal(t, "platform", g.Labels["team"])
 
-	// etl: both pods on one spot node of the v1beta1 batch NodePool, in the zone the spot-price
-	// file makes cheapest, tainted as the NodePool says.
-	assert.Equal(t, "batch", batch.NodePool)
-	assert.Equal(t, "spot", batch.CapacityType)
-	assert.Equal(t, "c6i.xlarge", batch.InstanceType)
-	assert.Equal(t, "us-east-1b", batch.Zone)
-	assert.Equal(t, 0.0655, batch.PricePerHour)
-	cpu = batch.Requests["cpu"]
-	assert.Equal(t, "2180m", cpu.String(), "the DaemonSet pods tolerate every taint: their overhead is on batch nodes too")
-	require.Len(t, batch.Taints, 1)
-	assert.Equal(t, "workload", batch.Taints[0].Key)
-	assert.Equal(t, "batch", batch.Labels["workload"])
+	// etl and the other 25 thumbnails: spot nodes of the v1beta1 batch NodePool, in the zone
+	// the spot-price file makes cheapest, tainted as the NodePool says. Its kubelet block
+	// (maxPods 20) wins over its EC2NodeClass's (maxPods 40): 27 pods and 3 DaemonSet pods
+	// each take two nodes, not one.
+	require.Len(t, batch, 2)
+	pods := 0
+	for _, b := range batch {
+		assert.Equal(t, []string{"spot", "c6i.xlarge", "us-east-1b"}, []string{b.CapacityType, b.InstanceType, b.Zone})
+		assert.Equal(t, 0.0655, b.PricePerHour)
+		n := b.Requests["pods"]
+		assert.LessOrEqual(t, n.Value(), int64(20), "maxPods 20 counts the DaemonSet pods too")
+		pods += len(b.Pods)
+		require.Len(t, b.Taints, 1)
+		assert.Equal(t, "workload", b.Taints[0].Key)
+		assert.Equal(t, "batch", b.Labels["workload"])
+	}
+	assert.Equal(t, 27, pods)
+	cpu = batch[0].Requests["cpu"]
+	assert.Equal(t, "2330m", cpu.String(), "2 etl pods, 15 thumbnails and 180m of DaemonSets, which tolerate every taint")
 
-	assert.InDelta(t, 0.4055, got.PricePerHour, 1e-9)
+	assert.InDelta(t, 0.471, got.PricePerHour, 1e-9)
 
 	// -o yaml says the same: a Nominated event per pending pod, none failed.
 	y, _, code := nodeplan(t, append(args, "-o", "yaml")...)
 	require.Equal(t, 0, code)
 	claims, events := yamlDocs(t, y)
-	assert.Len(t, claims, 2)
+	assert.Len(t, claims, 3)
 	nominated := map[string]string{}
 	for _, e := range events {
 		require.Equal(t, eventNominated, e.Reason)
-		nominated[e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name] = e.Related.Kind
+		target := "new " + strings.SplitN(e.Related.Name, "-", 2)[0]
+		if e.Related.Kind == "Node" {
+			target = e.Related.Name
+		}
+		nominated[e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name] = target
 	}
-	assert.Equal(t, map[string]string{"shop/reports-0": "NodeClaim", "shop/web-canary": "Node",
-		"jobs/etl-2026-03-02-0": "NodeClaim", "jobs/etl-2026-03-02-1": "NodeClaim"}, nominated)
+	assert.Equal(t, want, nominated)
 }
 
 func TestRealClusterDisrupt(t *testing.T) {

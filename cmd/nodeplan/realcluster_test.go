@@ -104,16 +104,9 @@ items:
 }
 
 func TestPlanV1beta1NodePools(t *testing.T) {
-	// The seed's tutorial, written for karpenter.sh/v1beta1.
-	data, err := os.ReadFile("../../manifest/testdata/teams-v1beta1.yaml")
-	require.NoError(t, err)
-	var docs []string
-	for _, d := range strings.Split(string(data), "\n---\n") {
-		if !strings.Contains(d, "kind: EC2NodeClass") { // realcat's part of the conversion
-			docs = append(docs, d)
-		}
-	}
-	in := writeInput(t, "teams.yaml", strings.Join(docs, "\n---\n"))
+	// The seed's tutorial as written: karpenter.sh/v1beta1 NodePools, a karpenter.k8s.aws/v1beta1
+	// EC2NodeClass.
+	in := "../../manifest/testdata/teams-v1beta1.yaml"
 	out, stderr, code := nodeplan(t, "plan", "-f", in, "-o", "json")
 	require.Equal(t, 0, code, stderr)
 	var got planOutput
@@ -123,9 +116,10 @@ func TestPlanV1beta1NodePools(t *testing.T) {
 		pools[c.NodePool] = append(pools[c.NodePool], c.Pods...)
 	}
 	assert.Equal(t, map[string][]string{"team-1": {"default/team-1-nginx"}, "team-2": {"default/team-2-nginx"}}, pools)
+	assert.Empty(t, got.PodErrors)
 	warnings := strings.Split(strings.TrimSpace(stderr), "\n")
-	require.Len(t, warnings, 2)
-	assert.Contains(t, warnings[0], `NodePool "team-1"`)
-	assert.Contains(t, warnings[1], `NodePool "team-2"`)
-	assert.Contains(t, warnings[0], "teams.yaml: document 1")
+	require.Len(t, warnings, 3, stderr)
+	for i, w := range []string{`document 1 (line 5): NodePool "team-1"`, `document 2 (line 22): NodePool "team-2"`, `document 3 (line 39): EC2NodeClass "default"`} {
+		assert.Contains(t, warnings[i], "teams-v1beta1.yaml: "+w, "each warning names its object")
+	}
 }
