@@ -38,22 +38,7 @@ func FuzzParse(f *testing.F) {
 	// Keep each run short: expanding many pods is slow, not wrong.
 	defer func(n int) { maxExpandedPods = n }(maxExpandedPods)
 	maxExpandedPods = 1000
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s1, err1 := Parse(data, "fuzz.yaml")
-		s2, err2 := Parse(data, "fuzz.yaml")
-		if (err1 == nil) != (s1 != nil) {
-			t.Fatalf("Parse returned set %v and error %v", s1 != nil, err1)
-		}
-		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
-			t.Fatalf("Parse is not deterministic: %v, then %v", err1, err2)
-		}
-		if s1 != nil && len(s1.Pods) != len(s2.Pods) {
-			t.Fatalf("Parse is not deterministic: %d pods, then %d", len(s1.Pods), len(s2.Pods))
-		}
-		if err1 != nil && err1.Error() == "" {
-			t.Fatal("empty error message")
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data) })
 }
 
 // TestParseDamagedInputs parses the testdata files cut short and with bytes changed, which

@@ -16,6 +16,8 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/internal/quantity"
+	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -290,4 +292,125 @@ func TestOnlyUnavailableOfferingsSaySo(t *testing.T) {
 	require.Len(t, res.PodErrors, 1)
 	assert.Contains(t, res.PodErrors[0].Reason, `NodePool "default": none of its 1 instance types has an available offering`)
 	assert.NotContains(t, res.PodErrors[0].Reason, "filtered out")
+}
+
+// TestPropHostileInputs draws zero, huge, overflowing and negative quantities and nil entries
+// everywhere Solve reads them. Solve never panics; it returns an error exactly when a NodePool,
+// instance type, node or bound pod is invalid or a pod or offering is nil; otherwise every pod
+// comes back once, pods with invalid quantities as pod errors, and no NodeClaim's pods
+// request more than its type's allocatable (summed exactly).
+func TestPropHostileInputs(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		invalid := false // a Solve error is due
+		cpuQ, memQ := fake.HostileQuantity(true), fake.HostileQuantity(false)
+		valid := func(name corev1.ResourceName, q resource.Quantity) bool { return quantity.Check(name, q) == nil }
+
+		var types cloudprovider.InstanceTypes
+		for i := range rapid.IntRange(1, 4).Draw(t, "types") {
+			if rapid.IntRange(0, 9).Draw(t, fmt.Sprintf("type%d/nil", i)) == 0 {
+				types = append(types, nil)
+				continue
+			}
+			name := fmt.Sprintf("type-%d", i)
+			cpu, mem := cpuQ.Draw(t, name+"/cpu"), memQ.Draw(t, name+"/memory")
+			invalid = invalid || !valid(corev1.ResourceCPU, cpu) || !valid(corev1.ResourceMemory, mem)
+			offs := cloudprovider.Offerings{cloudprovider.NewOffering(fake.TestZone1, v1.CapacityTypeOnDemand, 0.1*float64(i+1), true)}
+			if rapid.IntRange(0, 9).Draw(t, name+"/nil-offering") == 0 {
+				offs = append(offs, nil)
+				invalid = true
+			}
+			types = append(types, &cloudprovider.InstanceType{
+				Name: name,
+				Requirements: requirements.NewRequirements(
+					requirements.MustNew(v1.LabelInstanceType, requirements.In, name),
+					requirements.MustNew(v1.LabelArch, requirements.In, "amd64"),
+					requirements.MustNew(v1.LabelOS, requirements.In, "linux"),
+					requirements.MustNew(v1.LabelTopologyZone, requirements.In, fake.TestZone1),
+					requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeOnDemand)),
+				Offerings: offs,
+				Capacity:  corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem, corev1.ResourcePods: resource.MustParse("110")},
+			})
+		}
+		np := fake.NodePool("default").Obj()
+		if rapid.Bool().Draw(t, "limit") {
+			l := cpuQ.Draw(t, "limit/cpu")
+			invalid = invalid || !valid(corev1.ResourceCPU, l)
+			np.Spec.Limits = v1.Limits{corev1.ResourceCPU: l}
+		}
+		in := &scheduling.Input{NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}}
+		badPods := map[*corev1.Pod]bool{}
+		for i := range rapid.IntRange(0, 8).Draw(t, "pods") {
+			if rapid.IntRange(0, 19).Draw(t, fmt.Sprintf("pod%d/nil", i)) == 0 {
+				in.Pods = append(in.Pods, nil)
+				invalid = true
+				continue
+			}
+			cpu, mem := cpuQ.Draw(t, fmt.Sprintf("pod%d/cpu", i)), memQ.Draw(t, fmt.Sprintf("pod%d/memory", i))
+			p := podRequesting(fmt.Sprintf("p%d", i), corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem})
+			badPods[p] = !valid(corev1.ResourceCPU, cpu) || !valid(corev1.ResourceMemory, mem)
+			in.Pods = append(in.Pods, p)
+		}
+		if rapid.Bool().Draw(t, "node") {
+			alloc, req := memQ.Draw(t, "node/memory"), cpuQ.Draw(t, "bound/cpu")
+			invalid = invalid || !valid(corev1.ResourceMemory, alloc) || !valid(corev1.ResourceCPU, req)
+			b := podRequesting("bound", corev1.ResourceList{corev1.ResourceCPU: req})
+			b.Spec.NodeName = "n"
+			in.Nodes = []*scheduling.Node{nil, {Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"},
+				Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceMemory: alloc}}}, Pods: []*corev1.Pod{b}}}
+		}
+
+		res, err := scheduling.Solve(in)
+		if invalid {
+			if err == nil {
+				t.Fatal("invalid input accepted")
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("valid input refused: %v", err)
+		}
+		got := map[*corev1.Pod]int{}
+		for _, c := range res.NewNodeClaims {
+			for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+				total := resource.Quantity{}
+				for _, p := range c.Pods {
+					total.Add(p.Spec.Containers[0].Resources.Requests[name])
+				}
+				if alloc := c.InstanceType.Allocatable()[name]; total.Cmp(alloc) > 0 {
+					t.Fatalf("claim on %s: pods request %s %s, allocatable %s", c.InstanceType.Name, total.String(), name, alloc.String())
+				}
+			}
+			for _, p := range c.Pods {
+				got[p]++
+			}
+		}
+		for _, n := range res.ExistingNodes {
+			for _, p := range n.Pods {
+				got[p]++
+			}
+		}
+		for _, e := range res.PodErrors {
+			got[e.Pod]++
+		}
+		for _, p := range in.Pods {
+			if got[p] != 1 {
+				t.Fatalf("pod %s comes back %d times", p.Name, got[p])
+			}
+			if badPods[p] && !hasPodError(res, p) {
+				t.Fatalf("pod %s with invalid quantities was placed", p.Name)
+			}
+		}
+		if len(got) != len(in.Pods) {
+			t.Fatalf("%d pods in, %d out", len(in.Pods), len(got))
+		}
+	})
+}
+
+func hasPodError(res *scheduling.Result, p *corev1.Pod) bool {
+	for _, e := range res.PodErrors {
+		if e.Pod == p {
+			return true
+		}
+	}
+	return false
 }
