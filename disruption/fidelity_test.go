@@ -130,6 +130,22 @@ func TestFidelity(t *testing.T) {
 			savings:  []float64{0},
 		},
 		{
+			// Deliberately unlike Karpenter's cluster state, which reads only the NodeClaim: the
+			// Node is going (Karpenter deletes its claim as soon as it sees that), so its pods
+			// are planned again (nominating c) and it uses the budget of one.
+			name: "a Node being deleted whose NodeClaim is not yet is deleting",
+			in: func() *Input {
+				a := testNode("a", "p", "small", "", bound("x", "1"))
+				a.Node.DeletionTimestamp = &metav1.Time{Time: now.Add(-time.Minute)}
+				a.NodeClaim = &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "a", CreationTimestamp: metav1.NewTime(t0)}}
+				a.NodeClaim.Status.NodeName = "a"
+				return input([]*v1.NodePool{pool("p", budget("1"))}, a,
+					testNode("c", "p", "large", "", bound("z", "5")),
+					testNode("e", "p", "small", ""))
+			},
+			blocked: map[string]string{"a": "already deleting", "c": "nominated for a pending pod", "e": "allows no more Empty disruptions"},
+		},
+		{
 			name: "one expiration command per NodeClaim; the provisioner launches for their pods",
 			in: func() *Input {
 				return input([]*v1.NodePool{expiring("old")},

@@ -354,7 +354,9 @@ func (m *smModel) consolidate(t *rapid.T) {
 			}
 			m.remove(t, n)
 		}
-		for _, r := range append(append([]*scheduling.NodeClaim(nil), c.Replacements...), provisionedBy(res, i)...) {
+		// The provisioner's NodeClaims first: Plan's simulations have them in flight (their
+		// names sorting first) before any replacement.
+		for _, r := range append(append([]*scheduling.NodeClaim(nil), provisionedBy(res, i)...), c.Replacements...) {
 			smStats.replacements.Add(1)
 			inflight[m.launch(t, r)] = true
 		}

@@ -106,6 +106,8 @@ type commandOutput struct {
 	Candidates     []string      `json:"candidates"`
 	Replacements   []claimOutput `json:"replacements"`
 	SavingsPerHour float64       `json:"savingsPerHour"`
+	// Destinations are the existing nodes the command's simulation sends pods to.
+	Destinations []string `json:"destinations"`
 }
 
 type blockedOutput struct {
@@ -120,7 +122,10 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 	}
 	for _, c := range res.Commands {
 		co := commandOutput{Method: string(c.Method), Reason: string(c.Reason), Candidates: c.Candidates,
-			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour)}
+			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour), Destinations: c.Destinations}
+		if co.Destinations == nil {
+			co.Destinations = []string{}
+		}
 		if co.Candidates == nil {
 			co.Candidates = []string{}
 		}
