@@ -94,18 +94,24 @@ func (p *Provider) Create(ctx context.Context, claim *v1.NodeClaim) (*v1.NodeCla
 		return nil, err
 	}
 	spotCap := spotPriceCap(its, reqs, capacityType)
-	configs, err := p.launchConfigs(ctx, nc, claim, np, its, pinned, capacityType, subnets, spotCap)
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		configs, err := p.launchConfigs(ctx, nc, claim, np, its, pinned, capacityType, subnets, spotCap)
+		if err != nil {
+			return nil, err
+		}
+		if len(configs) == 0 {
+			return nil, cloudprovider.NewInsufficientCapacityError(errors.New("no capacity offerings are currently available given the constraints"))
+		}
+		out, err := p.createFleet(ctx, nc, claim, capacityType, configs)
+		var ce *cloudprovider.CreateError
+		if attempt == 0 && errors.As(err, &ce) && ce.ConditionReason == "LaunchTemplateNotFound" {
+			continue // a template vanished (deleted outside): recreate it and launch once more
+		}
+		if err != nil {
+			return nil, err
+		}
+		return p.launched(ctx, nc, claim, its, capacityType, out)
 	}
-	if len(configs) == 0 {
-		return nil, cloudprovider.NewInsufficientCapacityError(errors.New("no capacity offerings are currently available given the constraints"))
-	}
-	out, err := p.createFleet(ctx, nc, claim, capacityType, configs)
-	if err != nil {
-		return nil, err
-	}
-	return p.launched(ctx, nc, claim, its, capacityType, out)
 }
 
 // launchable are the types with an available offering compatible with reqs whose

@@ -45,7 +45,7 @@ func (p *Provider) IsDrifted(ctx context.Context, claim *v1.NodeClaim) (cloudpro
 		return "", fmt.Errorf("EC2NodeClass %s: status has no subnets or security groups, cannot tell drift", nc.Name)
 	}
 	if claim.Status.ImageID != "" {
-		if it := p.instanceType(ctx, nc.Name, claim.Labels[v1.NodePoolLabelKey], claim.Labels[v1.LabelInstanceType]); it != nil && amiFor(nc, it) != claim.Status.ImageID {
+		if it := p.instanceType(ctx, typeCache{}, nc.Name, claim.Labels[v1.NodePoolLabelKey], claim.Labels[v1.LabelInstanceType]); it != nil && amiFor(nc, it) != claim.Status.ImageID {
 			return AMIDrift, nil
 		}
 	}

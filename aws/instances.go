@@ -71,7 +71,7 @@ func (p *Provider) Get(ctx context.Context, providerID string) (*v1.NodeClaim, e
 	if !owned(inst, p.cluster) {
 		return nil, cloudprovider.NewNodeClaimNotFoundError(&NotOwnedError{InstanceID: id, Cluster: p.cluster})
 	}
-	return p.nodeClaimOf(ctx, inst), nil
+	return p.nodeClaimOf(ctx, inst, typeCache{}), nil
 }
 
 // List returns a NodeClaim for every live instance tagged for this cluster, in launch order
@@ -82,8 +82,9 @@ func (p *Provider) List(ctx context.Context) ([]*v1.NodeClaim, error) {
 		return nil, err
 	}
 	out := make([]*v1.NodeClaim, 0, len(insts))
+	types := typeCache{}
 	for _, inst := range insts {
-		out = append(out, p.nodeClaimOf(ctx, inst))
+		out = append(out, p.nodeClaimOf(ctx, inst, types))
 	}
 	return out, nil
 }
@@ -191,7 +192,7 @@ func (p *Provider) GarbageCollect(ctx context.Context, claims []*v1.NodeClaim, m
 // its instance type (when the type is known), zone, capacity type and NodePool, capacity and
 // allocatable, provider ID, image and launch time (and a deletion timestamp once it shuts
 // down).
-func (p *Provider) nodeClaimOf(ctx context.Context, inst ec2types.Instance) *v1.NodeClaim {
+func (p *Provider) nodeClaimOf(ctx context.Context, inst ec2types.Instance, types typeCache) *v1.NodeClaim {
 	tags := tagMap(inst.Tags)
 	zone := ""
 	if inst.Placement != nil {
@@ -204,7 +205,7 @@ func (p *Provider) nodeClaimOf(ctx context.Context, inst ec2types.Instance) *v1.
 	nc := &v1.NodeClaim{}
 	nc.Name = tags[TagNodeClaim]
 	labels := map[string]string{}
-	if it := p.instanceType(ctx, tags[LabelNodeClass], tags[v1.NodePoolLabelKey], string(inst.InstanceType)); it != nil {
+	if it := p.instanceType(ctx, types, tags[LabelNodeClass], tags[v1.NodePoolLabelKey], string(inst.InstanceType)); it != nil {
 		for k, v := range it.Requirements.Labels() {
 			labels[k] = v
 		}

@@ -193,25 +193,33 @@ func (p *Provider) instanceTypesFor(nc *awsv1.EC2NodeClass, np *v1.NodePool) (cl
 	return its, nil
 }
 
+// typeCache holds, for one List or Get, the instance types built per NodeClass and NodePool,
+// so many instances of one NodeClass cost one build.
+type typeCache map[[2]string]map[string]*cloudprovider.InstanceType
+
 // instanceType finds one type for an instance's NodeClass (nil when anything is missing).
-func (p *Provider) instanceType(ctx context.Context, nodeClass, nodePool, name string) *cloudprovider.InstanceType {
+func (p *Provider) instanceType(ctx context.Context, cache typeCache, nodeClass, nodePool, name string) *cloudprovider.InstanceType {
 	if nodeClass == "" {
 		return nil
 	}
-	nc, err := p.cfg.NodeClass(ctx, nodeClass)
-	if err != nil || nc == nil {
-		return nil
-	}
-	its, err := p.instanceTypesFor(nc, p.nodePool(ctx, nodePool))
-	if err != nil {
-		return nil
-	}
-	for _, it := range its {
-		if it.Name == name {
-			return it
+	key := [2]string{nodeClass, nodePool}
+	byName, ok := cache[key]
+	if !ok {
+		byName = map[string]*cloudprovider.InstanceType{}
+		cache[key] = byName
+		nc, err := p.cfg.NodeClass(ctx, nodeClass)
+		if err != nil || nc == nil {
+			return nil
+		}
+		its, err := p.instanceTypesFor(nc, p.nodePool(ctx, nodePool))
+		if err != nil {
+			return nil
+		}
+		for _, it := range its {
+			byName[it.Name] = it
 		}
 	}
-	return nil
+	return byName[name]
 }
 
 // readyNodeClass resolves the NodeClaim's NodeClass for a launch: missing (or deleting) is

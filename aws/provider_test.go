@@ -3,6 +3,7 @@ package aws_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/nodeplan/nodeplan/aws"
 	"github.com/nodeplan/nodeplan/aws/awstest"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/interruption"
 )
 
 const secretUserData = "#!/bin/bash\nexport DB_PASSWORD=hunter2-SECRET-TOKEN\n"
@@ -448,4 +450,90 @@ func TestRepairPolicies(t *testing.T) {
 	require.Len(t, rp, 7)
 	assert.Equal(t, cloudprovider.RepairPolicy{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionFalse, TolerationDuration: 1800}, rp[0])
 	assert.Equal(t, int64(600), rp[2].TolerationDuration)
+}
+
+func TestInterruptedMarksSpotAndSkipsForeignInstances(t *testing.T) {
+	f := newFixture(t)
+	p := f.provider(t, f.ec2)
+	ctx := context.Background()
+	out, err := p.Create(ctx, claim("spot-1", "spot"))
+	require.NoError(t, err)
+	_, id, _ := aws.ParseProviderID(out.Status.ProviderID)
+	f.ec2.AddInstance(untagged("i-00000000000foreign", map[string]string{"kubernetes.io/cluster/staging": "owned"}))
+	claims, err := p.Interrupted(ctx, interruption.Event{Kind: interruption.SpotInterrupted, InstanceIDs: []string{id, "i-00000000000foreign", "i-0000000000missing"}})
+	require.NoError(t, err)
+	require.Len(t, claims, 1)
+	assert.Equal(t, "spot-1", claims[0].Name)
+	assert.Equal(t, []aws.UnavailableOffering{{CapacityType: "spot", InstanceType: out.Labels[v1.LabelInstanceType], Zone: out.Labels[v1.LabelTopologyZone]}}, p.Unavailable().List())
+
+	claims, err = p.Interrupted(ctx, interruption.Event{Kind: interruption.RebalanceRecommendation, InstanceIDs: []string{id}})
+	require.NoError(t, err)
+	assert.Len(t, claims, 1)
+	assert.Len(t, p.Unavailable().List(), 1, "a rebalance recommendation marks nothing")
+}
+
+// A launch template deleted behind the provider's back is recreated and the launch retried
+// once; a changed NodeClass (user data) gets a new template.
+func TestLaunchTemplatesRecreatedAndVersionedByContent(t *testing.T) {
+	f := newFixture(t)
+	p := f.provider(t, f.ec2)
+	ctx := context.Background()
+	_, err := p.Create(ctx, claim("one", "on-demand"))
+	require.NoError(t, err)
+	names := f.ec2.LaunchTemplateNames()
+	for _, n := range names {
+		f.ec2.DeleteLaunchTemplate(n)
+	}
+	_, err = p.Create(ctx, claim("two", "on-demand"))
+	require.NoError(t, err)
+	assert.Equal(t, names, f.ec2.LaunchTemplateNames(), "recreated under the same names")
+	assert.Len(t, f.ec2.FleetInputs(), 3, "one launch, one failed attempt, one retry")
+
+	f.nodeClass.Spec.UserData = sdkaws.String("#!/bin/bash\necho changed\n")
+	_, err = p.Create(ctx, claim("three", "on-demand"))
+	require.NoError(t, err)
+	assert.Greater(t, len(f.ec2.LaunchTemplateNames()), len(names), "new user data, new template")
+	for _, n := range f.ec2.LaunchTemplateNames() {
+		assert.True(t, strings.HasPrefix(n, "karpenter.k8s.aws/"), n)
+	}
+}
+
+// List pages through DescribeInstances and builds the NodeClaims of 1,005 instances.
+func TestListPaginates(t *testing.T) {
+	f := newFixture(t)
+	p := f.provider(t, f.ec2)
+	owned := map[string]string{"kubernetes.io/cluster/prod": "owned", "eks:eks-cluster-name": "prod", "karpenter.sh/nodepool": "general", "karpenter.k8s.aws/ec2nodeclass": "default"}
+	for i := range 1005 {
+		f.ec2.AddInstance(untagged(fmt.Sprintf("i-%017d", i), owned))
+	}
+	start := time.Now()
+	list, err := p.List(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, list, 1005)
+	assert.Equal(t, 2, f.ec2.Calls("DescribeInstances"), "two pages of 1000")
+	assert.Equal(t, "6903Mi", list[1004].Status.Allocatable.Memory().String())
+	assert.Less(t, time.Since(start), 5*time.Second)
+}
+
+// Region loading and Delete recover from throttling and 5xx through the SDK's retries.
+func TestRetriesOnDescribeAndDelete(t *testing.T) {
+	f := newFixture(t)
+	srv, p := f.overHTTP(t)
+	ctx := context.Background()
+	srv.Faults.Inject("DescribeInstanceTypes", awstest.Throttle, 2)
+	srv.Faults.Inject("DescribeSpotPriceHistory", awstest.ServerError, 2)
+	require.NoError(t, p.Refresh(ctx, "us-east-1"))
+	assert.NotNil(t, p.Region().SpotPrices)
+	out, err := p.Create(ctx, claim("r", "on-demand"))
+	require.NoError(t, err)
+	srv.Faults.Inject("DescribeInstances", awstest.Throttle, 1)
+	srv.Faults.Inject("TerminateInstances", awstest.ServerError, 2)
+	require.NoError(t, p.Delete(ctx, out))
+	assert.Empty(t, f.ec2.Live())
+	assert.Zero(t, srv.Faults.Pending())
+
+	srv.Faults.Inject("DescribeInstanceTypeOfferings", awstest.MalformedBody, 1)
+	err = p.Refresh(ctx, "us-east-1")
+	require.Error(t, err, "a malformed reply is not retried")
+	assert.NotNil(t, p.Region(), "the previous region stays")
 }

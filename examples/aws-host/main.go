@@ -154,18 +154,16 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath st
 	}
 	reader := &aws.InterruptionReader{SQS: sqsClient, QueueURL: queueURL, WaitTimeSeconds: 1}
 	poll, err := reader.Poll(ctx, func(ctx context.Context, ev interruption.Event) error {
-		for _, claim := range launched {
-			_, id, _ := aws.ParseProviderID(claim.Status.ProviderID)
-			for _, affected := range ev.InstanceIDs {
-				if affected != id {
-					continue
-				}
-				if ev.Kind == interruption.SpotInterrupted {
-					provider.Unavailable().MarkUnavailable(v1.CapacityTypeSpot, claim.Labels[v1.LabelInstanceType], claim.Labels[v1.LabelTopologyZone])
-				}
-				fmt.Printf("interruption %s for %s: %s\n", ev.Kind, claim.Name, ev.Action())
-				if ev.Action() == interruption.CordonAndDrain {
-					return ignoreNotFound(provider.Delete(ctx, claim))
+		claims, err := provider.Interrupted(ctx, ev) // marks interrupted spot offerings unavailable
+		if err != nil {
+			return err
+		}
+		for _, claim := range claims {
+			fmt.Printf("interruption %s for %s: %s\n", ev.Kind, claim.Name, ev.Action())
+			if ev.Action() == interruption.CordonAndDrain {
+				// A real host drains the node first; the claim's instance then goes.
+				if err := cloudprovider.IgnoreNodeClaimNotFoundError(provider.Delete(ctx, claim)); err != nil {
+					return err
 				}
 			}
 		}
@@ -182,8 +180,6 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath st
 	}
 	return rep, nil
 }
-
-func ignoreNotFound(err error) error { return cloudprovider.IgnoreNodeClaimNotFoundError(err) }
 
 // toNodeClaim turns a planned NodeClaim into the karpenter.sh/v1 object Create takes.
 func toNodeClaim(name string, nc *scheduling.NodeClaim, np *v1.NodePool) *v1.NodeClaim {
