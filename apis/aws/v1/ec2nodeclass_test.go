@@ -264,3 +264,24 @@ func TestKubeletFor(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 }
+
+// FuzzKubeletFor: any annotation gives a kubelet configuration or an error naming the
+// NodePool, never a panic.
+func FuzzKubeletFor(f *testing.F) {
+	for _, seed := range []string{`{"maxPods":8}`, `{"kubeReserved":{"cpu":"1"},"evictionHard":{"memory.available":"5%"}}`, `null`, `[]`, `{"maxPods":1e99}`, `{"evictionSoftGracePeriod":{"memory.available":"1m"}}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "np", Annotations: map[string]string{karpv1.KubeletCompatibilityAnnotationKey: raw}}}
+		k, err := KubeletFor(np, nil)
+		if err != nil {
+			if !strings.Contains(err.Error(), `NodePool "np"`) {
+				t.Fatalf("error does not name the NodePool: %v", err)
+			}
+			return
+		}
+		if k == nil {
+			t.Fatal("no configuration and no error")
+		}
+	})
+}
