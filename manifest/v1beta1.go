@@ -75,8 +75,11 @@ type nodeClaimTemplateSpecV1beta1 struct {
 	Taints        []corev1.Taint                            `json:"taints,omitempty"`
 	StartupTaints []corev1.Taint                            `json:"startupTaints,omitempty"`
 	Requirements  []v1.NodeSelectorRequirementWithMinValues `json:"requirements,omitempty"`
-	Kubelet       *kubeletV1beta1                           `json:"kubelet,omitempty"`
-	NodeClassRef  *nodeClassRefV1beta1                      `json:"nodeClassRef,omitempty"`
+	// Resources was in the v1beta1 schema (the template shared the NodeClaim's spec) but meant
+	// nothing on a NodePool; the conversion drops it.
+	Resources    v1.ResourceRequirements `json:"resources,omitzero"`
+	Kubelet      *kubeletV1beta1         `json:"kubelet,omitempty"`
+	NodeClassRef *nodeClassRefV1beta1    `json:"nodeClassRef,omitempty"`
 }
 
 // kubeletV1beta1 is the v1beta1 kubelet block, fields in Karpenter's order, so that its JSON
@@ -209,6 +212,9 @@ func convertNodePool(old *nodePoolV1beta1) (*v1.NodePool, []string, *conversionE
 	written, _ := json.Marshal(t.Spec.NodeClassRef)
 	np.Annotations = withAnnotation(np.Annotations, v1.NodeClassReferenceAnnotationKey, string(written))
 
+	if len(t.Spec.Resources.Requests) > 0 {
+		changes = append(changes, "drop spec.template.spec.resources (ignored: a NodeClaim's resources are its pods')")
+	}
 	// v1beta1's CRD defaulted expireAfter to 720h, as v1 does; an explicit value moves.
 	np.Spec.Template.Spec.ExpireAfter = d.ExpireAfter
 	if !d.ExpireAfter.IsZero() {

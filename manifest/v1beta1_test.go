@@ -57,6 +57,10 @@ func TestV1beta1NodePoolsAreConverted(t *testing.T) {
 			check: func(t *testing.T, np *v1.NodePool) {
 				assert.Equal(t, &v1.NodeClassReference{Group: "karpenter.k8s.aws", Kind: "EC2NodeClass", Name: "default"}, np.Spec.Template.Spec.NodeClassRef)
 			}},
+		{name: "template resources are dropped", nodeClassRef: "{name: default}\n      resources: {requests: {cpu: \"1\"}}",
+			check: func(t *testing.T, np *v1.NodePool) {
+				assert.Equal(t, "default", np.Spec.Template.Spec.NodeClassRef.Name)
+			}},
 		{name: "weight and limits", extra: "  weight: 50\n  limits: {cpu: \"100\"}\n",
 			check: func(t *testing.T, np *v1.NodePool) {
 				assert.Equal(t, int32(50), *np.Spec.Weight)
