@@ -79,8 +79,16 @@ type ec2Catalog struct {
 	capTypeReq   *requirements.Requirement
 }
 
-// windowsOS is the os requirement of types booting a Windows AMI family.
-var windowsOS = requirements.MustNew(v1.LabelOS, requirements.In, "windows")
+// windowsOS is the os requirement of types booting a Windows AMI family, windowsBuilds the
+// node.kubernetes.io/windows-build of each family.
+var (
+	windowsOS     = requirements.MustNew(v1.LabelOS, requirements.In, "windows")
+	windowsBuilds = map[ec2capacity.Family]*requirements.Requirement{
+		ec2capacity.Windows2019: requirements.MustNew(v1.LabelWindowsBuild, requirements.In, "10.0.17763"),
+		ec2capacity.Windows2022: requirements.MustNew(v1.LabelWindowsBuild, requirements.In, "10.0.20348"),
+		ec2capacity.Windows2025: requirements.MustNew(v1.LabelWindowsBuild, requirements.In, "10.0.26100"),
+	}
+)
 
 // ec2CapacityTypes are the capacity types of the embedded catalog's offerings.
 var ec2CapacityTypes = []string{v1.CapacityTypeSpot, v1.CapacityTypeOnDemand}
@@ -279,8 +287,8 @@ func BuildEC2(opts EC2Options) (cloudprovider.InstanceTypes, error) {
 		}
 		reqs := e.requirements.Copy()
 		reqs[v1.LabelTopologyZone] = zoneReq
-		if nc.Family.Windows() {
-			reqs[v1.LabelOS] = windowsOS
+		if build := windowsBuilds[nc.Family]; build != nil {
+			reqs[v1.LabelOS], reqs[v1.LabelWindowsBuild] = windowsOS, build
 		}
 		out = append(out, &cloudprovider.InstanceType{
 			Name:         e.name,

@@ -10,6 +10,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/ec2capacity"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -183,4 +184,20 @@ func TestEC2Zones(t *testing.T) {
 	require.NoError(t, err)
 	it = find(its, "m5.large")
 	assert.Empty(t, it.Offerings.Available())
+}
+
+func TestEC2Windows(t *testing.T) {
+	its, err := BuildEC2(EC2Options{NodeClass: ec2capacity.NodeClass{Family: ec2capacity.Windows2022}})
+	require.NoError(t, err)
+	assert.Nil(t, find(its, "m6g.large"), "Windows AMIs are amd64 only")
+	it := find(its, "m5.large")
+	require.NotNil(t, it)
+	assert.Equal(t, []string{"windows"}, it.Requirements.Get(v1.LabelOS).Values())
+	assert.Equal(t, []string{"10.0.20348"}, it.Requirements.Get(v1.LabelWindowsBuild).Values())
+	pods := it.Allocatable()[corev1.ResourcePods]
+	assert.Equal(t, int64(110), pods.Value())
+
+	its, err = EC2()
+	require.NoError(t, err)
+	assert.Equal(t, requirements.DoesNotExist, find(its, "m5.large").Requirements.Get(v1.LabelWindowsBuild).Operator())
 }
