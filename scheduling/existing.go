@@ -153,7 +153,9 @@ func (s *solver) buildExisting() {
 			}
 		}
 		for _, d := range s.daemons {
-			if boundDaemons[d.key] || !tolerates(d.form.tolerations, e.taints) {
+			// A PreferNoSchedule taint keeps no DaemonSet pod off a node (Karpenter checks it
+			// and overcommits the node).
+			if boundDaemons[d.key] || !tolerates(d.form.tolerations, schedulingTaints(e.taints)) {
 				continue
 			}
 			if daemonCompatibleWithNode(d, e.reqs) {

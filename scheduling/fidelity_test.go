@@ -365,3 +365,54 @@ spec:
 		}
 	}
 }
+
+// Issue #6: a pod whose required anti-affinity repels others blocks them only where it is
+// placed. Karpenter records a pending pod's anti-affinity (its inverse group) when the pod is
+// added to a node, never for a pod that fails, so the pods it would repel are placed; so does
+// nodeplan (karpenter-plan places the three b pods too).
+func TestFidelityUnplacedAntiAffinityBlocksNothing(t *testing.T) {
+	anti := func(name, app, cpu, key, extra string) string {
+		return `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ` + name + `, namespace: default, labels: {app: ` + app + `}}
+spec:
+` + extra + `  containers: [{name: c, image: img, resources: {requests: {cpu: "` + cpu + `", memory: 1Gi}}}]
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: b}}
+        topologyKey: ` + key + `
+`
+	}
+	b := `
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: b, namespace: default}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: b}}
+  template:
+    metadata: {labels: {app: b}}
+    spec:
+      containers: [{name: c, image: img, resources: {requests: {cpu: "500m", memory: 1Gi}}}]
+`
+	manifests := fidelityPool +
+		anti("huge", "a", "100", "topology.kubernetes.io/zone", "") + // fits no instance type
+		anti("nowhere", "a2", "1", "kubernetes.io/hostname", "  nodeSelector: {no-such: label}\n") + // no NodePool offers the label
+		b
+	for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
+		t.Run(string(packing), func(t *testing.T) {
+			in := fidelityInput(t, manifests, zonePricedTypes, packing)
+			res := mustSolve(t, in)
+			var failed []string
+			for _, e := range res.PodErrors {
+				failed = append(failed, e.Pod.Name)
+			}
+			assert.ElementsMatch(t, []string{"huge", "nowhere"}, failed)
+			assert.Equal(t, map[string]int{"zone-1": 3}, launchedCounts(in, res, "b-", "topology.kubernetes.io/zone"), "the b pods launch together in the cheapest zone")
+		})
+	}
+}

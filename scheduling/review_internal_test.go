@@ -119,16 +119,31 @@ func TestAffinityIgnoresPreferredNodeAffinityWhenFindingPeers(t *testing.T) {
 	assert.Equal(t, []string{fake.TestZone1}, r.NewNodeClaims[0].Requirements.Get(v1.LabelTopologyZone).Values(), "required affinity wins over the preference")
 }
 
-func TestSpreadMinimumUsesStrictDomainsUnderIgnorePolicy(t *testing.T) {
-	ign := corev1.NodeInclusionPolicyIgnore
-	c := corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, NodeAffinityPolicy: &ign, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}
-	n1 := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, fake.Pod("b1").Label("app", "a").NodeName("n1").Obj())
-	n2 := rrNode("n2", map[string]string{v1.LabelTopologyZone: fake.TestZone2}, fake.Pod("b2").Label("app", "a").NodeName("n2").Obj())
-	p := fake.Pod("p").Label("app", "a").TopologySpreadConstraint(c).NodeRequirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1, fake.TestZone2).Obj()
-	r, err := Solve(rrInput([]*corev1.Pod{p}, []*Node{n1, n2}))
-	require.NoError(t, err)
-	assert.Empty(t, r.PodErrors)
-	assert.Len(t, r.NewNodeClaims, 1)
+// Under nodeAffinityPolicy Ignore every node counts, so the minimum is over every domain
+// (test-zone-3, empty, included) and a pod that may only join test-zone-1 or -2, which hold one
+// each, would make the skew 2; under Honor only the pod's own domains count.
+func TestSpreadMinimumUsesEveryDomainUnderIgnorePolicy(t *testing.T) {
+	for _, tc := range []struct {
+		policy corev1.NodeInclusionPolicy
+		placed bool
+	}{{corev1.NodeInclusionPolicyIgnore, false}, {corev1.NodeInclusionPolicyHonor, true}} {
+		t.Run(string(tc.policy), func(t *testing.T) {
+			c := corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, NodeAffinityPolicy: &tc.policy, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}
+			n1 := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, fake.Pod("b1").Label("app", "a").NodeName("n1").Obj())
+			n2 := rrNode("n2", map[string]string{v1.LabelTopologyZone: fake.TestZone2}, fake.Pod("b2").Label("app", "a").NodeName("n2").Obj())
+			p := fake.Pod("p").Label("app", "a").TopologySpreadConstraint(c).NodeRequirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1, fake.TestZone2).Obj()
+			r, err := Solve(rrInput([]*corev1.Pod{p}, []*Node{n1, n2}))
+			require.NoError(t, err)
+			if tc.placed {
+				assert.Empty(t, r.PodErrors)
+				assert.Len(t, r.NewNodeClaims, 1)
+				return
+			}
+			require.Len(t, r.PodErrors, 1)
+			assert.Contains(t, r.PodErrors[0].Reason, v1.LabelTopologyZone)
+			assert.Empty(t, r.NewNodeClaims)
+		})
+	}
 }
 
 func TestPodsKeptOnDeletingNodesCountForTopology(t *testing.T) {

@@ -729,8 +729,13 @@ func (t *topology) admissible(g *topologyGroup, p *podData, f *podForm) admissib
 	switch g.kind {
 	case groupSpread:
 		// The global minimum is over the domains the pod's strict node requirements allow
-		// (preferred node affinity never narrows it), whatever the nodeAffinityPolicy.
-		eligible := g.domainsIn(t.get(f.strict, g.key))
+		// (preferred node affinity never narrows it); under nodeAffinityPolicy Ignore every
+		// node counts, so over every domain, as kube-scheduler checks it (Karpenter narrows it
+		// then too, and places pods kube-scheduler refuses).
+		eligible := g.domains
+		if g.filterTerms != nil {
+			eligible = g.domainsIn(t.get(f.strict, g.key))
+		}
 		minCount := 0
 		if len(eligible) >= int(g.minDomains) && len(eligible) > 0 {
 			minCount = int(^uint(0) >> 1)
@@ -750,7 +755,10 @@ func (t *topology) admissible(g *topologyGroup, p *podData, f *podForm) admissib
 				a.domains = append(a.domains, d)
 			}
 		}
-		if len(a.domains) == 0 && self {
+		// A pod may start its group only where no pod matches anywhere, as kube-scheduler
+		// binds it (Karpenter also starts one when the matches are only out of the pod's reach,
+		// launching a node the pod is never bound to).
+		if len(a.domains) == 0 && self && g.total == 0 {
 			a.domains, a.bootstrap = g.domains, true
 		}
 	default:

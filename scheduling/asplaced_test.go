@@ -1,0 +1,76 @@
+package scheduling_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Constraints Karpenter's own plan can break, which nodeplan holds (verify findings 1 and 3).
+
+// asNode is an initialized managed node in zone with room for pods pods.
+func asNode(name, zone string, pods string, taints []corev1.Taint, bound ...*corev1.Pod) *scheduling.Node {
+	rl := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi"), corev1.ResourcePods: resource.MustParse(pods)}
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name, v1.LabelTopologyZone: zone,
+		v1.NodePoolLabelKey: "default", v1.NodeInitializedLabelKey: "true"}}, Spec: corev1.NodeSpec{Taints: taints},
+		Status: corev1.NodeStatus{Allocatable: rl, Capacity: rl}}
+	for _, p := range bound {
+		p.Spec.NodeName = name
+	}
+	return &scheduling.Node{Node: n, Pods: bound}
+}
+
+func asInput(pods []*corev1.Pod, nodes ...*scheduling.Node) *scheduling.Input {
+	return &scheduling.Input{Pods: pods, NodePools: []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(2)}, WellKnownLabels: fake.WellKnownLabels(), Nodes: nodes}
+}
+
+// A DaemonSet pod runs on a node whatever its PreferNoSchedule taints, so its requests are
+// reserved there (Karpenter checks every taint and overcommits the node).
+func TestDaemonSetReservedOnPreferNoScheduleNode(t *testing.T) {
+	prefer := []corev1.Taint{{Key: "prefer", Value: "x", Effect: corev1.TaintEffectPreferNoSchedule}}
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "kube-system"},
+		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: fake.Pod("x").Requests("10m", "16Mi").Obj().Spec}}}
+	tolerant := func(n string) *corev1.Pod {
+		return fake.Pod(n).Requests("10m", "16Mi").Tolerate("prefer", "x", corev1.TaintEffectPreferNoSchedule).Obj()
+	}
+	in := asInput([]*corev1.Pod{tolerant("a"), tolerant("b")}, asNode("node-0", fake.TestZone1, "2", prefer))
+	in.DaemonSets = []*appsv1.DaemonSet{ds}
+	res := mustSolve(t, in)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.ExistingNodes, 1)
+	assert.Len(t, res.ExistingNodes[0].Pods, 1, "room for 2 pods: the DaemonSet pod and one more")
+	assert.Len(t, res.NewNodeClaims, 1)
+}
+
+// A pod whose required affinity selects itself starts its group in a new domain only when no
+// pod matches anywhere, as kube-scheduler binds it; with a match out of its reach it stays
+// pending (Karpenter launches a node it is never bound to).
+func TestAffinityBootstrapsOnlyWithoutMatches(t *testing.T) {
+	pod := func() *corev1.Pod {
+		return fake.Pod("a").Label("app", "g").NodeSelector(v1.LabelTopologyZone, fake.TestZone2).
+			PodAffinity(v1.LabelTopologyZone, map[string]string{"app": "g"}).Obj()
+	}
+	t.Run("a match in another zone: pending", func(t *testing.T) {
+		res := mustSolve(t, asInput([]*corev1.Pod{pod()}, asNode("node-a", fake.TestZone1, "10", nil, fake.Pod("g-0").Label("app", "g").Obj())))
+		require.Len(t, res.PodErrors, 1)
+		assert.Contains(t, res.PodErrors[0].Reason, v1.LabelTopologyZone)
+		assert.Empty(t, res.NewNodeClaims)
+	})
+	t.Run("no match anywhere: it starts the group", func(t *testing.T) {
+		res := mustSolve(t, asInput([]*corev1.Pod{pod()}, asNode("node-a", fake.TestZone1, "10", nil, fake.Pod("other").Label("app", "h").Obj())))
+		assert.Empty(t, res.PodErrors)
+		require.Len(t, res.NewNodeClaims, 1)
+		assert.Equal(t, fake.TestZone2, res.NewNodeClaims[0].Offering.Zone())
+	})
+}
