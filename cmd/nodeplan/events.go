@@ -26,6 +26,9 @@ const (
 	eventDisruptionTerminating = "DisruptionTerminating"
 	eventDisruptionLaunching   = "DisruptionLaunching"
 	eventDisruptionBlocked     = "DisruptionBlocked"
+	// eventDisruptionDestination is nodeplan's own: an existing node (or in-flight NodeClaim)
+	// a command's simulation sends the candidates' pods to, which Karpenter records nowhere.
+	eventDisruptionDestination = "DisruptionDestination"
 )
 
 // nodeClaimName is the name -o yaml gives the i-th (0-based) new NodeClaim.
@@ -80,15 +83,8 @@ func planEvents(res *scheduling.Result, set *manifest.Set) []corev1.Event {
 			nominate(p, nodeClaimRef(nodeClaimName(c, i)))
 		}
 	}
-	nodes := map[string]bool{}
-	for _, n := range set.Nodes {
-		nodes[n.Name] = true
-	}
 	for _, n := range res.ExistingNodes {
-		target := nodeRef(n.Name)
-		if !nodes[n.Name] {
-			target = nodeClaimRef(n.Name) // in flight: a NodeClaim without its Node yet
-		}
+		target := existingRef(set, n.Name)
 		for _, p := range n.Pods {
 			nominate(p, target)
 		}
@@ -100,12 +96,26 @@ func planEvents(res *scheduling.Result, set *manifest.Set) []corev1.Event {
 	return out
 }
 
+// existingRef is the Node of that name, or the in-flight NodeClaim when the input has no such
+// Node yet.
+func existingRef(set *manifest.Set, name string) *corev1.ObjectReference {
+	for _, n := range set.Nodes {
+		if n.Name == name {
+			return nodeRef(name)
+		}
+	}
+	return nodeClaimRef(name)
+}
+
 // disruptEvents are the events of the disruption commands, named after the command they belong
-// to (command-N, as the comments on the replacement NodeClaims), and of the blocked nodes.
-// names are the replacements' NodeClaim names, in command order.
-func disruptEvents(res *disruption.Result, names []string) []corev1.Event {
+// to (command-N, as the comments on the replacement NodeClaims): the candidates terminated,
+// the replacements launched, the existing nodes the candidates' pods go to; and of the blocked
+// nodes. names are the -o yaml names of the provisioned NodeClaims, then of the replacements in
+// command order.
+func disruptEvents(res *disruption.Result, names []string, set *manifest.Set) []corev1.Event {
 	var out []corev1.Event
-	k := 0
+	inflight := inflightNames(res, names)
+	k := len(res.Provisioned)
 	for i, c := range res.Commands {
 		command := fmt.Sprintf("command-%d", i+1)
 		decision := "Delete"
@@ -123,9 +133,36 @@ func disruptEvents(res *disruption.Result, names []string) []corev1.Event {
 				"Launching NodeClaim: "+string(c.Reason)+"/"+decision, action, nil))
 			k++
 		}
+		for _, d := range c.Destinations {
+			if n, ok := inflight[d]; ok {
+				d = n
+			}
+			out = append(out, event(existingRef(set, d), d+"."+command, corev1.EventTypeNormal, eventDisruptionDestination,
+				"Receives pods of "+strings.Join(c.Candidates, ", ")+": "+string(c.Reason)+"/"+decision, action, nil))
+		}
 	}
 	for _, b := range res.Blocked {
 		out = append(out, event(nodeRef(b.Node), b.Node+".blocked", corev1.EventTypeNormal, eventDisruptionBlocked, b.Reason, "", nil))
+	}
+	return out
+}
+
+// inflightNames maps the names disruption gives the NodeClaims it launches while it plans
+// (nodeplan-replacement-N, counting the launchable provisioned claims, then each command's
+// launchable replacements) to the names -o yaml gives them; names are those, provisioned
+// first.
+func inflightNames(res *disruption.Result, names []string) map[string]string {
+	all := append([]*scheduling.NodeClaim(nil), res.Provisioned...)
+	for _, c := range res.Commands {
+		all = append(all, c.Replacements...)
+	}
+	out := map[string]string{}
+	k := 0
+	for i, c := range all {
+		if c.InstanceType != nil && c.Offering != nil && i < len(names) {
+			k++
+			out[fmt.Sprintf("nodeplan-replacement-%d", k)] = names[i]
+		}
 	}
 	return out
 }

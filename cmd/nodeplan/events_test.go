@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -143,9 +144,10 @@ spec:
 	claims, events := yamlDocs(t, out)
 
 	type decision struct {
-		Action     string
-		Candidates []string
-		Launches   []string
+		Action       string
+		Candidates   []string
+		Launches     []string
+		Destinations []string
 	}
 	var wantCommands []decision
 	wantBlocked := map[string]string{}
@@ -155,7 +157,7 @@ spec:
 			wantNominated[p] = claims[i].Name
 		}
 	}
-	replacements := len(want.Provisioned)
+	replacements, destinations := len(want.Provisioned), 0
 	for _, c := range want.Commands {
 		d := decision{Action: c.Method + "/Delete", Candidates: c.Candidates}
 		if len(c.Replacements) > 0 {
@@ -165,9 +167,20 @@ spec:
 			d.Launches = append(d.Launches, claims[replacements].Name)
 			replacements++
 		}
+		for _, dst := range c.Destinations {
+			// The JSON names the NodeClaims launched earlier in the round as disruption does;
+			// the YAML by the names it prints them under.
+			var n int
+			if _, err := fmt.Sscanf(dst, "nodeplan-replacement-%d", &n); err == nil {
+				dst = claims[n-1].Name
+			}
+			d.Destinations = append(d.Destinations, dst)
+			destinations++
+		}
 		wantCommands = append(wantCommands, d)
 	}
 	require.Len(t, claims, replacements, "a NodeClaim per provisioned claim and replacement")
+	require.NotZero(t, destinations, "the input sends a candidate's pods to an existing node")
 	for _, b := range want.Blocked {
 		wantBlocked[b.Node] = b.Reason
 	}
@@ -178,7 +191,7 @@ spec:
 	for _, e := range events {
 		_, command, _ := strings.Cut(e.Name, ".")
 		switch e.Reason {
-		case eventDisruptionTerminating, eventDisruptionLaunching:
+		case eventDisruptionTerminating, eventDisruptionLaunching, eventDisruptionDestination:
 			d, ok := byCommand[command]
 			if !ok {
 				d = &decision{Action: e.Action}
@@ -186,12 +199,15 @@ spec:
 				order = append(order, command)
 			}
 			assert.Equal(t, d.Action, e.Action, "one action per command")
-			if e.Reason == eventDisruptionTerminating {
+			switch e.Reason {
+			case eventDisruptionTerminating:
 				assert.Equal(t, "Node", e.InvolvedObject.Kind)
 				d.Candidates = append(d.Candidates, e.InvolvedObject.Name)
-			} else {
+			case eventDisruptionLaunching:
 				assert.Equal(t, "NodeClaim", e.InvolvedObject.Kind)
 				d.Launches = append(d.Launches, e.InvolvedObject.Name)
+			default:
+				d.Destinations = append(d.Destinations, e.InvolvedObject.Name)
 			}
 		case eventDisruptionBlocked:
 			gotBlocked[e.InvolvedObject.Name] = e.Message

@@ -283,7 +283,7 @@ func writeDisruptYAML(w io.Writer, res *disruption.Result, set *manifest.Set) er
 		names[i] = nodeClaimName(c, i)
 	}
 	provisioned := &scheduling.Result{NewNodeClaims: res.Provisioned}
-	events := append(planEvents(provisioned, set), disruptEvents(res, names[len(res.Provisioned):])...)
+	events := append(planEvents(provisioned, set), disruptEvents(res, names, set)...)
 	comment := fmt.Sprintf("the events Karpenter would record: %d NodeClaims provisioned first, %d commands, %d nodes not disrupted",
 		len(res.Provisioned), len(res.Commands), len(res.Blocked))
 	return writeEventList(w, comment, events)
