@@ -95,7 +95,7 @@ func (p *Provider) Create(ctx context.Context, claim *v1.NodeClaim) (*v1.NodeCla
 	}
 	spotCap := spotPriceCap(its, reqs, capacityType)
 	for attempt := 0; ; attempt++ {
-		configs, err := p.launchConfigs(ctx, nc, claim, np, its, pinned, capacityType, subnets, spotCap)
+		configs, reservations, err := p.launchConfigs(ctx, nc, claim, np, its, pinned, capacityType, subnets, spotCap)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +110,7 @@ func (p *Provider) Create(ctx context.Context, claim *v1.NodeClaim) (*v1.NodeCla
 		if err != nil {
 			return nil, err
 		}
-		return p.launched(ctx, nc, claim, its, capacityType, out)
+		return p.launched(ctx, nc, claim, its, capacityType, reservations, out)
 	}
 }
 
@@ -170,16 +170,18 @@ func allows(reqs requirements.Requirements, capacityType string) bool {
 	return !reqs.Has(v1.CapacityTypeLabelKey) || reqs.Get(v1.CapacityTypeLabelKey).Has(capacityType)
 }
 
-// chooseCapacityType is spot when the claim allows it and some type has an available spot
-// offering compatible with it, else on-demand. (Reserved capacity is not launched by this
-// provider yet: its offerings need a reservation-targeting launch template.)
+// chooseCapacityType is the first of reserved and spot that the claim allows and some type
+// has an available compatible offering of, else on-demand (Karpenter's order).
 func chooseCapacityType(its cloudprovider.InstanceTypes, reqs requirements.Requirements) string {
-	if allows(reqs, v1.CapacityTypeSpot) {
-		spot := reqs.Copy()
-		spot.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
+	for _, ct := range []string{v1.CapacityTypeReserved, v1.CapacityTypeSpot} {
+		if !allows(reqs, ct) {
+			continue
+		}
+		pinned := reqs.Copy()
+		pinned.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, ct))
 		for _, it := range its {
-			if it.Offerings.Available().HasCompatible(spot) {
-				return v1.CapacityTypeSpot
+			if it.Offerings.Available().HasCompatible(pinned) {
+				return ct
 			}
 		}
 	}
@@ -247,14 +249,15 @@ func amiFor(nc *awsv1.EC2NodeClass, it *cloudprovider.InstanceType) string {
 	return ""
 }
 
-// launchConfigs groups the types by (AMI, max pods), ensures one launch template per group
-// and lists one override per type and zone.
+// launchConfigs lists one override per type and zone (for a reserved launch: the zone's
+// reservation with the most room), groups them by (AMI, max pods, reservation), and ensures
+// one launch template per group.
 func (p *Provider) launchConfigs(ctx context.Context, nc *awsv1.EC2NodeClass, claim *v1.NodeClaim, np *v1.NodePool, its cloudprovider.InstanceTypes,
-	pinned requirements.Requirements, capacityType string, subnets map[string]string, spotCap float64) ([]ec2types.FleetLaunchTemplateConfigRequest, error) {
+	pinned requirements.Requirements, capacityType string, subnets map[string]string, spotCap float64) ([]ec2types.FleetLaunchTemplateConfigRequest, map[string]string, error) {
 	type group struct {
-		ami     string
-		maxPods int64
-		types   cloudprovider.InstanceTypes
+		ami, reservation string
+		maxPods          int64
+		overrides        []ec2types.FleetLaunchTemplateOverridesRequest
 	}
 	var groups []*group
 	index := map[string]*group{}
@@ -264,14 +267,23 @@ func (p *Provider) launchConfigs(ctx context.Context, nc *awsv1.EC2NodeClass, cl
 			continue
 		}
 		pods := it.Capacity[corev1.ResourcePods]
-		key := fmt.Sprintf("%s/%d", ami, pods.Value())
-		g, ok := index[key]
-		if !ok {
-			g = &group{ami: ami, maxPods: pods.Value()}
-			index[key] = g
-			groups = append(groups, g)
+		for _, o := range perZone(it.Offerings.Available().Compatible(pinned)) {
+			subnet, ok := subnets[o.Zone()]
+			if !ok || (spotCap > 0 && o.Price > spotCap) {
+				continue
+			}
+			key := fmt.Sprintf("%s/%d/%s", ami, pods.Value(), o.ReservationID())
+			g, ok := index[key]
+			if !ok {
+				g = &group{ami: ami, maxPods: pods.Value(), reservation: o.ReservationID()}
+				index[key] = g
+				groups = append(groups, g)
+			}
+			g.overrides = append(g.overrides, ec2types.FleetLaunchTemplateOverridesRequest{
+				InstanceType: ec2types.InstanceType(it.Name), SubnetId: sdkaws.String(subnet), ImageId: sdkaws.String(ami),
+				AvailabilityZone: sdkaws.String(o.Zone()), Priority: sdkaws.Float64(o.Price),
+			})
 		}
-		g.types = append(g.types, it)
 	}
 	kubelet := nc.Spec.Kubelet
 	if np != nil {
@@ -286,41 +298,49 @@ func (p *Provider) launchConfigs(ctx context.Context, nc *awsv1.EC2NodeClass, cl
 	taints := append(append([]corev1.Taint{}, claim.Spec.Taints...), claim.Spec.StartupTaints...)
 	taints = append(taints, corev1.Taint{Key: v1.UnregisteredTaintKey, Effect: corev1.TaintEffectNoExecute})
 	var configs []ec2types.FleetLaunchTemplateConfigRequest
+	reservations := map[string]string{} // template name -> reservation ID
 	for _, g := range groups {
-		var overrides []ec2types.FleetLaunchTemplateOverridesRequest
-		for _, it := range g.types {
-			seen := map[string]bool{}
-			ofs := it.Offerings.Available().Compatible(pinned)
-			sort.SliceStable(ofs, func(i, j int) bool { return ofs[i].Zone() < ofs[j].Zone() })
-			for _, o := range ofs {
-				subnet, ok := subnets[o.Zone()]
-				if !ok || seen[o.Zone()] || (spotCap > 0 && o.Price > spotCap) {
-					continue
-				}
-				seen[o.Zone()] = true
-				overrides = append(overrides, ec2types.FleetLaunchTemplateOverridesRequest{
-					InstanceType: ec2types.InstanceType(it.Name), SubnetId: sdkaws.String(subnet), ImageId: sdkaws.String(g.ami),
-					AvailabilityZone: sdkaws.String(o.Zone()), Priority: sdkaws.Float64(o.Price),
-				})
-			}
-		}
-		if len(overrides) == 0 {
-			continue
-		}
 		ud, err := nodeadmUserData(nodeadmInput{cluster: p.cluster, info: p.cfg.Cluster, maxPods: g.maxPods, kubelet: kubelet, labels: labels, taints: taints, userData: sdkaws.ToString(nc.Spec.UserData)})
 		if err != nil {
-			return nil, cloudprovider.NewCreateError(fmt.Errorf("EC2NodeClass %s: %w", nc.Name, err), "InvalidUserData", err.Error())
+			return nil, nil, cloudprovider.NewCreateError(fmt.Errorf("EC2NodeClass %s: %w", nc.Name, err), "InvalidUserData", err.Error())
 		}
-		name, err := p.ensureTemplate(ctx, nc, p.templateData(nc, g.ami, ud))
+		name, err := p.ensureTemplate(ctx, nc, p.templateData(nc, g.ami, ud, g.reservation))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if g.reservation != "" {
+			reservations[name] = g.reservation
 		}
 		configs = append(configs, ec2types.FleetLaunchTemplateConfigRequest{
 			LaunchTemplateSpecification: &ec2types.FleetLaunchTemplateSpecificationRequest{LaunchTemplateName: sdkaws.String(name), Version: sdkaws.String("$Latest")},
-			Overrides:                   overrides,
+			Overrides:                   g.overrides,
 		})
 	}
-	return configs, nil
+	return configs, reservations, nil
+}
+
+// perZone keeps one offering per zone, in zone order: the first listed, or for reserved
+// offerings the reservation with the most instances left (ties: reservation ID).
+func perZone(ofs cloudprovider.Offerings) cloudprovider.Offerings {
+	best := map[string]*cloudprovider.Offering{}
+	var zones []string
+	for _, o := range ofs {
+		cur, ok := best[o.Zone()]
+		if !ok {
+			zones = append(zones, o.Zone())
+			best[o.Zone()] = o
+			continue
+		}
+		if o.ReservationCapacity > cur.ReservationCapacity || (o.ReservationCapacity == cur.ReservationCapacity && o.ReservationID() < cur.ReservationID()) {
+			best[o.Zone()] = o
+		}
+	}
+	sort.Strings(zones)
+	out := make(cloudprovider.Offerings, 0, len(zones))
+	for _, z := range zones {
+		out = append(out, best[z])
+	}
+	return out
 }
 
 // createFleet sends the instant fleet request and sorts its failures: a missing launch
@@ -333,7 +353,7 @@ func (p *Provider) createFleet(ctx context.Context, nc *awsv1.EC2NodeClass, clai
 		Context:               nc.Spec.Context,
 		LaunchTemplateConfigs: configs,
 		TargetCapacitySpecification: &ec2types.TargetCapacitySpecificationRequest{
-			TotalTargetCapacity: sdkaws.Int32(1), DefaultTargetCapacityType: ec2types.DefaultTargetCapacityType(capacityType),
+			TotalTargetCapacity: sdkaws.Int32(1), DefaultTargetCapacityType: fleetCapacityType(capacityType),
 		},
 		TagSpecifications: []ec2types.TagSpecification{
 			{ResourceType: ec2types.ResourceTypeInstance, Tags: tags},
@@ -364,6 +384,15 @@ func (p *Provider) createFleet(ctx context.Context, nc *awsv1.EC2NodeClass, clai
 		}
 	}
 	return nil, cloudprovider.NewCreateError(fmt.Errorf("launching nodeclaim %s: %w", claim.Name, err), reasonFor(api.ErrorCode()), api.ErrorCode()+": "+api.ErrorMessage())
+}
+
+// fleetCapacityType is the fleet's target capacity type: a reserved launch is an on-demand
+// launch whose template targets the reservation.
+func fleetCapacityType(capacityType string) ec2types.DefaultTargetCapacityType {
+	if capacityType == v1.CapacityTypeReserved {
+		return ec2types.DefaultTargetCapacityTypeOnDemand
+	}
+	return ec2types.DefaultTargetCapacityType(capacityType)
 }
 
 // outcomeUnknown reports whether an API error leaves open whether the call ran: a server
@@ -427,7 +456,8 @@ func (p *Provider) reap(ctx context.Context, claimName string) error {
 
 // launched reads the fleet's answer: it marks failed pools unavailable, keeps the first
 // instance (terminating any extra) and describes it as the hydrated NodeClaim.
-func (p *Provider) launched(ctx context.Context, nc *awsv1.EC2NodeClass, claim *v1.NodeClaim, its cloudprovider.InstanceTypes, capacityType string, out *ec2.CreateFleetOutput) (*v1.NodeClaim, error) {
+func (p *Provider) launched(ctx context.Context, nc *awsv1.EC2NodeClass, claim *v1.NodeClaim, its cloudprovider.InstanceTypes, capacityType string,
+	reservations map[string]string, out *ec2.CreateFleetOutput) (*v1.NodeClaim, error) {
 	var msgs []string
 	allCapacity := true
 	for _, e := range out.Errors {
@@ -445,16 +475,19 @@ func (p *Provider) launched(ctx context.Context, nc *awsv1.EC2NodeClass, claim *
 		}
 	}
 	type launch struct {
-		id, instanceType, zone string
+		id, instanceType, zone, reservation string
 	}
 	var ls []launch
 	for _, inst := range out.Instances {
-		zone := ""
+		zone, reservation := "", ""
 		if o := inst.LaunchTemplateAndOverrides; o != nil && o.Overrides != nil {
 			zone = sdkaws.ToString(o.Overrides.AvailabilityZone)
+			if o.LaunchTemplateSpecification != nil {
+				reservation = reservations[sdkaws.ToString(o.LaunchTemplateSpecification.LaunchTemplateName)]
+			}
 		}
 		for _, id := range inst.InstanceIds {
-			ls = append(ls, launch{id: id, instanceType: string(inst.InstanceType), zone: zone})
+			ls = append(ls, launch{id: id, instanceType: string(inst.InstanceType), zone: zone, reservation: reservation})
 		}
 	}
 	if len(ls) == 0 {
@@ -491,6 +524,10 @@ func (p *Provider) launched(ctx context.Context, nc *awsv1.EC2NodeClass, claim *
 	}
 	labels[v1.LabelTopologyZone] = l.zone
 	labels[v1.CapacityTypeLabelKey] = capacityType
+	labels[LabelInstanceTenancy] = "default"
+	if l.reservation != "" {
+		labels[cloudprovider.ReservationIDLabel] = l.reservation
+	}
 	for _, s := range nc.Status.Subnets {
 		if s.Zone == l.zone && s.ZoneID != "" {
 			labels[LabelZoneID] = s.ZoneID

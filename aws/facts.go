@@ -42,6 +42,9 @@ const (
 	LabelAcceleratorMaker    = labelDomain + "instance-accelerator-manufacturer"
 	LabelAcceleratorCount    = labelDomain + "instance-accelerator-count"
 	LabelNodeClass           = labelDomain + "ec2nodeclass"
+	LabelInstanceTenancy     = labelDomain + "instance-tenancy"
+	LabelNitroSandbox        = labelDomain + "nitro-sandbox"
+	LabelReservationType     = labelDomain + "capacity-reservation-type"
 	LabelZoneID              = "topology.k8s.aws/zone-id"
 )
 
@@ -133,6 +136,7 @@ func facts(info ec2types.InstanceTypeInfo) (ec2capacity.InstanceType, map[string
 	}
 	labels[LabelCapabilityFlex] = strconv.FormatBool(strings.Contains(family, "-flex"))
 	labels[LabelHypervisor] = string(info.Hypervisor)
+	labels[LabelNitroSandbox] = strconv.FormatBool(info.NitroEnclavesSupport == ec2types.NitroEnclavesSupportSupported)
 	if n := info.NetworkInfo; n != nil {
 		it.IPv4PerENI = int64(sdkaws.ToInt32(n.Ipv4AddressesPerInterface))
 		it.ENIs = int64(sdkaws.ToInt32(n.MaximumNetworkInterfaces))

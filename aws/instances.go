@@ -199,8 +199,11 @@ func (p *Provider) nodeClaimOf(ctx context.Context, inst ec2types.Instance, type
 		zone = sdkaws.ToString(inst.Placement.AvailabilityZone)
 	}
 	capacityType := v1.CapacityTypeOnDemand
-	if inst.SpotInstanceRequestId != nil || inst.InstanceLifecycle == ec2types.InstanceLifecycleTypeSpot {
+	switch {
+	case inst.SpotInstanceRequestId != nil || inst.InstanceLifecycle == ec2types.InstanceLifecycleTypeSpot:
 		capacityType = v1.CapacityTypeSpot
+	case inst.CapacityReservationId != nil:
+		capacityType = v1.CapacityTypeReserved
 	}
 	nc := &v1.NodeClaim{}
 	nc.Name = tags[TagNodeClaim]
@@ -216,6 +219,12 @@ func (p *Provider) nodeClaimOf(ctx context.Context, inst ec2types.Instance, type
 	labels[v1.LabelTopologyZone] = zone
 	labels[v1.CapacityTypeLabelKey] = capacityType
 	labels[v1.NodePoolLabelKey] = tags[v1.NodePoolLabelKey]
+	if capacityType == v1.CapacityTypeReserved {
+		labels[cloudprovider.ReservationIDLabel] = sdkaws.ToString(inst.CapacityReservationId)
+	}
+	if inst.Placement != nil && inst.Placement.Tenancy != "" {
+		labels[LabelInstanceTenancy] = string(inst.Placement.Tenancy)
+	}
 	if p.regionName != "" {
 		labels[v1.LabelTopologyRegion] = p.regionName
 	}

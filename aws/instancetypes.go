@@ -22,6 +22,10 @@ type InstanceTypeSettings struct {
 	// Zones are the zones the NodeClass has subnets in, with their zone IDs ("" when
 	// unknown). Offerings elsewhere are unavailable. Nil means every zone of the region.
 	Zones map[string]string
+	// Reservations are the IDs of the capacity reservations the NodeClass selected
+	// (status.capacityReservations); only they become reserved offerings, with the remaining
+	// count EC2 reported.
+	Reservations map[string]bool
 }
 
 // awsLabelKeys are the karpenter.k8s.aws/* keys a type may define; a type without one gets
@@ -31,7 +35,7 @@ var awsLabelKeys = []string{
 	LabelInstanceSize, LabelCapabilityFlex, LabelCPUManufacturer, LabelCPUClockSpeedMHz, LabelEBSBandwidth,
 	LabelNetworkBandwidth, LabelLocalNVMe, LabelHypervisor, LabelEncryptionInTransit, LabelGPUName,
 	LabelGPUManufacturer, LabelGPUCount, LabelGPUMemory, LabelAcceleratorName, LabelAcceleratorMaker,
-	LabelAcceleratorCount, cloudprovider.ReservationIDLabel,
+	LabelAcceleratorCount, LabelNitroSandbox, LabelInstanceTenancy, cloudprovider.ReservationIDLabel,
 }
 
 // WellKnownLabels are v1.WellKnownLabels plus the AWS keys instance types define, for
@@ -78,15 +82,28 @@ func (r *Region) InstanceTypes(s InstanceTypeSettings, unavailable *UnavailableO
 			skipped = append(skipped, name) // AL2023 does not boot on a1
 			continue
 		}
+		if s.NodeClass.Family.Windows() {
+			if f.Arm64 {
+				skipped = append(skipped, name) // Windows AMIs are amd64 only
+				continue
+			}
+			labels[v1.LabelOS] = "windows"
+		}
 		zones := r.Zones[name]
 		reqs := requirements.FromLabels(labels)
-		reqs.Add(requirements.MustNew(v1.LabelTopologyRegion, requirements.In, r.Name))
-		ofs := r.offerings(info, zones, s.Zones, table.OnDemandPrices, unavailable)
-		var offeredZones, capTypes, zoneIDs []string
+		reqs.Add(
+			requirements.MustNew(v1.LabelTopologyRegion, requirements.In, r.Name),
+			requirements.MustNew(LabelInstanceTenancy, requirements.In, "default", "dedicated"),
+		)
+		ofs := r.offerings(info, zones, s, table.OnDemandPrices, unavailable)
+		var offeredZones, capTypes, zoneIDs, reservationIDs []string
 		seen := map[string]bool{}
 		for _, o := range ofs {
 			if _, ok := s.Zones[o.Zone()]; s.Zones != nil && !ok {
 				continue
+			}
+			if id := o.ReservationID(); id != "" {
+				reservationIDs = append(reservationIDs, id)
 			}
 			for _, v := range []string{"z/" + o.Zone(), "c/" + o.CapacityType()} {
 				if !seen[v] {
@@ -114,6 +131,9 @@ func (r *Region) InstanceTypes(s InstanceTypeSettings, unavailable *UnavailableO
 		if len(zoneIDs) > 0 {
 			reqs.Add(requirements.MustNew(LabelZoneID, requirements.In, zoneIDs...))
 		}
+		if len(reservationIDs) > 0 {
+			reqs.Add(requirements.MustNew(cloudprovider.ReservationIDLabel, requirements.In, reservationIDs...))
+		}
 		for _, k := range awsLabelKeys {
 			if !reqs.Has(k) {
 				reqs.Add(requirements.MustNew(k, requirements.DoesNotExist))
@@ -128,7 +148,8 @@ func (r *Region) InstanceTypes(s InstanceTypeSettings, unavailable *UnavailableO
 }
 
 // offerings lists the type's offerings in the zones that offer it.
-func (r *Region) offerings(info ec2types.InstanceTypeInfo, zones []string, allowed map[string]string, onDemand map[string]float64, unavailable *UnavailableOfferings) cloudprovider.Offerings {
+func (r *Region) offerings(info ec2types.InstanceTypeInfo, zones []string, s InstanceTypeSettings, onDemand map[string]float64, unavailable *UnavailableOfferings) cloudprovider.Offerings {
+	allowed := s.Zones
 	name := string(info.InstanceType)
 	odPrice, hasOD := onDemand[name]
 	var ofs cloudprovider.Offerings
@@ -149,15 +170,16 @@ func (r *Region) offerings(info ec2types.InstanceTypeInfo, zones []string, allow
 		}
 	}
 	for _, cr := range r.Reservations {
-		if sdkaws.ToString(cr.InstanceType) != name || cr.State != ec2types.CapacityReservationStateActive {
+		id := sdkaws.ToString(cr.CapacityReservationId)
+		if sdkaws.ToString(cr.InstanceType) != name || cr.State != ec2types.CapacityReservationStateActive || !s.Reservations[id] {
 			continue
 		}
 		zone := sdkaws.ToString(cr.AvailabilityZone)
 		if _, ok := allowed[zone]; !ok && allowed != nil {
 			continue
 		}
-		o := cloudprovider.NewReservedOffering(zone, sdkaws.ToString(cr.CapacityReservationId), odPrice/10_000_000, int(sdkaws.ToInt32(cr.AvailableInstanceCount)))
-		o.Available = o.Available && hasOD
+		o := cloudprovider.NewReservedOffering(zone, id, odPrice/10_000_000, int(sdkaws.ToInt32(cr.AvailableInstanceCount)))
+		o.Available = o.Available && hasOD && (unavailable == nil || !unavailable.IsUnavailable(v1.CapacityTypeReserved, name, zone))
 		ofs = append(ofs, o)
 	}
 	return ofs

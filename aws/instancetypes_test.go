@@ -15,6 +15,7 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/aws"
 	"github.com/nodeplan/nodeplan/aws/awstest"
+	"github.com/nodeplan/nodeplan/cloudprovider"
 )
 
 var _ aws.EC2API = (*awstest.EC2)(nil)
@@ -102,13 +103,16 @@ func TestInstanceTypeOfferings(t *testing.T) {
 	e.CapacityReservations = []ec2types.CapacityReservation{{
 		CapacityReservationId: sdkaws.String("cr-0123"), InstanceType: sdkaws.String("m5.large"), AvailabilityZone: sdkaws.String("us-east-1b"),
 		AvailableInstanceCount: sdkaws.Int32(2), State: ec2types.CapacityReservationStateActive,
+	}, {
+		CapacityReservationId: sdkaws.String("cr-other"), InstanceType: sdkaws.String("m5.large"), AvailabilityZone: sdkaws.String("us-east-1a"),
+		AvailableInstanceCount: sdkaws.Int32(5), State: ec2types.CapacityReservationStateActive, // not selected by the NodeClass
 	}}
 	region, err := aws.LoadRegion(context.Background(), e, "us-east-1")
 	require.NoError(t, err)
 	clk := newClock()
 	ice := aws.NewUnavailableOfferings(clk.Now)
 	ice.MarkUnavailable("on-demand", "m5.large", "us-east-1a")
-	its, _ := region.InstanceTypes(aws.InstanceTypeSettings{Zones: map[string]string{"us-east-1a": "use1-az1", "us-east-1b": "use1-az2"}}, ice)
+	its, _ := region.InstanceTypes(aws.InstanceTypeSettings{Zones: map[string]string{"us-east-1a": "use1-az1", "us-east-1b": "use1-az2"}, Reservations: map[string]bool{"cr-0123": true}}, ice)
 	var m5 *struct{ offers map[string]string }
 	for _, it := range its {
 		if it.Name != "m5.large" {
@@ -120,6 +124,8 @@ func TestInstanceTypeOfferings(t *testing.T) {
 		}
 		assert.Equal(t, []string{"us-east-1a", "us-east-1b"}, it.Requirements.Get(v1.LabelTopologyZone).Values())
 		assert.Equal(t, []string{"use1-az1", "use1-az2"}, it.Requirements.Get(aws.LabelZoneID).Values())
+		assert.Equal(t, []string{"cr-0123"}, it.Requirements.Get(cloudprovider.ReservationIDLabel).Values())
+		assert.Equal(t, []string{"on-demand", "reserved", "spot"}, it.Requirements.Get(v1.CapacityTypeLabelKey).Values())
 	}
 	require.NotNil(t, m5)
 	assert.Equal(t, map[string]string{

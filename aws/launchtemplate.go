@@ -48,8 +48,9 @@ func launchTemplateName(data *ec2types.RequestLaunchTemplateData) string {
 	return fmt.Sprintf("karpenter.k8s.aws/%016x", h.Sum64())
 }
 
-// templateData builds the launch template data for one AMI and user data.
-func (p *Provider) templateData(nc *awsv1.EC2NodeClass, ami, userData string) *ec2types.RequestLaunchTemplateData {
+// templateData builds the launch template data for one AMI, user data and reservation ("":
+// open reservations are not consumed, so on-demand and spot stay what they are).
+func (p *Provider) templateData(nc *awsv1.EC2NodeClass, ami, userData, reservation string) *ec2types.RequestLaunchTemplateData {
 	var groups []string
 	for _, sg := range nc.Status.SecurityGroups {
 		groups = append(groups, sg.ID)
@@ -62,6 +63,14 @@ func (p *Provider) templateData(nc *awsv1.EC2NodeClass, ami, userData string) *e
 			DeviceIndex: sdkaws.Int32(0), Groups: groups, AssociatePublicIpAddress: nc.Spec.AssociatePublicIPAddress,
 		}},
 		Monitoring: &ec2types.LaunchTemplatesMonitoringRequest{Enabled: sdkaws.Bool(sdkaws.ToBool(nc.Spec.DetailedMonitoring))},
+		CapacityReservationSpecification: &ec2types.LaunchTemplateCapacityReservationSpecificationRequest{
+			CapacityReservationPreference: ec2types.CapacityReservationPreferenceNone,
+		},
+	}
+	if reservation != "" {
+		d.CapacityReservationSpecification = &ec2types.LaunchTemplateCapacityReservationSpecificationRequest{
+			CapacityReservationTarget: &ec2types.CapacityReservationTarget{CapacityReservationId: sdkaws.String(reservation)},
+		}
 	}
 	if nc.Status.InstanceProfile != "" {
 		d.IamInstanceProfile = &ec2types.LaunchTemplateIamInstanceProfileSpecificationRequest{Name: sdkaws.String(nc.Status.InstanceProfile)}

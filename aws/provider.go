@@ -149,7 +149,13 @@ func (p *Provider) settings(nc *awsv1.EC2NodeClass, np *v1.NodePool) (InstanceTy
 	for _, s := range nc.Status.Subnets {
 		zones[s.Zone] = s.ZoneID
 	}
-	return InstanceTypeSettings{NodeClass: ec2capacity.FromEC2NodeClass(nc, kubelet), Capacity: p.cfg.Capacity, Zones: zones}, nil
+	reservations := map[string]bool{}
+	for _, r := range nc.Status.CapacityReservations {
+		if r.State == "" || r.State == awsv1.DefaultReservationState {
+			reservations[r.ID] = true
+		}
+	}
+	return InstanceTypeSettings{NodeClass: ec2capacity.FromEC2NodeClass(nc, kubelet), Capacity: p.cfg.Capacity, Zones: zones, Reservations: reservations}, nil
 }
 
 // loadedRegion returns the region, loading it (region name from the first subnet zone's

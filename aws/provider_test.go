@@ -537,3 +537,44 @@ func TestRetriesOnDescribeAndDelete(t *testing.T) {
 	require.Error(t, err, "a malformed reply is not retried")
 	assert.NotNil(t, p.Region(), "the previous region stays")
 }
+
+// A claim that allows reserved capacity launches into the NodeClass's reservation first,
+// through a template that targets it; a full reservation falls back next time.
+func TestCreateReserved(t *testing.T) {
+	f := newFixture(t)
+	f.ec2.CapacityReservations = []ec2types.CapacityReservation{{
+		CapacityReservationId: sdkaws.String("cr-0aaa"), InstanceType: sdkaws.String("m5.xlarge"), AvailabilityZone: sdkaws.String("us-east-1b"),
+		AvailableInstanceCount: sdkaws.Int32(1), State: ec2types.CapacityReservationStateActive,
+	}}
+	f.nodeClass.Status.CapacityReservations = []awsv1.CapacityReservation{{ID: "cr-0aaa", InstanceType: "m5.xlarge", AvailabilityZone: "us-east-1b", State: "active"}}
+	p := f.provider(t, f.ec2)
+	ctx := context.Background()
+	out, err := p.Create(ctx, claim("res", "reserved", "on-demand"))
+	require.NoError(t, err)
+	fleet := f.ec2.FleetInputs()[0]
+	assert.Equal(t, ec2types.DefaultTargetCapacityTypeOnDemand, fleet.TargetCapacitySpecification.DefaultTargetCapacityType)
+	require.Len(t, fleet.LaunchTemplateConfigs, 1)
+	require.Len(t, fleet.LaunchTemplateConfigs[0].Overrides, 1)
+	o := fleet.LaunchTemplateConfigs[0].Overrides[0]
+	assert.Equal(t, "m5.xlarge/us-east-1b", string(o.InstanceType)+"/"+*o.AvailabilityZone)
+	data, _ := f.ec2.LaunchTemplateData(*fleet.LaunchTemplateConfigs[0].LaunchTemplateSpecification.LaunchTemplateName)
+	assert.Equal(t, "cr-0aaa", *data.CapacityReservationSpecification.CapacityReservationTarget.CapacityReservationId)
+	assert.Equal(t, "reserved", out.Labels[v1.CapacityTypeLabelKey])
+	assert.Equal(t, "cr-0aaa", out.Labels[cloudprovider.ReservationIDLabel])
+	got, err := p.Get(ctx, out.Status.ProviderID)
+	require.NoError(t, err)
+	assert.Equal(t, "reserved", got.Labels[v1.CapacityTypeLabelKey])
+	assert.Equal(t, "cr-0aaa", got.Labels[cloudprovider.ReservationIDLabel])
+
+	// The reservation is full now (the region is stale until Refresh): EC2 refuses, the
+	// offering is marked, and the next launch goes on-demand through an ODCR-free template.
+	_, err = p.Create(ctx, claim("res-2", "reserved", "on-demand"))
+	require.Error(t, err)
+	assert.True(t, cloudprovider.IsInsufficientCapacityError(err), "%v", err)
+	out, err = p.Create(ctx, claim("res-3", "reserved", "on-demand"))
+	require.NoError(t, err)
+	assert.Equal(t, "on-demand", out.Labels[v1.CapacityTypeLabelKey])
+	last := f.ec2.FleetInputs()[2]
+	data, _ = f.ec2.LaunchTemplateData(*last.LaunchTemplateConfigs[0].LaunchTemplateSpecification.LaunchTemplateName)
+	assert.Equal(t, ec2types.CapacityReservationPreferenceNone, data.CapacityReservationSpecification.CapacityReservationPreference)
+}

@@ -71,6 +71,10 @@ func (e *EC2) CreateFleet(_ context.Context, in *ec2.CreateFleetInput, _ ...func
 	out := &ec2.CreateFleetOutput{FleetId: sdkaws.String(fmt.Sprintf("fleet-%08d", e.seq+1))}
 	var ok []fleetCandidate
 	for _, c := range cands {
+		if cr := e.reservation(c.lt); cr != nil && sdkaws.ToInt32(cr.AvailableInstanceCount) < 1 {
+			out.Errors = append(out.Errors, fleetError(c, lifecycle, "ReservationCapacityExceeded", "The requested reservation does not have sufficient compatible and available capacity for this request."))
+			continue
+		}
 		if e.InsufficientCapacity[Pool(capacityType, string(c.override.InstanceType), c.zone)] {
 			out.Errors = append(out.Errors, fleetError(c, lifecycle, "InsufficientInstanceCapacity",
 				fmt.Sprintf("We currently do not have sufficient %s capacity in the Availability Zone you requested (%s).", c.override.InstanceType, c.zone)))
@@ -169,6 +173,10 @@ func (e *EC2) launch(in *ec2.CreateFleetInput, c fleetCandidate, lifecycle ec2ty
 		LaunchTime:   sdkaws.Time(e.now()),
 		Architecture: ec2types.ArchitectureValuesX8664,
 	}
+	if cr := e.reservation(c.lt); cr != nil {
+		inst.CapacityReservationId = cr.CapacityReservationId
+		cr.AvailableInstanceCount = sdkaws.Int32(sdkaws.ToInt32(cr.AvailableInstanceCount) - 1)
+	}
 	if lifecycle == ec2types.InstanceLifecycleSpot {
 		inst.InstanceLifecycle = ec2types.InstanceLifecycleTypeSpot
 		inst.SpotInstanceRequestId = sdkaws.String(fmt.Sprintf("sir-%08d", e.seq))
@@ -188,6 +196,21 @@ func (e *EC2) launch(in *ec2.CreateFleetInput, c fleetCandidate, lifecycle ec2ty
 	e.fleetLaunched++
 	e.store(inst)
 	return inst
+}
+
+// reservation is the capacity reservation a launch template targets, or nil.
+func (e *EC2) reservation(lt *launchTemplate) *ec2types.CapacityReservation {
+	spec := lt.data.CapacityReservationSpecification
+	if spec == nil || spec.CapacityReservationTarget == nil {
+		return nil
+	}
+	id := sdkaws.ToString(spec.CapacityReservationTarget.CapacityReservationId)
+	for i := range e.CapacityReservations {
+		if sdkaws.ToString(e.CapacityReservations[i].CapacityReservationId) == id {
+			return &e.CapacityReservations[i]
+		}
+	}
+	return nil
 }
 
 // DescribeInstances returns the instances named (an unknown ID is InvalidInstanceID.NotFound,
