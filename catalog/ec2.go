@@ -225,6 +225,9 @@ type EC2Options struct {
 	// NodeClass that names its family also gets the family's compatibility rules (AL2023
 	// cannot boot a1.*; Windows families run amd64 only, with kubernetes.io/os=windows).
 	NodeClass ec2capacity.NodeClass
+	// Capacity are the controller-wide settings (--vm-memory-overhead-percent,
+	// --reserved-enis); nil is ec2capacity.DefaultOptions.
+	Capacity *ec2capacity.Options
 	// Zones restricts the types to these zones (Karpenter offers a type only in the zones
 	// where the NodeClass has a subnet): offerings elsewhere are unavailable and the types'
 	// zone requirement holds only these. Zones the catalog lacks are ignored. Nil: all zones.
@@ -264,13 +267,17 @@ func BuildEC2(opts EC2Options) (cloudprovider.InstanceTypes, error) {
 		return nil, err
 	}
 	nc := opts.NodeClass
+	capOpts := ec2capacity.DefaultOptions
+	if opts.Capacity != nil {
+		capOpts = *opts.Capacity
+	}
 	zoneOK, zoneReq := c.zones(opts.Zones)
 	out := make(cloudprovider.InstanceTypes, 0, len(c.entries))
 	for _, e := range c.entries {
 		if nc.Family.Windows() && e.facts.Arm64 {
 			continue // Windows AMIs are amd64 only
 		}
-		res, err := ec2capacity.Compute(e.facts, nc, ec2capacity.DefaultOptions)
+		res, err := ec2capacity.Compute(e.facts, nc, capOpts)
 		if err != nil {
 			return nil, fmt.Errorf("instance type %s: %w", e.name, err)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -26,6 +27,8 @@ type instanceCatalog struct {
 	file       cloudprovider.InstanceTypes
 	wellKnown  requirements.KeySet
 	spotPrices catalog.SpotPrices
+	// capacity are --vm-memory-overhead-percent and --reserved-enis.
+	capacity *ec2capacity.Options
 	// embedded is the embedded catalog with the default NodeClass, built on first use.
 	embedded cloudprovider.InstanceTypes
 }
@@ -33,9 +36,13 @@ type instanceCatalog struct {
 // openCatalog reads --instance-types or prepares the embedded catalog with --prices; warn
 // receives what the user should know (prices for types the catalog does not have).
 func (c *commonFlags) openCatalog(warn func(string)) (*instanceCatalog, error) {
+	capacity := &ec2capacity.Options{VMMemoryOverheadPercent: c.vmMemoryOverhead, ReservedENIs: c.reservedENIs}
 	if c.instanceTypes != "" {
 		if c.prices != "" {
 			return nil, fmt.Errorf("--prices %s: spot prices apply to the embedded EC2 catalog; an --instance-types file gives each offering its own price", c.prices)
+		}
+		if *capacity != ec2capacity.DefaultOptions {
+			return nil, errors.New("--vm-memory-overhead-percent and --reserved-enis apply to the embedded EC2 catalog; an --instance-types file gives each type its own capacity")
 		}
 		types, wellKnown, err := c.parseCatalogFile(c.instanceTypes)
 		if err != nil {
@@ -43,7 +50,7 @@ func (c *commonFlags) openCatalog(warn func(string)) (*instanceCatalog, error) {
 		}
 		return &instanceCatalog{file: types, wellKnown: wellKnown}, nil
 	}
-	ic := &instanceCatalog{wellKnown: catalog.EC2WellKnownLabels()}
+	ic := &instanceCatalog{wellKnown: catalog.EC2WellKnownLabels(), capacity: capacity}
 	if c.prices != "" {
 		sp, err := c.parsePricesFile(c.prices)
 		if err != nil {
@@ -68,7 +75,7 @@ func (ic *instanceCatalog) defaultTypes() (cloudprovider.InstanceTypes, error) {
 		return ic.file, nil
 	}
 	if ic.embedded == nil {
-		types, err := catalog.BuildEC2(catalog.EC2Options{SpotPrices: ic.spotPrices})
+		types, err := catalog.BuildEC2(catalog.EC2Options{Capacity: ic.capacity, SpotPrices: ic.spotPrices})
 		if err != nil {
 			return nil, err
 		}
@@ -169,7 +176,7 @@ func (ic *instanceCatalog) assign(in *scheduling.Input, set *manifest.Set, warn 
 		types, ok := cache[string(key)]
 		if !ok {
 			zones := subnetZones(nc, warned, warn)
-			types, err = catalog.BuildEC2(catalog.EC2Options{NodeClass: ec2capacity.FromEC2NodeClass(nc, kubelet), Zones: zones, SpotPrices: ic.spotPrices})
+			types, err = catalog.BuildEC2(catalog.EC2Options{NodeClass: ec2capacity.FromEC2NodeClass(nc, kubelet), Capacity: ic.capacity, Zones: zones, SpotPrices: ic.spotPrices})
 			if err != nil {
 				return fmt.Errorf("NodePool %q: %w", np.Name, err)
 			}

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/ec2capacity"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -26,7 +27,10 @@ type commonFlags struct {
 	files         pathList
 	instanceTypes string
 	prices        string
-	output        string
+	// Karpenter AWS controller settings for the embedded catalog.
+	vmMemoryOverhead float64
+	reservedENIs     int64
+	output           string
 	// stderr receives warnings; catalog is what load read the instance types from.
 	stderr  io.Writer
 	catalog *instanceCatalog
@@ -42,6 +46,8 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.Var(&c.files, "filename", "manifest file or folder (repeatable)")
 	fs.StringVar(&c.instanceTypes, "instance-types", "", "instance-type catalog file (default: the embedded EC2 catalog)")
 	fs.StringVar(&c.prices, "prices", "", "spot prices for the embedded catalog: the JSON of `aws ec2 describe-spot-price-history` (default: spot estimated at the on-demand price)")
+	fs.Float64Var(&c.vmMemoryOverhead, "vm-memory-overhead-percent", ec2capacity.DefaultOptions.VMMemoryOverheadPercent, "share of each type's memory the hypervisor keeps, as Karpenter's --vm-memory-overhead-percent (embedded catalog)")
+	fs.Int64Var(&c.reservedENIs, "reserved-enis", 0, "ENIs kept from pods (VPC CNI custom networking), as Karpenter's --reserved-enis (embedded catalog)")
 	fs.StringVar(&c.output, "o", "table", "output format: table, json or yaml")
 	fs.StringVar(&c.output, "output", "table", "output format: table, json or yaml")
 	fs.StringVar(&c.packing, "packing", string(scheduling.PackingCostAware), "how pods choose among new NodeClaims: CostAware or Karpenter (Karpenter's fewest-pods-first rule exactly)")
@@ -62,6 +68,12 @@ func (c *commonFlags) options() scheduling.Options {
 func (c *commonFlags) check() error {
 	if len(c.files) == 0 {
 		return errors.New("no input: give at least one -f PATH")
+	}
+	if c.vmMemoryOverhead < 0 || c.vmMemoryOverhead >= 1 || c.vmMemoryOverhead != c.vmMemoryOverhead {
+		return fmt.Errorf("--vm-memory-overhead-percent %v: want a fraction in [0, 1), such as 0.075", c.vmMemoryOverhead)
+	}
+	if c.reservedENIs < 0 {
+		return fmt.Errorf("--reserved-enis %d: want 0 or more", c.reservedENIs)
 	}
 	if err := c.limitFlags.check(); err != nil {
 		return err

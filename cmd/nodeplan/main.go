@@ -25,6 +25,8 @@ options of both:
   --prices FILE                        spot prices for the embedded catalog, the JSON of
                                        'aws ec2 describe-spot-price-history' (default: spot
                                        estimated at the on-demand price, as Karpenter without them)
+  --reserved-enis N                    ENIs kept from pods (VPC CNI custom networking), as Karpenter's (default 0)
+  --vm-memory-overhead-percent F       memory the hypervisor keeps, as Karpenter's (default 0.075)
   --packing CostAware|Karpenter        how pods choose among new NodeClaims (default CostAware)
   --min-values-policy Strict|BestEffort
   --preference-policy Respect|Ignore

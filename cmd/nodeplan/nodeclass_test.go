@@ -167,3 +167,26 @@ func TestPlanNodeClassSubnetZones(t *testing.T) {
 	assert.Contains(t, stderr, `EC2NodeClass "nc": its subnets are in us-west-2a, us-west-2b, which the embedded catalog (us-east-1a, us-east-1b, us-east-1c) does not have`)
 	assert.Contains(t, out, `"zone":"us-east-1a"`)
 }
+
+// TestPlanControllerCapacityFlags: Karpenter's --reserved-enis and --vm-memory-overhead-percent
+// change the embedded catalog as they change Karpenter's.
+func TestPlanControllerCapacityFlags(t *testing.T) {
+	in := writeInput(t, "in.yaml", nodeClassInput("m5.large", "", 25, "{cpu: 10m, memory: 10Mi}"))
+	got := planJSON(t, "-f", in)
+	assert.Len(t, got.NodeClaims, 1, "29 pods fit one m5.large")
+	got = planJSON(t, "-f", in, "--reserved-enis", "1")
+	assert.Len(t, got.NodeClaims, 2, "with one ENI reserved an m5.large holds 2 x 9 + 2 = 20 pods")
+
+	big := writeInput(t, "in.yaml", nodeClassInput("m5.large", "", 1, "{cpu: 10m, memory: 6900Mi}"))
+	assert.Len(t, planJSON(t, "-f", big).NodeClaims, 1, "6903Mi allocatable")
+	assert.Len(t, planJSON(t, "-f", big, "--vm-memory-overhead-percent", "0.1").PodErrors, 1, "10% overhead leaves 6698Mi")
+
+	for _, args := range [][]string{
+		{"--reserved-enis", "-1"}, {"--vm-memory-overhead-percent", "1.5"},
+		{"--reserved-enis", "1", "--instance-types", filepath.Join(scenarios, "instance-types.yaml")},
+	} {
+		_, stderr, code := nodeplan(t, append([]string{"plan", "-f", in}, args...)...)
+		assert.Equal(t, 1, code, args)
+		assert.NotEmpty(t, stderr)
+	}
+}
