@@ -44,8 +44,8 @@ func (p *planWorld) replacements(ci int, cmd disruption.Command) []Violation {
 // movedPods are the pods a command's candidates must find a new home for: active or
 // terminating StatefulSet pods that a DaemonSet or the kubelet do not own; under drift with
 // a grace period, not the pods that block (they wait for the deadline).
-func (p *planWorld) movedPods(cmd disruption.Command) []*corev1.Pod {
-	var out []*corev1.Pod
+func (p *planWorld) movedPods(cmd disruption.Command) []movedPod {
+	var out []movedPod
 	for _, name := range cmd.Candidates {
 		n := p.nodes[name]
 		if n == nil {
@@ -62,10 +62,16 @@ func (p *planWorld) movedPods(cmd disruption.Command) []*corev1.Pod {
 			if exempt && p.blocked(pod) {
 				continue
 			}
-			out = append(out, pod)
+			out = append(out, movedPod{pod, name})
 		}
 	}
 	return out
+}
+
+// movedPod is a pod and the disrupted node it leaves.
+type movedPod struct {
+	pod  *corev1.Pod
+	node string
 }
 
 // destinations: every pod moved off a disrupted node (not for expiration, which
@@ -100,20 +106,14 @@ func (p *planWorld) destinations(res *disruption.Result) []Violation {
 			}
 		}
 	}
-	type move struct {
-		pod     *corev1.Pod
-		command int
-		node    string
-		req     corev1.ResourceList
-	}
 	var moves []move
 	for ci, cmd := range res.Commands {
 		if cmd.Reason == disruption.ReasonExpired {
 			continue
 		}
-		for _, pod := range p.movedPods(cmd) {
-			if !onReplacement[key(pod)] {
-				moves = append(moves, move{pod, ci, pod.Spec.NodeName, requests(pod)})
+		for _, mp := range p.movedPods(cmd) {
+			if !onReplacement[key(mp.pod)] {
+				moves = append(moves, move{mp.pod, ci, mp.node, requests(mp.pod)})
 			}
 		}
 	}
@@ -127,40 +127,174 @@ func (p *planWorld) destinations(res *disruption.Result) []Violation {
 		}
 		return key(moves[i].pod) < key(moves[j].pod)
 	})
-	used := make([]corev1.ResourceList, len(bins))
+	names := resourceNames(bins, moves)
+	free := make([][]int64, len(bins))
 	ports := make([][]hostPort, len(bins))
 	for i, l := range bins {
-		used[i] = corev1.ResourceList{}
+		used := corev1.ResourceList{}
 		for _, q := range append(l.pods(), daemonsOn(p.in.DaemonSets, l)...) {
-			addTo(used[i], requests(q))
+			addTo(used, requests(q))
 			ports[i] = append(ports[i], hostPortsOf(q)...)
+		}
+		free[i] = make([]int64, len(names))
+		for k, n := range names {
+			have, want := l.alloc[n], used[n]
+			free[i][k] = have.MilliValue() - want.MilliValue()
+		}
+	}
+	need := make([][]int64, len(moves))
+	admits := make([][]bool, len(moves)) // node selection and taints, which do not change
+	for m, mv := range moves {
+		need[m] = make([]int64, len(names))
+		for k, n := range names {
+			q := mv.req[n]
+			need[m][k] = q.MilliValue()
+		}
+		admits[m] = make([]bool, len(bins))
+		for b, l := range bins {
+			_, bad := untolerated(mv.pod.Spec.Tolerations, l.taints)
+			admits[m][b] = !bad && matchesNode(mv.pod, l.k8s)
+		}
+	}
+	s := &packSearch{need: need, free: free, ports: ports, admits: admits, budget: 200000}
+	for m := range moves {
+		s.want = append(s.want, hostPortsOf(moves[m].pod))
+	}
+	if s.solve(0) {
+		return nil
+	}
+	// Pods no node could take even alone certainly have no home; when every pod has one
+	// alone and the complete search proved they do not fit together, the pods first fit
+	// leaves over are named; when the search ran out of steps nothing more is claimed.
+	var lost []int
+	for m := range moves {
+		if !s.fitsAlone(m) {
+			lost = append(lost, m)
+		}
+	}
+	if len(lost) == 0 && s.budget > 0 {
+		for m := range moves {
+			if !s.placedByFirstFit(m) {
+				lost = append(lost, m)
+			}
 		}
 	}
 	var out []Violation
-	for _, m := range moves {
-		placed := false
-		for i, l := range bins {
-			if !matchesNode(m.pod, l.k8s) {
-				continue
-			}
-			if _, bad := untolerated(m.pod.Spec.Tolerations, l.taints); bad {
-				continue
-			}
-			if portClash(ports[i], hostPortsOf(m.pod)) || !fitsWith(used[i], m.req, l.alloc) {
-				continue
-			}
-			addTo(used[i], m.req)
-			ports[i] = append(ports[i], hostPortsOf(m.pod)...)
-			placed = true
-			break
-		}
-		if !placed {
-			v := planViolation(PlanNoDestination, m.command, m.node)
-			v.Pod = key(m.pod)
-			out = append(out, v)
-		}
+	for _, m := range lost {
+		v := planViolation(PlanNoDestination, moves[m].command, moves[m].node)
+		v.Pod = key(moves[m].pod)
+		out = append(out, v)
 	}
 	return out
+}
+
+func resourceNames(bins []*location, moves []move) []corev1.ResourceName {
+	set := map[string]bool{}
+	for _, mv := range moves {
+		for n, q := range mv.req {
+			if q.Sign() > 0 {
+				set[string(n)] = true
+			}
+		}
+	}
+	var out []corev1.ResourceName
+	for _, n := range sortedKeysOf(set) {
+		out = append(out, corev1.ResourceName(n))
+	}
+	return out
+}
+
+// packSearch looks for homes for all moved pods at once: a depth-first search over the
+// pods (largest first) and the nodes that admit them, within a step budget.
+type packSearch struct {
+	need   [][]int64
+	free   [][]int64
+	ports  [][]hostPort
+	want   [][]hostPort
+	admits [][]bool
+	budget int
+	first  []bool // pods first fit placed, for the report
+}
+
+func (s *packSearch) fits(m, b int) bool {
+	if !s.admits[m][b] || portClash(s.ports[b], s.want[m]) {
+		return false
+	}
+	for k, x := range s.need[m] {
+		if x > 0 && x > s.free[b][k] {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *packSearch) put(m, b int, sign int64) {
+	for k, x := range s.need[m] {
+		s.free[b][k] -= sign * x
+	}
+	if sign > 0 {
+		s.ports[b] = append(s.ports[b], s.want[m]...)
+	} else {
+		s.ports[b] = s.ports[b][:len(s.ports[b])-len(s.want[m])]
+	}
+}
+
+func (s *packSearch) solve(m int) bool {
+	if m == len(s.need) {
+		return true
+	}
+	for b := range s.free {
+		if s.budget <= 0 {
+			return false
+		}
+		s.budget--
+		if !s.fits(m, b) {
+			continue
+		}
+		s.put(m, b, 1)
+		ok := s.solve(m + 1)
+		s.put(m, b, -1)
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// fitsAlone: some node takes pod m with nothing else moved.
+func (s *packSearch) fitsAlone(m int) bool {
+	for b := range s.free {
+		if s.fits(m, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// placedByFirstFit: first fit in order places pod m (the search proved that not all fit;
+// first fit names which ones are left over).
+func (s *packSearch) placedByFirstFit(m int) bool {
+	if s.first == nil {
+		s.first = make([]bool, len(s.need))
+		for i := range s.need {
+			for b := range s.free {
+				if s.fits(i, b) {
+					s.put(i, b, 1)
+					s.first[i] = true
+					break
+				}
+			}
+		}
+	}
+	return s.first[m]
+}
+
+// move is a pod leaving a disrupted node.
+type move struct {
+	pod     *corev1.Pod
+	command int
+	node    string
+	req     corev1.ResourceList
 }
 
 func portClash(have, want []hostPort) bool {
@@ -172,19 +306,4 @@ func portClash(have, want []hostPort) bool {
 		}
 	}
 	return false
-}
-
-// fitsWith: used plus req stay within alloc for every requested resource.
-func fitsWith(used, req, alloc corev1.ResourceList) bool {
-	for name, q := range req {
-		if q.Sign() <= 0 {
-			continue
-		}
-		total := used[name]
-		total.Add(q)
-		if total.Cmp(alloc[name]) > 0 {
-			return false
-		}
-	}
-	return true
 }

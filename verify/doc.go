@@ -69,7 +69,8 @@
 //
 //   - Every candidate and blocked node is known and appears once (a node is in at most one
 //     command); every managed node (karpenter.sh/nodepool label) is in a command or
-//     blocked; a candidate is an initialized Node of a known NodePool, not deleting.
+//     blocked; a candidate is an initialized Node of a known NodePool, not deleting (for
+//     expiration, any node of a known NodePool whose NodeClaim is not being deleted).
 //   - Budgets: for each command except expiration, the nodes of each of its NodePools that
 //     are disrupting so far — already deleting or NotReady, plus the candidates of every
 //     command up to it — stay within the smallest allowance of the NodePool's active
@@ -90,12 +91,13 @@
 //     rounded up).
 //   - Replacements are checked like new NodeClaims of Solve (launch choice, and that their
 //     pods fit them: resources, node selection, taints, host ports, volumes).
-//   - Destinations, for every command but expiration: each reschedulable pod of its
+//   - Destinations, for every command but expiration: the reschedulable pods of its
 //     candidates (not DaemonSet or mirror pods, not finished, not terminating unless a
-//     StatefulSet's; under drift with a grace period not the blocking pods) is on a
-//     replacement or fits, by first-fit decreasing over all commands' displaced pods,
-//     a node no command disrupts or a replacement's remaining room (resources, node
-//     selection, taints, host ports).
+//     StatefulSet's; under drift with a grace period not the blocking pods) that are not
+//     on a replacement can all be placed at once, over all commands, on the nodes no
+//     command disrupts and in the replacements' remaining room (resources, node selection,
+//     taints, host ports): a depth-first search, largest pods first, within a step budget;
+//     when the budget runs out only the pods no node could take even alone are reported.
 //
 // # What it never does
 //
@@ -104,9 +106,8 @@
 // (preferred affinities, ScheduleAnyway spread, PreferNoSchedule taints) were honoured,
 // minValues, CSI volume attach limits, reserved-capacity accounting, DRA, consolidation
 // savings or Balanced scores, which nodes should have been chosen, consolidateAfter, or
-// that pending pods of a plan stay pending. Plan destinations are a first-fit heuristic
-// (a tight packing only a cleverer assignment achieves is reported) and do not check
-// topology or pod affinity; a PodDisruptionBudget's allowance is checked per pod, not
+// that pending pods of a plan stay pending. Plan destinations do not check topology or
+// pod affinity; a PodDisruptionBudget's allowance is checked per pod, not
 // summed over the evictions of all commands (the eviction API paces those). It never
 // reads a clock, the environment or the network.
 package verify

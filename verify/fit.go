@@ -34,6 +34,9 @@ func daemonsOn(daemons []*appsv1.DaemonSet, l *location) []*corev1.Pod {
 			continue
 		}
 		p := daemonPod(d)
+		if hasResourceClaims(p) {
+			continue // Karpenter leaves DRA out of its overhead (IgnoreDRARequests)
+		}
 		if _, bad := untolerated(p.Spec.Tolerations, l.taints); bad {
 			continue
 		}
@@ -151,4 +154,19 @@ func amount(name corev1.ResourceName, q resource.Quantity) int64 {
 		return q.MilliValue()
 	}
 	return q.Value()
+}
+
+// hasResourceClaims: the pod asks for devices through Dynamic Resource Allocation.
+func hasResourceClaims(p *corev1.Pod) bool {
+	if len(p.Spec.ResourceClaims) > 0 {
+		return true
+	}
+	for _, cs := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
+		for _, c := range cs {
+			if len(c.Resources.Claims) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -80,7 +80,7 @@ func sameTaint(a, b corev1.Taint) bool {
 
 // existingLocation builds the location of an existing node; types resolve the allocatable
 // an uninitialized node does not report yet.
-func existingLocation(n *scheduling.Node, typesByName map[string]*cloudprovider.InstanceType) *location {
+func existingLocation(n *scheduling.Node, typesByName map[string]*cloudprovider.InstanceType, pools map[string]*v1.NodePool) *location {
 	l := &location{name: n.Name(), claim: -1, node: n, marked: isMarked(n), launched: true}
 	l.labels = map[string]string{}
 	for k, v := range n.Labels() {
@@ -107,6 +107,8 @@ func existingLocation(n *scheduling.Node, typesByName map[string]*cloudprovider.
 	}
 	if n.NodeClaim != nil {
 		startup = n.NodeClaim.Spec.StartupTaints
+	} else if np := pools[l.pool]; np != nil {
+		startup = np.Spec.Template.Spec.StartupTaints // a Node given without its NodeClaim
 	}
 	for _, t := range taints {
 		if !initialized && (knownEphemeral(t) || containsTaint(startup, t)) {

@@ -109,7 +109,7 @@ func (p *planWorld) accounting(res *disruption.Result) []Violation {
 				out = append(out, planViolation(PlanNodeTwice, ci, name))
 			}
 			seen[name] = true
-			if !p.candidate(n) {
+			if !p.candidate(n, cmd.Reason) {
 				v := planViolation(PlanNodeNotCandidate, ci, name)
 				v.NodePool = poolOf(n)
 				out = append(out, v)
@@ -135,8 +135,13 @@ func (p *planWorld) accounting(res *disruption.Result) []Violation {
 	return out
 }
 
-// candidate: a managed, initialized Node of a known NodePool that is not being deleted.
-func (p *planWorld) candidate(n *scheduling.Node) bool {
+// candidate: a managed, initialized Node of a known NodePool that is not being deleted;
+// for expiration (Karpenter's NodeClaim lifecycle, not its disruption controller) any
+// node of a known NodePool whose NodeClaim is not being deleted.
+func (p *planWorld) candidate(n *scheduling.Node, reason disruption.Reason) bool {
+	if reason == disruption.ReasonExpired {
+		return p.pools[poolOf(n)] != nil && (n.NodeClaim == nil || n.NodeClaim.DeletionTimestamp == nil)
+	}
 	if n.Node == nil || p.pools[poolOf(n)] == nil || isMarked(n) || terminating(n) {
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -225,5 +226,46 @@ func TestPlanPDBCountsPendingPods(t *testing.T) {
 	in.Pods = nil
 	if vs := verify.Plan(in, res); len(vs) > 0 {
 		t.Fatalf("without the pending pod one eviction is allowed: %v", vs)
+	}
+}
+
+// TestPlanDestinationsSearch: displaced pods that first fit cannot place but another
+// assignment can are not reported; a pod no node can take is.
+func TestPlanDestinationsSearch(t *testing.T) {
+	pod := func(name, cpu, mem string) *corev1.Pod {
+		p := running(name, cpu)
+		p.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory] = resource.MustParse(mem)
+		return p
+	}
+	in := planInput(
+		node("d", "default", fake.TestZone1, 4, pod("a", "1250m", "2300Mi"), pod("b", "1", "256Mi"), pod("c", "750m", "3800Mi")),
+		node("x", "default", fake.TestZone1, 2, pod("x-fill", "650m", "100Mi")),
+		node("y", "default", fake.TestZone1, 2, pod("y-fill", "550m", "3500Mi")),
+		node("z", "default", fake.TestZone1, 1, pod("z-fill", "0", "6800Mi")))
+	res := &disruption.Result{Blocked: []disruption.Blocked{{Node: "x"}, {Node: "y"}, {Node: "z"}}}
+	deleteNode(res, disruption.ReasonUnderutilized, "d")
+	if vs := verify.Plan(in, res); len(vs) > 0 {
+		t.Fatalf("a, b, c fit x, z, y: %v", vs)
+	}
+	in.Nodes[0].Pods = append(in.Nodes[0].Pods, pod("huge", "3", "100Mi"))
+	vs := verify.Plan(in, res)
+	if len(vs) != 1 || vs[0].Code != verify.PlanNoDestination || vs[0].Pod != "default/huge" {
+		t.Fatalf("want PlanNoDestination for huge only, got %v", vs)
+	}
+}
+
+// TestPlanExpiresDeletingNodeOfLiveClaim: expiration works on NodeClaims, so a Node being
+// deleted (without a NodeClaim that is) may be expired; one whose NodeClaim is deleting may
+// not.
+func TestPlanExpiresDeletingNodeOfLiveClaim(t *testing.T) {
+	in := planInput(node("a", "default", fake.TestZone1, 4))
+	in.Nodes[0].Node.DeletionTimestamp = &metav1.Time{Time: now}
+	res := &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"a"}}}}
+	if vs := verify.Plan(in, res); len(vs) > 0 {
+		t.Fatalf("%v", vs)
+	}
+	in.Nodes[0].NodeClaim = &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "a", DeletionTimestamp: &metav1.Time{Time: now}}}
+	if vs := verify.Plan(in, res); !hasCode(vs, verify.PlanNodeNotCandidate) {
+		t.Fatalf("want PlanNodeNotCandidate, got %v", vs)
 	}
 }

@@ -186,14 +186,23 @@ func selector(ls *metav1.LabelSelector) labels.Selector {
 	return s
 }
 
-// withAliases adds the deprecated aliases of normalised label keys (so a pod selecting the
-// beta zone label matches a node that has the current one, as Karpenter treats them).
+// ebsZoneLabel is the zone label the EBS CSI driver puts on every node (Karpenter
+// normalises it to the zone), which EBS volumes' node affinity uses.
+const ebsZoneLabel = "topology.ebs.csi.aws.com/zone"
+
+// withAliases adds the deprecated aliases of normalised label keys and the EBS CSI zone (so
+// a pod or volume selecting them matches a node that has the current key, as Karpenter
+// treats them).
 func withAliases(lbls map[string]string) map[string]string {
 	out := make(map[string]string, len(lbls)+2)
 	for k, v := range lbls {
 		out[k] = v
 	}
+	aliases := map[string]string{ebsZoneLabel: v1.LabelTopologyZone}
 	for alias, canonical := range v1.NormalizedLabels {
+		aliases[alias] = canonical
+	}
+	for alias, canonical := range aliases {
 		if v, ok := lbls[canonical]; ok {
 			if _, has := out[alias]; !has {
 				out[alias] = v

@@ -72,7 +72,7 @@ func newWorld(in *scheduling.Input) *world {
 		if n == nil || (n.Node == nil && n.NodeClaim == nil) {
 			continue
 		}
-		l := existingLocation(n, w.typesByName)
+		l := existingLocation(n, w.typesByName, w.pools)
 		if w.byName[l.name] != nil {
 			continue
 		}

@@ -3,6 +3,7 @@ package verify_test
 import (
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -189,5 +190,34 @@ func TestSolveCodes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSolveDaemonSetsAsTheyRun: a DaemonSet with DRA claims is left out of the overhead
+// (as Karpenter leaves it), one that does not tolerate a NoSchedule taint does not run
+// there, and PreferNoSchedule does not keep one away.
+func TestSolveDaemonSetsAsTheyRun(t *testing.T) {
+	in := schedInput(pending("a", "100m").Obj())
+	res := mustSolve(t, in)
+	big := pending("ds", "64").Obj()
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "kube-system"},
+		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: big.Spec}}}
+	in.DaemonSets = []*appsv1.DaemonSet{ds}
+	if vs := verify.Solve(in, res); !hasCode(vs, verify.ResourcesExceeded) {
+		t.Fatalf("a 64-CPU DaemonSet must not fit: %v", vs)
+	}
+	ds.Spec.Template.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu"}}
+	if vs := verify.Solve(in, res); len(vs) > 0 {
+		t.Fatalf("DRA DaemonSet counted: %v", vs)
+	}
+	ds.Spec.Template.Spec.ResourceClaims = nil
+	res.NewNodeClaims[0].Taints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
+	in.Pods[0].Spec.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}
+	if vs := verify.Solve(in, res); len(vs) > 0 {
+		t.Fatalf("DaemonSet kept off by a NoSchedule taint counted: %v", vs)
+	}
+	res.NewNodeClaims[0].Taints[0].Effect = corev1.TaintEffectPreferNoSchedule
+	if vs := verify.Solve(in, res); !hasCode(vs, verify.ResourcesExceeded) {
+		t.Fatalf("PreferNoSchedule keeps no DaemonSet away: %v", vs)
 	}
 }
