@@ -68,6 +68,7 @@ func TestProperties(t *testing.T) {
 			t.Fatal("Plan modified its input")
 		}
 		checkNothingLost(t, in, res)
+		verified(t, in, res)
 		// consolidation never raises cost
 		for _, c := range res.Commands {
 			if c.Reason != ReasonUnderutilized {

@@ -22,6 +22,7 @@ import (
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/verify"
 )
 
 // smEpoch is the model's clock at the start of every run; the clock only moves by Tick.
@@ -232,6 +233,9 @@ func (m *smModel) provision(t *rapid.T) {
 	if a, b := solveSummary(res), solveSummary(res2); a != b {
 		t.Fatalf("Solve is not deterministic:\n%s\n---\n%s", a, b)
 	}
+	if vs := verify.Solve(in, res); len(vs) > 0 {
+		t.Fatalf("verify.Solve: %v", vs)
+	}
 	// Every pending pod is placed exactly once or has an error.
 	seen := map[string]int{}
 	for _, c := range res.NewNodeClaims {
@@ -309,6 +313,9 @@ func (m *smModel) consolidate(t *rapid.T) {
 		t.Fatalf("Plan is not deterministic:\n%s\n---\n%s", a, b)
 	}
 	m.checkPlan(t, res)
+	if vs := verify.Plan(in, res); len(vs) > 0 {
+		t.Fatalf("verify.Plan: %v", vs)
+	}
 
 	priceBefore, added := m.price(), m.added
 	before := m.describe()
@@ -424,6 +431,9 @@ func (m *smModel) replay(t *rapid.T, pending, own []*corev1.Pod, marked []*sched
 	sim, err := scheduling.Solve(in)
 	if err != nil {
 		t.Fatalf("Solve: %v", err)
+	}
+	if vs := verify.Solve(in, sim); len(vs) > 0 {
+		t.Fatalf("verify.Solve of the replayed simulation: %v", vs)
 	}
 	home := map[string]*smNode{}
 	for _, pl := range sim.ExistingNodes {

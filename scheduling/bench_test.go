@@ -122,6 +122,9 @@ func benchmarkSolve(b *testing.B, n int, packing scheduling.Packing) {
 		}
 	}
 	elapsed := time.Since(start)
+	if err := verifyErr(in, res); err != nil { // once, outside the timed loop
+		b.Fatal(err)
+	}
 	if len(res.PodErrors) > 0 {
 		b.Fatalf("%d pods not scheduled, first: %s", len(res.PodErrors), res.PodErrors[0].Reason)
 	}

@@ -43,6 +43,7 @@ func ExampleSolve() {
 	if err != nil {
 		panic(err)
 	}
+	mustVerify(in, res)
 	total := 0.0
 	for _, c := range res.NewNodeClaims {
 		fmt.Printf("%s %s/%s $%.4f: %s\n", c.InstanceType.Name, c.Offering.Zone(), c.Offering.CapacityType(),
@@ -72,6 +73,7 @@ func ExampleSolve_unschedulable() {
 	if err != nil {
 		panic(err)
 	}
+	mustVerify(in, res)
 	for _, c := range res.NewNodeClaims {
 		fmt.Printf("%s: %s\n", c.InstanceType.Name, podNames(c.Pods))
 	}
@@ -118,6 +120,7 @@ func ExampleSolve_existingNode() {
 	if err != nil {
 		panic(err)
 	}
+	mustVerify(in, res)
 	for _, e := range res.ExistingNodes {
 		fmt.Printf("existing %s: %s\n", e.Name, podNames(e.Pods))
 	}

@@ -494,6 +494,9 @@ func solve(t *rapid.T, sc *scenarioSpec) (*scheduling.Input, *scheduling.Result)
 	if err != nil {
 		t.Fatalf("Solve: %v", err)
 	}
+	if err := verifyErr(in, res); err != nil {
+		t.Fatal(err)
+	}
 	return in, res
 }
 

@@ -1,0 +1,144 @@
+package verify_test
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"pgregory.net/rapid"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/verify"
+)
+
+// Property tests: verify.Solve finds nothing wrong with what scheduling.Solve decides.
+// Run more cases with -rapid.checks=N (the default 100 keeps CI fast); reproduce a failure
+// with the -rapid.seed or fail file rapid prints.
+
+// propSettings mix every constraint the verifier checks into the drawn pods.
+var propSettings = fake.PodSettings{
+	ZoneSelector: 0.3, ArchSelector: 0.2, Toleration: 0.4, CapacityTypeRequirement: 0.2,
+	ZoneSpread: 0.3, HostnameSpread: 0.2, MinDomains: 0.3, HonorTaints: 0.3, IgnoreAffinity: 0.2,
+	ZoneAffinity: 0.15, HostnameAntiAffinity: 0.2, ZoneAntiAffinity: 0.05, HostPort: 0.2,
+}
+
+// drawSolveInput draws 1-3 NodePools sharing 1-6 instance types, 0-3 existing nodes (some
+// of a NodePool, with its taints, and up to 3 bound pods), 0-2 DaemonSets and up to 40
+// pending pods.
+func drawSolveInput(t *rapid.T) *scheduling.Input {
+	types := fake.InstanceTypesGenerator(6).Draw(t, "instance-types")
+	pools := rapid.SliceOfNDistinct(fake.NodePoolGenerator(), 1, 3, func(np *v1.NodePool) string { return np.Name }).Draw(t, "nodepools")
+	in := &scheduling.Input{InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels(), NodePools: pools}
+	names := []string{""}
+	for _, np := range pools {
+		in.InstanceTypes[np.Name] = types
+		names = append(names, np.Name)
+	}
+	for i := rapid.IntRange(0, 3).Draw(t, "nodes"); i > 0; i-- {
+		name := fmt.Sprintf("node-%d", i)
+		pool := rapid.SampledFrom(names).Draw(t, name+"/nodepool")
+		n := fake.NodeGenerator(name, pool, types).Draw(t, name)
+		for _, np := range pools {
+			if np.Name == pool {
+				n.Spec.Taints = append(n.Spec.Taints, np.Spec.Template.Spec.Taints...)
+			}
+		}
+		sn := &scheduling.Node{Node: n}
+		for _, p := range fake.PodsGeneratorWith(3, name+"-pod", propSettings).Draw(t, name+"/bound") {
+			p.Spec.NodeName, p.Status.Phase = name, corev1.PodRunning
+			sn.Pods = append(sn.Pods, p)
+		}
+		in.Nodes = append(in.Nodes, sn)
+	}
+	for i := rapid.IntRange(0, 2).Draw(t, "daemonsets"); i > 0; i-- {
+		in.DaemonSets = append(in.DaemonSets, fake.DaemonSetGenerator(fmt.Sprintf("ds-%d", i)).Draw(t, "daemonset"))
+	}
+	in.Pods = fake.PodsGeneratorWith(40, "pod", propSettings).Draw(t, "pending")
+	return in
+}
+
+// TestPropSolveIsValid: for every packing, Solve's result breaks no rule verify checks
+// (resources, selectors, taints, host ports, zone and hostname spread, pod affinity and
+// anti-affinity, limits, launch choice, accounting).
+func TestPropSolveIsValid(t *testing.T) {
+	for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
+		t.Run(string(packing), func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				in := drawSolveInput(t)
+				in.Options.Packing = packing
+				res, err := scheduling.Solve(in)
+				if err != nil {
+					t.Fatalf("Solve: %v", err)
+				}
+				if vs := verify.Solve(in, res); len(vs) > 0 {
+					t.Fatalf("%d violations:\n%s", len(vs), describe(in, res, vs))
+				}
+			})
+		})
+	}
+}
+
+// describe lists the violations, the pods they name and the plan, for a failure report.
+func describe(in *scheduling.Input, res *scheduling.Result, vs []verify.Violation) string {
+	s := ""
+	all := append([]*corev1.Pod(nil), in.Pods...)
+	for _, n := range in.Nodes {
+		all = append(all, n.Pods...)
+	}
+	for _, v := range vs {
+		s += v.String() + "\n"
+		for _, p := range all {
+			if p.Namespace+"/"+p.Name == v.Pod || p.Namespace+"/"+p.Name == v.OtherPod || ((v.Code == verify.TopologySpread || v.Code == verify.PodAffinity) && p.Labels["app"] == appOf(all, v.Pod)) {
+				s += fmt.Sprintf("  %s labels=%v nodeSelector=%v affinity=%v\n", p.Name, p.Labels, p.Spec.NodeSelector, p.Spec.Affinity)
+				for _, c := range p.Spec.TopologySpreadConstraints {
+					s += fmt.Sprintf("    spread %s maxSkew=%d minDomains=%v affinityPolicy=%v taintsPolicy=%v\n", c.TopologyKey, c.MaxSkew,
+						deref(c.MinDomains), deref(c.NodeAffinityPolicy), deref(c.NodeTaintsPolicy))
+				}
+			}
+		}
+	}
+	for _, n := range in.Nodes {
+		s += fmt.Sprintf("input node %s zone=%s arch=%s pool=%s taints=%v:", n.Name(), n.Node.Labels["topology.kubernetes.io/zone"], n.Node.Labels["kubernetes.io/arch"], n.Node.Labels["karpenter.sh/nodepool"], n.Node.Spec.Taints)
+		for _, p := range n.Pods {
+			s += fmt.Sprintf(" %s%v", p.Name, p.Labels)
+		}
+		s += "\n"
+	}
+	for _, c := range res.NewNodeClaims {
+		if c.InstanceType == nil || c.Offering == nil {
+			continue
+		}
+		s += fmt.Sprintf("claim %s %s %s/%s/%s:", c.Hostname, c.NodePool, c.InstanceType.Name, c.Offering.Zone(), c.InstanceType.Requirements.Get("kubernetes.io/arch").Any())
+		for _, p := range c.Pods {
+			s += fmt.Sprintf(" %s%v", p.Name, p.Labels)
+		}
+		s += "\n"
+	}
+	for _, e := range res.ExistingNodes {
+		s += "node " + e.Name + ":"
+		for _, p := range e.Pods {
+			s += fmt.Sprintf(" %s%v", p.Name, p.Labels)
+		}
+		s += "\n"
+	}
+	return s
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func appOf(pods []*corev1.Pod, key string) string {
+	for _, p := range pods {
+		if p.Namespace+"/"+p.Name == key {
+			return p.Labels["app"]
+		}
+	}
+	return ""
+}
