@@ -97,7 +97,7 @@ func (ic *instanceCatalog) estimates(capacityType string) bool {
 	return ic != nil && ic.file == nil && ic.spotPrices == nil && capacityType == v1.CapacityTypeSpot
 }
 
-// estimateNote explains estimated prices in the table output.
+// estimateNote explains estimated prices in the table outputs.
 const estimateNote = "* spot price estimated at the on-demand price, as Karpenter does without spot prices; " +
 	"pass real ones with --prices FILE (the JSON of `aws ec2 describe-spot-price-history`)"
 
@@ -257,7 +257,7 @@ func markNotReady(np *v1.NodePool, why string) *v1.NodePool {
 // markDisruptEstimates flags the replacement and provisioned claims whose chosen offering's
 // price is an estimate, and the whole answer when one is, or when a node of the cluster is
 // spot (its price, and so every saving, is then an estimate).
-func markDisruptEstimates(out *disruptOutput, res *disruption.Result, in *scheduling.Input, ic *instanceCatalog) {
+func markDisruptEstimates(out *disruptOutput, res *disruption.Result, in *scheduling.Input, ic *instanceCatalog) bool {
 	mark := func(c *claimOutput, o *cloudprovider.Offering) {
 		if ic.estimated(o) {
 			c.PriceEstimated, out.PriceEstimated = true, true
@@ -276,6 +276,7 @@ func markDisruptEstimates(out *disruptOutput, res *disruption.Result, in *schedu
 			out.PriceEstimated = true
 		}
 	}
+	return out.PriceEstimated
 }
 
 // nodeCapacityType is the karpenter.sh/capacity-type label of a node or its NodeClaim.

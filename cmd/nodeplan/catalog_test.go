@@ -148,3 +148,19 @@ func TestDisruptPricesNotEstimated(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.NotContains(t, out, "priceEstimated")
 }
+
+// TestDisruptSpotEstimated: a spot node's price, and so every saving, is an estimate without
+// --prices; JSON and table say so.
+func TestDisruptSpotEstimated(t *testing.T) {
+	out, stderr, code := nodeplan(t, "disrupt", "-f", spotNode, "--now", "2026-01-01T02:00:00Z", "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	var got disruptOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.True(t, got.PriceEstimated)
+	require.Len(t, got.Provisioned, 1, "the spot-only pod")
+	assert.True(t, got.Provisioned[0].PriceEstimated)
+
+	table, _, code := nodeplan(t, "disrupt", "-f", spotNode, "--now", "2026-01-01T02:00:00Z")
+	require.Equal(t, 0, code)
+	assert.Contains(t, table, estimateNote)
+}

@@ -65,7 +65,13 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 		return writeDisruptYAML(stdout, res, set)
 	default:
 		fmt.Fprintf(stdout, "%s\n\n", capitalize(at.String()))
-		return writeDisruptTable(stdout, res)
+		if err := writeDisruptTable(stdout, res); err != nil {
+			return err
+		}
+		if est := newDisruptOutput(res); markDisruptEstimates(est, res, sin, c.catalog) {
+			fmt.Fprintln(stdout, "\n"+estimateNote)
+		}
+		return nil
 	}
 }
 
