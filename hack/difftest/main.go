@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -83,6 +84,9 @@ func main() {
 			commit = strings.TrimSpace(string(b))
 		}
 	}
+	if *only == "" {
+		clearCases(cfg.out)
+	}
 	start := time.Now()
 	results := make([]*caseResult, len(cases))
 	var wg sync.WaitGroup
@@ -124,6 +128,20 @@ func main() {
 			}
 			fmt.Printf("minimized %s-%d [%s]: %d docs, %d types -> %s\n", r.Kind, r.Seed, r.Class, len(small.Docs),
 				len(small.Catalog["instanceTypes"].([]any)), filepath.Join(cfg.out, fmt.Sprintf("%s-%d-min", r.Kind, r.Seed)))
+		}
+	}
+}
+
+// caseDir matches the folders keep writes for a full run's divergences.
+var caseDir = regexp.MustCompile(`^(plan|disrupt)-[0-9]+$`)
+
+// clearCases removes the divergences of an earlier full run (not the minimised -min folders),
+// so the folder holds exactly this run's.
+func clearCases(out string) {
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if e.IsDir() && caseDir.MatchString(e.Name()) {
+			_ = os.RemoveAll(filepath.Join(out, e.Name()))
 		}
 	}
 }
