@@ -96,7 +96,7 @@ func TestPlanMutations(t *testing.T) {
 	types, wellKnown := scenarioCatalog(t)
 	seeds, _ := filepath.Glob(filepath.Join(scenarios, "*", "input.yaml"))
 	sort.Strings(seeds)
-	cases := 250
+	cases := 200
 	if testing.Short() {
 		cases = 25
 	}

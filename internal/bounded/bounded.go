@@ -35,16 +35,42 @@ func Size(n int64) string {
 }
 
 // Read reads r to its end, or fails with a *TooLargeError once it has seen more than max
-// bytes.
-func Read(r io.Reader, max int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, err
+// bytes. It reads in chunks and joins them once at the end, so rejecting an endless stream
+// holds at most max bytes (io.ReadAll's doubling held twice that).
+func Read(r io.Reader, max int64) ([]byte, error) { return readSized(r, max, 64<<10) }
+
+// readSized is Read with a first chunk of size bytes (a regular file's size plus one: read
+// whole into one buffer, nothing to join).
+func readSized(r io.Reader, max, size int64) ([]byte, error) {
+	var chunks [][]byte
+	var total int64
+	lr := io.LimitReader(r, max+1)
+	for {
+		chunk := make([]byte, min(size, max+1-total))
+		n, err := io.ReadFull(lr, chunk)
+		if n > 0 {
+			chunks = append(chunks, chunk[:n])
+			total += int64(n)
+		}
+		if total > max {
+			return nil, &TooLargeError{Max: max}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		size = min(size*2, 64<<20)
 	}
-	if int64(len(data)) > max {
-		return nil, &TooLargeError{Max: max}
+	if len(chunks) == 1 {
+		return chunks[0], nil
 	}
-	return data, nil
+	out := make([]byte, 0, total)
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return out, nil
 }
 
 // NoWriterError says that nobody opened a named pipe for writing in time.
@@ -65,12 +91,18 @@ func ReadFile(path string, max int64, fifoWait time.Duration) ([]byte, error) {
 	if info.IsDir() {
 		return nil, errors.New("is a folder, not a file")
 	}
+	if info.Mode().IsRegular() && info.Size() > max {
+		return nil, &TooLargeError{Max: max} // without reading it
+	}
 	if info.Mode()&fs.ModeNamedPipe == 0 {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
+		if info.Mode().IsRegular() {
+			return readSized(f, max, info.Size()+1)
+		}
 		return Read(f, max)
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)

@@ -75,3 +75,26 @@ func TestSize(t *testing.T) {
 	assert.Equal(t, "1 GiB", Size(1<<30))
 	assert.Equal(t, "1000 bytes", Size(1000))
 }
+
+func TestReadJoinsChunks(t *testing.T) {
+	data := make([]byte, 1<<20+12345)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	got, err := Read(strings.NewReader(string(data)), int64(len(data)))
+	require.NoError(t, err)
+	assert.Equal(t, data, got)
+	_, err = Read(strings.NewReader(string(data)), int64(len(data))-1)
+	assert.Error(t, err)
+}
+
+func TestReadFileRefusesALargeFileUnread(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.yaml")
+	require.NoError(t, os.WriteFile(path, make([]byte, 5000), 0o600))
+	_, err := ReadFile(path, 4999, time.Second)
+	var tl *TooLargeError
+	assert.ErrorAs(t, err, &tl)
+	data, err := ReadFile(path, 5000, time.Second)
+	require.NoError(t, err)
+	assert.Len(t, data, 5000)
+}
