@@ -1,13 +1,16 @@
 package manifest
 
 import (
+	"fmt"
 	"maps"
 	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 )
 
 // Labels the DaemonSet controller puts on the pods of one revision; not part of the template.
@@ -133,4 +136,81 @@ func withoutNodeNameAffinity(a *corev1.Affinity) *corev1.Affinity {
 		return nil
 	}
 	return a
+}
+
+// nodesWithoutDaemon are the Nodes a DaemonSet derived from its pods has no pod for (bound, or
+// pending with the node-name affinity its controller gives a pod), although its pods'
+// nodeSelector and tolerations admit them: there the DaemonSet's template probably has node
+// affinity its pods do not show, and its overhead is counted where it may not run.
+func nodesWithoutDaemon(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod) []string {
+	has := map[string]bool{}
+	for _, p := range pods {
+		if ref := controllerOf(p); ref == nil || ref.Kind != "DaemonSet" || ref.Name != ds.Name || p.Namespace != ds.Namespace {
+			continue
+		}
+		has[p.Spec.NodeName] = true
+		for _, n := range nodeNameAffinity(p.Spec.Affinity) {
+			has[n] = true
+		}
+	}
+	var missing []string
+	for _, n := range nodes {
+		if !has[n.Name] && admits(n, &ds.Spec.Template.Spec) {
+			missing = append(missing, n.Name)
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+// nodeNameAffinity are the node names a pod's required node affinity pins it to.
+func nodeNameAffinity(a *corev1.Affinity) []string {
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	var names []string
+	for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, f := range t.MatchFields {
+			if f.Key == metav1.ObjectNameField && f.Operator == corev1.NodeSelectorOpIn {
+				names = append(names, f.Values...)
+			}
+		}
+	}
+	return names
+}
+
+// admits reports whether a pod of spec could run on the node by its nodeSelector and
+// tolerations (of the NoSchedule and NoExecute taints).
+func admits(n *corev1.Node, spec *corev1.PodSpec) bool {
+	for k, v := range spec.NodeSelector {
+		if n.Labels[k] != v {
+			return false
+		}
+	}
+	for i := range n.Spec.Taints {
+		taint := &n.Spec.Taints[i]
+		if taint.Effect == corev1.TaintEffectPreferNoSchedule {
+			continue
+		}
+		tolerated := false
+		for j := range spec.Tolerations {
+			tolerated = tolerated || spec.Tolerations[j].ToleratesTaint(klog.Logger{}, taint, false)
+		}
+		if !tolerated {
+			return false
+		}
+	}
+	return true
+}
+
+// missingDaemonMessage says what a derived DaemonSet's absence from some nodes means.
+func missingDaemonMessage(nodes []string) string {
+	shown, more := nodes, ""
+	if len(nodes) > 3 {
+		shown, more = nodes[:3], fmt.Sprintf(" and %d more", len(nodes)-3)
+	}
+	return fmt.Sprintf("known only from its pods, it has none on Node %s%s, which its pods' nodeSelector and tolerations admit: "+
+		"its template probably has node affinity the pods do not show, so nodeplan counts its overhead on nodes it may not run on; "+
+		"add the DaemonSet to the input (kubectl get daemonsets -A -o yaml) to count it exactly",
+		strings.Join(shown, ", "), more)
 }

@@ -156,3 +156,54 @@ func TestDerivedDaemonSetGivesWayToOneInAnotherFile(t *testing.T) {
 	assert.Equal(t, []*appsv1.DaemonSet{given.DaemonSets[0]}, pods.DaemonSets)
 	assert.Contains(t, pods.SourceOf("DaemonSet", "kube-system", "kube-proxy"), "ds.yaml")
 }
+
+func TestDerivedDaemonSetMissingFromANodeIsWarned(t *testing.T) {
+	node := func(name, extra string) string {
+		return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name + ", labels: {kubernetes.io/os: linux}}\n" + extra
+	}
+	// daemonPod tolerates everything and selects kubernetes.io/os=linux.
+	pods := daemonPod("agent-a", "agent", "node-a", "2026-01-01T00:00:00Z", "10m") + "---\n" +
+		daemonPod("agent-b", "agent", "node-b", "2026-01-01T00:00:00Z", "10m")
+	pendingForC := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: agent-c\n  namespace: kube-system\n  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: uid-of-agent, controller: true}]\n" +
+		"spec:\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [node-c]}]}]}}}\n" +
+		"  containers: [{name: c, image: x}]\nstatus: {phase: Pending}\n"
+	cases := []struct {
+		name, nodeC, extra string
+		warned             bool
+	}{
+		{name: "a node its pods admit has none", nodeC: node("node-c", ""), warned: true},
+		{name: "a node of another OS", nodeC: "apiVersion: v1\nkind: Node\nmetadata: {name: node-c, labels: {kubernetes.io/os: windows}}\n"},
+		{name: "a pending pod for the node counts", nodeC: node("node-c", ""), extra: "---\n" + pendingForC},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := parse(t, node("node-a", "")+"---\n"+node("node-b", "")+"---\n"+tc.nodeC+"---\n"+pods+tc.extra)
+			var warned []Warning
+			for _, w := range s.Warnings {
+				if w.Object == `DaemonSet "kube-system/agent"` {
+					warned = append(warned, w)
+				}
+			}
+			if !tc.warned {
+				assert.Empty(t, warned)
+				return
+			}
+			require.Len(t, warned, 1)
+			assert.Contains(t, warned[0].Message, "node-c")
+			assert.NotContains(t, warned[0].Message, "node-a")
+		})
+	}
+
+	// Across files: the warning is derived once from the union, however often sets merge.
+	nodes, err := Parse([]byte(node("node-a", "")+"---\n"+node("node-c", "")), "nodes.yaml")
+	require.NoError(t, err)
+	daemon, err := Parse([]byte(pods), "pods.yaml")
+	require.NoError(t, err)
+	assert.Empty(t, daemon.Warnings, "no Node in that file: nothing to say")
+	require.NoError(t, nodes.Merge(daemon))
+	require.Len(t, nodes.Warnings, 1)
+	more, err := Parse([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), "more.yaml")
+	require.NoError(t, err)
+	require.NoError(t, nodes.Merge(more))
+	assert.Len(t, nodes.Warnings, 1)
+}

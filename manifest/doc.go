@@ -16,7 +16,8 @@
 //
 // A DaemonSet the input holds only pods of (kubectl get pods -A) is derived from its newest
 // pod, without what the DaemonSet controller wrote into the pod for its node, so that new
-// nodes carry its overhead. A claim whose spec.volumeName names a PersistentVolume of the
+// nodes carry its overhead; a [Warning] says when it has no pod on a Node its pods'
+// nodeSelector and tolerations admit (its template's node affinity is not in its pods). A claim whose spec.volumeName names a PersistentVolume of the
 // input that is free or reserved for it is bound to it, as the PV controller would bind it.
 //
 // Objects of namespaced kinds given without a namespace are in "default"; objects without a

@@ -49,7 +49,8 @@ type Set struct {
 	// Skipped counts, by kind, the objects of kinds nodeplan does not plan with.
 	Skipped map[string]int
 	// Warnings are what was read otherwise than written: objects of an older API converted
-	// as Karpenter converted them, in input order.
+	// as Karpenter converted them, in input order; then what is uncertain about the
+	// DaemonSets derived from their pods.
 	Warnings []Warning
 	// Sources says where each object was defined (for a pod or claim made by a workload:
 	// where the workload was defined).
@@ -70,6 +71,13 @@ type Set struct {
 	v1beta1Claims map[*v1.NodeClaim]bool
 	// maxPods caps the expanded pods (0: maxExpandedPods).
 	maxPods int
+	// derivedWarnings is how many of the last Warnings rebuild added.
+	derivedWarnings int
+}
+
+// givenWarnings are the Warnings of the objects read, without those rebuild derived.
+func (s *Set) givenWarnings() []Warning {
+	return s.Warnings[:len(s.Warnings)-s.derivedWarnings]
 }
 
 // Warning is something nodeplan read otherwise than it was written, naming where.
@@ -221,7 +229,7 @@ func (s *Set) Merge(o *Set) error {
 		givenPVCs:            concat(s.givenPVCs, o.givenPVCs),
 		derived:              map[ObjectRef]bool{},
 		owners:               map[*corev1.Pod]*Workload{},
-		Warnings:             concat(s.Warnings, o.Warnings),
+		Warnings:             concat(s.givenWarnings(), o.givenWarnings()),
 		v1beta1Claims:        map[*v1.NodeClaim]bool{},
 		maxPods:              s.maxPods,
 	}

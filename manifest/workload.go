@@ -138,11 +138,17 @@ func (s *Set) rebuild() error {
 	s.expireV1beta1Claims()
 	daemons, from := daemonSetsFromPods(s.givenDaemonSets, pods)
 	s.DaemonSets = append(append([]*appsv1.DaemonSet(nil), s.givenDaemonSets...), daemons...)
+	warnings := append([]Warning(nil), s.givenWarnings()...)
+	given := len(warnings)
 	for i, ds := range daemons {
 		ref := ObjectRef{Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name}
 		s.Sources[ref] = s.Sources[ObjectRef{Kind: "Pod", Namespace: from[i].Namespace, Name: from[i].Name}]
 		s.derived[ref] = true
+		if missing := nodesWithoutDaemon(ds, s.Nodes, pods); len(missing) > 0 {
+			warnings = append(warnings, Warning{Source: s.Sources[ref], Object: ref.String(), Message: missingDaemonMessage(missing)})
+		}
 	}
+	s.Warnings, s.derivedWarnings = warnings, len(warnings)-given
 	if len(errs) > 0 {
 		return joinErrors(errs)
 	}
