@@ -126,7 +126,7 @@ func disruptEvents(res *disruption.Result, names []string, set *manifest.Set) []
 		action := string(c.Method) + "/" + decision
 		for _, n := range c.Candidates {
 			out = append(out, event(nodeRef(n), n+"."+command, corev1.EventTypeNormal, eventDisruptionTerminating,
-				"Disrupting Node: "+string(c.Reason)+"/"+decision, action, first))
+				fmt.Sprintf("Disrupting Node: %s/%s (the command saves $%.4f/h)", c.Reason, decision, c.SavingsPerHour), action, first))
 		}
 		for range c.Replacements {
 			out = append(out, event(nodeClaimRef(names[k]), names[k]+"."+command, corev1.EventTypeNormal, eventDisruptionLaunching,

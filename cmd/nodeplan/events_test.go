@@ -158,7 +158,9 @@ spec:
 		}
 	}
 	replacements, destinations := len(want.Provisioned), 0
-	for _, c := range want.Commands {
+	savings := map[string]float64{}
+	for i, c := range want.Commands {
+		savings[fmt.Sprintf("command-%d", i+1)] = c.SavingsPerHour
 		d := decision{Action: c.Method + "/Delete", Candidates: c.Candidates}
 		if len(c.Replacements) > 0 {
 			d.Action = c.Method + "/Replace"
@@ -202,6 +204,7 @@ spec:
 			switch e.Reason {
 			case eventDisruptionTerminating:
 				assert.Equal(t, "Node", e.InvolvedObject.Kind)
+				assert.Contains(t, e.Message, fmt.Sprintf("$%.4f/h", savings[command]), "the command's savings")
 				d.Candidates = append(d.Candidates, e.InvolvedObject.Name)
 			case eventDisruptionLaunching:
 				assert.Equal(t, "NodeClaim", e.InvolvedObject.Kind)
