@@ -125,7 +125,7 @@ func disruptEvents(res *disruption.Result, names []string, set *manifest.Set) []
 		}
 		action := string(c.Method) + "/" + decision
 		for _, n := range c.Candidates {
-			out = append(out, event(nodeRef(n), n+"."+command, corev1.EventTypeNormal, eventDisruptionTerminating,
+			out = append(out, event(existingRef(set, n), n+"."+command, corev1.EventTypeNormal, eventDisruptionTerminating,
 				fmt.Sprintf("Disrupting Node: %s/%s (the command saves $%.4f/h)", c.Reason, decision, c.SavingsPerHour), action, first))
 		}
 		for range c.Replacements {
@@ -142,7 +142,7 @@ func disruptEvents(res *disruption.Result, names []string, set *manifest.Set) []
 		}
 	}
 	for _, b := range res.Blocked {
-		out = append(out, event(nodeRef(b.Node), b.Node+".blocked", corev1.EventTypeNormal, eventDisruptionBlocked, b.Reason, "", nil))
+		out = append(out, event(existingRef(set, b.Node), b.Node+".blocked", corev1.EventTypeNormal, eventDisruptionBlocked, b.Reason, "", nil))
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/manifest"
 )
 
 // yamlDocs splits -o yaml output into its NodeClaims and the Events of its Lists.
@@ -228,4 +229,12 @@ spec:
 	assert.Equal(t, wantCommands, gotCommands)
 	assert.Equal(t, wantBlocked, gotBlocked)
 	assert.Equal(t, wantNominated, gotNominated)
+}
+
+func TestEventsNameNodesAndInFlightNodeClaims(t *testing.T) {
+	set, err := manifest.Parse([]byte("apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\n"), "in.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, "Node", existingRef(set, "node-a").Kind)
+	claim := existingRef(set, "default-x7k2p")
+	assert.Equal(t, []string{v1.APIVersion, "NodeClaim"}, []string{claim.APIVersion, claim.Kind}, "no Node of that name: a NodeClaim still in flight")
 }
