@@ -154,6 +154,24 @@ func TestFidelitySpreadHoldsAsLaunched(t *testing.T) {
 				}
 			},
 		},
+		{
+			name: "a filter on a label no option carries settles nothing: the selected pods' NodeClaim gets no such label",
+			manifests: strings.Replace(fidelityPool, "name: default}\nspec:", "name: plain}\nspec:\n  weight: 10", 1) + "---" +
+				strings.Replace(fidelityPool, "name: default}\nspec:\n  template:\n", "name: teamed}\nspec:\n  template:\n    metadata: {labels: {team: a}}\n", 1) +
+				webDeployment("free", 2, "1500m", "") +
+				webDeployment("spread", 3, "1", "      nodeSelector: {team: a}\n"+zoneSpreadWeb),
+			types: familyTypes, domains: []string{"zone-a", "zone-b", "zone-c"},
+			prefix: "spread-", want: map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1},
+			check: func(t *testing.T, res *scheduling.Result) {
+				for _, c := range res.NewNodeClaims {
+					if strings.HasPrefix(c.Pods[0].Name, "free-") {
+						assert.Equal(t, "plain", c.NodePool)
+						assert.NotContains(t, c.Labels, "team")
+						assert.False(t, c.Requirements.Has("team"), "no requirement on a label the NodeClaim never carries")
+					}
+				}
+			},
+		},
 	}
 	for _, tc := range cases {
 		for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {

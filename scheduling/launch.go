@@ -98,13 +98,19 @@ func (l launchOption) satisfies(term requirements.Requirements) bool {
 }
 
 // failing is a requirement that excludes term: on a key where the option fails it, the
-// complement of the term's requirement when it has one, else the option's own value.
-func (l launchOption) failing(term requirements.Requirements) (string, *requirements.Requirement) {
+// complement of the term's requirement when it has one, else the option's own value. It
+// returns no key when the NodeClaim can never pass term: a label no option can carry (not
+// well-known, not the NodeClaim's) is missing whatever launches.
+func (l launchOption) failing(term requirements.Requirements, wellKnown requirements.KeySet) (string, *requirements.Requirement) {
 	var key string
 	for _, k := range term.Keys() {
 		r := term[k]
-		if v, ok := l.value(k); ok && r.Has(v) || !ok && negative(r) {
+		v, ok := l.value(k)
+		if ok && r.Has(v) || !ok && negative(r) {
 			continue
+		}
+		if _, defined := l.reqs[k]; !ok && !defined && !wellKnown[k] {
+			return "", nil
 		}
 		if c := complementOf(r); c != nil {
 			return k, c
@@ -240,7 +246,7 @@ func (s *solver) settlement(t *template, p *podData, reqs requirements.Requireme
 			continue
 		}
 		for _, term := range g.filterTerms {
-			if k, r := l.failing(term); k != "" {
+			if k, r := l.failing(term, s.wellKnown); k != "" {
 				add(r)
 			}
 		}
