@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/verify"
+)
+
+// TestScenariosVerify loads every scenario of testdata/own-scenarios (and of the scenario
+// roots listed in NODEPLAN_VERIFY_SCENARIOS, colon-separated: the shared suite, difftest
+// cases) the way the CLI does, plans or disrupts, and requires verify to find no
+// violation. A directory's command comes from its expect.json, else from its name
+// (plan-…, disrupt-…). Scenarios whose input the CLI rejects are skipped (they check the
+// error); -short skips the test.
+func TestScenariosVerify(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	roots := []string{filepath.Join("..", "..", "testdata", "own-scenarios")}
+	if extra := os.Getenv("NODEPLAN_VERIFY_SCENARIOS"); extra != "" {
+		roots = append(roots, strings.Split(extra, ":")...)
+	}
+	for _, root := range roots {
+		dirs, _ := filepath.Glob(filepath.Join(root, "*", "input.yaml"))
+		sort.Strings(dirs)
+		for _, expect := range dirs {
+			dir := filepath.Dir(expect)
+			t.Run(filepath.Base(dir), func(t *testing.T) { verifyScenario(t, dir) })
+		}
+	}
+}
+
+func verifyScenario(t *testing.T, dir string) {
+	raw, err := os.ReadFile(filepath.Join(dir, "expect.json"))
+	if err != nil {
+		cmd := strings.SplitN(filepath.Base(dir), "-", 2)[0]
+		raw = []byte(`{"command":"` + cmd + `"}`)
+	}
+	var spec struct {
+		Command       string          `json:"command"`
+		Args          []string        `json:"args"`
+		InstanceTypes json.RawMessage `json:"instanceTypes"`
+	}
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	var args []string
+	catalog := filepath.Join(dir, "instance-types.yaml")
+	for _, f := range files {
+		if f != catalog {
+			args = append(args, "-f", f)
+		}
+	}
+	if string(spec.InstanceTypes) != "null" {
+		if _, err := os.Stat(catalog); err == nil {
+			args = append(args, "--instance-types", catalog)
+		}
+	}
+	args = append(args, spec.Args...)
+	var now string
+	var spotToSpot bool
+	c, err := parseFlags(spec.Command, args, func(fs *flag.FlagSet) {
+		if spec.Command == "disrupt" {
+			fs.StringVar(&now, "now", "", "")
+			fs.BoolVar(&spotToSpot, "spot-to-spot", false, "")
+		}
+	})
+	if err != nil {
+		t.Skipf("flags: %v", err)
+	}
+	set, sin, err := c.load()
+	if err != nil {
+		t.Skipf("input: %v", err)
+	}
+	switch spec.Command {
+	case "plan":
+		res, err := scheduling.Solve(sin)
+		if err != nil {
+			t.Skipf("Solve: %v", err)
+		}
+		for _, v := range verify.Solve(sin, res) {
+			t.Error(v)
+		}
+	case "disrupt":
+		at := nowFromInput(set).Time
+		if now != "" {
+			if at, err = time.Parse(time.RFC3339, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		in := disruptionInput(sin, at.UTC())
+		in.Options.Packing, in.Options.MinValuesPolicy, in.Options.PreferencePolicy = sin.Options.Packing, sin.Options.MinValuesPolicy, sin.Options.PreferencePolicy
+		in.Options.SpotToSpotConsolidation = spotToSpot
+		res, err := disruption.Plan(in)
+		if err != nil {
+			t.Skipf("Plan: %v", err)
+		}
+		for _, v := range verify.Plan(in, res) {
+			t.Error(v)
+		}
+	}
+}
