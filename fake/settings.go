@@ -25,6 +25,8 @@ type PodSettings struct {
 	// ZoneAntiAffinity required anti-affinities to it.
 	ZoneAffinity, HostnameAntiAffinity, ZoneAntiAffinity float64
 	HostPort float64
+	// MaxCPUMillis and MaxMemoryMi bound the requests (0: 4000m and 8192Mi).
+	MaxCPUMillis, MaxMemoryMi int
 }
 
 // DefaultPodSettings are PodGenerator's probabilities: one half for each of its
@@ -61,9 +63,16 @@ func chance(t *rapid.T, p float64, label string) bool {
 func drawPodWith(t *rapid.T, name string, s PodSettings) *corev1.Pod {
 	app := rapid.SampledFrom(genApps).Draw(t, name+"/app")
 	sel := map[string]string{"app": app}
+	maxCPU, maxMem := s.MaxCPUMillis, s.MaxMemoryMi
+	if maxCPU <= 0 {
+		maxCPU = 4000
+	}
+	if maxMem <= 0 {
+		maxMem = 8192
+	}
 	b := Pod(name).Label("app", app).
-		Request(corev1.ResourceCPU, fmt.Sprintf("%dm", rapid.IntRange(1, 4000).Draw(t, name+"/cpu-millis"))).
-		Request(corev1.ResourceMemory, fmt.Sprintf("%dMi", rapid.IntRange(1, 8192).Draw(t, name+"/memory-mi")))
+		Request(corev1.ResourceCPU, fmt.Sprintf("%dm", rapid.IntRange(1, maxCPU).Draw(t, name+"/cpu-millis"))).
+		Request(corev1.ResourceMemory, fmt.Sprintf("%dMi", rapid.IntRange(1, maxMem).Draw(t, name+"/memory-mi")))
 	if chance(t, s.ZoneSelector, name+"/zone-selector") {
 		b.NodeSelector(v1.LabelTopologyZone, rapid.SampledFrom(genZones).Draw(t, name+"/zone"))
 	}

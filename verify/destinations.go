@@ -18,12 +18,12 @@ func (p *planWorld) schedulingInput() *scheduling.Input {
 		StorageClasses: in.StorageClasses, CSINodes: in.CSINodes, Namespaces: in.Namespaces}
 }
 
-// replacements checks each replacement like a new NodeClaim of Solve: its launch choice
-// and that its pods fit it.
-func (p *planWorld) replacements(ci int, cmd disruption.Command) []Violation {
+// claims checks the NodeClaims a command (or, with command -1, the provisioner) launches
+// like new NodeClaims of Solve: the launch choice, and that their pods fit them.
+func (p *planWorld) claims(command int, cs []*scheduling.NodeClaim) []Violation {
 	var out []Violation
 	w := newWorld(p.schedulingInput())
-	for i, c := range cmd.Replacements {
+	for i, c := range cs {
 		if c == nil {
 			continue
 		}
@@ -34,7 +34,7 @@ func (p *planWorld) replacements(ci int, cmd disruption.Command) []Violation {
 			vs = append(vs, w.checkFit(l)...)
 		}
 		for _, v := range vs {
-			v.Command = ci
+			v.Command = command
 			out = append(out, v)
 		}
 	}
@@ -93,8 +93,12 @@ func (p *planWorld) destinations(res *disruption.Result) []Violation {
 		}
 	}
 	onReplacement := map[string]bool{}
+	launched := [][]*scheduling.NodeClaim{res.Provisioned}
 	for _, cmd := range res.Commands {
-		for i, c := range cmd.Replacements {
+		launched = append(launched, cmd.Replacements)
+	}
+	for _, cs := range launched {
+		for i, c := range cs {
 			if c == nil || c.InstanceType == nil || c.Offering == nil {
 				continue
 			}

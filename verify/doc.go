@@ -89,13 +89,17 @@
 //     finished or terminating, pending ones included; healthy = the bound, Ready ones;
 //     allowed = healthy − (minAvailable, or expected − maxUnavailable; percentages
 //     rounded up).
-//   - Replacements are checked like new NodeClaims of Solve (launch choice, and that their
-//     pods fit them: resources, node selection, taints, host ports, volumes).
+//   - Replacements and the NodeClaims the provisioner launches first (Provisioned) are
+//     checked like new NodeClaims of Solve (launch choice, and that their pods fit them:
+//     resources, node selection, taints, host ports, volumes).
+//   - No command disrupts a node that it or an earlier command sends pods to (its
+//     Destinations): a nominated node is no candidate.
 //   - Destinations, for every command but expiration: the reschedulable pods of its
 //     candidates (not DaemonSet or mirror pods, not finished, not terminating unless a
 //     StatefulSet's; under drift with a grace period not the blocking pods) that are not
 //     on a replacement can all be placed at once, over all commands, on the nodes no
-//     command disrupts and in the replacements' remaining room (resources, node selection,
+//     command disrupts and in the remaining room of the replacements and the provisioned
+//     NodeClaims (resources, node selection,
 //     taints, host ports): a depth-first search, largest pods first, within a step budget;
 //     when the budget runs out only the pods no node could take even alone are reported.
 //

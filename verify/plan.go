@@ -25,8 +25,10 @@ func Plan(in *disruption.Input, res *disruption.Result) []Violation {
 	out = append(out, p.budgets(res)...)
 	for ci, cmd := range res.Commands {
 		out = append(out, p.blockers(ci, cmd)...)
-		out = append(out, p.replacements(ci, cmd)...)
+		out = append(out, p.claims(ci, cmd.Replacements)...)
 	}
+	out = append(out, p.claims(-1, res.Provisioned)...)
+	out = append(out, nominated(res)...)
 	out = append(out, p.destinations(res)...)
 	return out
 }
@@ -286,4 +288,23 @@ func budgetNodes(s string, size int) (int, bool) {
 		return (n*size + 99) / 100, true
 	}
 	return n, true
+}
+
+// nominated: no command disrupts a node that it or an earlier command sends pods to.
+func nominated(res *disruption.Result) []Violation {
+	var out []Violation
+	dest := map[string]int{}
+	for ci, cmd := range res.Commands {
+		for _, d := range cmd.Destinations {
+			if _, ok := dest[d]; !ok {
+				dest[d] = ci
+			}
+		}
+		for _, name := range cmd.Candidates {
+			if _, ok := dest[name]; ok {
+				out = append(out, planViolation(PlanDestinationDisrupted, ci, name))
+			}
+		}
+	}
+	return out
 }

@@ -146,6 +146,24 @@ func TestPlanCodes(t *testing.T) {
 			deleteNode(res, disruption.ReasonDrifted, "node-a")
 			res.Commands[len(res.Commands)-1].Replacements = []*scheduling.NodeClaim{c}
 		}},
+		{"destination disrupted", verify.PlanDestinationDisrupted, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			res.Commands = []disruption.Command{
+				{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-a"}, Destinations: []string{"node-b"}},
+				{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-b"}}}
+			res.Blocked = nil
+		}},
+		{"provisioned", verify.LaunchOfferingUnavailable, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			sres, err := scheduling.Solve(&scheduling.Input{Pods: []*corev1.Pod{pending("p", "1").Obj()}, NodePools: in.NodePools,
+				InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels})
+			if err != nil || len(sres.NewNodeClaims) != 1 {
+				panic("setup")
+			}
+			c := sres.NewNodeClaims[0]
+			o := *c.Offering
+			o.Available = false
+			c.Offering = &o
+			res.Provisioned = append(res.Provisioned, c)
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -101,6 +101,9 @@ const (
 	PlanDoNotDisruptPod ViolationCode = "PlanDoNotDisruptPod"
 	// PlanDoNotDisruptNode: the command disrupts a node annotated karpenter.sh/do-not-disrupt.
 	PlanDoNotDisruptNode ViolationCode = "PlanDoNotDisruptNode"
+	// PlanDestinationDisrupted: a command disrupts a node that it or an earlier command
+	// sends pods to (its Destinations): a nominated node is no candidate.
+	PlanDestinationDisrupted ViolationCode = "PlanDestinationDisrupted"
 	// PlanNoDestination: a reschedulable pod of a disrupted node fits neither a replacement
 	// nor any remaining node.
 	PlanNoDestination ViolationCode = "PlanNoDestination"
