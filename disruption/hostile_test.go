@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
@@ -34,5 +35,22 @@ func TestPlanNeverPanicsOnNil(t *testing.T) {
 			mod(in)
 			assert.NotPanics(t, func() { _, _ = Plan(in) })
 		})
+	}
+}
+
+// TestUncountableBoundPodIsNotFree: a bound pod requesting 1e30 cpu (read as 0 once) does not
+// make its node look empty or underutilized enough to consolidate.
+func TestUncountableBoundPodIsNotFree(t *testing.T) {
+	huge := bound("huge", "100m")
+	huge.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("1e30")
+	in := input([]*v1.NodePool{pool("default")}, testNode("node-a", "default", "large", "", huge))
+	res, err := Plan(in)
+	if err != nil {
+		return // refusing the input is as good
+	}
+	for _, c := range res.Commands {
+		for _, n := range c.Candidates {
+			assert.NotEqual(t, "node-a", n, "%s command for a node whose pod cannot be counted", c.Method)
+		}
 	}
 }

@@ -32,11 +32,18 @@ func Check(field string, spec *corev1.PodSpec) error {
 	if err := quantity.CheckPodSpec(field, spec); err != nil {
 		return err
 	}
-	if err := checkSpread(field+".topologySpreadConstraints", spec.TopologySpreadConstraints); err != nil {
-		return err
+	if len(spec.TopologySpreadConstraints) > 0 {
+		if err := checkSpread(field+".topologySpreadConstraints", spec.TopologySpreadConstraints); err != nil {
+			return err
+		}
 	}
-	if err := checkTolerations(field+".tolerations", spec.Tolerations); err != nil {
-		return err
+	if len(spec.Tolerations) > 0 {
+		if err := checkTolerations(field+".tolerations", spec.Tolerations); err != nil {
+			return err
+		}
+	}
+	if spec.Affinity == nil {
+		return nil
 	}
 	return checkAffinity(field+".affinity", spec.Affinity)
 }
@@ -44,6 +51,9 @@ func Check(field string, spec *corev1.PodSpec) error {
 // CheckName checks an object name as the API server does for pods and workloads: a DNS-1123
 // subdomain of at most 253 characters.
 func CheckName(name string) error {
+	if isDNS1123Subdomain(name) {
+		return nil
+	}
 	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
 		return fmt.Errorf("%q is not a valid name: %s", name, strings.Join(msgs, "; "))
 	}
@@ -52,6 +62,9 @@ func CheckName(name string) error {
 
 // CheckNamespace checks a namespace name: a DNS-1123 label of at most 63 characters.
 func CheckNamespace(ns string) error {
+	if len(ns) <= 63 && isDNS1123Label(ns) {
+		return nil
+	}
 	if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
 		return fmt.Errorf("%q is not a valid namespace: %s", ns, strings.Join(msgs, "; "))
 	}
@@ -84,6 +97,16 @@ func CheckResourceName(name corev1.ResourceName) error {
 }
 
 func checkList(field string, rl corev1.ResourceList) error {
+	bad := false // the common case, all valid, needs no sorting
+	for name := range rl {
+		if CheckResourceName(name) != nil {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return nil
+	}
 	for _, name := range sortedNames(rl) {
 		if err := CheckResourceName(name); err != nil {
 			return &FieldError{Field: field, Err: err}
@@ -93,24 +116,32 @@ func checkList(field string, rl corev1.ResourceList) error {
 }
 
 func checkResourceNames(field string, spec *corev1.PodSpec) error {
-	check := func(path string, r corev1.ResourceRequirements) error {
-		return errors.Join(checkList(path+".resources.requests", r.Requests), checkList(path+".resources.limits", r.Limits))
+	// Paths are built only for an error: every pod of a Solve takes this check.
+	check := func(kind string, i int, r corev1.ResourceRequirements) error {
+		if checkList("", r.Requests) == nil && checkList("", r.Limits) == nil {
+			return nil
+		}
+		path := field
+		if kind != "" {
+			path = fmt.Sprintf("%s.%s[%d]", field, kind, i)
+		}
+		return first(errors.Join(checkList(path+".resources.requests", r.Requests), checkList(path+".resources.limits", r.Limits)))
 	}
-	var errs []error
 	for i := range spec.InitContainers {
-		errs = append(errs, check(fmt.Sprintf("%s.initContainers[%d]", field, i), spec.InitContainers[i].Resources))
+		if err := check("initContainers", i, spec.InitContainers[i].Resources); err != nil {
+			return err
+		}
 	}
 	for i := range spec.Containers {
-		errs = append(errs, check(fmt.Sprintf("%s.containers[%d]", field, i), spec.Containers[i].Resources))
-	}
-	errs = append(errs, checkList(field+".overhead", spec.Overhead))
-	if spec.Resources != nil {
-		errs = append(errs, check(field, *spec.Resources))
-	}
-	for _, err := range errs {
-		if err != nil {
-			return first(err)
+		if err := check("containers", i, spec.Containers[i].Resources); err != nil {
+			return err
 		}
+	}
+	if checkList("", spec.Overhead) != nil {
+		return checkList(field+".overhead", spec.Overhead)
+	}
+	if spec.Resources != nil {
+		return check("", 0, *spec.Resources)
 	}
 	return nil
 }
@@ -128,24 +159,24 @@ func checkSpread(field string, cs []corev1.TopologySpreadConstraint) error {
 	// Two constraints on the same key and whenUnsatisfiable are left alone, though the API
 	// server refuses them: generated inputs (hack/difftest) and Karpenter accept them.
 	for i, c := range cs {
-		f := fmt.Sprintf("%s[%d]", field, i)
+		f := lazyPath(field, i)
 		if c.MaxSkew <= 0 {
-			return fieldErr(f+".maxSkew", "%d: must be greater than zero", c.MaxSkew)
+			return fieldErr(f()+".maxSkew", "%d: must be greater than zero", c.MaxSkew)
 		}
-		if err := checkTopologyKey(f+".topologyKey", c.TopologyKey); err != nil {
+		if err := checkTopologyKeyAt(f, ".topologyKey", c.TopologyKey); err != nil {
 			return err
 		}
 		switch c.WhenUnsatisfiable {
 		case corev1.DoNotSchedule, corev1.ScheduleAnyway:
 		default:
-			return fieldErr(f+".whenUnsatisfiable", "%q: want DoNotSchedule or ScheduleAnyway", c.WhenUnsatisfiable)
+			return fieldErr(f()+".whenUnsatisfiable", "%q: want DoNotSchedule or ScheduleAnyway", c.WhenUnsatisfiable)
 		}
 		if c.MinDomains != nil {
 			if *c.MinDomains <= 0 {
-				return fieldErr(f+".minDomains", "%d: must be greater than zero", *c.MinDomains)
+				return fieldErr(f()+".minDomains", "%d: must be greater than zero", *c.MinDomains)
 			}
 			if c.WhenUnsatisfiable != corev1.DoNotSchedule {
-				return fieldErr(f+".minDomains", "only allowed with whenUnsatisfiable DoNotSchedule")
+				return fieldErr(f()+".minDomains", "only allowed with whenUnsatisfiable DoNotSchedule")
 			}
 		}
 		for _, p := range []struct {
@@ -153,16 +184,32 @@ func checkSpread(field string, cs []corev1.TopologySpreadConstraint) error {
 			policy *corev1.NodeInclusionPolicy
 		}{{"nodeAffinityPolicy", c.NodeAffinityPolicy}, {"nodeTaintsPolicy", c.NodeTaintsPolicy}} {
 			if p.policy != nil && *p.policy != corev1.NodeInclusionPolicyHonor && *p.policy != corev1.NodeInclusionPolicyIgnore {
-				return fieldErr(f+"."+p.name, "%q: want Honor or Ignore", *p.policy)
+				return fieldErr(f()+"."+p.name, "%q: want Honor or Ignore", *p.policy)
 			}
 		}
 	}
 	return nil
 }
 
+// lazyPath is field[i], built when called (only for an error).
+func lazyPath(field string, i int) func() string {
+	return func() string { return fmt.Sprintf("%s[%d]", field, i) }
+}
+
+// checkTopologyKeyAt is checkTopologyKey at path() + suffix, the path built only for an error.
+func checkTopologyKeyAt(path func() string, suffix, key string) error {
+	if key != "" && commonTopologyKeys[key] {
+		return nil
+	}
+	return checkTopologyKey(path()+suffix, key)
+}
+
 func checkTopologyKey(field, key string) error {
 	if key == "" {
 		return fieldErr(field, "is required")
+	}
+	if commonTopologyKeys[key] {
+		return nil
 	}
 	if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
 		return fieldErr(field, "%q: %s", key, strings.Join(msgs, "; "))
@@ -172,26 +219,26 @@ func checkTopologyKey(field, key string) error {
 
 func checkTolerations(field string, ts []corev1.Toleration) error {
 	for i, t := range ts {
-		f := fmt.Sprintf("%s[%d]", field, i)
+		f := lazyPath(field, i)
 		switch t.Operator {
 		case corev1.TolerationOpEqual, "":
 			if t.Key == "" {
-				return fieldErr(f+".operator", "must be Exists when key is empty")
+				return fieldErr(f()+".operator", "must be Exists when key is empty")
 			}
 		case corev1.TolerationOpExists:
 			if t.Value != "" {
-				return fieldErr(f+".value", "must be empty when operator is Exists")
+				return fieldErr(f()+".value", "must be empty when operator is Exists")
 			}
 		default:
-			return fieldErr(f+".operator", "%q: want Equal or Exists", t.Operator)
+			return fieldErr(f()+".operator", "%q: want Equal or Exists", t.Operator)
 		}
 		switch t.Effect {
 		case "", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
 		default:
-			return fieldErr(f+".effect", "%q: want NoSchedule, PreferNoSchedule or NoExecute", t.Effect)
+			return fieldErr(f()+".effect", "%q: want NoSchedule, PreferNoSchedule or NoExecute", t.Effect)
 		}
 		if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
-			return fieldErr(f+".tolerationSeconds", "only allowed with effect NoExecute")
+			return fieldErr(f()+".tolerationSeconds", "only allowed with effect NoExecute")
 		}
 	}
 	return nil
@@ -214,16 +261,17 @@ func checkAffinity(field string, a *corev1.Affinity) error {
 	}{{"podAffinity", affinityTerms(a.PodAffinity)}, {"podAntiAffinity", antiAffinityTerms(a.PodAntiAffinity)}} {
 		name, pa := kind.name, kind.terms
 		for i, t := range pa.req {
-			if err := checkTopologyKey(fmt.Sprintf("%s.%s.requiredDuringSchedulingIgnoredDuringExecution[%d].topologyKey", field, name, i), t.TopologyKey); err != nil {
+			f := lazyPath(field+"."+name+".requiredDuringSchedulingIgnoredDuringExecution", i)
+			if err := checkTopologyKeyAt(f, ".topologyKey", t.TopologyKey); err != nil {
 				return err
 			}
 		}
 		for i, t := range pa.pref {
-			f := fmt.Sprintf("%s.%s.preferredDuringSchedulingIgnoredDuringExecution[%d]", field, name, i)
+			f := lazyPath(field+"."+name+".preferredDuringSchedulingIgnoredDuringExecution", i)
 			if t.Weight < 1 || t.Weight > 100 {
-				return fieldErr(f+".weight", "%d: must be 1 to 100", t.Weight)
+				return fieldErr(f()+".weight", "%d: must be 1 to 100", t.Weight)
 			}
-			if err := checkTopologyKey(f+".podAffinityTerm.topologyKey", t.PodAffinityTerm.TopologyKey); err != nil {
+			if err := checkTopologyKeyAt(f, ".podAffinityTerm.topologyKey", t.PodAffinityTerm.TopologyKey); err != nil {
 				return err
 			}
 		}

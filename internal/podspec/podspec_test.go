@@ -1,11 +1,13 @@
 package podspec
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // TestValidSpecsPass: what the API server accepts, Check accepts.
@@ -47,5 +49,18 @@ func TestInvalidSpecsNameTheField(t *testing.T) {
 		if assert.Error(t, err, want) {
 			assert.Contains(t, err.Error(), want)
 		}
+	}
+}
+
+// TestFastNameChecksAgreeWithValidation: the fast paths accept exactly what the validation
+// package accepts.
+func TestFastNameChecksAgreeWithValidation(t *testing.T) {
+	for _, s := range []string{"", "a", "web-0", "web-0.a", "-a", "a-", "a..b", ".a", "a.", "A", "a_b", "a.-b", "a-.b",
+		"ip-10-0-0-1.ec2.internal", strings.Repeat("a", 63), strings.Repeat("a", 64), strings.Repeat("a.", 126) + "a", strings.Repeat("a", 254), "0", "a/b"} {
+		assert.Equal(t, len(validation.IsDNS1123Subdomain(s)) == 0, isDNS1123Subdomain(s), "subdomain %q", s)
+		assert.Equal(t, len(validation.IsDNS1123Label(s)) == 0, isDNS1123Label(s), "label %q", s)
+	}
+	for k := range commonTopologyKeys {
+		assert.Empty(t, validation.IsQualifiedName(k), k)
 	}
 }

@@ -69,7 +69,14 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // CheckList checks every quantity of rl (in name order, so the first error is stable) and
 // returns a *FieldError for the first one rejected, its field being field + "." + name.
 func CheckList(field string, rl corev1.ResourceList) error {
-	if len(rl) == 0 {
+	bad := false // the common case, all valid, needs no sorting
+	for n, q := range rl {
+		if Check(n, q) != nil {
+			bad = true
+			break
+		}
+	}
+	if !bad {
 		return nil
 	}
 	names := make([]string, 0, len(rl))
@@ -88,34 +95,40 @@ func CheckList(field string, rl corev1.ResourceList) error {
 // CheckPodSpec checks the resources of every container, init container and ephemeral
 // container, the overhead and the pod-level resources of spec; field is the spec's path.
 func CheckPodSpec(field string, spec *corev1.PodSpec) error {
-	check := func(path string, r corev1.ResourceRequirements) error {
+	// Paths are built only for an error: every pod of a Solve takes this check.
+	check := func(kind string, i int, r corev1.ResourceRequirements) error {
+		if CheckList("", r.Requests) == nil && CheckList("", r.Limits) == nil {
+			return nil
+		}
+		path := field
+		if kind != "" {
+			path = fmt.Sprintf("%s.%s[%d]", field, kind, i)
+		}
 		if err := CheckList(path+".resources.requests", r.Requests); err != nil {
 			return err
 		}
 		return CheckList(path+".resources.limits", r.Limits)
 	}
 	for i := range spec.InitContainers {
-		if err := check(fmt.Sprintf("%s.initContainers[%d]", field, i), spec.InitContainers[i].Resources); err != nil {
+		if err := check("initContainers", i, spec.InitContainers[i].Resources); err != nil {
 			return err
 		}
 	}
 	for i := range spec.Containers {
-		if err := check(fmt.Sprintf("%s.containers[%d]", field, i), spec.Containers[i].Resources); err != nil {
+		if err := check("containers", i, spec.Containers[i].Resources); err != nil {
 			return err
 		}
 	}
 	for i := range spec.EphemeralContainers {
-		if err := check(fmt.Sprintf("%s.ephemeralContainers[%d]", field, i), spec.EphemeralContainers[i].Resources); err != nil {
+		if err := check("ephemeralContainers", i, spec.EphemeralContainers[i].Resources); err != nil {
 			return err
 		}
 	}
-	if err := CheckList(field+".overhead", spec.Overhead); err != nil {
-		return err
+	if CheckList("", spec.Overhead) != nil {
+		return CheckList(field+".overhead", spec.Overhead)
 	}
 	if spec.Resources != nil {
-		if err := check(field, *spec.Resources); err != nil {
-			return err
-		}
+		return check("", 0, *spec.Resources)
 	}
 	return nil
 }
