@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -94,6 +95,7 @@ func (p *Provider) Create(ctx context.Context, claim *v1.NodeClaim) (*v1.NodeCla
 		return nil, err
 	}
 	spotCap := spotPriceCap(its, reqs, capacityType)
+	since := p.now().Add(-time.Minute) // launches of this call are at least this recent
 	for attempt := 0; ; attempt++ {
 		configs, reservations, err := p.launchConfigs(ctx, nc, claim, np, its, pinned, capacityType, subnets, spotCap)
 		if err != nil {
@@ -102,7 +104,7 @@ func (p *Provider) Create(ctx context.Context, claim *v1.NodeClaim) (*v1.NodeCla
 		if len(configs) == 0 {
 			return nil, cloudprovider.NewInsufficientCapacityError(errors.New("no capacity offerings are currently available given the constraints"))
 		}
-		out, err := p.createFleet(ctx, nc, claim, capacityType, configs)
+		out, err := p.createFleet(ctx, nc, claim, capacityType, configs, since)
 		var ce *cloudprovider.CreateError
 		if attempt == 0 && errors.As(err, &ce) && ce.ConditionReason == "LaunchTemplateNotFound" {
 			continue // a template vanished (deleted outside): recreate it and launch once more
@@ -346,7 +348,7 @@ func perZone(ofs cloudprovider.Offerings) cloudprovider.Offerings {
 // createFleet sends the instant fleet request and sorts its failures: a missing launch
 // template is recreated once, an API error is a CreateError, and a lost answer terminates
 // whatever the call may have launched for the claim.
-func (p *Provider) createFleet(ctx context.Context, nc *awsv1.EC2NodeClass, claim *v1.NodeClaim, capacityType string, configs []ec2types.FleetLaunchTemplateConfigRequest) (*ec2.CreateFleetOutput, error) {
+func (p *Provider) createFleet(ctx context.Context, nc *awsv1.EC2NodeClass, claim *v1.NodeClaim, capacityType string, configs []ec2types.FleetLaunchTemplateConfigRequest, since time.Time) (*ec2.CreateFleetOutput, error) {
 	tags := launchTags(p.cluster, claim.Labels[v1.NodePoolLabelKey], nc.Name, claim.Name, nc.Spec.Tags)
 	in := &ec2.CreateFleetInput{
 		Type:                  ec2types.FleetTypeInstant,
@@ -370,20 +372,23 @@ func (p *Provider) createFleet(ctx context.Context, nc *awsv1.EC2NodeClass, clai
 	if err == nil {
 		return out, nil
 	}
+	// Whatever the final error says, an earlier attempt of the SDK's retries may have run (a
+	// 5xx after the launch, then a throttle), and a lost answer tells nothing: terminate what
+	// this call launched for the claim.
+	launchErr := fmt.Errorf("launching nodeclaim %s: %w", claim.Name, err)
+	if rerr := p.reap(ctx, claim.Name, since); rerr != nil {
+		launchErr = fmt.Errorf("%w; and cleaning up after it: %v (garbage collection will retry)", launchErr, rerr)
+	}
 	var api smithy.APIError
 	if !errors.As(err, &api) || outcomeUnknown(err, api) {
-		// The answer is lost: the fleet may or may not have launched. Terminate what it did.
-		if rerr := p.reap(ctx, claim.Name); rerr != nil {
-			return nil, fmt.Errorf("launching nodeclaim %s: %w; and cleaning up after it: %v (garbage collection will retry)", claim.Name, err, rerr)
-		}
-		return nil, fmt.Errorf("launching nodeclaim %s: %w", claim.Name, err)
+		return nil, launchErr
 	}
 	if api.ErrorCode() == "InvalidLaunchTemplateName.NotFoundException" {
 		for _, c := range configs {
 			p.templates.set(sdkaws.ToString(c.LaunchTemplateSpecification.LaunchTemplateName), false)
 		}
 	}
-	return nil, cloudprovider.NewCreateError(fmt.Errorf("launching nodeclaim %s: %w", claim.Name, err), reasonFor(api.ErrorCode()), api.ErrorCode()+": "+api.ErrorMessage())
+	return nil, cloudprovider.NewCreateError(launchErr, reasonFor(api.ErrorCode()), api.ErrorCode()+": "+api.ErrorMessage())
 }
 
 // fleetCapacityType is the fleet's target capacity type: a reserved launch is an on-demand
@@ -425,8 +430,8 @@ func reasonFor(code string) string {
 	return "LaunchFailed"
 }
 
-// reap terminates the live, owned instances tagged for the NodeClaim.
-func (p *Provider) reap(ctx context.Context, claimName string) error {
+// reap terminates the live, owned instances tagged for the NodeClaim that launched since.
+func (p *Provider) reap(ctx context.Context, claimName string, since time.Time) error {
 	in := &ec2.DescribeInstancesInput{Filters: []ec2types.Filter{
 		{Name: sdkaws.String("tag:" + TagNodeClaim), Values: []string{claimName}},
 		{Name: sdkaws.String("tag:" + TagClusterName), Values: []string{p.cluster}},
@@ -440,7 +445,7 @@ func (p *Provider) reap(ctx context.Context, claimName string) error {
 		}
 		for _, r := range page.Reservations {
 			for _, inst := range r.Instances {
-				if owned(inst, p.cluster) && tagMap(inst.Tags)[TagNodeClaim] == claimName {
+				if owned(inst, p.cluster) && tagMap(inst.Tags)[TagNodeClaim] == claimName && !sdkaws.ToTime(inst.LaunchTime).Before(since) {
 					ids = append(ids, sdkaws.ToString(inst.InstanceId))
 				}
 			}

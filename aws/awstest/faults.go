@@ -94,3 +94,10 @@ func (fs *Faults) Pending() int {
 	}
 	return n
 }
+
+// Clear drops the faults not yet served.
+func (fs *Faults) Clear() {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.pending = nil
+}
