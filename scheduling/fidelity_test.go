@@ -434,3 +434,43 @@ spec:
 		})
 	}
 }
+
+// Options.SingleRound is one Karpenter Solve: the pod round 1 refuses for the limit stays
+// refused (Karpenter's disruption simulations are one Solve).
+func TestFidelitySingleRoundKeepsLimitRefusals(t *testing.T) {
+	in := fidelityInput(t, strings.Replace(fidelityPool, "spec:\n  template:", "spec:\n  limits: {cpu: \"8\"}\n  template:", 1)+`
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: small, namespace: default}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x}}
+    spec:
+      containers: [{name: c, image: img, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}
+`, `
+instanceTypes:
+- name: s-2x4
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.05}]
+- name: m-4x32
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "4", memory: 32Gi, pods: "110"}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.20}]
+`, scheduling.PackingCostAware)
+	res := mustSolve(t, in)
+	assert.Len(t, res.NewNodeClaims, 3, "over the rounds: 4 + 4 counted in round 1, then 2 + 2 + 2")
+	assert.Empty(t, res.PodErrors)
+	in.Options.SingleRound = true
+	res = mustSolve(t, in)
+	assert.Len(t, res.NewNodeClaims, 2, "one round: each claim counts at its 4-cpu option")
+	require.Len(t, res.PodErrors, 1)
+	assert.Contains(t, res.PodErrors[0].Reason, "remaining limits")
+}

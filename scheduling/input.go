@@ -154,6 +154,11 @@ type Options struct {
 	// a bound pod (one with spec.nodeName, i.e. being moved) may not land on a node that is
 	// UnderConsolidateAfter unless its own node is marked for deletion.
 	ConsolidationSimulation bool
+	// SingleRound stops after one provisioning round: pods NodePool limits refused stay
+	// refused, as in one Karpenter Solve (its disruption simulations are one Solve). By
+	// default Solve gives them Karpenter's later rounds, which count each NodeClaim at the
+	// type it launches.
+	SingleRound bool
 	// DefaultTopologySpreadConstraints are applied to pods that declare none of their own,
 	// with the selector of the pod's own labels (kube-scheduler's cluster defaults).
 	DefaultTopologySpreadConstraints []corev1.TopologySpreadConstraint

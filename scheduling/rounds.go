@@ -34,7 +34,7 @@ func (u *roundUndo) apply(s *solver) {
 // laterRound recounts the NodeClaims of limited NodePools when limits refused a pod in the
 // round that just ended, and returns the pods to try again (nil when there is no reason to).
 func (s *solver) laterRound(pods []*podData, errs map[*podData]string) ([]*podData, *roundUndo) {
-	if !s.limitRefused || len(errs) == 0 {
+	if !s.limitRefused || len(errs) == 0 || s.opts.SingleRound {
 		return nil, nil
 	}
 	u := &roundUndo{remaining: map[*template]vec{}}
