@@ -26,10 +26,7 @@ func fieldErr(field, format string, args ...any) error {
 // Check returns the first violation in spec, whose path is field (e.g. "spec" or
 // "spec.template.spec"), or nil.
 func Check(field string, spec *corev1.PodSpec) error {
-	if err := checkResourceNames(field, spec); err != nil {
-		return err
-	}
-	if err := quantity.CheckPodSpec(field, spec); err != nil {
+	if err := checkResources(field, spec); err != nil {
 		return err
 	}
 	if len(spec.TopologySpreadConstraints) > 0 {
@@ -96,10 +93,12 @@ func CheckResourceName(name corev1.ResourceName) error {
 	return nil
 }
 
+// checkList checks the names and quantities of rl; for the first problem in name order it
+// returns field (a bad name) or field.name (a bad quantity).
 func checkList(field string, rl corev1.ResourceList) error {
 	bad := false // the common case, all valid, needs no sorting
-	for name := range rl {
-		if CheckResourceName(name) != nil {
+	for name, q := range rl {
+		if CheckResourceName(name) != nil || quantity.Check(name, q) != nil {
 			bad = true
 			break
 		}
@@ -111,11 +110,16 @@ func checkList(field string, rl corev1.ResourceList) error {
 		if err := CheckResourceName(name); err != nil {
 			return &FieldError{Field: field, Err: err}
 		}
+		if err := quantity.Check(name, rl[name]); err != nil {
+			return &FieldError{Field: field + "." + string(name), Err: err}
+		}
 	}
 	return nil
 }
 
-func checkResourceNames(field string, spec *corev1.PodSpec) error {
+// checkResources checks the resources of every container, init container and ephemeral
+// container, the overhead and the pod-level resources.
+func checkResources(field string, spec *corev1.PodSpec) error {
 	// Paths are built only for an error: every pod of a Solve takes this check.
 	check := func(kind string, i int, r corev1.ResourceRequirements) error {
 		if checkList("", r.Requests) == nil && checkList("", r.Limits) == nil {
@@ -134,6 +138,11 @@ func checkResourceNames(field string, spec *corev1.PodSpec) error {
 	}
 	for i := range spec.Containers {
 		if err := check("containers", i, spec.Containers[i].Resources); err != nil {
+			return err
+		}
+	}
+	for i := range spec.EphemeralContainers {
+		if err := check("ephemeralContainers", i, spec.EphemeralContainers[i].Resources); err != nil {
 			return err
 		}
 	}

@@ -64,3 +64,24 @@ func TestFastNameChecksAgreeWithValidation(t *testing.T) {
 		assert.Empty(t, validation.IsQualifiedName(k), k)
 	}
 }
+
+func TestQuantitiesNameTheField(t *testing.T) {
+	spec := &corev1.PodSpec{
+		InitContainers: []corev1.Container{{Name: "init"}},
+		Containers: []corev1.Container{{Name: "a"}, {Name: "b", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("-1")}}}},
+	}
+	assert.EqualError(t, Check("spec", spec), "spec.containers[1].resources.requests.memory: -1: must not be negative")
+	spec.Containers[1].Resources.Requests = nil
+	spec.Overhead = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1e30")}
+	assert.ErrorContains(t, Check("spec", spec), "spec.overhead.cpu: 1e30")
+	spec.Overhead = nil
+	spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1e30")}}
+	assert.ErrorContains(t, Check("spec", spec), "spec.resources.limits.memory: 1e30")
+	spec.Resources = nil
+	spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "e",
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("-1")}}}}}
+	assert.ErrorContains(t, Check("spec", spec), "spec.ephemeralContainers[0].resources.requests.cpu: -1")
+	spec.EphemeralContainers = nil
+	assert.NoError(t, Check("spec", spec))
+}

@@ -43,20 +43,3 @@ func TestCheck(t *testing.T) {
 	assert.EqualError(t, Check(corev1.ResourceCPU, resource.MustParse("1e30")), "1e30: more than nodeplan can count (at most 9223372036854775807m)")
 	assert.EqualError(t, Check(corev1.ResourceMemory, resource.MustParse("1e19")), "10e18: more than nodeplan can count (at most 9223372036854775807)")
 }
-
-func TestCheckPodSpecNamesTheField(t *testing.T) {
-	spec := &corev1.PodSpec{
-		InitContainers: []corev1.Container{{Name: "init"}},
-		Containers: []corev1.Container{{Name: "a"}, {Name: "b", Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("-1")}}}},
-	}
-	assert.EqualError(t, CheckPodSpec("spec", spec), "spec.containers[1].resources.requests.memory: -1: must not be negative")
-	spec.Containers[1].Resources.Requests = nil
-	spec.Overhead = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1e30")}
-	assert.ErrorContains(t, CheckPodSpec("spec", spec), "spec.overhead.cpu: 1e30")
-	spec.Overhead = nil
-	spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1e30")}}
-	assert.ErrorContains(t, CheckPodSpec("spec", spec), "spec.resources.limits.memory: 1e30")
-	spec.Resources = nil
-	assert.NoError(t, CheckPodSpec("spec", spec))
-}
