@@ -55,6 +55,7 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	case "json":
 		out := newDisruptOutput(res)
 		out.Now = at
+		out.NotPlanned = c.notPlanned
 		markDisruptEstimates(out, res, sin, c.catalog)
 		return writeJSON(stdout, out)
 	case "yaml":
@@ -62,7 +63,7 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 		if at.Warning != "" {
 			fmt.Fprintf(stdout, "# warning: %s\n", at.Warning)
 		}
-		return writeDisruptYAML(stdout, res, set)
+		return writeDisruptYAML(stdout, res, set, c.notPlanned)
 	default:
 		fmt.Fprintf(stdout, "%s\n\n", capitalize(at.String()))
 		if err := writeDisruptTable(stdout, res); err != nil {
@@ -71,6 +72,7 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 		if est := newDisruptOutput(res); markDisruptEstimates(est, res, sin, c.catalog) {
 			fmt.Fprintln(stdout, "\n"+estimateNote)
 		}
+		writeNotPlanned(stdout, c.notPlanned)
 		return nil
 	}
 }
@@ -102,6 +104,8 @@ type disruptOutput struct {
 	Provisioned []claimOutput `json:"provisioned"`
 	// Now is the time judged at and where it came from.
 	Now judgedAt `json:"now"`
+	// NotPlanned are input pods that are neither pending nor bound to a node of the input.
+	NotPlanned []notPlannedPod `json:"notPlanned"`
 	// PriceEstimated is true when a price behind a command or claim is an estimate.
 	PriceEstimated bool `json:"priceEstimated,omitempty"`
 }

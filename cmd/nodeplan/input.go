@@ -34,6 +34,8 @@ type commonFlags struct {
 	// stderr receives warnings; catalog is what load read the instance types from.
 	stderr  io.Writer
 	catalog *instanceCatalog
+	// notPlanned are the input pods load left out of the snapshot, with why.
+	notPlanned []notPlannedPod
 	// semantics
 	packing          string
 	minValuesPolicy  string
@@ -137,6 +139,7 @@ func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
 	}
 	c.catalog = ic
 	in := snapshot(set, nil, ic.wellKnown)
+	c.notPlanned = notPlannedPods(set.Pods, in)
 	if err := ic.assign(in, set, c.warn); err != nil {
 		return nil, nil, err
 	}
@@ -194,19 +197,14 @@ func snapshot(set *manifest.Set, types cloudprovider.InstanceTypes, wellKnown re
 		in.Nodes = append(in.Nodes, sn)
 	}
 	for _, p := range set.Pods {
-		if p.Spec.NodeName != "" {
-			if sn, ok := nodes[p.Spec.NodeName]; ok {
-				sn.Pods = append(sn.Pods, p)
-			}
-			continue
+		switch {
+		case notPlannedReason(p, nodes) != "":
+			// listed in the output's notPlanned (see notPlannedPods)
+		case p.Spec.NodeName != "":
+			nodes[p.Spec.NodeName].Pods = append(nodes[p.Spec.NodeName].Pods, p)
+		default:
+			in.Pods = append(in.Pods, p)
 		}
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil {
-			continue
-		}
-		if isDaemonSetPod(p) {
-			continue
-		}
-		in.Pods = append(in.Pods, p)
 	}
 	return in
 }

@@ -25,7 +25,9 @@ type planOutput struct {
 	NodeClaims    []claimOutput    `json:"nodeClaims"`
 	ExistingNodes []existingOutput `json:"existingNodes"`
 	PodErrors     []podErrorOutput `json:"podErrors"`
-	PricePerHour  float64          `json:"pricePerHour"`
+	// NotPlanned are input pods that are neither pending nor bound to a node of the input.
+	NotPlanned   []notPlannedPod `json:"notPlanned"`
+	PricePerHour float64         `json:"pricePerHour"`
 	// PriceEstimated is true when some claim's price is an estimate (see DESIGN.md).
 	PriceEstimated bool           `json:"priceEstimated,omitempty"`
 	Skipped        map[string]int `json:"skipped,omitempty"`
@@ -136,6 +138,9 @@ func writePlanJSON(w io.Writer, out *planOutput) error {
 	if err := list("podErrors", len(out.PodErrors), func(i int) any { return out.PodErrors[i] }, false); err != nil {
 		return err
 	}
+	if err := list("notPlanned", len(out.NotPlanned), func(i int) any { return out.NotPlanned[i] }, false); err != nil {
+		return err
+	}
 	price, _ := json.Marshal(out.PricePerHour)
 	fmt.Fprintf(bw, "  \"pricePerHour\": %s", price)
 	if out.PriceEstimated {
@@ -188,6 +193,7 @@ func writePlanTable(w io.Writer, out *planOutput, set *manifest.Set) error {
 			fmt.Fprintf(w, "  %s: %s\n", e.Pod, e.Reason)
 		}
 	}
+	writeNotPlanned(w, out.NotPlanned)
 	if n := set.SkippedTotal(); n > 0 {
 		kinds := make([]string, 0, len(set.Skipped))
 		for k, c := range set.Skipped {
@@ -245,7 +251,7 @@ func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, 
 
 // writePlanYAML prints the plan's NodeClaims and then, as a List of Events, where every pod
 // goes or why it cannot be scheduled.
-func writePlanYAML(w io.Writer, res *scheduling.Result, set *manifest.Set) error {
+func writePlanYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, notPlanned []notPlannedPod) error {
 	if err := writeNodeClaimYAML(w, res, set, nil); err != nil {
 		return err
 	}
@@ -256,14 +262,14 @@ func writePlanYAML(w io.Writer, res *scheduling.Result, set *manifest.Set) error
 	for _, n := range res.ExistingNodes {
 		placed += len(n.Pods)
 	}
-	comment := fmt.Sprintf("the events Karpenter would record: %d pods nominated, %d cannot be scheduled", placed, len(res.PodErrors))
-	return writeEventList(w, comment, planEvents(res, set))
+	comment := fmt.Sprintf("the events Karpenter would record: %d pods nominated, %d cannot be scheduled, %d not planned", placed, len(res.PodErrors), len(notPlanned))
+	return writeEventList(w, comment, append(planEvents(res, set), notPlannedEvents(notPlanned)...))
 }
 
 // writeDisruptYAML prints the NodeClaims the provisioner launches first and the replacements
 // of every command and then, as a List of Events, where the provisioned claims' pods go,
 // which nodes each command disrupts and why every other node stays.
-func writeDisruptYAML(w io.Writer, res *disruption.Result, set *manifest.Set) error {
+func writeDisruptYAML(w io.Writer, res *disruption.Result, set *manifest.Set, notPlanned []notPlannedPod) error {
 	all := &scheduling.Result{NewNodeClaims: append([]*scheduling.NodeClaim(nil), res.Provisioned...)}
 	notes := make([]string, len(res.Provisioned))
 	for i := range notes {
@@ -284,6 +290,7 @@ func writeDisruptYAML(w io.Writer, res *disruption.Result, set *manifest.Set) er
 	}
 	provisioned := &scheduling.Result{NewNodeClaims: res.Provisioned}
 	events := append(planEvents(provisioned, set), disruptEvents(res, names, set)...)
+	events = append(events, notPlannedEvents(notPlanned)...)
 	comment := fmt.Sprintf("the events Karpenter would record: %d NodeClaims provisioned first, %d commands, %d nodes not disrupted",
 		len(res.Provisioned), len(res.Commands), len(res.Blocked))
 	return writeEventList(w, comment, events)

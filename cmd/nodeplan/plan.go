@@ -22,12 +22,13 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	out := newPlanOutput(res, set)
+	out.NotPlanned = c.notPlanned
 	markEstimates(out, res, c.catalog)
 	switch c.output {
 	case "json":
 		return writePlanJSON(stdout, out)
 	case "yaml":
-		return writePlanYAML(stdout, res, set)
+		return writePlanYAML(stdout, res, set, c.notPlanned)
 	default:
 		return writePlanTable(stdout, out, set)
 	}

@@ -150,7 +150,12 @@ func TestRealClusterPlan(t *testing.T) {
 	claims, events := yamlDocs(t, y)
 	assert.Len(t, claims, 3)
 	nominated := map[string]string{}
+	notPlanned := map[string]string{}
 	for _, e := range events {
+		if e.Reason == eventNotPlanned {
+			notPlanned[e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name] = strings.SplitN(e.Message, ":", 2)[0]
+			continue
+		}
 		require.Equal(t, eventNominated, e.Reason)
 		target := "new " + strings.SplitN(e.Related.Name, "-", 2)[0]
 		if e.Related.Kind == "Node" {
@@ -159,6 +164,7 @@ func TestRealClusterPlan(t *testing.T) {
 		nominated[e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name] = target
 	}
 	assert.Equal(t, want, nominated)
+	assert.Equal(t, map[string]string{"kube-system/aws-node-pjx5m": notPlannedDaemonSetPod}, notPlanned, "the dump's pending DaemonSet pod")
 }
 
 func TestRealClusterDisrupt(t *testing.T) {
