@@ -51,23 +51,35 @@ func TestPlanCheapestType(t *testing.T) {
 	assert.Empty(t, got.PodErrors)
 }
 
+// accounted counts how often each pod appears in a plan: on a new claim, on an existing node,
+// in podErrors or in notPlanned.
+func accounted(out planOutput) map[string]int {
+	seen := map[string]int{}
+	for _, c := range out.NodeClaims {
+		for _, p := range c.Pods {
+			seen[p]++
+		}
+	}
+	for _, n := range out.ExistingNodes {
+		for _, p := range n.Pods {
+			seen[p]++
+		}
+	}
+	for _, e := range out.PodErrors {
+		seen[e.Pod]++
+	}
+	for _, p := range out.NotPlanned {
+		seen[p.Pod]++
+	}
+	return seen
+}
+
 func TestPlanEveryPodAccountedFor(t *testing.T) {
 	for _, name := range []string{"single-pod-cheapest", "spot-when-allowed", "team-taints", "zone-spread", "gpu-not-allowed", "existing-node-first"} {
 		t.Run(name, func(t *testing.T) {
 			got := planJSON(t, scenario(name)...)
-			seen := map[string]int{}
-			for _, c := range got.NodeClaims {
-				for _, p := range c.Pods {
-					seen[p]++
-				}
-			}
-			for _, n := range got.ExistingNodes {
-				for _, p := range n.Pods {
-					seen[p]++
-				}
-			}
+			seen := accounted(got)
 			for _, e := range got.PodErrors {
-				seen[e.Pod]++
 				assert.NotEmpty(t, e.Reason)
 			}
 			want := map[string]int{}

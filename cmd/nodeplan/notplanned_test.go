@@ -95,23 +95,8 @@ func TestNotPlannedPodsAreListedWithTheirReason(t *testing.T) {
 	assert.Equal(t, want, got)
 	// Every input pod is accounted for exactly once: placed, unschedulable, bound where it
 	// is, or not planned.
-	seen := map[string]int{"default/bound": 1}
-	for _, c := range plan.NodeClaims {
-		for _, p := range c.Pods {
-			seen[p]++
-		}
-	}
-	for _, n := range plan.ExistingNodes {
-		for _, p := range n.Pods {
-			seen[p]++
-		}
-	}
-	for _, e := range plan.PodErrors {
-		seen[e.Pod]++
-	}
-	for p := range got {
-		seen[p]++
-	}
+	seen := accounted(plan)
+	seen["default/bound"]++ // bound pods stay where they are
 	names := make([]string, 0, len(seen))
 	for p, n := range seen {
 		assert.Equal(t, 1, n, p)
