@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -144,6 +145,26 @@ func TestFidelity(t *testing.T) {
 					testNode("e", "p", "small", ""))
 			},
 			blocked: map[string]string{"a": "already deleting", "c": "nominated for a pending pod", "e": "allows no more Empty disruptions"},
+		},
+		{
+			// One Solve, as Karpenter simulates: the first new node is counted against the
+			// cpu limit at its largest option (8 of the 4 left), so the second pod of x, kept
+			// apart by anti-affinity, has no room; a later provisioning round would fit it.
+			name: "a simulation is one provisioning round (NodePool limits)",
+			in: func() *Input {
+				np := pool("p")
+				np.Spec.Limits = v1.Limits{corev1.ResourceCPU: resource.MustParse("12")}
+				apart := func(name string) *corev1.Pod {
+					p := bound(name, "1500m")
+					p.Labels["group"] = "x"
+					p.Spec.Affinity = fake.Pod(name).PodAntiAffinity(v1.LabelHostname, map[string]string{"group": "x"}).Obj().Spec.Affinity
+					return p
+				}
+				return input([]*v1.NodePool{np},
+					testNode("h", "p", "large", "", bound("h1", "8")),
+					testNode("x", "p", "large", v1.CapacityTypeSpot, apart("x1"), apart("x2")))
+			},
+			blocked: map[string]string{"x": "cannot be rescheduled"},
 		},
 		{
 			name: "one expiration command per NodeClaim; the provisioner launches for their pods",

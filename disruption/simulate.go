@@ -59,6 +59,7 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 		PDBLimits:              s.pdbs,
 		Options: scheduling.Options{
 			ConsolidationSimulation:          consolidation,
+			SingleRound:                      true, // a Karpenter simulation is one Solve
 			MinValuesPolicy:                  s.in.Options.MinValuesPolicy,
 			PreferencePolicy:                 s.in.Options.PreferencePolicy,
 			Packing:                          s.in.Options.Packing,
