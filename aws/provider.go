@@ -33,6 +33,8 @@ type Config struct {
 	NodePool func(ctx context.Context, name string) (*v1.NodePool, error)
 	// Cluster is what the AL2023 bootstrap (nodeadm) needs to join the node.
 	Cluster ClusterInfo
+	// KubernetesVersion ("1.33") picks the EKS AMIs of an al2023 alias in ResolveNodeClass.
+	KubernetesVersion string
 	// Capacity are the controller-wide capacity options; zero means Karpenter's defaults.
 	Capacity ec2capacity.Options
 	// Now is the clock (time.Now when nil); it drives the unavailable-offerings cache.

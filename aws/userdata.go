@@ -180,3 +180,5 @@ func quoted(ss []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -28,6 +28,8 @@ type EC2 struct {
 	SpotPriceHistory     []ec2types.SpotPrice
 	CapacityReservations []ec2types.CapacityReservation
 	Subnets              []ec2types.Subnet
+	SecurityGroups       []ec2types.SecurityGroup
+	Images               []ec2types.Image
 	// OnDemandPrices rank on-demand overrides for the lowest-price strategy.
 	OnDemandPrices map[string]float64
 	// InsufficientCapacity marks pools without capacity, keyed Pool(capacityType, type, zone);
@@ -401,6 +403,85 @@ func (e *EC2) DescribeSubnets(_ context.Context, in *ec2.DescribeSubnetsInput, _
 		return nil, err
 	}
 	return &ec2.DescribeSubnetsOutput{Subnets: items[from:to], NextToken: next}, nil
+}
+
+// DescribeSecurityGroups returns the groups matching ids, names and filters (group-id,
+// group-name, tag:K, tag-key).
+func (e *EC2) DescribeSecurityGroups(_ context.Context, in *ec2.DescribeSecurityGroupsInput, _ ...func(*ec2.Options)) (*ec2.DescribeSecurityGroupsOutput, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.begin("DescribeSecurityGroups"); err != nil {
+		return nil, err
+	}
+	fs, err := filters(in.Filters, "group-id", "group-name", "tag-key")
+	if err != nil {
+		return nil, err
+	}
+	var items []ec2types.SecurityGroup
+	for _, g := range e.SecurityGroups {
+		id, name := sdkaws.ToString(g.GroupId), sdkaws.ToString(g.GroupName)
+		if (len(in.GroupIds) > 0 && !contains(in.GroupIds, id)) || (len(in.GroupNames) > 0 && !contains(in.GroupNames, name)) {
+			continue
+		}
+		if v, ok := fs["group-id"]; ok && !match(v, id) {
+			continue
+		}
+		if v, ok := fs["group-name"]; ok && !match(v, name) {
+			continue
+		}
+		if fs.matchTags(g.Tags) {
+			items = append(items, g)
+		}
+	}
+	from, to, next, err := page(len(items), in.NextToken, in.MaxResults, 1000)
+	if err != nil {
+		return nil, err
+	}
+	return &ec2.DescribeSecurityGroupsOutput{SecurityGroups: items[from:to], NextToken: next}, nil
+}
+
+// DescribeImages returns the images matching ids, owners and filters (image-id, name with a
+// trailing *, state, tag:K, tag-key); deprecated images only with IncludeDeprecated.
+func (e *EC2) DescribeImages(_ context.Context, in *ec2.DescribeImagesInput, _ ...func(*ec2.Options)) (*ec2.DescribeImagesOutput, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.begin("DescribeImages"); err != nil {
+		return nil, err
+	}
+	fs, err := filters(in.Filters, "image-id", "name", "state", "tag-key")
+	if err != nil {
+		return nil, err
+	}
+	var items []ec2types.Image
+	for _, img := range e.Images {
+		id := sdkaws.ToString(img.ImageId)
+		if len(in.ImageIds) > 0 && !contains(in.ImageIds, id) {
+			continue
+		}
+		if len(in.Owners) > 0 && !contains(in.Owners, sdkaws.ToString(img.OwnerId)) && !(contains(in.Owners, "amazon") && sdkaws.ToString(img.ImageOwnerAlias) == "amazon") {
+			continue
+		}
+		if img.DeprecationTime != nil && !sdkaws.ToBool(in.IncludeDeprecated) {
+			continue
+		}
+		if v, ok := fs["image-id"]; ok && !match(v, id) {
+			continue
+		}
+		if v, ok := fs["name"]; ok && !match(v, sdkaws.ToString(img.Name)) {
+			continue
+		}
+		if v, ok := fs["state"]; ok && !match(v, string(img.State)) {
+			continue
+		}
+		if fs.matchTags(img.Tags) {
+			items = append(items, img)
+		}
+	}
+	from, to, next, err := page(len(items), in.NextToken, in.MaxResults, 1000)
+	if err != nil {
+		return nil, err
+	}
+	return &ec2.DescribeImagesOutput{Images: items[from:to], NextToken: next}, nil
 }
 
 // DescribeLaunchTemplates returns the named templates (or those matching tag filters); a

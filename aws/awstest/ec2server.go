@@ -26,7 +26,7 @@ type EC2Server struct {
 // ec2Actions are the operations served: those of aws.EC2API.
 var ec2Actions = map[string]bool{
 	"DescribeInstanceTypes": true, "DescribeInstanceTypeOfferings": true, "DescribeSpotPriceHistory": true,
-	"DescribeCapacityReservations": true, "DescribeSubnets": true, "DescribeLaunchTemplates": true,
+	"DescribeCapacityReservations": true, "DescribeSubnets": true, "DescribeSecurityGroups": true, "DescribeImages": true, "DescribeLaunchTemplates": true,
 	"CreateLaunchTemplate": true, "CreateFleet": true, "DescribeInstances": true, "TerminateInstances": true,
 }
 

@@ -40,6 +40,10 @@ var responseItems = map[string]string{
 
 // responseNames are fields (Type.Field) whose XML element is not the lowerCamel field name.
 var responseNames = map[string]string{
+	"InstanceTypeSpecification.SupportedInstanceTypes":          "supportedInstanceTypeSet",
+	"InstanceTypeSpecification.UnsupportedInstanceTypes":        "unsupportedInstanceTypeSet",
+	"IpPermission.UserIdGroupPairs":                             "groups",
+	"Image.ImageWatermarks":                                     "imageWatermarkSet",
 	"ProductCode.ProductCodeId":                                 "productCode",
 	"ProductCode.ProductCodeType":                               "type",
 	"CapacityAllocation.AllocationMetadata":                     "allocationMetadataList",

@@ -16,12 +16,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sort"
 	"time"
 
 	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -43,8 +43,9 @@ func main() {
 	region := flag.String("region", "us-east-1", "AWS region")
 	queue := flag.String("queue-url", "", "interruption queue URL (with -local=false)")
 	data := flag.String("data", "catalog/data/ec2-instance-types.json.gz", "instance-type data for the local EC2")
+	k8s := flag.String("kubernetes-version", "1.33", "cluster Kubernetes version (picks the al2023 AMIs)")
 	flag.Parse()
-	if _, err := run(context.Background(), *local, *cluster, *region, *queue, *data); err != nil {
+	if _, err := run(context.Background(), *local, *cluster, *region, *queue, *data, *k8s); err != nil {
 		fmt.Fprintln(os.Stderr, "aws-host:", err)
 		os.Exit(1)
 	}
@@ -58,7 +59,7 @@ type report struct {
 	live              []string // instances still running on the local EC2
 }
 
-func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath string) (rep report, err error) {
+func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k8sVersion string) (rep report, err error) {
 	opts := []func(*config.LoadOptions) error{config.WithRegion(region)}
 	var ec2Endpoint, sqsEndpoint string
 	var localEC2 *awstest.EC2
@@ -95,7 +96,7 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath st
 
 	nodeClass, nodePool := demoNodeClass(), demoNodePool()
 	provider, err := aws.New(aws.Config{
-		ClusterName: cluster, EC2: ec2Client,
+		ClusterName: cluster, EC2: ec2Client, KubernetesVersion: k8sVersion,
 		NodeClass: func(_ context.Context, name string) (*awsv1.EC2NodeClass, error) {
 			if name == nodeClass.Name {
 				return nodeClass.DeepCopy(), nil
@@ -105,6 +106,10 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath st
 		Cluster: aws.ClusterInfo{Endpoint: "https://demo.eks.example", CABundle: "LS0tLS1CRUdJTi0tLS0t", ServiceCIDR: "10.100.0.0/16"},
 	})
 	if err != nil {
+		return rep, err
+	}
+	// Karpenter's NodeClass controller: resolve subnets, security groups and AMIs.
+	if nodeClass, err = provider.ResolveNodeClass(ctx, nodeClass); err != nil {
 		return rep, err
 	}
 	if err := provider.Refresh(ctx, region); err != nil {
@@ -223,24 +228,31 @@ func localRegion(path string) (*awstest.EC2, error) {
 			}
 		}
 	}
+	discovery := []ec2types.Tag{{Key: sdkaws.String("karpenter.sh/discovery"), Value: sdkaws.String("demo")}}
 	for i, z := range zones {
-		e.Subnets = append(e.Subnets, awstest.Subnet(fmt.Sprintf("subnet-%c", 'a'+i), z, 250))
+		s := awstest.Subnet(fmt.Sprintf("subnet-%c", 'a'+i), z, 250)
+		s.Tags = discovery
+		e.Subnets = append(e.Subnets, s)
+	}
+	e.SecurityGroups = []ec2types.SecurityGroup{{GroupId: sdkaws.String("sg-demo"), GroupName: sdkaws.String("demo-nodes"), Tags: discovery}}
+	for arch, id := range map[ec2types.ArchitectureValues]string{ec2types.ArchitectureValuesX8664: "ami-0demoamd64", ec2types.ArchitectureValuesArm64: "ami-0demoarm64"} {
+		e.Images = append(e.Images, ec2types.Image{
+			ImageId: sdkaws.String(id), Architecture: arch, State: ec2types.ImageStateAvailable, ImageOwnerAlias: sdkaws.String("amazon"),
+			Name:         sdkaws.String(fmt.Sprintf("amazon-eks-node-al2023-%s-standard-1.33-v20261101", arch)),
+			CreationDate: sdkaws.String("2026-11-01T00:00:00.000Z"),
+		})
 	}
 	return e, nil
 }
 
+// demoNodeClass is the EC2NodeClass as a user writes it; ResolveNodeClass fills its status.
 func demoNodeClass() *awsv1.EC2NodeClass {
 	nc := &awsv1.EC2NodeClass{}
 	nc.Name = "default"
 	nc.Spec.AMISelectorTerms = []awsv1.AMISelectorTerm{{Alias: "al2023@latest"}}
-	nc.Spec.Role = "KarpenterNodeRole-demo"
-	nc.Status.Subnets = []awsv1.Subnet{{ID: "subnet-a", Zone: "us-east-1a"}, {ID: "subnet-b", Zone: "us-east-1b"}, {ID: "subnet-c", Zone: "us-east-1c"}}
-	nc.Status.SecurityGroups = []awsv1.SecurityGroup{{ID: "sg-demo"}}
-	nc.Status.InstanceProfile = "KarpenterNodeInstanceProfile-demo"
-	for arch, ami := range map[string]string{"amd64": "ami-0demoamd64", "arm64": "ami-0demoarm64"} {
-		nc.Status.AMIs = append(nc.Status.AMIs, awsv1.AMI{ID: ami, Requirements: []corev1.NodeSelectorRequirement{{Key: v1.LabelArch, Operator: corev1.NodeSelectorOpIn, Values: []string{arch}}}})
-	}
-	sort.Slice(nc.Status.AMIs, func(i, j int) bool { return nc.Status.AMIs[i].ID < nc.Status.AMIs[j].ID })
+	nc.Spec.SubnetSelectorTerms = []awsv1.SubnetSelectorTerm{{Tags: map[string]string{"karpenter.sh/discovery": "demo"}}}
+	nc.Spec.SecurityGroupSelectorTerms = []awsv1.SecurityGroupSelectorTerm{{Tags: map[string]string{"karpenter.sh/discovery": "demo"}}}
+	nc.Spec.InstanceProfile = sdkaws.String("KarpenterNodeInstanceProfile-demo")
 	return nc
 }
 

@@ -1,0 +1,270 @@
+package aws
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+)
+
+// tagFilters turns selector-term tags into EC2 filters: "*" is tag-key=key, anything else
+// tag:key=value (sorted by key, so requests are stable).
+func tagFilters(tags map[string]string) []ec2types.Filter {
+	var out []ec2types.Filter
+	for _, k := range sortedKeys(tags) {
+		if tags[k] == "*" {
+			out = append(out, ec2types.Filter{Name: sdkaws.String("tag-key"), Values: []string{k}})
+		} else {
+			out = append(out, ec2types.Filter{Name: sdkaws.String("tag:" + k), Values: []string{tags[k]}})
+		}
+	}
+	return out
+}
+
+func filter(name string, values ...string) ec2types.Filter {
+	return ec2types.Filter{Name: sdkaws.String(name), Values: values}
+}
+
+// ResolveNodeClass returns a copy of the EC2NodeClass with the status Karpenter's NodeClass
+// controller would write: the subnets its selector terms match (most free IPs first, then
+// ID), its security groups, its AMIs (one per architecture and variant, non-deprecated and
+// newest first) and its instance profile, and Ready=True. Terms are ORed, a term's fields
+// ANDed. An alias (al2023@latest or al2023@vYYYYMMDD) is looked up by the EKS AMI name with
+// DescribeImages (Karpenter reads SSM parameters, which this package cannot call), and needs
+// Config.KubernetesVersion. An error names the NodeClass and the field that matched nothing.
+func (p *Provider) ResolveNodeClass(ctx context.Context, in *awsv1.EC2NodeClass) (*awsv1.EC2NodeClass, error) {
+	nc := in.DeepCopy()
+	fail := func(field, format string, args ...any) error {
+		return fmt.Errorf("EC2NodeClass %s: %s: %s", nc.Name, field, fmt.Sprintf(format, args...))
+	}
+	subnets, err := p.resolveSubnets(ctx, nc)
+	if err != nil {
+		return nil, fail("spec.subnetSelectorTerms", "%v", err)
+	}
+	if len(subnets) == 0 {
+		return nil, fail("spec.subnetSelectorTerms", "no subnet matches")
+	}
+	groups, err := p.resolveSecurityGroups(ctx, nc)
+	if err != nil {
+		return nil, fail("spec.securityGroupSelectorTerms", "%v", err)
+	}
+	if len(groups) == 0 {
+		return nil, fail("spec.securityGroupSelectorTerms", "no security group matches")
+	}
+	amis, err := p.resolveAMIs(ctx, nc)
+	if err != nil {
+		return nil, fail("spec.amiSelectorTerms", "%v", err)
+	}
+	if len(amis) == 0 {
+		return nil, fail("spec.amiSelectorTerms", "no AMI matches")
+	}
+	profile := nc.Status.InstanceProfile
+	if nc.Spec.InstanceProfile != nil {
+		profile = *nc.Spec.InstanceProfile
+	}
+	if profile == "" {
+		return nil, fail("spec.role", "creating an instance profile for a role needs IAM, which this package does not call; set spec.instanceProfile")
+	}
+	nc.Status.Subnets, nc.Status.SecurityGroups, nc.Status.AMIs, nc.Status.InstanceProfile = subnets, groups, amis, profile
+	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{
+		Type: awsv1.ConditionTypeReady, Status: metav1.ConditionTrue, Reason: "Ready", ObservedGeneration: nc.Generation,
+		LastTransitionTime: metav1.NewTime(p.now()),
+	})
+	return nc, nil
+}
+
+func (p *Provider) resolveSubnets(ctx context.Context, nc *awsv1.EC2NodeClass) ([]awsv1.Subnet, error) {
+	seen := map[string]ec2types.Subnet{}
+	for _, term := range nc.Spec.SubnetSelectorTerms {
+		fs := tagFilters(term.Tags)
+		if term.ID != "" {
+			fs = append(fs, filter("subnet-id", term.ID))
+		}
+		for pg := ec2.NewDescribeSubnetsPaginator(p.ec2, &ec2.DescribeSubnetsInput{Filters: fs, MaxResults: sdkaws.Int32(500)}); pg.HasMorePages(); {
+			out, err := pg.NextPage(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range out.Subnets {
+				seen[sdkaws.ToString(s.SubnetId)] = s
+			}
+		}
+	}
+	list := make([]ec2types.Subnet, 0, len(seen))
+	for _, s := range seen {
+		list = append(list, s)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		a, b := sdkaws.ToInt32(list[i].AvailableIpAddressCount), sdkaws.ToInt32(list[j].AvailableIpAddressCount)
+		if a != b {
+			return a > b
+		}
+		return sdkaws.ToString(list[i].SubnetId) < sdkaws.ToString(list[j].SubnetId)
+	})
+	out := make([]awsv1.Subnet, 0, len(list))
+	for _, s := range list {
+		out = append(out, awsv1.Subnet{ID: sdkaws.ToString(s.SubnetId), Zone: sdkaws.ToString(s.AvailabilityZone), ZoneID: sdkaws.ToString(s.AvailabilityZoneId)})
+	}
+	return out, nil
+}
+
+func (p *Provider) resolveSecurityGroups(ctx context.Context, nc *awsv1.EC2NodeClass) ([]awsv1.SecurityGroup, error) {
+	seen := map[string]string{}
+	for _, term := range nc.Spec.SecurityGroupSelectorTerms {
+		fs := tagFilters(term.Tags)
+		if term.ID != "" {
+			fs = append(fs, filter("group-id", term.ID))
+		}
+		if term.Name != "" {
+			fs = append(fs, filter("group-name", term.Name))
+		}
+		for pg := ec2.NewDescribeSecurityGroupsPaginator(p.ec2, &ec2.DescribeSecurityGroupsInput{Filters: fs, MaxResults: sdkaws.Int32(500)}); pg.HasMorePages(); {
+			out, err := pg.NextPage(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, g := range out.SecurityGroups {
+				seen[sdkaws.ToString(g.GroupId)] = sdkaws.ToString(g.GroupName)
+			}
+		}
+	}
+	out := make([]awsv1.SecurityGroup, 0, len(seen))
+	for _, id := range sortedKeys(seen) {
+		out = append(out, awsv1.SecurityGroup{ID: id, Name: seen[id]})
+	}
+	return out, nil
+}
+
+// amiQuery is one DescribeImages call with the requirements its images serve.
+type amiQuery struct {
+	in      *ec2.DescribeImagesInput
+	variant []corev1.NodeSelectorRequirement
+}
+
+// aliasVariants are the AL2023 EKS AMI variants and what they require of an instance type.
+var aliasVariants = []struct {
+	name  string
+	arm64 bool
+	reqs  []corev1.NodeSelectorRequirement
+}{
+	{"standard", true, []corev1.NodeSelectorRequirement{
+		{Key: LabelGPUCount, Operator: corev1.NodeSelectorOpDoesNotExist},
+		{Key: LabelAcceleratorCount, Operator: corev1.NodeSelectorOpDoesNotExist}}},
+	{"nvidia", true, []corev1.NodeSelectorRequirement{{Key: LabelGPUCount, Operator: corev1.NodeSelectorOpExists}}},
+	{"neuron", false, []corev1.NodeSelectorRequirement{{Key: LabelAcceleratorCount, Operator: corev1.NodeSelectorOpExists}}},
+}
+
+func (p *Provider) amiQueries(nc *awsv1.EC2NodeClass) ([]amiQuery, error) {
+	var qs []amiQuery
+	for i, term := range nc.Spec.AMISelectorTerms {
+		base := []ec2types.Filter{filter("state", "available")}
+		switch {
+		case term.Alias != "":
+			family, version, _ := strings.Cut(term.Alias, "@")
+			if !strings.EqualFold(family, "al2023") {
+				return nil, fmt.Errorf("[%d].alias %q: only al2023 aliases can be resolved without SSM", i, term.Alias)
+			}
+			if p.cfg.KubernetesVersion == "" {
+				return nil, fmt.Errorf("[%d].alias: resolving an alias needs Config.KubernetesVersion", i)
+			}
+			if version == "latest" || version == "" {
+				version = "v*"
+			}
+			for _, v := range aliasVariants {
+				for _, arch := range []string{"x86_64", "arm64"} {
+					if arch == "arm64" && !v.arm64 {
+						continue
+					}
+					name := fmt.Sprintf("amazon-eks-node-al2023-%s-%s-%s-%s", arch, v.name, p.cfg.KubernetesVersion, version)
+					qs = append(qs, amiQuery{in: &ec2.DescribeImagesInput{Owners: []string{"amazon"}, Filters: append(base, filter("name", name))}, variant: v.reqs})
+				}
+			}
+		case term.SSMParameter != "":
+			return nil, fmt.Errorf("[%d].ssmParameter: SSM parameters cannot be read by this package; use id, name or tags", i)
+		default:
+			in := &ec2.DescribeImagesInput{Filters: append(base, tagFilters(term.Tags)...)}
+			if term.ID != "" {
+				in.Filters = append(in.Filters, filter("image-id", term.ID))
+			}
+			if term.Name != "" {
+				in.Filters = append(in.Filters, filter("name", term.Name))
+				if term.Owner == "" {
+					in.Owners = []string{"self", "amazon"}
+				}
+			}
+			if term.Owner != "" {
+				in.Owners = []string{term.Owner}
+			}
+			qs = append(qs, amiQuery{in: in})
+		}
+	}
+	return qs, nil
+}
+
+func (p *Provider) resolveAMIs(ctx context.Context, nc *awsv1.EC2NodeClass) ([]awsv1.AMI, error) {
+	qs, err := p.amiQueries(nc)
+	if err != nil {
+		return nil, err
+	}
+	type candidate struct {
+		img  ec2types.Image
+		reqs []corev1.NodeSelectorRequirement
+	}
+	best := map[string]candidate{} // requirement set -> chosen image
+	now := p.now()
+	deprecated := func(img ec2types.Image) bool {
+		t, err := time.Parse(time.RFC3339, sdkaws.ToString(img.DeprecationTime))
+		return err == nil && !t.After(now)
+	}
+	better := func(a, b ec2types.Image) bool {
+		if da, db := deprecated(a), deprecated(b); da != db {
+			return !da
+		}
+		if ca, cb := sdkaws.ToString(a.CreationDate), sdkaws.ToString(b.CreationDate); ca != cb {
+			return ca > cb
+		}
+		return sdkaws.ToString(a.Name) < sdkaws.ToString(b.Name)
+	}
+	for _, q := range qs {
+		q.in.IncludeDeprecated = sdkaws.Bool(true)
+		q.in.MaxResults = sdkaws.Int32(1000)
+		for pg := ec2.NewDescribeImagesPaginator(p.ec2, q.in); pg.HasMorePages(); {
+			out, err := pg.NextPage(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, img := range out.Images {
+				arch := v1.ArchitectureAmd64
+				if img.Architecture == ec2types.ArchitectureValuesArm64 {
+					arch = v1.ArchitectureArm64
+				}
+				reqs := append([]corev1.NodeSelectorRequirement{{Key: v1.LabelArch, Operator: corev1.NodeSelectorOpIn, Values: []string{arch}}}, q.variant...)
+				key := fmt.Sprint(reqs)
+				if cur, ok := best[key]; !ok || better(img, cur.img) {
+					best[key] = candidate{img: img, reqs: reqs}
+				}
+			}
+		}
+	}
+	cands := make([]candidate, 0, len(best))
+	for _, c := range best {
+		cands = append(cands, c)
+	}
+	sort.Slice(cands, func(i, j int) bool { return better(cands[i].img, cands[j].img) })
+	out := make([]awsv1.AMI, 0, len(cands))
+	for _, c := range cands {
+		out = append(out, awsv1.AMI{ID: sdkaws.ToString(c.img.ImageId), Name: sdkaws.ToString(c.img.Name), Deprecated: deprecated(c.img), Requirements: c.reqs})
+	}
+	return out, nil
+}
