@@ -26,7 +26,7 @@ var testZones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
 // data, offered in the three test zones, and returns the data by name.
 func regionFromData(t *testing.T) (*awstest.EC2, map[string]awstest.DataType) {
 	t.Helper()
-	data, err := awstest.ReadDataFile("../catalog/data/ec2-instance-types.json.gz")
+	data, err := dataFile()
 	require.NoError(t, err)
 	e := awstest.NewEC2()
 	byName := map[string]awstest.DataType{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,9 +37,14 @@ type fixture struct {
 	clock     *clock
 }
 
+// dataFile is the instance-type data file, read once for all fixtures.
+var dataFile = sync.OnceValues(func() ([]awstest.DataType, error) {
+	return awstest.ReadDataFile("../catalog/data/ec2-instance-types.json.gz")
+})
+
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	data, err := awstest.ReadDataFile("../catalog/data/ec2-instance-types.json.gz")
+	data, err := dataFile()
 	require.NoError(t, err)
 	clk := newClock()
 	e := awstest.NewEC2()

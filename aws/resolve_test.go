@@ -98,10 +98,18 @@ func TestResolveNodeClass(t *testing.T) {
 		change func(*awsv1.EC2NodeClass)
 		field  string
 	}{
-		{func(nc *awsv1.EC2NodeClass) { nc.Spec.SubnetSelectorTerms[0].Tags = map[string]string{"karpenter.sh/discovery": "nope"} }, "spec.subnetSelectorTerms"},
-		{func(nc *awsv1.EC2NodeClass) { nc.Spec.SecurityGroupSelectorTerms = []awsv1.SecurityGroupSelectorTerm{{ID: "sg-none"}} }, "spec.securityGroupSelectorTerms"},
-		{func(nc *awsv1.EC2NodeClass) { nc.Spec.AMISelectorTerms = []awsv1.AMISelectorTerm{{SSMParameter: "/my/ami"}} }, "spec.amiSelectorTerms"},
-		{func(nc *awsv1.EC2NodeClass) { nc.Spec.AMISelectorTerms = []awsv1.AMISelectorTerm{{Alias: "bottlerocket@latest"}} }, "spec.amiSelectorTerms"},
+		{func(nc *awsv1.EC2NodeClass) {
+			nc.Spec.SubnetSelectorTerms[0].Tags = map[string]string{"karpenter.sh/discovery": "nope"}
+		}, "spec.subnetSelectorTerms"},
+		{func(nc *awsv1.EC2NodeClass) {
+			nc.Spec.SecurityGroupSelectorTerms = []awsv1.SecurityGroupSelectorTerm{{ID: "sg-none"}}
+		}, "spec.securityGroupSelectorTerms"},
+		{func(nc *awsv1.EC2NodeClass) {
+			nc.Spec.AMISelectorTerms = []awsv1.AMISelectorTerm{{SSMParameter: "/my/ami"}}
+		}, "spec.amiSelectorTerms"},
+		{func(nc *awsv1.EC2NodeClass) {
+			nc.Spec.AMISelectorTerms = []awsv1.AMISelectorTerm{{Alias: "bottlerocket@latest"}}
+		}, "spec.amiSelectorTerms"},
 		{func(nc *awsv1.EC2NodeClass) { nc.Spec.InstanceProfile = nil; nc.Spec.Role = "NodeRole" }, "spec.role"},
 	} {
 		bad := nc.DeepCopy()
