@@ -21,16 +21,29 @@ import (
 // propSettings mix every constraint the verifier checks into the drawn pods.
 var propSettings = fake.PodSettings{
 	ZoneSelector: 0.3, ArchSelector: 0.2, Toleration: 0.4, CapacityTypeRequirement: 0.2,
-	ZoneSpread: 0.3, HostnameSpread: 0.2, MinDomains: 0.3, HonorTaints: 0.3, IgnoreAffinity: 0.2,
-	ZoneAffinity: 0.15, HostnameAntiAffinity: 0.2, ZoneAntiAffinity: 0.05, HostPort: 0.2,
+	ZoneSpread: 0.3, HostnameSpread: 0.2, MinDomains: 0.15, HonorTaints: 0.2, IgnoreAffinity: 0.15,
+	ZoneAffinity: 0.08, HostnameAntiAffinity: 0.2, ZoneAntiAffinity: 0.02, HostPort: 0.2,
+	MaxCPUMillis: 2000, MaxMemoryMi: 4096,
 }
 
-// drawSolveInput draws 1-3 NodePools sharing 1-6 instance types, 0-3 existing nodes (some
-// of a NodePool, with its taints, and up to 3 bound pods), 0-2 DaemonSets and up to 40
-// pending pods.
+// drawSolveInput draws 1-3 NodePools (most without limits, sometimes an unconstrained one
+// besides) sharing 1-6 drawn instance
+// types and five plain ones, 0-3 existing nodes (some
+// of a NodePool, with its taints, and up to 3 bound pods), 0-2 DaemonSets, up to 40
+// pending pods and options (preferences ignored, BestEffort minValues, a cluster default
+// zone spread).
 func drawSolveInput(t *rapid.T) *scheduling.Input {
-	types := fake.InstanceTypesGenerator(6).Draw(t, "instance-types")
+	// Drawn types, plus five plain ones in every zone so that most pods can go somewhere.
+	types := append(fake.InstanceTypesGenerator(6).Draw(t, "instance-types"), fake.InstanceTypes(5)...)
 	pools := rapid.SliceOfNDistinct(fake.NodePoolGenerator(), 1, 3, func(np *v1.NodePool) string { return np.Name }).Draw(t, "nodepools")
+	for _, np := range pools {
+		if len(np.Spec.Limits) > 0 && rapid.IntRange(0, 3).Draw(t, np.Name+"/keep-limit") > 0 {
+			np.Spec.Limits = nil
+		}
+	}
+	if rapid.Bool().Draw(t, "open-nodepool") {
+		pools = append(pools, fake.NodePool("open").Obj()) // takes what the drawn ones refuse
+	}
 	in := &scheduling.Input{InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels(), NodePools: pools}
 	names := []string{""}
 	for _, np := range pools {
@@ -57,6 +70,18 @@ func drawSolveInput(t *rapid.T) *scheduling.Input {
 		in.DaemonSets = append(in.DaemonSets, fake.DaemonSetGenerator(fmt.Sprintf("ds-%d", i)).Draw(t, "daemonset"))
 	}
 	in.Pods = fake.PodsGeneratorWith(40, "pod", propSettings).Draw(t, "pending")
+	if rapid.IntRange(0, 3).Draw(t, "ignore-preferences") == 0 {
+		in.Options.PreferencePolicy = scheduling.PreferencesIgnore
+	}
+	if rapid.IntRange(0, 3).Draw(t, "best-effort-min-values") == 0 {
+		in.Options.MinValuesPolicy = scheduling.MinValuesBestEffort
+	}
+	if rapid.IntRange(0, 3).Draw(t, "default-spread") == 0 {
+		in.Options.DefaultTopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+			MaxSkew: int32(rapid.IntRange(1, 2).Draw(t, "default-spread/max-skew")), TopologyKey: v1.LabelTopologyZone,
+			WhenUnsatisfiable: rapid.SampledFrom([]corev1.UnsatisfiableConstraintAction{corev1.DoNotSchedule, corev1.ScheduleAnyway}).Draw(t, "default-spread/when"),
+		}}
+	}
 	return in
 }
 
