@@ -14,7 +14,8 @@
 //
 //   - Accounting: every input pod is placed once or in PodErrors; no pod is placed twice,
 //     placed and unplaced, or unknown (pods of nodes marked for deletion may be placed
-//     again); no placement on an unknown node or one marked for deletion; no empty claim.
+//     again, and count at their new node, or nowhere when they are in PodErrors); no
+//     placement on an unknown node or one marked for deletion; no empty claim.
 //   - Launch choice: the NodePool exists and may launch (not static, not deleting); the
 //     type is one of the NodePool's and among the claim's options; the offering is the
 //     type's and available; type and offering intersect the claim's requirements; the

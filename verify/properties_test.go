@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -27,11 +28,10 @@ var propSettings = fake.PodSettings{
 }
 
 // drawSolveInput draws 1-3 NodePools (most without limits, sometimes an unconstrained one
-// besides) sharing 1-6 drawn instance
-// types and five plain ones, 0-3 existing nodes (some
-// of a NodePool, with its taints, and up to 3 bound pods), 0-2 DaemonSets, up to 40
-// pending pods and options (preferences ignored, BestEffort minValues, a cluster default
-// zone spread).
+// besides) sharing 1-6 drawn instance types and five plain ones, 0-3 existing nodes (some
+// of a NodePool, with its taints, some marked for deletion, and up to 3 bound pods), 0-2
+// DaemonSets, up to 40 pending pods (some with a volume bound in a zone) and options
+// (preferences ignored, BestEffort minValues, a cluster default zone spread).
 func drawSolveInput(t *rapid.T) *scheduling.Input {
 	// Drawn types, plus five plain ones in every zone so that most pods can go somewhere.
 	types := append(fake.InstanceTypesGenerator(6).Draw(t, "instance-types"), fake.InstanceTypes(5)...)
@@ -59,7 +59,7 @@ func drawSolveInput(t *rapid.T) *scheduling.Input {
 				n.Spec.Taints = append(n.Spec.Taints, np.Spec.Template.Spec.Taints...)
 			}
 		}
-		sn := &scheduling.Node{Node: n}
+		sn := &scheduling.Node{Node: n, MarkedForDeletion: rapid.IntRange(0, 5).Draw(t, name+"/marked") == 5}
 		for _, p := range fake.PodsGeneratorWith(3, name+"-pod", propSettings).Draw(t, name+"/bound") {
 			p.Spec.NodeName, p.Status.Phase = name, corev1.PodRunning
 			sn.Pods = append(sn.Pods, p)
@@ -70,6 +70,22 @@ func drawSolveInput(t *rapid.T) *scheduling.Input {
 		in.DaemonSets = append(in.DaemonSets, fake.DaemonSetGenerator(fmt.Sprintf("ds-%d", i)).Draw(t, "daemonset"))
 	}
 	in.Pods = fake.PodsGeneratorWith(40, "pod", propSettings).Draw(t, "pending")
+	for _, p := range in.Pods {
+		if rapid.IntRange(0, 9).Draw(t, p.Name+"/volume") < 9 {
+			continue
+		}
+		zone := rapid.SampledFrom([]string{fake.TestZone1, fake.TestZone2, fake.TestZone3}).Draw(t, p.Name+"/volume-zone")
+		claim, pv := "data-"+p.Name, "pv-"+p.Name
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}})
+		in.PersistentVolumeClaims = append(in.PersistentVolumeClaims, &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: claim, Namespace: p.Namespace, Annotations: map[string]string{"pv.kubernetes.io/bind-completed": "yes"}},
+			Spec:       corev1.PersistentVolumeClaimSpec{VolumeName: pv}})
+		in.PersistentVolumes = append(in.PersistentVolumes, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pv},
+			Spec: corev1.PersistentVolumeSpec{NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{
+				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{
+					Key: v1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}}}}}}}})
+	}
 	if rapid.IntRange(0, 3).Draw(t, "ignore-preferences") == 0 {
 		in.Options.PreferencePolicy = scheduling.PreferencesIgnore
 	}

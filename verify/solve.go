@@ -166,8 +166,11 @@ func (w *world) placeResult(res *scheduling.Result) []Violation {
 		}
 	}
 	for _, pe := range res.PodErrors {
-		if pe.Pod != nil {
-			accept(pe.Pod, newViolation(""))
+		if pe.Pod != nil && accept(pe.Pod, newViolation("")) {
+			// A pod of a node being deleted that found no new home leaves anyway.
+			if from := movable[key(pe.Pod)]; from != nil && !inputs[key(pe.Pod)] {
+				from.bound = removePod(from.bound, key(pe.Pod))
+			}
 		}
 	}
 	for _, p := range w.in.Pods {
