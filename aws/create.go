@@ -532,6 +532,7 @@ func (p *Provider) launched(ctx context.Context, nc *awsv1.EC2NodeClass, claim *
 	labels[LabelInstanceTenancy] = "default"
 	if l.reservation != "" {
 		labels[cloudprovider.ReservationIDLabel] = l.reservation
+		p.useReservation(l.reservation, 1)
 	}
 	for _, s := range nc.Status.Subnets {
 		if s.Zone == l.zone && s.ZoneID != "" {

@@ -151,6 +151,7 @@ func (p *Provider) terminate(ctx context.Context, inst ec2types.Instance) error 
 	if err != nil {
 		return fmt.Errorf("terminating instance %s: %w", id, err)
 	}
+	p.useReservation(sdkaws.ToString(inst.CapacityReservationId), -1) // the slot is free again
 	return nil
 }
 

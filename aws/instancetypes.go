@@ -26,6 +26,10 @@ type InstanceTypeSettings struct {
 	// (status.capacityReservations); only they become reserved offerings, with the remaining
 	// count EC2 reported.
 	Reservations map[string]bool
+	// ReservationsUsed are, per reservation, the instances launched into it minus those
+	// terminated since the region was loaded (the provider's own bookkeeping, as Karpenter
+	// keeps between its syncs with EC2).
+	ReservationsUsed map[string]int
 }
 
 // awsLabelKeys are the karpenter.k8s.aws/* keys a type may define; a type without one gets
@@ -178,7 +182,7 @@ func (r *Region) offerings(info ec2types.InstanceTypeInfo, zones []string, s Ins
 		if _, ok := allowed[zone]; !ok && allowed != nil {
 			continue
 		}
-		o := cloudprovider.NewReservedOffering(zone, id, odPrice/10_000_000, int(sdkaws.ToInt32(cr.AvailableInstanceCount)))
+		o := cloudprovider.NewReservedOffering(zone, id, odPrice/10_000_000, max(0, int(sdkaws.ToInt32(cr.AvailableInstanceCount))-s.ReservationsUsed[id]))
 		o.Available = o.Available && hasOD && (unavailable == nil || !unavailable.IsUnavailable(v1.CapacityTypeReserved, name, zone))
 		ofs = append(ofs, o)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -60,6 +61,8 @@ type Provider struct {
 	mu         sync.Mutex
 	region     *Region
 	regionName string
+	// reservationsUsed counts launches minus terminations per reservation since Refresh.
+	reservationsUsed map[string]int
 }
 
 var _ cloudprovider.CloudProvider = (*Provider)(nil)
@@ -98,8 +101,21 @@ func (p *Provider) Refresh(ctx context.Context, regionName string) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.region, p.regionName = r, regionName
+	p.region, p.regionName, p.reservationsUsed = r, regionName, map[string]int{}
 	return nil
+}
+
+// useReservation books a launch (+1) or termination (-1) in a reservation.
+func (p *Provider) useReservation(id string, n int) {
+	if id == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.reservationsUsed == nil {
+		p.reservationsUsed = map[string]int{}
+	}
+	p.reservationsUsed[id] += n
 }
 
 // Region is the last loaded region, or nil.
@@ -157,7 +173,10 @@ func (p *Provider) settings(nc *awsv1.EC2NodeClass, np *v1.NodePool) (InstanceTy
 			reservations[r.ID] = true
 		}
 	}
-	return InstanceTypeSettings{NodeClass: ec2capacity.FromEC2NodeClass(nc, kubelet), Capacity: p.cfg.Capacity, Zones: zones, Reservations: reservations}, nil
+	p.mu.Lock()
+	used := maps.Clone(p.reservationsUsed)
+	p.mu.Unlock()
+	return InstanceTypeSettings{NodeClass: ec2capacity.FromEC2NodeClass(nc, kubelet), Capacity: p.cfg.Capacity, Zones: zones, Reservations: reservations, ReservationsUsed: used}, nil
 }
 
 // loadedRegion returns the region, loading it (region name from the first subnet zone's

@@ -572,15 +572,27 @@ func TestCreateReserved(t *testing.T) {
 	assert.Equal(t, "reserved", got.Labels[v1.CapacityTypeLabelKey])
 	assert.Equal(t, "cr-0aaa", got.Labels[cloudprovider.ReservationIDLabel])
 
-	// The reservation is full now (the region is stale until Refresh): EC2 refuses, the
-	// offering is marked, and the next launch goes on-demand through an ODCR-free template.
-	_, err = p.Create(ctx, claim("res-2", "reserved", "on-demand"))
-	require.Error(t, err)
-	assert.True(t, cloudprovider.IsInsufficientCapacityError(err), "%v", err)
-	out, err = p.Create(ctx, claim("res-3", "reserved", "on-demand"))
+	// The reservation is full now: the provider counted its launch, so the next claim goes
+	// on-demand through a template that opts out of open reservations.
+	out2, err := p.Create(ctx, claim("res-2", "reserved", "on-demand"))
 	require.NoError(t, err)
-	assert.Equal(t, "on-demand", out.Labels[v1.CapacityTypeLabelKey])
-	last := f.ec2.FleetInputs()[2]
+	assert.Equal(t, "on-demand", out2.Labels[v1.CapacityTypeLabelKey])
+	last := f.ec2.FleetInputs()[1]
 	data, _ = f.ec2.LaunchTemplateData(*last.LaunchTemplateConfigs[0].LaunchTemplateSpecification.LaunchTemplateName)
 	assert.Equal(t, ec2types.CapacityReservationPreferenceNone, data.CapacityReservationSpecification.CapacityReservationPreference)
+
+	// Deleting the reserved instance frees its slot for the next reserved claim.
+	require.NoError(t, p.Delete(ctx, out))
+	f.ec2.CapacityReservations[0].AvailableInstanceCount = sdkaws.Int32(1) // EC2 frees it too
+	out3, err := p.Create(ctx, claim("res-3", "reserved", "on-demand"))
+	require.NoError(t, err)
+	assert.Equal(t, "reserved", out3.Labels[v1.CapacityTypeLabelKey])
+
+	// A stale count (another launcher used the slot): EC2 refuses, the offering is marked
+	// unavailable and the launch is an insufficient-capacity error, retried on-demand next.
+	require.NoError(t, p.Delete(ctx, out3))
+	_, err = p.Create(ctx, claim("res-4", "reserved"))
+	require.Error(t, err)
+	assert.True(t, cloudprovider.IsInsufficientCapacityError(err), "%v", err)
+	assert.Contains(t, p.Unavailable().List(), aws.UnavailableOffering{CapacityType: "reserved", InstanceType: "m5.xlarge", Zone: "us-east-1b"})
 }
