@@ -65,7 +65,7 @@ func (p *Provider) Create(ctx context.Context, claim *v1.NodeClaim) (*v1.NodeCla
 		return nil, err
 	}
 	for k := range nc.Spec.Tags {
-		if restrictedTag(k, p.cluster) {
+		if restrictedTag(k) {
 			return nil, cloudprovider.NewCreateError(fmt.Errorf("EC2NodeClass %s: spec.tags: %s is set by the provider", nc.Name, k), "InvalidTags", "restricted tag "+k)
 		}
 	}

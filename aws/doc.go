@@ -7,5 +7,11 @@
 // clients satisfy, so a host program passes ec2.NewFromConfig / sqs.NewFromConfig and tests
 // pass the in-memory fakes of package awstest (or the real clients pointed at its local
 // servers). Instances are only ever listed, described or terminated when they carry this
-// cluster's tags, and no error or log line carries credentials or user data.
+// cluster's tags, and no error carries credentials or user data.
+//
+// The package starts no goroutines, runs no background refresh and writes no logs: the host
+// decides when to call Refresh (Karpenter: every 12 hours), ResolveNodeClass (every minute or
+// so), GarbageCollect and InterruptionReader.Poll. Its only state is the region last loaded,
+// the launch templates known to exist, reservation slot counts and the unavailable-offerings
+// cache, all safe for concurrent use.
 package aws

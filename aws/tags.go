@@ -47,7 +47,7 @@ func launchTags(cluster, nodePool, nodeClass, nodeClaim string, user map[string]
 }
 
 // restrictedTag reports whether a NodeClass may not set the tag key (Karpenter's rule).
-func restrictedTag(key, cluster string) bool {
+func restrictedTag(key string) bool {
 	switch key {
 	case TagClusterName, v1.NodePoolLabelKey, TagNodeClaim, LabelNodeClass:
 		return true

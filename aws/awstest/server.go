@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"time"
 
 	"github.com/aws/smithy-go"
@@ -59,6 +60,7 @@ func write(w http.ResponseWriter, rep reply) {
 	if rep.contentType != "" {
 		w.Header().Set("Content-Type", rep.contentType)
 	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(rep.body)))
 	w.WriteHeader(rep.status)
 	_, _ = w.Write(rep.body)
 }
