@@ -97,6 +97,9 @@ func (p *planWorld) destinations(res *disruption.Result) []Violation {
 	for _, cmd := range res.Commands {
 		launched = append(launched, cmd.Replacements)
 	}
+	// A later command's simulation plans the pods of nodes already being disrupted again:
+	// a pod lives on the last NodeClaim that lists it, and leaves room on the earlier ones.
+	last := map[string]*location{}
 	for _, cs := range launched {
 		for i, c := range cs {
 			if c == nil || c.InstanceType == nil || c.Offering == nil {
@@ -107,8 +110,21 @@ func (p *planWorld) destinations(res *disruption.Result) []Violation {
 			bins = append(bins, l)
 			for _, pod := range c.Pods {
 				onReplacement[key(pod)] = true
+				last[key(pod)] = l
 			}
 		}
+	}
+	for _, l := range bins {
+		if l.claim < 0 {
+			continue
+		}
+		var keep []*corev1.Pod
+		for _, pod := range l.placed {
+			if last[key(pod)] == l {
+				keep = append(keep, pod)
+			}
+		}
+		l.placed = keep
 	}
 	var moves []move
 	for ci, cmd := range res.Commands {

@@ -100,7 +100,8 @@
 //     StatefulSet's; under drift with a grace period not the blocking pods) that are not
 //     on a replacement can all be placed at once, over all commands, on the nodes no
 //     command disrupts and in the remaining room of the replacements and the provisioned
-//     NodeClaims (resources, node selection,
+//     NodeClaims (a pod several of them list, as a later command plans the pods of
+//     nodes already being disrupted again, lives on the last; resources, node selection,
 //     taints, host ports): a depth-first search, largest pods first, within a step budget;
 //     when the budget runs out only the pods no node could take even alone are reported.
 //

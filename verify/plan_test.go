@@ -287,3 +287,33 @@ func TestPlanExpiresDeletingNodeOfLiveClaim(t *testing.T) {
 		t.Fatalf("want PlanNodeNotCandidate, got %v", vs)
 	}
 }
+
+// TestPlanLaterCommandReplansPods: a later command's simulation plans the pods of a node
+// already being disrupted again; such a pod lives on the last replacement that lists it,
+// and the room it leaves on the earlier one can take another displaced pod.
+func TestPlanLaterCommandReplansPods(t *testing.T) {
+	a1, b1, b2 := running("a1", "1"), running("b1", "500m"), running("b2", "1500m")
+	in := planInput(node("node-a", "default", fake.TestZone1, 4, a1), node("node-b", "default", fake.TestZone1, 4, b1, b2))
+	claimFor := func(pods ...*corev1.Pod) *scheduling.NodeClaim {
+		res, err := scheduling.Solve(&scheduling.Input{Pods: pods, NodePools: in.NodePools, InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels})
+		if err != nil || len(res.NewNodeClaims) != 1 {
+			t.Fatalf("setup: %v %v", err, res)
+		}
+		return res.NewNodeClaims[0]
+	}
+	r1, r2 := claimFor(a1), claimFor(b1, a1)
+	if alloc := r1.InstanceType.Allocatable(); alloc.Cpu().MilliValue() >= 2500 {
+		t.Fatalf("setup: %s takes a1 and b2 anyway", r1.InstanceType.Name)
+	}
+	res := &disruption.Result{Commands: []disruption.Command{
+		{Method: disruption.MethodDrift, Reason: disruption.ReasonDrifted, Candidates: []string{"node-a"}, Replacements: []*scheduling.NodeClaim{r1}},
+		{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-b"}, Replacements: []*scheduling.NodeClaim{r2}},
+	}}
+	if vs := verify.Plan(in, res); len(vs) > 0 {
+		t.Fatalf("b2 fits r1 once a1 moved to r2: %v", vs)
+	}
+	res.Commands[1].Replacements[0] = claimFor(b1)
+	if vs := verify.Plan(in, res); !hasCode(vs, verify.PlanNoDestination) {
+		t.Fatalf("a1 stays on r1, and b2 fits neither r1 nor r2: %v", vs)
+	}
+}
