@@ -596,3 +596,31 @@ func TestCreateReserved(t *testing.T) {
 	assert.True(t, cloudprovider.IsInsufficientCapacityError(err), "%v", err)
 	assert.Contains(t, p.Unavailable().List(), aws.UnavailableOffering{CapacityType: "reserved", InstanceType: "m5.xlarge", Zone: "us-east-1b"})
 }
+
+// An account that may not create the spot service-linked role has no spot at all: the whole
+// capacity type is marked unavailable and the next launch goes on-demand. Another per-override
+// error is a CreateError, not a capacity error.
+func TestCreateFleetErrorKinds(t *testing.T) {
+	f := newFixture(t)
+	p := f.provider(t, f.ec2)
+	f.ec2.FleetErrors = map[string]string{}
+	for _, n := range fixtureTypes {
+		for _, z := range testZones {
+			f.ec2.FleetErrors[awstest.Pool("spot", n, z)] = "AuthFailure.ServiceLinkedRoleCreationNotPermitted"
+			f.ec2.FleetErrors[awstest.Pool("on-demand", n, z)] = "InvalidParameterCombination"
+		}
+	}
+	_, err := p.Create(context.Background(), claim("s", "spot", "on-demand"))
+	require.Error(t, err)
+	assert.True(t, cloudprovider.IsInsufficientCapacityError(err), "%v", err)
+	assert.True(t, p.Unavailable().IsUnavailable("spot", "anything", "anywhere"))
+
+	_, err = p.Create(context.Background(), claim("o", "spot", "on-demand"))
+	require.Error(t, err)
+	var ce *cloudprovider.CreateError
+	require.True(t, errors.As(err, &ce), "%v", err)
+	assert.Equal(t, "LaunchFailed", ce.ConditionReason)
+	last := f.ec2.FleetInputs()[1]
+	assert.Equal(t, ec2types.DefaultTargetCapacityTypeOnDemand, last.TargetCapacitySpecification.DefaultTargetCapacityType, "spot is out for three minutes")
+	assert.Empty(t, f.ec2.Live())
+}

@@ -35,6 +35,9 @@ type EC2 struct {
 	// InsufficientCapacity marks pools without capacity, keyed Pool(capacityType, type, zone);
 	// CreateFleet reports InsufficientInstanceCapacity for their overrides.
 	InsufficientCapacity map[string]bool
+	// FleetErrors make CreateFleet report the error code for a pool's overrides, keyed like
+	// InsufficientCapacity (e.g. AuthFailure.ServiceLinkedRoleCreationNotPermitted for spot).
+	FleetErrors map[string]string
 	// FleetCapacity, when > 0, is how many instances CreateFleet may still launch in total;
 	// requests beyond it are partially fulfilled (an UnfulfillableCapacity error per missing
 	// instance).

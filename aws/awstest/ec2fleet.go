@@ -75,6 +75,10 @@ func (e *EC2) CreateFleet(_ context.Context, in *ec2.CreateFleetInput, _ ...func
 			out.Errors = append(out.Errors, fleetError(c, lifecycle, "ReservationCapacityExceeded", "The requested reservation does not have sufficient compatible and available capacity for this request."))
 			continue
 		}
+		if code, ok := e.FleetErrors[Pool(capacityType, string(c.override.InstanceType), c.zone)]; ok {
+			out.Errors = append(out.Errors, fleetError(c, lifecycle, code, "The request failed: "+code))
+			continue
+		}
 		if e.InsufficientCapacity[Pool(capacityType, string(c.override.InstanceType), c.zone)] {
 			out.Errors = append(out.Errors, fleetError(c, lifecycle, "InsufficientInstanceCapacity",
 				fmt.Sprintf("We currently do not have sufficient %s capacity in the Availability Zone you requested (%s).", c.override.InstanceType, c.zone)))
