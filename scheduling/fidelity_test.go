@@ -474,3 +474,37 @@ instanceTypes:
 	require.Len(t, res.PodErrors, 1)
 	assert.Contains(t, res.PodErrors[0].Reason, "remaining limits")
 }
+
+// A spread pod may join any of its least populated domains; the NodeClaim settles in the
+// cheapest one it can launch in. (nodeplan took the first by name, Karpenter takes one in map
+// order: both can pick a zone where no type that fits the pod is offered.)
+func TestFidelitySpreadTiesSettleWhereTheClaimLaunches(t *testing.T) {
+	const types = `
+instanceTypes:
+- name: small
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
+  offerings:
+  - {zone: zone-a, capacityType: on-demand, price: 0.05}
+  - {zone: zone-b, capacityType: on-demand, price: 0.05}
+  - {zone: zone-c, capacityType: on-demand, price: 0.05}
+- name: big
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "8", memory: 16Gi, pods: "110"}
+  offerings: [{zone: zone-c, capacityType: on-demand, price: 0.40}]
+`
+	for _, tc := range []struct {
+		replicas int
+		want     map[string]int
+		refused  int
+	}{
+		{replicas: 1, want: map[string]int{"zone-c": 1}},
+		{replicas: 2, want: map[string]int{"zone-c": 1}, refused: 1}, // zone-c would hold 2, the others 0
+	} {
+		in := fidelityInput(t, fidelityPool+webDeployment("spread", tc.replicas, "6", zoneSpreadWeb), types, scheduling.PackingCostAware)
+		res := mustSolve(t, in)
+		assert.Equal(t, tc.want, launchedCounts(in, res, "spread-", "topology.kubernetes.io/zone"))
+		assert.Len(t, res.PodErrors, tc.refused)
+		assert.Empty(t, spreadViolations(t, in, res, []string{"zone-a", "zone-b", "zone-c"}))
+	}
+}

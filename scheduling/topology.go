@@ -42,8 +42,9 @@ type topologyGroup struct {
 	counts  map[string]int
 	total   int
 	domains []string // sorted domains of key (not used for hostname)
-	// single caches `key In [domain]` per domain.
+	// single caches `key In [domain]` per domain, multi `key In [domains...]` per set.
 	single map[string]*requirements.Requirement
+	multi  map[string]*requirements.Requirement
 	// pinned counts, per domain, the pending pods an inverse group repels whose own node
 	// requirements pin them to that domain.
 	pinned map[string]int
@@ -73,6 +74,20 @@ func (g *topologyGroup) hostAllows(self bool, host int32) bool {
 	default:
 		return c == 0
 	}
+}
+
+// domainsRequirement is `key In [ds...]`, built once per set of domains (ds sorted).
+func (g *topologyGroup) domainsRequirement(ds []string) *requirements.Requirement {
+	id := strings.Join(ds, "\x00")
+	if r, ok := g.multi[id]; ok {
+		return r
+	}
+	if g.multi == nil {
+		g.multi = map[string]*requirements.Requirement{}
+	}
+	r := requirements.MustNew(g.key, requirements.In, ds...)
+	g.multi[id] = r
+	return r
 }
 
 // domainRequirement is `key In [d]`, built once per domain.
@@ -199,6 +214,8 @@ type topology struct {
 	termCache map[string]*topologyGroup
 	// namespaces resolve affinity terms' namespaceSelectors.
 	namespaces []*corev1.Namespace
+	// tieBuf is scratch space for the least populated domains of a spread.
+	tieBuf []string
 	// admCache holds the admissible domains of the current attempt (see beginAttempt).
 	admCache map[*topologyGroup]admissibleDomains
 }
@@ -490,17 +507,30 @@ func (g *topologyGroup) allowed(t *topology, p *podData, f *podForm, r *requirem
 	adm := t.admissible(g, p, f)
 	switch g.kind {
 	case groupSpread:
-		// The least populated admissible domain the node allows (ties: the first by name).
-		best, bestCount := "", 0
+		// The least populated admissible domains the node allows; the NodeClaim settles in
+		// the cheapest of them when the pod is counted (launch.go). Karpenter takes one of
+		// them in map order, which may be one the NodeClaim cannot launch in.
+		var best []string
+		bestCount := 0
 		for _, d := range adm.domains {
-			if c := g.counts[d]; r.Has(d) && (best == "" || c < bestCount) {
-				best, bestCount = d, c
+			if !r.Has(d) {
+				continue
+			}
+			switch c := g.counts[d]; {
+			case len(best) == 0 || c < bestCount:
+				best, bestCount = append(t.tieBuf[:0], d), c
+			case c == bestCount:
+				best = append(best, d)
 			}
 		}
-		if best == "" {
+		t.tieBuf = best
+		switch len(best) {
+		case 0:
 			return nil
+		case 1:
+			return g.domainRequirement(best[0])
 		}
-		return g.domainRequirement(best)
+		return g.domainsRequirement(best)
 	case groupAffinity:
 		if adm.bootstrap {
 			if singleValue(r) != "" {
