@@ -31,9 +31,12 @@ func TestNodeClassHash(t *testing.T) {
 	assert.Equal(t, base, aws.NodeClassHash(same), "selector terms, ipPrefixCount, status and list order do not change the hash")
 
 	for name, change := range map[string]func(*awsv1.EC2NodeClass){
-		"userData":      func(nc *awsv1.EC2NodeClass) { nc.Spec.UserData = sdkaws.String("echo hi") },
-		"tags":          func(nc *awsv1.EC2NodeClass) { nc.Spec.Tags["team"] = "other" },
-		"volume size":   func(nc *awsv1.EC2NodeClass) { q := resource.MustParse("60Gi"); nc.Spec.BlockDeviceMappings[0].EBS.VolumeSize = &q },
+		"userData": func(nc *awsv1.EC2NodeClass) { nc.Spec.UserData = sdkaws.String("echo hi") },
+		"tags":     func(nc *awsv1.EC2NodeClass) { nc.Spec.Tags["team"] = "other" },
+		"volume size": func(nc *awsv1.EC2NodeClass) {
+			q := resource.MustParse("60Gi")
+			nc.Spec.BlockDeviceMappings[0].EBS.VolumeSize = &q
+		},
 		"amiFamily":     func(nc *awsv1.EC2NodeClass) { nc.Spec.AMIFamily = sdkaws.String("Bottlerocket") },
 		"kubelet":       func(nc *awsv1.EC2NodeClass) { nc.Spec.Kubelet = &awsv1.KubeletConfiguration{MaxPods: new(int32)} },
 		"detailed mon.": func(nc *awsv1.EC2NodeClass) { nc.Spec.DetailedMonitoring = sdkaws.Bool(true) },
