@@ -508,3 +508,45 @@ instanceTypes:
 		assert.Empty(t, spreadViolations(t, in, res, []string{"zone-a", "zone-b", "zone-c"}))
 	}
 }
+
+// A later round that places nothing changes nothing: the NodeClaims keep every option.
+func TestFidelityFruitlessLaterRoundIsUndone(t *testing.T) {
+	pod := func(name, cpu, memory string) string {
+		return `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ` + name + `, namespace: default, labels: {app: x}}
+spec:
+  containers: [{name: c, image: img, resources: {requests: {cpu: "` + cpu + `", memory: ` + memory + `}}}]
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}
+`
+	}
+	// a and c need the 4-cpu type (c for its memory, so it queues after b); b counts 4 in
+	// round 1 and 2 in round 2, which frees too little for c.
+	manifests := strings.Replace(fidelityPool, "spec:\n  template:", "spec:\n  limits: {cpu: \"9\"}\n  template:", 1) +
+		pod("a", "3500m", "1Gi") + pod("b", "1", "1Gi") + pod("c", "500m", "20Gi")
+	in := fidelityInput(t, manifests, `
+instanceTypes:
+- name: s-2x4
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.05}]
+- name: m-4x32
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "4", memory: 32Gi, pods: "110"}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.20}]
+`, scheduling.PackingCostAware)
+	res := mustSolve(t, in)
+	require.Len(t, res.PodErrors, 1)
+	assert.Equal(t, "c", res.PodErrors[0].Pod.Name)
+	require.Len(t, res.NewNodeClaims, 2)
+	var names []string
+	for _, it := range res.NewNodeClaims[1].InstanceTypeOptions {
+		names = append(names, it.Name)
+	}
+	assert.Equal(t, []string{"s-2x4", "m-4x32"}, names, "b keeps its 4-cpu option")
+}

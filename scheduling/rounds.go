@@ -21,7 +21,7 @@ type claimTypes struct {
 	counted vec
 }
 
-func (u *roundUndo) apply(s *solver) {
+func (u *roundUndo) apply() {
 	for _, ct := range u.claims {
 		ct.c.keepTypes(ct.types, func(*templateType) bool { return true })
 		ct.c.counted = ct.counted
@@ -71,7 +71,7 @@ func (s *solver) laterRound(pods []*podData, errs map[*podData]string) ([]*podDa
 		})
 	}
 	if !grew {
-		u.apply(s)
+		u.apply()
 		return nil, nil
 	}
 	var queue []*podData

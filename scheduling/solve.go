@@ -557,7 +557,7 @@ func (s *solver) run(pods []*podData) map[*podData]string {
 	for len(queue) > 0 {
 		s.limitRefused = false
 		if placed := s.runQueue(queue, errs); placed == 0 && undo != nil {
-			undo.apply(s) // a later round that places nothing changes nothing
+			undo.apply() // a later round that places nothing changes nothing
 			break
 		}
 		queue, undo = s.laterRound(pods, errs)
