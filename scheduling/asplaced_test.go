@@ -74,3 +74,20 @@ func TestAffinityBootstrapsOnlyWithoutMatches(t *testing.T) {
 		assert.Equal(t, fake.TestZone2, res.NewNodeClaims[0].Offering.Zone())
 	})
 }
+
+// A node that is not initialized yet loses its known ephemeral taints; the pods running there
+// count for a spread honouring taints, as they will once kube-scheduler sees the node ready
+// (verify finding 5: they were skipped while a pod was placed next to them).
+func TestTaintsHonorSpreadCountsPodsOfUninitializedNode(t *testing.T) {
+	honor := corev1.NodeInclusionPolicyHonor
+	web := func(n string) *corev1.Pod { return fake.Pod(n).Label("app", "web").Requests("100m", "64Mi").Obj() }
+	p := fake.Pod("p").Label("app", "web").Requests("100m", "64Mi").TopologySpreadConstraint(corev1.TopologySpreadConstraint{
+		MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule, NodeTaintsPolicy: &honor,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}).Obj()
+	n := asNode("node-a", fake.TestZone1, "10", []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}, web("w1"), web("w2"))
+	delete(n.Node.Labels, v1.NodeInitializedLabelKey)
+	res := mustSolve(t, asInput([]*corev1.Pod{p}, n))
+	require.Empty(t, res.PodErrors)
+	assert.Empty(t, res.ExistingNodes, "node-a holds 2 of the group already")
+	assert.Len(t, res.NewNodeClaims, 1)
+}

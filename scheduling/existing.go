@@ -88,34 +88,9 @@ func (s *solver) buildExisting() {
 		}
 		lbls := nodeLabels(n)
 		e := &existingNode{node: n, name: n.Name()}
-		_, managed := lbls[v1.NodePoolLabelKey]
-		e.initialized = !managed || lbls[v1.NodeInitializedLabelKey] == "true"
+		e.taints, e.initialized = s.effectiveTaints(n, lbls)
 		e.reqs = s.nodeRequirements(n)
 		e.host = s.topo.hostID(e.reqs[v1.LabelHostname].Values()[0])
-		var startup []corev1.Taint
-		if n.NodeClaim != nil {
-			startup = n.NodeClaim.Spec.StartupTaints
-		} else if managed {
-			// A managed Node given without its NodeClaim: the claim would carry its NodePool's
-			// startup taints.
-			for _, t := range s.templates {
-				if t.name == lbls[v1.NodePoolLabelKey] {
-					startup = t.startupTaints
-				}
-			}
-		}
-		var taints []corev1.Taint
-		if n.Node != nil {
-			taints = n.Node.Spec.Taints
-		} else {
-			taints = n.NodeClaim.Spec.Taints
-		}
-		for _, t := range taints {
-			if !e.initialized && (isEphemeralTaint(t) || containsTaint(startup, t)) {
-				continue
-			}
-			e.taints = append(e.taints, t)
-		}
 		var alloc corev1.ResourceList
 		if n.Node != nil {
 			alloc = n.Node.Status.Allocatable
@@ -198,6 +173,43 @@ func (s *solver) buildExisting() {
 	})
 }
 
+// effectiveTaints are the taints that keep pods off an existing node (a node that is not
+// initialized yet will lose its known ephemeral and startup taints), and whether it is
+// initialized. Placement and topology counting both read them, so a pod placed on such a node
+// sees the pods there counted.
+func (s *solver) effectiveTaints(n *Node, lbls map[string]string) ([]corev1.Taint, bool) {
+	_, managed := lbls[v1.NodePoolLabelKey]
+	initialized := !managed || lbls[v1.NodeInitializedLabelKey] == "true"
+	var taints []corev1.Taint
+	if n.Node != nil {
+		taints = n.Node.Spec.Taints
+	} else {
+		taints = n.NodeClaim.Spec.Taints
+	}
+	if initialized {
+		return taints, true
+	}
+	var startup []corev1.Taint
+	if n.NodeClaim != nil {
+		startup = n.NodeClaim.Spec.StartupTaints
+	} else if managed {
+		// A managed Node given without its NodeClaim: the claim would carry its NodePool's
+		// startup taints.
+		for _, t := range s.templates {
+			if t.name == lbls[v1.NodePoolLabelKey] {
+				startup = t.startupTaints
+			}
+		}
+	}
+	var out []corev1.Taint
+	for _, t := range taints {
+		if !isEphemeralTaint(t) && !containsTaint(startup, t) {
+			out = append(out, t)
+		}
+	}
+	return out, false
+}
+
 func daemonCompatibleWithNode(d *podData, nodeReqs requirements.Requirements) bool {
 	terms := d.form.requiredTerms
 	if len(terms) == 0 {
@@ -240,12 +252,7 @@ func (s *solver) countBoundPods() {
 			continue
 		}
 		reqs := s.nodeRequirements(n)
-		var taints []corev1.Taint
-		if n.Node != nil {
-			taints = n.Node.Spec.Taints
-		} else {
-			taints = n.NodeClaim.Spec.Taints
-		}
+		taints, _ := s.effectiveTaints(n, nodeLabels(n))
 		for _, bp := range n.Pods {
 			if bp == nil || isTerminal(bp) || bp.DeletionTimestamp != nil || replanned[bp] {
 				continue

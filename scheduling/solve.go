@@ -280,12 +280,7 @@ func (s *solver) universe() *universe {
 	}
 	for _, n := range s.nodes {
 		lbls := nodeLabels(n)
-		var taints []corev1.Taint
-		if n.Node != nil {
-			taints = n.Node.Spec.Taints
-		} else {
-			taints = n.NodeClaim.Spec.Taints
-		}
+		taints, _ := s.effectiveTaints(n, lbls)
 		u.nodes = append(u.nodes, universeNode{labels: lbls, reqs: s.nodeRequirements(n), taints: taints})
 	}
 	return u
