@@ -313,13 +313,7 @@ func (s *state) timing(n *node) {
 
 	// Drift.
 	n.driftTime = s.now
-	if sn.NodeClaim != nil {
-		ph, ch := pool.Annotations[v1.NodePoolHashAnnotationKey], sn.NodeClaim.Annotations[v1.NodePoolHashAnnotationKey]
-		pv, cv := pool.Annotations[v1.NodePoolHashVersionAnnotationKey], sn.NodeClaim.Annotations[v1.NodePoolHashVersionAnnotationKey]
-		if ph != "" && ch != "" && pv != "" && cv != "" && ph != ch && pv == cv {
-			n.drift = "NodePoolDrifted"
-		}
-	}
+	n.drift = staticDrift(pool, sn.NodeClaim) // drift_static.go
 	if n.drift == "" {
 		if reqs, err := requirements.FromNodeSelectorRequirements(pool.Spec.Template.Spec.Requirements...); err == nil {
 			if err := requirements.FromLabels(n.labels).Compatible(reqs, nil); err != nil {
@@ -331,6 +325,9 @@ func (s *state) timing(n *node) {
 	// capacity type) the NodePool no longer offers has drifted.
 	if n.drift == "" && !created.IsZero() && s.now.Sub(created) >= instanceTypeNotFoundAge && n.labels[v1.LabelInstanceType] != "" && !s.offered(n) {
 		n.drift = "InstanceTypeNotFound"
+	}
+	if n.drift == "" {
+		n.drift = s.providerDrift(n)
 	}
 	if sn.NodeClaim != nil {
 		if c := hasCondition(sn.NodeClaim.Status.Conditions, v1.ConditionTypeDrifted); c != nil && c.Status == metav1.ConditionTrue {

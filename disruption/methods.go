@@ -88,7 +88,7 @@ func (s *state) drift() (bool, error) {
 			continue
 		}
 		repl := sim.res.NewNodeClaims
-		s.commit(Command{Method: MethodDrift, Reason: ReasonDrifted, Replacements: repl,
+		s.commit(Command{Method: MethodDrift, Reason: ReasonDrifted, Replacements: repl, Detail: c.drift,
 			SavingsPerHour: c.price - claimsPrice(repl)}, []*node{c}, sim)
 		return true, nil
 	}

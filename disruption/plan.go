@@ -38,6 +38,7 @@ type state struct {
 	replacement int
 	// cache lets the many simulations of one Plan share per-pod and per-node work.
 	cache *scheduling.Cache
+	mech  mechState // interruption, repair and termination (interruption.go)
 }
 
 // Plan returns the commands Karpenter would start now and, for every other managed node,
@@ -57,6 +58,7 @@ func Plan(in *Input) (*Result, error) {
 		failedDrift: map[*node]bool{},
 		uninit:      map[string]bool{},
 		cache:       scheduling.NewCache(),
+		mech:        mechState{forceful: map[*node]bool{}, repair: map[*node]string{}, claimName: map[*scheduling.NodeClaim]string{}},
 	}
 	for i, np := range in.NodePools {
 		if np == nil {
@@ -98,6 +100,8 @@ func Plan(in *Input) (*Result, error) {
 	// Expiration deletes first and the provisioner plans the pods left pending (nominating the
 	// nodes it sends them to) before the disruption controller's passes, as in a live cluster
 	// the provisioner acts well inside the 15 s every command waits before it is validated.
+	events := s.interruptions()
+	s.repair()
 	s.expiration()
 	if err := s.provision(); err != nil {
 		return nil, err
@@ -116,7 +120,14 @@ func Plan(in *Input) (*Result, error) {
 			}
 		}
 	}
-	return s.result(), nil
+	res := s.result()
+	res.Interruptions = events
+	drains, err := s.drains()
+	if err != nil {
+		return nil, err
+	}
+	res.Drains = drains
+	return res, nil
 }
 
 func (s *state) result() *Result {
@@ -125,7 +136,7 @@ func (s *state) result() *Result {
 		if s.taken[n] || n.poolName == "" {
 			continue
 		}
-		r.Blocked = append(r.Blocked, Blocked{Node: n.name, Reason: s.why(n)})
+		r.Blocked = append(r.Blocked, Blocked{Node: n.name, Reason: s.repairNote(n, s.why(n))})
 	}
 	return r
 }
@@ -301,6 +312,7 @@ func (s *state) addInflight(c *scheduling.NodeClaim) bool {
 	nc.Status.Allocatable = c.InstanceType.Allocatable()
 	nc.Status.Capacity = c.InstanceType.Capacity
 	s.inflight = append(s.inflight, &scheduling.Node{NodeClaim: nc})
+	s.mech.claimName[c] = name
 	s.uninit[name] = true
 	return true
 }

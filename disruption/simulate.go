@@ -47,7 +47,7 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 	in := &scheduling.Input{
 		Cache:                  s.cache,
 		NodePools:              s.in.NodePools,
-		InstanceTypes:          s.in.InstanceTypes,
+		InstanceTypes:          s.instanceTypes(),
 		WellKnownLabels:        s.in.WellKnownLabels,
 		DaemonSets:             s.in.DaemonSets,
 		PersistentVolumeClaims: s.in.PersistentVolumeClaims,

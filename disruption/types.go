@@ -10,6 +10,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -41,6 +42,16 @@ type Input struct {
 	StorageClasses         []*storagev1.StorageClass
 	CSINodes               []*storagev1.CSINode
 	Namespaces             []*corev1.Namespace
+	// Interruptions are the interruption events read from the cloud (Karpenter's SQS
+	// queue, parsed by package interruption): see interruption.go for what each does.
+	Interruptions []interruption.Event
+	// RepairPolicies are the CloudProvider's RepairPolicies: a node whose condition matches
+	// one for longer than its toleration is repaired (forcefully replaced). Empty: node repair
+	// is off (Karpenter's NodeRepair feature gate, default off).
+	RepairPolicies []cloudprovider.RepairPolicy
+	// ProviderDrift is the CloudProvider's IsDrifted answer per NodeClaim name ("" or absent:
+	// not drifted), asked by the host before Plan so that Plan stays pure.
+	ProviderDrift map[string]cloudprovider.DriftReason
 	// Options tune the semantics.
 	Options Options
 }
@@ -63,11 +74,13 @@ type Method string
 
 // Methods, in the order Plan tries them.
 const (
-	MethodExpiration Method = "expiration"
-	MethodEmptiness  Method = "emptiness"
-	MethodDrift      Method = "drift"
-	MethodMultiNode  Method = "multi-node"
-	MethodSingleNode Method = "single-node"
+	MethodInterruption Method = "interruption"
+	MethodRepair       Method = "repair"
+	MethodExpiration   Method = "expiration"
+	MethodEmptiness    Method = "emptiness"
+	MethodDrift        Method = "drift"
+	MethodMultiNode    Method = "multi-node"
+	MethodSingleNode   Method = "single-node"
 )
 
 // Reason is why a command disrupts its nodes.
@@ -75,11 +88,20 @@ type Reason string
 
 // Reasons. Empty, Drifted and Underutilized are the budget reasons of v1.DisruptionReason.
 const (
+	ReasonInterrupted   Reason = "Interrupted"
+	ReasonUnhealthy     Reason = "Unhealthy"
 	ReasonExpired       Reason = "Expired"
 	ReasonEmpty         Reason = Reason(v1.DisruptionReasonEmpty)
 	ReasonDrifted       Reason = Reason(v1.DisruptionReasonDrifted)
 	ReasonUnderutilized Reason = Reason(v1.DisruptionReasonUnderutilized)
 )
+
+// Forceful reports whether commands of this reason delete at once, whatever the budgets,
+// do-not-disrupt and PodDisruptionBudgets say (expiration, interruption, node repair): the
+// termination drain still honours the pod blockers until the terminationGracePeriod.
+func (r Reason) Forceful() bool {
+	return r == ReasonExpired || r == ReasonInterrupted || r == ReasonUnhealthy
+}
 
 // Result is what Plan decided.
 type Result struct {
@@ -91,6 +113,11 @@ type Result struct {
 	// start, for the pending pods and the pods of deleting and expired nodes (expiration
 	// itself launches nothing). Every later simulation sees them in flight.
 	Provisioned []*scheduling.NodeClaim
+	// Interruptions says, per input event and instance, what it did (see interruption.go).
+	Interruptions []InterruptionOutcome
+	// Drains are the termination plans of every node being deleted, by a command or in the
+	// input, sorted by node name (see termination.go).
+	Drains []Drain
 }
 
 // Command disrupts Candidates and launches Replacements. With no replacement it is a
@@ -110,6 +137,9 @@ type Command struct {
 	// expiration, which is forceful and not a cost decision (the NodeClaims its pods need are
 	// in Result.Provisioned).
 	SavingsPerHour float64
+	// Detail says what triggered an interruption, repair or drift command: the event, the
+	// unhealthy node condition, the drift reason ("" for the others).
+	Detail string
 }
 
 // Blocked says why a node is in no command.

@@ -167,6 +167,32 @@ func (l *PDBLimits) Blocking(p *corev1.Pod) string {
 	return ""
 }
 
+// Allowance is the one PodDisruptionBudget that limits evicting p and how many disruptions
+// it allows in all, or nil when none does (no PDB, several — Blocking says so —, or one that
+// lets p go because it is unhealthy and the PDB always allows that).
+func (l *PDBLimits) Allowance(p *corev1.Pod) (*policyv1.PodDisruptionBudget, int32) {
+	if l == nil || !evicted(p) {
+		return nil, 0
+	}
+	var found *pdbItem
+	for i := range l.items {
+		it := &l.items[i]
+		if it.pdb.Namespace == p.Namespace && it.sel.Matches(labels.Set(p.Labels)) {
+			if found != nil {
+				return nil, 0
+			}
+			found = it
+		}
+	}
+	if found == nil {
+		return nil, 0
+	}
+	if pol := found.pdb.Spec.UnhealthyPodEvictionPolicy; pol != nil && *pol == policyv1.AlwaysAllow && !PodReady(p) {
+		return nil, 0
+	}
+	return found.pdb, found.allowed
+}
+
 // evicted reports whether draining a node would call the eviction API for p.
 func evicted(p *corev1.Pod) bool {
 	if isTerminal(p) || p.DeletionTimestamp != nil || controllerKind(p) == "Node" {
@@ -177,6 +203,10 @@ func evicted(p *corev1.Pod) bool {
 	}
 	return !toleratesDisrupted(p)
 }
+
+// ToleratesDisruptedTaint reports whether p tolerates karpenter.sh/disrupted:NoSchedule, so
+// that a drain leaves it where it is.
+func ToleratesDisruptedTaint(p *corev1.Pod) bool { return toleratesDisrupted(p) }
 
 // toleratesDisrupted: the pod tolerates karpenter.sh/disrupted:NoSchedule, so a drain leaves it.
 func toleratesDisrupted(p *corev1.Pod) bool {

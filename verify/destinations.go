@@ -128,7 +128,7 @@ func (p *planWorld) destinations(res *disruption.Result) []Violation {
 	}
 	var moves []move
 	for ci, cmd := range res.Commands {
-		if cmd.Reason == disruption.ReasonExpired {
+		if cmd.Reason.Forceful() {
 			continue
 		}
 		for _, mp := range p.movedPods(cmd) {

@@ -150,7 +150,7 @@ func (p *planWorld) pdbBlocks(pod *corev1.Pod) (Violation, bool) {
 // podsExempt: the command's pod-level blockers do not apply (forceful expiration; drift of
 // a node with a terminationGracePeriod, which drains by force at the deadline).
 func (p *planWorld) podsExempt(cmd disruption.Command, n *corev1.Node, name string) bool {
-	if cmd.Reason == disruption.ReasonExpired {
+	if cmd.Reason.Forceful() {
 		return true
 	}
 	return cmd.Reason == disruption.ReasonDrifted && p.hasTGP(name)
@@ -189,7 +189,7 @@ func (p *planWorld) blockers(ci int, cmd disruption.Command) []Violation {
 	var out []Violation
 	for _, name := range cmd.Candidates {
 		n := p.nodes[name]
-		if n == nil || cmd.Reason == disruption.ReasonExpired {
+		if n == nil || cmd.Reason.Forceful() {
 			continue
 		}
 		if n.Node != nil && n.Node.Annotations[v1.DoNotDisruptAnnotationKey] == "true" {

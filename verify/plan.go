@@ -141,7 +141,7 @@ func (p *planWorld) accounting(res *disruption.Result) []Violation {
 // for expiration (Karpenter's NodeClaim lifecycle, not its disruption controller) any
 // node of a known NodePool whose NodeClaim is not being deleted.
 func (p *planWorld) candidate(n *scheduling.Node, reason disruption.Reason) bool {
-	if reason == disruption.ReasonExpired {
+	if reason.Forceful() {
 		return p.pools[poolOf(n)] != nil && (n.NodeClaim == nil || n.NodeClaim.DeletionTimestamp == nil)
 	}
 	if n.Node == nil || p.pools[poolOf(n)] == nil || isMarked(n) || terminating(n) {
@@ -210,7 +210,7 @@ func (p *planWorld) budgets(res *disruption.Result) []Violation {
 			}
 			here[poolOf(n)] = true
 		}
-		if cmd.Reason == disruption.ReasonExpired {
+		if cmd.Reason.Forceful() {
 			continue
 		}
 		for _, pool := range sortedKeysOf(here) {

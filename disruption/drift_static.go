@@ -1,0 +1,119 @@
+package disruption
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+)
+
+// staticDrift is Karpenter's NodePoolDrifted: the NodeClaim was launched from a NodePool
+// template that has changed since, in a field the NodePool hash covers (template labels and
+// annotations, taints, startup taints, nodeClassRef, terminationGracePeriod, expireAfter —
+// not requirements, which RequirementsDrifted judges, nor resources, limits, weight or the
+// disruption block).
+//
+// With hash annotations on both (a live cluster's objects) they decide, as in Karpenter:
+// drifted when the versions are equal and the hashes differ; different versions cannot tell.
+// A NodePool without its hash annotation (a manifest as written, before Karpenter stamped it)
+// is compared field by field with what the NodeClaim carries, since Karpenter copies each
+// hashed field into the NodeClaim it launches. nodeplan does not compute Karpenter's hash
+// value itself. It returns the reason, or "".
+func staticDrift(pool *v1.NodePool, claim *v1.NodeClaim) string {
+	if claim == nil {
+		return ""
+	}
+	ph, pv := pool.Annotations[v1.NodePoolHashAnnotationKey], pool.Annotations[v1.NodePoolHashVersionAnnotationKey]
+	if ph != "" || pv != "" {
+		ch, cv := claim.Annotations[v1.NodePoolHashAnnotationKey], claim.Annotations[v1.NodePoolHashVersionAnnotationKey]
+		if ph != "" && ch != "" && pv != "" && cv != "" && ph != ch && pv == cv {
+			return "NodePoolDrifted"
+		}
+		return ""
+	}
+	if f := templateChange(pool, claim); f != "" {
+		return "NodePoolDrifted: spec.template." + f + " differs from the NodeClaim's"
+	}
+	return ""
+}
+
+// templateChange names the first hashed template field whose value the NodeClaim does not
+// carry ("" when none). Labels and annotations: each template entry must be on the NodeClaim
+// (the NodeClaim has more of its own). Taints compare as sets. expireAfter is compared only
+// when the NodeClaim states one.
+func templateChange(pool *v1.NodePool, claim *v1.NodeClaim) string {
+	t := pool.Spec.Template
+	for _, k := range sortedKeys(t.ObjectMeta.Labels) {
+		if v, ok := claim.Labels[k]; !ok || v != t.ObjectMeta.Labels[k] {
+			return "metadata.labels[" + k + "]"
+		}
+	}
+	for _, k := range sortedKeys(t.ObjectMeta.Annotations) {
+		if v, ok := claim.Annotations[k]; !ok || v != t.ObjectMeta.Annotations[k] {
+			return "metadata.annotations[" + k + "]"
+		}
+	}
+	if !sameTaints(t.Spec.Taints, claim.Spec.Taints) {
+		return "spec.taints"
+	}
+	if !sameTaints(t.Spec.StartupTaints, claim.Spec.StartupTaints) {
+		return "spec.startupTaints"
+	}
+	if a, b := t.Spec.NodeClassRef, claim.Spec.NodeClassRef; a != nil && b != nil && *a != *b {
+		return "spec.nodeClassRef"
+	}
+	if a, b := t.Spec.TerminationGracePeriod, claim.Spec.TerminationGracePeriod; (a == nil) != (b == nil) || (a != nil && a.Duration != b.Duration) {
+		return "spec.terminationGracePeriod"
+	}
+	if a, b := t.Spec.ExpireAfter, claim.Spec.ExpireAfter; !b.IsZero() && a.String() != b.String() {
+		return "spec.expireAfter"
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// sameTaints compares taints as sets of key, value and effect.
+func sameTaints(a, b []corev1.Taint) bool {
+	set := func(ts []corev1.Taint) string {
+		keys := make([]string, 0, len(ts))
+		for _, t := range ts {
+			keys = append(keys, fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect))
+		}
+		sort.Strings(keys)
+		keys = compactStrings(keys)
+		return strings.Join(keys, ",")
+	}
+	return set(a) == set(b)
+}
+
+func compactStrings(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// providerDrift is the CloudProvider's IsDrifted answer the input carries for the node's
+// NodeClaim (by NodeClaim name, else by node name), or "".
+func (s *state) providerDrift(n *node) string {
+	if n.sn.NodeClaim != nil {
+		if r := s.in.ProviderDrift[n.sn.NodeClaim.Name]; r != "" {
+			return string(r)
+		}
+	}
+	return string(s.in.ProviderDrift[n.name])
+}

@@ -1,0 +1,124 @@
+package disruption
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+)
+
+func TestStaticDrift(t *testing.T) {
+	taint := corev1.Taint{Key: "team", Value: "a", Effect: corev1.TaintEffectPreferNoSchedule} // the pod may move to a replacement
+	for _, tc := range []struct {
+		name  string
+		pool  func(*v1.NodePool) // changes made to the NodePool after the NodeClaim launched
+		claim func(*v1.NodeClaim)
+		drift string // prefix of the drift reason, "" for none
+	}{
+		{"unchanged", nil, nil, ""},
+		{"template label added", func(np *v1.NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"} }, nil, "NodePoolDrifted: spec.template.metadata.labels[team]"},
+		{"template label the claim carries", func(np *v1.NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"} },
+			func(nc *v1.NodeClaim) { nc.Labels["team"] = "a" }, ""},
+		{"template annotation changed", func(np *v1.NodePool) { np.Spec.Template.ObjectMeta.Annotations = map[string]string{"x": "2"} },
+			func(nc *v1.NodeClaim) { nc.Annotations = map[string]string{"x": "1"} }, "NodePoolDrifted: spec.template.metadata.annotations[x]"},
+		{"taint added", func(np *v1.NodePool) { np.Spec.Template.Spec.Taints = []corev1.Taint{taint} }, nil, "NodePoolDrifted: spec.template.spec.taints"},
+		{"taints in another order", func(np *v1.NodePool) {
+			np.Spec.Template.Spec.Taints = []corev1.Taint{taint, {Key: "b", Effect: corev1.TaintEffectNoExecute}}
+		}, func(nc *v1.NodeClaim) { nc.Spec.Taints = []corev1.Taint{{Key: "b", Effect: corev1.TaintEffectNoExecute}, taint} }, ""},
+		{"startup taint added", func(np *v1.NodePool) { np.Spec.Template.Spec.StartupTaints = []corev1.Taint{taint} }, nil, "NodePoolDrifted: spec.template.spec.startupTaints"},
+		{"nodeClassRef changed", func(np *v1.NodePool) { np.Spec.Template.Spec.NodeClassRef.Name = "other" }, nil, "NodePoolDrifted: spec.template.spec.nodeClassRef"},
+		{"terminationGracePeriod set", func(np *v1.NodePool) {
+			np.Spec.Template.Spec.TerminationGracePeriod = &metav1.Duration{Duration: time.Hour}
+		}, nil, "NodePoolDrifted: spec.template.spec.terminationGracePeriod"},
+		{"expireAfter changed", func(np *v1.NodePool) { np.Spec.Template.Spec.ExpireAfter = v1.MustParseNillableDuration("1000h") },
+			func(nc *v1.NodeClaim) { nc.Spec.ExpireAfter = v1.MustParseNillableDuration("720h") }, "NodePoolDrifted: spec.template.spec.expireAfter"},
+		// fields outside the hash
+		{"requirement widened: no drift", func(np *v1.NodePool) { spotToo(np) }, nil, ""},
+		{"weight and limits: no drift", func(np *v1.NodePool) {
+			np.Spec.Weight = ptr(int32(50))
+			np.Spec.Limits = v1.Limits{corev1.ResourceCPU: *cpu("100")}
+		}, nil, ""},
+		{"requirement narrowed away from the node: RequirementsDrifted", func(np *v1.NodePool) {
+			np.Spec.Template.Spec.Requirements[0].Values = []string{v1.CapacityTypeSpot}
+		}, nil, "RequirementsDrifted"},
+		// hash annotations decide when the NodePool has them
+		{"hashes differ, same version", func(np *v1.NodePool) { hashed(&np.ObjectMeta, "1", "v3") },
+			func(nc *v1.NodeClaim) { hashed(&nc.ObjectMeta, "2", "v3") }, "NodePoolDrifted"},
+		{"hashes differ, other version: cannot tell", func(np *v1.NodePool) { hashed(&np.ObjectMeta, "1", "v3") },
+			func(nc *v1.NodeClaim) { hashed(&nc.ObjectMeta, "2", "v2") }, ""},
+		{"equal hashes win over a changed field", func(np *v1.NodePool) {
+			hashed(&np.ObjectMeta, "1", "v3")
+			np.Spec.Template.Spec.Taints = []corev1.Taint{taint}
+		}, func(nc *v1.NodeClaim) { hashed(&nc.ObjectMeta, "1", "v3") }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			np := pool("p", budget("100%"))
+			n := claimed(testNode("n", "p", "small", "", bound("n1", "1")), 0)
+			n.NodeClaim.Spec.NodeClassRef = ptr(*np.Spec.Template.Spec.NodeClassRef)
+			if tc.claim != nil {
+				tc.claim(n.NodeClaim)
+			}
+			if tc.pool != nil {
+				tc.pool(np)
+			}
+			in := input([]*v1.NodePool{np}, n, testNode("big", "p", "large", ""))
+			res, err := Plan(in)
+			require.NoError(t, err)
+			got := driftOf(res, "n")
+			if tc.drift == "" {
+				assert.Empty(t, got, "%v", cmdSummary(res))
+				return
+			}
+			assert.True(t, strings.HasPrefix(got, tc.drift), "drift %q, want %q", got, tc.drift)
+			verified(t, in, res)
+		})
+	}
+}
+
+func TestProviderDrift(t *testing.T) {
+	np := pool("p")
+	n := claimed(testNode("n", "p", "small", "", bound("n1", "1")), 0)
+	n.NodeClaim.Name = "claim-n"
+	n.NodeClaim.Spec.NodeClassRef = ptr(*np.Spec.Template.Spec.NodeClassRef)
+	in := input([]*v1.NodePool{np}, n, testNode("big", "p", "large", ""))
+	in.ProviderDrift = map[string]cloudprovider.DriftReason{"claim-n": "AMIDrift"}
+	res, err := Plan(in)
+	require.NoError(t, err)
+	assert.Equal(t, "AMIDrift", driftOf(res, "n"))
+	// an empty answer is no drift
+	in.ProviderDrift = map[string]cloudprovider.DriftReason{"claim-n": ""}
+	res, err = Plan(in)
+	require.NoError(t, err)
+	assert.Empty(t, driftOf(res, "n"))
+}
+
+// driftOf is the drift reason of the drift command that takes node, "" if none does.
+func driftOf(res *Result, node string) string {
+	for _, c := range res.Commands {
+		if c.Method == MethodDrift && len(c.Candidates) == 1 && c.Candidates[0] == node {
+			return c.Detail
+		}
+	}
+	return ""
+}
+
+func cpu(q string) *resource.Quantity {
+	v := resource.MustParse(q)
+	return &v
+}
+
+func hashed(m *metav1.ObjectMeta, hash, version string) {
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[v1.NodePoolHashAnnotationKey] = hash
+	m.Annotations[v1.NodePoolHashVersionAnnotationKey] = version
+}

@@ -1,0 +1,105 @@
+package disruption
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// maxUnhealthyPercent is Karpenter's node repair cap: when more than this share (rounded up)
+// of a NodePool's nodes (of the cluster's, for a NodeClaim without a NodePool) is unhealthy,
+// none of them is repaired — the cause is likely not the nodes.
+const maxUnhealthyPercent = 20
+
+// unhealthy is the node condition a repair policy matches, with when it may be repaired.
+type unhealthy struct {
+	cond corev1.NodeCondition
+	at   time.Time
+	tol  time.Duration
+}
+
+// unhealthyCondition is, among the conditions of node that a policy matches (type and status),
+// the one whose toleration ends first, as Karpenter's health controller picks it.
+func (s *state) unhealthyCondition(n *corev1.Node) *unhealthy {
+	var best *unhealthy
+	for _, p := range s.in.RepairPolicies {
+		for _, c := range n.Status.Conditions {
+			if c.Type != p.ConditionType || c.Status != p.ConditionStatus {
+				continue
+			}
+			tol := time.Duration(p.TolerationDuration) * time.Second
+			at := c.LastTransitionTime.Add(tol)
+			if best == nil || at.Before(best.at) {
+				best = &unhealthy{cond: c, at: at, tol: tol}
+			}
+		}
+	}
+	return best
+}
+
+// repair replaces, forcefully, every node unhealthy past its policy's toleration (Karpenter's
+// node health controller): its NodeClaim is deleted with its termination deadline set to now,
+// so its pods are deleted without eviction, PodDisruptionBudgets and do-not-disrupt, and no
+// budget limits it. A NodePool (or, for a NodeClaim without one, the cluster) with more than
+// 20 % of its nodes unhealthy repairs none of them. The provisioner pass then plans the pods.
+func (s *state) repair() {
+	if len(s.in.RepairPolicies) == 0 {
+		return
+	}
+	total, sick := map[string]int{}, map[string]int{}
+	const cluster = "\x00cluster"
+	for _, n := range s.nodes {
+		if n.sn.Node == nil {
+			continue
+		}
+		bad := s.unhealthyCondition(n.sn.Node) != nil
+		total[cluster]++
+		if bad {
+			sick[cluster]++
+		}
+		if n.poolName != "" {
+			total[n.poolName]++
+			if bad {
+				sick[n.poolName]++
+			}
+		}
+	}
+	for _, n := range s.nodes {
+		if n.sn.Node == nil || (n.poolName == "" && n.sn.NodeClaim == nil) || s.taken[n] || n.deleting {
+			continue
+		}
+		u := s.unhealthyCondition(n.sn.Node)
+		if u == nil {
+			continue
+		}
+		scope, what := n.poolName, fmt.Sprintf("NodePool %q", n.poolName)
+		if scope == "" {
+			scope, what = cluster, "the cluster"
+		}
+		cond := fmt.Sprintf("%s=%s since %s", u.cond.Type, u.cond.Status, u.cond.LastTransitionTime.UTC().Format(time.RFC3339))
+		if s.now.Before(u.at) {
+			s.mech.repair[n] = fmt.Sprintf("unhealthy (%s), repaired at %s once its toleration of %s ends", cond, u.at.UTC().Format(time.RFC3339), u.tol)
+			continue
+		}
+		if limit := ceilPercent(maxUnhealthyPercent, total[scope]); sick[scope] > limit {
+			s.mech.repair[n] = fmt.Sprintf("unhealthy (%s), but node repair is blocked: %d of %d nodes of %s are unhealthy, more than %d%% (%d)",
+				cond, sick[scope], total[scope], what, maxUnhealthyPercent, limit)
+			continue
+		}
+		s.mech.forceful[n] = true
+		s.commit(Command{Method: MethodRepair, Reason: ReasonUnhealthy,
+			Detail: fmt.Sprintf("%s, tolerated for %s", cond, u.tol)}, []*node{n}, nil)
+	}
+}
+
+// ceilPercent is pct % of n, rounded up (as intstr scales a percentage with roundUp).
+func ceilPercent(pct, n int) int { return (pct*n + 99) / 100 }
+
+// repairNote puts why an unhealthy node is not repaired (yet) before its other reason.
+func (s *state) repairNote(n *node, why string) string {
+	if note := s.mech.repair[n]; note != "" {
+		return note + "; " + why
+	}
+	return why
+}

@@ -1,0 +1,127 @@
+package disruption
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// awsRepairPolicies are the AWS provider's policies (aws.Provider.RepairPolicies).
+var awsRepairPolicies = []cloudprovider.RepairPolicy{
+	{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionFalse, TolerationDuration: 30 * 60},
+	{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionUnknown, TolerationDuration: 30 * 60},
+	{ConditionType: "AcceleratedHardwareReady", ConditionStatus: corev1.ConditionFalse, TolerationDuration: 10 * 60},
+}
+
+// condition sets the node's condition typ to status since the given time.
+func condition(sn *scheduling.Node, typ corev1.NodeConditionType, status corev1.ConditionStatus, since time.Time) *scheduling.Node {
+	c := corev1.NodeCondition{Type: typ, Status: status, LastTransitionTime: metav1.NewTime(since)}
+	for i := range sn.Node.Status.Conditions {
+		if sn.Node.Status.Conditions[i].Type == typ {
+			sn.Node.Status.Conditions[i] = c
+			return sn
+		}
+	}
+	sn.Node.Status.Conditions = append(sn.Node.Status.Conditions, c)
+	return sn
+}
+
+func TestRepairPolicies(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		typ      corev1.NodeConditionType
+		status   corev1.ConditionStatus
+		since    time.Duration // before now
+		healthy  int           // other, healthy nodes of the NodePool
+		sick     int           // other nodes unhealthy as long
+		policies []cloudprovider.RepairPolicy
+		repaired int
+	}{
+		{"Ready False past 30m", corev1.NodeReady, corev1.ConditionFalse, 31 * time.Minute, 4, 0, awsRepairPolicies, 1},
+		{"Ready False within 30m", corev1.NodeReady, corev1.ConditionFalse, 29 * time.Minute, 4, 0, awsRepairPolicies, 0},
+		{"Ready Unknown past 30m", corev1.NodeReady, corev1.ConditionUnknown, 30 * time.Minute, 4, 0, awsRepairPolicies, 1},
+		{"accelerated hardware past 10m", "AcceleratedHardwareReady", corev1.ConditionFalse, 11 * time.Minute, 4, 0, awsRepairPolicies, 1},
+		{"accelerated hardware True is healthy", "AcceleratedHardwareReady", corev1.ConditionTrue, 11 * time.Minute, 4, 0, awsRepairPolicies, 0},
+		{"a condition no policy names", "DiskPressure", corev1.ConditionTrue, 2 * time.Hour, 4, 0, awsRepairPolicies, 0},
+		{"node repair off without policies", corev1.NodeReady, corev1.ConditionFalse, 2 * time.Hour, 4, 0, nil, 0},
+		{"1 of 5 unhealthy (cap 1): repaired", corev1.NodeReady, corev1.ConditionFalse, time.Hour, 4, 0, awsRepairPolicies, 1},
+		{"2 of 5 unhealthy (cap 1): none repaired", corev1.NodeReady, corev1.ConditionFalse, time.Hour, 3, 1, awsRepairPolicies, 0},
+		{"2 of 6 unhealthy (cap ceil 1.2 = 2): both repaired", corev1.NodeReady, corev1.ConditionFalse, time.Hour, 4, 1, awsRepairPolicies, 2},
+		{"1 of 1 unhealthy (cap 1): repaired", corev1.NodeReady, corev1.ConditionFalse, time.Hour, 0, 0, awsRepairPolicies, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nodes := []*scheduling.Node{condition(testNode("bad", "p", "small", "", bound("b1", "1")), tc.typ, tc.status, now.Add(-tc.since))}
+			for i := 0; i < tc.healthy; i++ {
+				nodes = append(nodes, testNode(fmt.Sprintf("ok-%d", i), "p", "small", "", bound(fmt.Sprintf("ok%d", i), "1")))
+			}
+			for i := 0; i < tc.sick; i++ {
+				nodes = append(nodes, condition(testNode(fmt.Sprintf("sick-%d", i), "p", "small", ""), tc.typ, tc.status, now.Add(-tc.since)))
+			}
+			// a zero budget: repair is forceful and ignores it
+			in := input([]*v1.NodePool{pool("p", budget("0"))}, nodes...)
+			in.RepairPolicies = tc.policies
+			res, err := Plan(in)
+			require.NoError(t, err)
+			n := 0
+			for _, c := range res.Commands {
+				if c.Method == MethodRepair {
+					n++
+					assert.Equal(t, ReasonUnhealthy, c.Reason)
+					require.Len(t, c.Candidates, 1)
+				}
+			}
+			assert.Equal(t, tc.repaired, n)
+			if tc.repaired == 0 && tc.policies != nil && tc.status != corev1.ConditionTrue && tc.typ != "DiskPressure" {
+				assert.Contains(t, blockedReason(res, "bad"), "unhealthy")
+			}
+			checkNothingLost(t, in, res)
+			verified(t, in, res)
+		})
+	}
+}
+
+// A repaired node's deadline is now: every pod is deleted at once, also those a PDB or
+// do-not-disrupt would keep.
+func TestRepairIsForcefulInTheDrain(t *testing.T) {
+	p1 := bound("p1", "500m")
+	p2 := bound("p2", "500m")
+	p2.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+	bad := condition(testNode("bad", "p", "small", "", p1, p2), corev1.NodeReady, corev1.ConditionFalse, now.Add(-time.Hour))
+	in := input([]*v1.NodePool{pool("p")}, bad, testNode("ok", "p", "large", ""))
+	in.RepairPolicies = awsRepairPolicies
+	in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, pdbFor("p1"))
+	res, err := Plan(in)
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Commands)
+	assert.Equal(t, MethodRepair, res.Commands[0].Method)
+	d := drainOf(res, "bad")
+	require.NotNil(t, d)
+	assert.True(t, d.Forceful)
+	require.NotNil(t, d.Deadline)
+	assert.Equal(t, now, *d.Deadline)
+	for _, g := range d.Groups {
+		for _, p := range g.Pods {
+			assert.Equal(t, DrainDelete, p.Action, p.Pod.Name)
+			assert.Equal(t, "ok", p.Destination, p.Pod.Name)
+		}
+	}
+	assert.Equal(t, TerminatesAtDeadline, d.Terminates)
+}
+
+func drainOf(res *Result, node string) *Drain {
+	for i := range res.Drains {
+		if res.Drains[i].Node == node {
+			return &res.Drains[i]
+		}
+	}
+	return nil
+}

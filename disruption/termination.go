@@ -1,0 +1,357 @@
+package disruption
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Drain is the termination plan Karpenter's termination finalizer runs for one node being
+// deleted: taint it, evict its pods group by group, wait for what may not go yet, force the
+// rest at the terminationGracePeriod deadline, then terminate the instance.
+type Drain struct {
+	Node string
+	// Command is the 1-based index in Result.Commands of the command deleting the node, 0
+	// when the input already deletes it (deletionTimestamp, or marked for deletion).
+	Command int
+	// Since is when the deletion started: the deletionTimestamp, or Now for a new command.
+	Since time.Time
+	// Taint is put on the node first (karpenter.sh/disrupted:NoSchedule).
+	Taint corev1.Taint
+	// Deadline is when the terminationGracePeriod ends (the NodeClaim's termination
+	// timestamp): whatever is left is deleted then. Nil: no terminationGracePeriod.
+	Deadline *time.Time
+	// Forceful: the deadline has passed (node repair sets it to now), so no pod is evicted;
+	// every pod is deleted at once.
+	Forceful bool
+	// Groups are the eviction groups in Karpenter's order (non-critical before critical,
+	// DaemonSet pods after the others); a group starts once the one before it is gone. Empty
+	// groups are left out.
+	Groups []DrainGroup
+	// LeftAlone are pods the drain never touches: they tolerate the disrupted taint, are
+	// static (mirror) pods, or have finished. They end with the instance.
+	LeftAlone []PodDrain
+	// Terminates says when the instance is terminated: TerminatesAfterDrain,
+	// TerminatesAtDeadline (TerminatesAt) or TerminatesBlocked.
+	Terminates   TerminationCode
+	TerminatesAt *time.Time
+	// Stalled is why the drain cannot finish before the deadline ("" when it can).
+	Stalled string
+}
+
+// DrainGroup is one eviction group.
+type DrainGroup struct {
+	Class PodClass
+	Pods  []PodDrain
+}
+
+// PodClass is an eviction group of Karpenter's terminator.
+type PodClass string
+
+// Eviction groups, in the order the terminator empties them.
+const (
+	PodNonCritical          PodClass = "non-critical"
+	PodNonCriticalDaemonSet PodClass = "non-critical-daemonset"
+	PodCritical             PodClass = "critical"
+	PodCriticalDaemonSet    PodClass = "critical-daemonset"
+)
+
+var podClasses = []PodClass{PodNonCritical, PodNonCriticalDaemonSet, PodCritical, PodCriticalDaemonSet}
+
+// DrainAction is what the drain does with one pod.
+type DrainAction string
+
+// Drain actions.
+const (
+	// DrainEvict: evicted through the eviction API when its group's turn comes.
+	DrainEvict DrainAction = "Evict"
+	// DrainWaitPDB: its PodDisruptionBudget refuses the eviction now; retried, and deleted at
+	// DeleteAt if the node has a deadline.
+	DrainWaitPDB DrainAction = "WaitPDB"
+	// DrainWaitDoNotDisrupt: karpenter.sh/do-not-disrupt keeps it; deleted at DeleteAt if
+	// the node has a deadline.
+	DrainWaitDoNotDisrupt DrainAction = "WaitDoNotDisrupt"
+	// DrainDelete: deleted without eviction (the deadline has passed).
+	DrainDelete DrainAction = "Delete"
+	// DrainTerminating: already terminating; the drain waits for it.
+	DrainTerminating DrainAction = "Terminating"
+	// DrainLeaveAlone: never evicted (see Drain.LeftAlone).
+	DrainLeaveAlone DrainAction = "LeaveAlone"
+)
+
+// TerminationCode says when a drained node's instance is terminated.
+type TerminationCode string
+
+// Termination codes.
+const (
+	// TerminatesAfterDrain: once the evicted pods are gone and their volumes detached.
+	TerminatesAfterDrain TerminationCode = "AfterDrain"
+	// TerminatesAtDeadline: at the latest when the terminationGracePeriod ends.
+	TerminatesAtDeadline TerminationCode = "AtDeadline"
+	// TerminatesBlocked: never, while a pod waits without a deadline to force it.
+	TerminatesBlocked TerminationCode = "Blocked"
+)
+
+// PodDrain is one pod of a drained node.
+type PodDrain struct {
+	Pod    *corev1.Pod
+	Action DrainAction
+	// Reason explains a wait or a pod left alone.
+	Reason string
+	// DeleteAt is when a waiting pod is deleted to meet the deadline: the deadline minus the
+	// pod's own terminationGracePeriodSeconds, not before the deletion started.
+	DeleteAt *time.Time
+	// Destination is where the pod lands once it leaves: an existing node, or an in-flight
+	// NodeClaim ("provisioned-N" for Result.Provisioned[N-1], "command-C-replacement-R" for
+	// Commands[C-1].Replacements[R-1]). Empty when Pending is set or the pod does not move
+	// (DaemonSet, static, finished pods).
+	Destination string
+	// Pending is why the pod waits in the pending set for the next Solve ("" when it lands):
+	// it needs a new NodeClaim, or cannot be scheduled at all.
+	Pending string
+}
+
+// defaultPodGracePeriod is the API server's default terminationGracePeriodSeconds.
+const defaultPodGracePeriod = 30 * time.Second
+
+// drains plans the termination of every node being deleted: taken by a command of this Plan,
+// or deleting in the input.
+func (s *state) drains() ([]Drain, error) {
+	var draining []*node
+	for _, n := range s.nodes {
+		if s.taken[n] || n.deleting {
+			draining = append(draining, n)
+		}
+	}
+	if len(draining) == 0 {
+		return nil, nil
+	}
+	land, err := s.landing(draining)
+	if err != nil {
+		return nil, err
+	}
+	used := map[*policyv1.PodDisruptionBudget]int32{}
+	out := make([]Drain, 0, len(draining))
+	for _, n := range draining {
+		out = append(out, s.drain(n, land, used))
+	}
+	return out, nil
+}
+
+// drain is one node's plan; used counts the evictions each PDB has granted so far.
+func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1.PodDisruptionBudget]int32) Drain {
+	d := Drain{Node: n.name, Command: s.commandOf(n), Since: s.now,
+		Taint: corev1.Taint{Key: v1.DisruptedTaintKey, Effect: corev1.TaintEffectNoSchedule}}
+	if t := deletionTime(n); !t.IsZero() && d.Command == 0 {
+		d.Since = t
+	}
+	d.Deadline = s.deadline(n, d.Since)
+	d.Forceful = d.Deadline != nil && !s.now.Before(*d.Deadline)
+	groups := map[PodClass][]PodDrain{}
+	waiting := false
+	for _, p := range n.sn.Pods {
+		if p == nil {
+			continue
+		}
+		pd := land[p]
+		pd.Pod = p
+		class := podClass(p)
+		switch {
+		case isTerminal(p):
+			pd.Action, pd.Reason = DrainLeaveAlone, "finished"
+		case isMirror(p):
+			pd.Action, pd.Reason = DrainLeaveAlone, "static pod: the kubelet owns it, it ends with the node"
+		case tolerates(p):
+			pd.Action, pd.Reason = DrainLeaveAlone, "tolerates "+v1.DisruptedTaintKey+":NoSchedule"
+		case p.DeletionTimestamp != nil:
+			pd.Action = DrainTerminating
+		case d.Forceful:
+			pd.Action = DrainDelete
+		default:
+			if ok, why := doNotDisrupt(p, s.now); ok {
+				pd.Action, pd.Reason = DrainWaitDoNotDisrupt, "karpenter.sh/do-not-disrupt="+why
+			} else if why := s.pdbRefuses(p, used); why != "" {
+				pd.Action, pd.Reason = DrainWaitPDB, why
+			} else {
+				pd.Action = DrainEvict
+			}
+		}
+		if pd.Action == DrainLeaveAlone {
+			pd.Destination, pd.Pending = "", ""
+			d.LeftAlone = append(d.LeftAlone, pd)
+			continue
+		}
+		if pd.Action == DrainWaitPDB || pd.Action == DrainWaitDoNotDisrupt {
+			waiting = true
+			if d.Deadline != nil {
+				at := d.Deadline.Add(-podGracePeriod(p))
+				if at.Before(d.Since) {
+					at = d.Since
+				}
+				pd.DeleteAt = &at
+			}
+		}
+		groups[class] = append(groups[class], pd)
+	}
+	for _, c := range podClasses {
+		if len(groups[c]) > 0 {
+			d.Groups = append(d.Groups, DrainGroup{Class: c, Pods: groups[c]})
+		}
+	}
+	switch {
+	case d.Forceful:
+		d.Terminates, d.TerminatesAt = TerminatesAtDeadline, d.Deadline
+	case waiting && d.Deadline != nil:
+		d.Terminates, d.TerminatesAt = TerminatesAtDeadline, d.Deadline
+		d.Stalled = "pods wait for their PodDisruptionBudget or do-not-disrupt until the terminationGracePeriod deadline"
+	case waiting:
+		d.Terminates = TerminatesBlocked
+		d.Stalled = "pods wait for their PodDisruptionBudget or do-not-disrupt and no terminationGracePeriod forces them"
+	default:
+		d.Terminates = TerminatesAfterDrain
+	}
+	return d
+}
+
+// podClass is the pod's eviction group: critical by priority class, DaemonSet by owner.
+func podClass(p *corev1.Pod) PodClass {
+	critical := p.Spec.PriorityClassName == "system-cluster-critical" || p.Spec.PriorityClassName == "system-node-critical"
+	switch {
+	case critical && isDaemon(p):
+		return PodCriticalDaemonSet
+	case critical:
+		return PodCritical
+	case isDaemon(p):
+		return PodNonCriticalDaemonSet
+	}
+	return PodNonCritical
+}
+
+// tolerates: the pod tolerates karpenter.sh/disrupted:NoSchedule, so the drain leaves it.
+func tolerates(p *corev1.Pod) bool { return scheduling.ToleratesDisruptedTaint(p) }
+
+func podGracePeriod(p *corev1.Pod) time.Duration {
+	if g := p.Spec.TerminationGracePeriodSeconds; g != nil && *g >= 0 {
+		return time.Duration(*g) * time.Second
+	}
+	return defaultPodGracePeriod
+}
+
+// deletionTime is the node's deletionTimestamp (the NodeClaim's, else the Node's).
+func deletionTime(n *node) time.Time {
+	if c := n.sn.NodeClaim; c != nil && c.DeletionTimestamp != nil {
+		return c.DeletionTimestamp.Time
+	}
+	if nd := n.sn.Node; nd != nil && nd.DeletionTimestamp != nil {
+		return nd.DeletionTimestamp.Time
+	}
+	return time.Time{}
+}
+
+// deadline is when the node's terminationGracePeriod ends: now for a forceful repair, the
+// NodeClaim's termination-timestamp annotation when it has one, else the deletion start plus
+// the NodeClaim's (or, without one, its NodePool's) terminationGracePeriod.
+func (s *state) deadline(n *node, since time.Time) *time.Time {
+	if s.mech.forceful[n] {
+		t := s.now
+		return &t
+	}
+	if c := n.sn.NodeClaim; c != nil {
+		if v, ok := c.Annotations[v1.NodeClaimTerminationTimestampAnnotationKey]; ok {
+			if t, err := time.Parse(time.RFC3339, v); err == nil {
+				return &t
+			}
+		}
+		if c.Spec.TerminationGracePeriod != nil {
+			t := since.Add(c.Spec.TerminationGracePeriod.Duration)
+			return &t
+		}
+		return nil
+	}
+	if n.pool != nil && n.pool.Spec.Template.Spec.TerminationGracePeriod != nil {
+		t := since.Add(n.pool.Spec.Template.Spec.TerminationGracePeriod.Duration)
+		return &t
+	}
+	return nil
+}
+
+// pdbRefuses says why the eviction API refuses p now: a PDB blocks it, or the evictions
+// granted to earlier pods of this Plan used up what its PDB allows.
+func (s *state) pdbRefuses(p *corev1.Pod, used map[*policyv1.PodDisruptionBudget]int32) string {
+	if why := s.pdbs.Blocking(p); why != "" {
+		return why
+	}
+	pdb, allowed := s.pdbs.Allowance(p)
+	if pdb == nil {
+		return ""
+	}
+	if used[pdb] >= allowed {
+		return fmt.Sprintf("PodDisruptionBudget %s/%s allows %d disruptions, granted to earlier evictions", pdb.Namespace, pdb.Name, allowed)
+	}
+	used[pdb]++
+	return ""
+}
+
+// landing plans, in one simulation, where the pods of the draining nodes go once they leave
+// (with the pending pods, on the nodes that stay and the NodeClaims in flight).
+func (s *state) landing(draining []*node) (map[*corev1.Pod]PodDrain, error) {
+	sim, err := s.simulateFor(draining, movable, false)
+	if err != nil {
+		return nil, err
+	}
+	names := s.inflightNames()
+	out := map[*corev1.Pod]PodDrain{}
+	for _, pl := range sim.res.ExistingNodes {
+		dest := pl.Name
+		if alias, ok := names[pl.Name]; ok {
+			dest = alias
+		}
+		for _, p := range pl.Pods {
+			out[p] = PodDrain{Destination: dest}
+		}
+	}
+	for _, c := range sim.res.NewNodeClaims {
+		for _, p := range c.Pods {
+			out[p] = PodDrain{Pending: fmt.Sprintf("needs a new NodeClaim from NodePool %q: the next Solve launches it", c.NodePool)}
+		}
+	}
+	for _, e := range sim.res.PodErrors {
+		out[e.Pod] = PodDrain{Pending: "cannot be scheduled: " + e.Reason}
+	}
+	return out, nil
+}
+
+// movable are the pods of a drained node that need a new home: the reschedulable ones, also
+// those that must wait (they move at the deadline, or once their blocker goes).
+func movable(n *node) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, p := range n.sn.Pods {
+		if p != nil && isReschedulable(p) && !tolerates(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// inflightNames maps each in-flight node name to the claim it stands for in the Result.
+func (s *state) inflightNames() map[string]string {
+	out := map[string]string{}
+	for i, c := range s.provisioned {
+		if name := s.mech.claimName[c]; name != "" {
+			out[name] = fmt.Sprintf("provisioned-%d", i+1)
+		}
+	}
+	for i, cmd := range s.commands {
+		for j, c := range cmd.Replacements {
+			if name := s.mech.claimName[c]; name != "" {
+				out[name] = fmt.Sprintf("command-%d-replacement-%d", i+1, j+1)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package disruption
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+func daemonPod(p *corev1.Pod) *corev1.Pod {
+	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "ds", Controller: ptr(true)}}
+	return p
+}
+
+func critical(p *corev1.Pod) *corev1.Pod {
+	p.Spec.PriorityClassName = "system-node-critical"
+	return p
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// deleting marks the node's Node deleted at since.
+func deleting(sn *scheduling.Node, since time.Time) *scheduling.Node {
+	t := metav1.NewTime(since)
+	sn.Node.DeletionTimestamp = &t
+	return sn
+}
+
+// claimed gives the node a NodeClaim of its name, with a terminationGracePeriod when tgp > 0.
+func claimed(sn *scheduling.Node, tgp time.Duration) *scheduling.Node {
+	nc := &v1.NodeClaim{}
+	nc.Name = sn.Node.Name
+	nc.Labels = map[string]string{}
+	for k, v := range sn.Node.Labels {
+		nc.Labels[k] = v
+	}
+	nc.CreationTimestamp = sn.Node.CreationTimestamp
+	if tgp > 0 {
+		nc.Spec.TerminationGracePeriod = &metav1.Duration{Duration: tgp}
+	}
+	sn.NodeClaim = nc
+	return sn
+}
+
+func TestDrainOrderPerPodClass(t *testing.T) {
+	mirror := bound("static", "100m")
+	mirror.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "x"}
+	tol := bound("tolerant", "100m")
+	tol.Spec.Tolerations = []corev1.Toleration{{Key: v1.DisruptedTaintKey, Operator: corev1.TolerationOpExists}}
+	done := bound("done", "100m")
+	done.Status.Phase = corev1.PodSucceeded
+	pods := []*corev1.Pod{
+		critical(daemonPod(bound("crit-ds", "100m"))), critical(bound("crit", "100m")),
+		daemonPod(bound("ds", "100m")), bound("plain", "100m"), mirror, tol, done,
+	}
+	n := deleting(testNode("gone", "p", "small", "", pods...), t0)
+	in := input([]*v1.NodePool{pool("p")}, n, testNode("stay", "p", "large", ""))
+	res, err := Plan(in)
+	require.NoError(t, err)
+	d := drainOf(res, "gone")
+	require.NotNil(t, d)
+	assert.Equal(t, 0, d.Command, "deleting in the input")
+	assert.Equal(t, t0, d.Since)
+	assert.Equal(t, corev1.Taint{Key: v1.DisruptedTaintKey, Effect: corev1.TaintEffectNoSchedule}, d.Taint)
+	var order []string
+	var classes []PodClass
+	for _, g := range d.Groups {
+		classes = append(classes, g.Class)
+		for _, p := range g.Pods {
+			order = append(order, p.Pod.Name)
+			assert.Equal(t, DrainEvict, p.Action)
+		}
+	}
+	assert.Equal(t, []PodClass{PodNonCritical, PodNonCriticalDaemonSet, PodCritical, PodCriticalDaemonSet}, classes)
+	assert.Equal(t, []string{"plain", "ds", "crit", "crit-ds"}, order)
+	var alone []string
+	for _, p := range d.LeftAlone {
+		alone = append(alone, p.Pod.Name)
+		assert.Equal(t, DrainLeaveAlone, p.Action)
+	}
+	assert.ElementsMatch(t, []string{"static", "tolerant", "done"}, alone)
+	assert.Equal(t, TerminatesAfterDrain, d.Terminates)
+	assert.Nil(t, d.Deadline)
+	// the reschedulable pods land on the node that stays; DaemonSet pods do not move
+	for _, g := range d.Groups {
+		for _, p := range g.Pods {
+			if isDaemon(p.Pod) {
+				assert.Empty(t, p.Destination+p.Pending, p.Pod.Name)
+			} else {
+				assert.Equal(t, "stay", p.Destination, p.Pod.Name)
+			}
+		}
+	}
+}
+
+func TestDrainWaitsForPDBAndDoNotDisrupt(t *testing.T) {
+	mk := func(tgp time.Duration) *Result {
+		a1, a2 := bound("a1", "100m"), bound("a2", "100m")
+		a1.Labels["app"], a2.Labels["app"] = "a", "a"
+		keep := bound("keep", "100m")
+		keep.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+		keep.Spec.TerminationGracePeriodSeconds = ptr(int64(600))
+		n := claimed(deleting(testNode("gone", "p", "small", "", a1, a2, keep), now.Add(-10*time.Minute)), tgp)
+		n.NodeClaim.DeletionTimestamp = n.Node.DeletionTimestamp
+		in := input([]*v1.NodePool{pool("p")}, n, testNode("stay", "p", "large", ""))
+		in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, pdbFor("a")) // maxUnavailable 1
+		res, err := Plan(in)
+		require.NoError(t, err)
+		return res
+	}
+	actions := func(d *Drain) map[string]DrainAction {
+		out := map[string]DrainAction{}
+		for _, g := range d.Groups {
+			for _, p := range g.Pods {
+				out[p.Pod.Name] = p.Action
+			}
+		}
+		return out
+	}
+	t.Run("without terminationGracePeriod the drain is blocked", func(t *testing.T) {
+		d := drainOf(mk(0), "gone")
+		require.NotNil(t, d)
+		assert.Equal(t, map[string]DrainAction{"a1": DrainEvict, "a2": DrainWaitPDB, "keep": DrainWaitDoNotDisrupt}, actions(d))
+		assert.Equal(t, TerminatesBlocked, d.Terminates)
+		assert.NotEmpty(t, d.Stalled)
+		for _, g := range d.Groups {
+			for _, p := range g.Pods {
+				assert.Nil(t, p.DeleteAt)
+			}
+		}
+	})
+	t.Run("terminationGracePeriod forces the rest at its deadline", func(t *testing.T) {
+		d := drainOf(mk(time.Hour), "gone")
+		require.NotNil(t, d)
+		require.NotNil(t, d.Deadline)
+		deadline := now.Add(50 * time.Minute)
+		assert.Equal(t, deadline, *d.Deadline)
+		assert.False(t, d.Forceful)
+		assert.Equal(t, TerminatesAtDeadline, d.Terminates)
+		for _, g := range d.Groups {
+			for _, p := range g.Pods {
+				switch p.Pod.Name {
+				case "a2": // default 30 s of its own grace before the deadline
+					require.NotNil(t, p.DeleteAt)
+					assert.Equal(t, deadline.Add(-30*time.Second), *p.DeleteAt)
+				case "keep": // 600 s grace
+					require.NotNil(t, p.DeleteAt)
+					assert.Equal(t, deadline.Add(-10*time.Minute), *p.DeleteAt)
+				}
+			}
+		}
+	})
+}
+
+// Nodes taken by a command of this Plan are drained too, named by their command.
+func TestDrainOfACommand(t *testing.T) {
+	in := input([]*v1.NodePool{pool("p")}, testNode("empty", "p", "small", ""))
+	res, err := Plan(in)
+	require.NoError(t, err)
+	require.Len(t, res.Commands, 1)
+	d := drainOf(res, "empty")
+	require.NotNil(t, d)
+	assert.Equal(t, 1, d.Command)
+	assert.Equal(t, now, d.Since)
+	assert.Empty(t, d.Groups)
+	assert.Equal(t, TerminatesAfterDrain, d.Terminates)
+}
