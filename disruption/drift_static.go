@@ -16,20 +16,24 @@ import (
 // not requirements, which RequirementsDrifted judges, nor resources, limits, weight or the
 // disruption block).
 //
-// With hash annotations on both (a live cluster's objects) they decide, as in Karpenter:
+// Karpenter needs the hash annotation on the NodeClaim (stamped at launch): without it there
+// is no NodePoolDrifted. With the annotations on both (a live cluster's objects) they decide:
 // drifted when the versions are equal and the hashes differ; different versions cannot tell.
-// A NodePool without its hash annotation (a manifest as written, before Karpenter stamped it)
-// is compared field by field with what the NodeClaim carries, since Karpenter copies each
-// hashed field into the NodeClaim it launches. nodeplan does not compute Karpenter's hash
-// value itself. It returns the reason, or "".
+// A NodePool without its annotations (a manifest as written, which Karpenter would stamp with
+// the hash of its current template) is compared field by field with what the NodeClaim
+// carries, since Karpenter copies each hashed field into the NodeClaim it launches. nodeplan
+// does not compute Karpenter's hash value itself. It returns the reason, or "".
 func staticDrift(pool *v1.NodePool, claim *v1.NodeClaim) string {
 	if claim == nil {
 		return ""
 	}
+	ch, cv := claim.Annotations[v1.NodePoolHashAnnotationKey], claim.Annotations[v1.NodePoolHashVersionAnnotationKey]
+	if ch == "" || cv == "" {
+		return ""
+	}
 	ph, pv := pool.Annotations[v1.NodePoolHashAnnotationKey], pool.Annotations[v1.NodePoolHashVersionAnnotationKey]
 	if ph != "" || pv != "" {
-		ch, cv := claim.Annotations[v1.NodePoolHashAnnotationKey], claim.Annotations[v1.NodePoolHashVersionAnnotationKey]
-		if ph != "" && ch != "" && pv != "" && cv != "" && ph != ch && pv == cv {
+		if ph != "" && pv != "" && ph != ch && pv == cv {
 			return "NodePoolDrifted"
 		}
 		return ""

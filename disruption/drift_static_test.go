@@ -28,11 +28,13 @@ func TestStaticDrift(t *testing.T) {
 		{"template label the claim carries", func(np *v1.NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"} },
 			func(nc *v1.NodeClaim) { nc.Labels["team"] = "a" }, ""},
 		{"template annotation changed", func(np *v1.NodePool) { np.Spec.Template.ObjectMeta.Annotations = map[string]string{"x": "2"} },
-			func(nc *v1.NodeClaim) { nc.Annotations = map[string]string{"x": "1"} }, "NodePoolDrifted: spec.template.metadata.annotations[x]"},
+			func(nc *v1.NodeClaim) { nc.Annotations["x"] = "1" }, "NodePoolDrifted: spec.template.metadata.annotations[x]"},
 		{"taint added", func(np *v1.NodePool) { np.Spec.Template.Spec.Taints = []corev1.Taint{taint} }, nil, "NodePoolDrifted: spec.template.spec.taints"},
 		{"taints in another order", func(np *v1.NodePool) {
 			np.Spec.Template.Spec.Taints = []corev1.Taint{taint, {Key: "b", Effect: corev1.TaintEffectNoExecute}}
-		}, func(nc *v1.NodeClaim) { nc.Spec.Taints = []corev1.Taint{{Key: "b", Effect: corev1.TaintEffectNoExecute}, taint} }, ""},
+		}, func(nc *v1.NodeClaim) {
+			nc.Spec.Taints = []corev1.Taint{{Key: "b", Effect: corev1.TaintEffectNoExecute}, taint}
+		}, ""},
 		{"startup taint added", func(np *v1.NodePool) { np.Spec.Template.Spec.StartupTaints = []corev1.Taint{taint} }, nil, "NodePoolDrifted: spec.template.spec.startupTaints"},
 		{"nodeClassRef changed", func(np *v1.NodePool) { np.Spec.Template.Spec.NodeClassRef.Name = "other" }, nil, "NodePoolDrifted: spec.template.spec.nodeClassRef"},
 		{"terminationGracePeriod set", func(np *v1.NodePool) {
@@ -54,6 +56,8 @@ func TestStaticDrift(t *testing.T) {
 			func(nc *v1.NodeClaim) { hashed(&nc.ObjectMeta, "2", "v3") }, "NodePoolDrifted"},
 		{"hashes differ, other version: cannot tell", func(np *v1.NodePool) { hashed(&np.ObjectMeta, "1", "v3") },
 			func(nc *v1.NodeClaim) { hashed(&nc.ObjectMeta, "2", "v2") }, ""},
+		{"NodeClaim without a hash: no NodePoolDrifted", func(np *v1.NodePool) { np.Spec.Template.Spec.Taints = []corev1.Taint{taint} },
+			func(nc *v1.NodeClaim) { nc.Annotations = nil }, ""},
 		{"equal hashes win over a changed field", func(np *v1.NodePool) {
 			hashed(&np.ObjectMeta, "1", "v3")
 			np.Spec.Template.Spec.Taints = []corev1.Taint{taint}
@@ -63,6 +67,7 @@ func TestStaticDrift(t *testing.T) {
 			np := pool("p", budget("100%"))
 			n := claimed(testNode("n", "p", "small", "", bound("n1", "1")), 0)
 			n.NodeClaim.Spec.NodeClassRef = ptr(*np.Spec.Template.Spec.NodeClassRef)
+			hashed(&n.NodeClaim.ObjectMeta, "launched", "v3") // stamped at launch
 			if tc.claim != nil {
 				tc.claim(n.NodeClaim)
 			}
