@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 
@@ -29,8 +30,10 @@ var propSettings = fake.PodSettings{
 
 // drawSolveInput draws 1-3 NodePools (most without limits, sometimes an unconstrained one
 // besides) sharing 1-6 drawn instance types and five plain ones, 0-3 existing nodes (some
-// of a NodePool, with its taints, some marked for deletion, and up to 3 bound pods), 0-2
-// DaemonSets, up to 40 pending pods (some with a volume bound in a zone) and options
+// of a NodePool, with its taints, some marked for deletion, some not initialized or only
+// an in-flight NodeClaim, and up to 3 bound pods), 0-2 DaemonSets, up to 40 pending pods
+// (some with init containers, sidecars, overhead or limits only, some with a volume bound
+// in a zone) and options
 // (preferences ignored, BestEffort minValues, a cluster default zone spread).
 func drawSolveInput(t *rapid.T) *scheduling.Input {
 	// Drawn types, plus five plain ones in every zone so that most pods can go somewhere.
@@ -60,6 +63,20 @@ func drawSolveInput(t *rapid.T) *scheduling.Input {
 			}
 		}
 		sn := &scheduling.Node{Node: n, MarkedForDeletion: rapid.IntRange(0, 5).Draw(t, name+"/marked") == 5}
+		if pool != "" && rapid.IntRange(0, 4).Draw(t, name+"/uninitialized") == 4 {
+			// Not initialized yet: its startup and ephemeral taints do not count.
+			delete(n.Labels, v1.NodeInitializedLabelKey)
+			n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+			sn.NodeClaim = &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.NodePoolLabelKey: pool}}}
+			sn.NodeClaim.Status.NodeName = name
+			if rapid.Bool().Draw(t, name+"/in-flight") {
+				// No Node yet: only the NodeClaim, with its labels and capacity.
+				sn.NodeClaim.Labels = n.Labels
+				sn.NodeClaim.Status.Capacity, sn.NodeClaim.Status.Allocatable = n.Status.Capacity, n.Status.Allocatable
+				sn.NodeClaim.Spec.Taints = n.Spec.Taints
+				sn.Node = nil
+			}
+		}
 		for _, p := range fake.PodsGeneratorWith(3, name+"-pod", propSettings).Draw(t, name+"/bound") {
 			p.Spec.NodeName, p.Status.Phase = name, corev1.PodRunning
 			sn.Pods = append(sn.Pods, p)
@@ -70,6 +87,9 @@ func drawSolveInput(t *rapid.T) *scheduling.Input {
 		in.DaemonSets = append(in.DaemonSets, fake.DaemonSetGenerator(fmt.Sprintf("ds-%d", i)).Draw(t, "daemonset"))
 	}
 	in.Pods = fake.PodsGeneratorWith(40, "pod", propSettings).Draw(t, "pending")
+	for _, p := range in.Pods {
+		drawRequestShape(t, p)
+	}
 	for _, p := range in.Pods {
 		if rapid.IntRange(0, 9).Draw(t, p.Name+"/volume") < 9 {
 			continue
@@ -142,7 +162,9 @@ func describe(in *scheduling.Input, res *scheduling.Result, vs []verify.Violatio
 		}
 	}
 	for _, n := range in.Nodes {
-		s += fmt.Sprintf("input node %s zone=%s arch=%s pool=%s taints=%v:", n.Name(), n.Node.Labels["topology.kubernetes.io/zone"], n.Node.Labels["kubernetes.io/arch"], n.Node.Labels["karpenter.sh/nodepool"], n.Node.Spec.Taints)
+		lbls, inFlight := n.Labels(), n.Node == nil
+		s += fmt.Sprintf("input node %s zone=%s arch=%s pool=%s initialized=%s in-flight=%v:", n.Name(), lbls[v1.LabelTopologyZone], lbls[v1.LabelArch],
+			lbls[v1.NodePoolLabelKey], lbls[v1.NodeInitializedLabelKey], inFlight)
 		for _, p := range n.Pods {
 			s += fmt.Sprintf(" %s%v", p.Name, p.Labels)
 		}
@@ -182,4 +204,28 @@ func appOf(pods []*corev1.Pod, key string) string {
 		}
 	}
 	return ""
+}
+
+// drawRequestShape sometimes gives a pending pod the request shapes Kubernetes aggregates:
+// an init container larger than the app, a sidecar (restartable init container), pod
+// overhead, or limits without requests.
+func drawRequestShape(t *rapid.T, p *corev1.Pod) {
+	c := p.Spec.Containers[0]
+	switch rapid.IntRange(0, 9).Draw(t, p.Name+"/request-shape") {
+	case 6:
+		init := *c.DeepCopy()
+		init.Name, init.Ports = "init", nil
+		init.Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(2*c.Resources.Requests.Cpu().MilliValue(), resource.DecimalSI)}
+		p.Spec.InitContainers = append(p.Spec.InitContainers, init)
+	case 7:
+		always := corev1.ContainerRestartPolicyAlways
+		side := *c.DeepCopy()
+		side.Name, side.Ports, side.RestartPolicy = "sidecar", nil, &always
+		p.Spec.InitContainers = append(p.Spec.InitContainers, side)
+	case 8:
+		p.Spec.Overhead = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")}
+	case 9:
+		p.Spec.Containers[0].Resources.Limits = p.Spec.Containers[0].Resources.Requests
+		p.Spec.Containers[0].Resources.Requests = nil
+	}
 }
