@@ -26,7 +26,7 @@ var planSettings = fake.PodSettings{ZoneSelector: 0.1, Toleration: 0.3, Hostname
 // drawPlanInput draws 1-2 NodePools (budgets, reasons, policies) over 1-4 instance types,
 // 0-8 nodes of them (some old enough to expire, NotReady, marked for deletion or
 // annotated do-not-disrupt) with up to 3 running pods each (some do-not-disrupt), 0-2
-// PodDisruptionBudgets over the apps and 0-2 pending pods.
+// PodDisruptionBudgets over the apps, 0-2 pending pods, and sometimes node repair.
 func drawPlanInput(t *rapid.T) *disruption.Input {
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	types := fake.InstanceTypesGenerator(4).Draw(t, "instance-types")
@@ -86,6 +86,10 @@ func drawPlanInput(t *rapid.T) *disruption.Input {
 		in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, pdb)
 	}
 	in.Pods = fake.PodsGeneratorWith(2, "pending", planSettings).Draw(t, "pending")
+	if rapid.Bool().Draw(t, "node-repair") {
+		// NotReady nodes (their condition has no transition time: long ago) get repaired.
+		in.RepairPolicies = []cloudprovider.RepairPolicy{{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionFalse, TolerationDuration: 600}}
+	}
 	return in
 }
 
