@@ -190,48 +190,95 @@ func splitJSON(data []byte) ([]document, bool) {
 
 func splitYAML(data []byte) []document {
 	var docs []document
-	var cur bytes.Buffer
+	cur := docText{data: data}
 	start := 1 // line the current document starts at
 	// flush ends the current document; one with nothing but comments and blank lines is
 	// dropped, so that documents are numbered as a reader counts them.
 	flush := func() {
-		if hasContent(cur.Bytes()) {
-			docs = append(docs, document{data: bytes.Clone(cur.Bytes()), index: len(docs) + 1, line: start})
+		if b := cur.bytes(); hasContent(b) {
+			docs = append(docs, document{data: b, index: len(docs) + 1, line: start})
 		}
-		cur.Reset()
+		cur = docText{data: data}
 	}
-	line := 0
-	for len(data) > 0 {
+	line, off := 0, 0
+	for off < len(data) {
 		line++
-		var l []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i+1], data[i+1:]
-		} else {
-			l, data = data, nil
+		l := data[off:]
+		if i := bytes.IndexByte(l, '\n'); i >= 0 {
+			l = l[:i+1]
 		}
-		text := strings.TrimRight(string(l), "\r\n")
+		at := off
+		off += len(l)
+		var text string // only a line that can be a marker is looked at as text
+		if len(l) >= 3 && (l[0] == '-' || l[0] == '.') {
+			text = strings.TrimRight(string(l), "\r\n")
+		}
 		switch {
 		case text == "---" || strings.HasPrefix(text, "--- ") || strings.HasPrefix(text, "---\t"):
 			flush()
 			start = line + 1
 			// Anything after "--- " on the line belongs to the next document.
 			if rest := strings.TrimSpace(text[3:]); rest != "" {
-				cur.WriteString("   " + text[3:] + "\n")
+				cur.write("   " + text[3:] + "\n")
 				start = line
 			}
 		case text == "...":
 			// End of document; keep the line so that line numbers stay right.
-			cur.WriteString("\n")
+			cur.write("\n")
 		default:
-			if cur.Len() == 0 && !hasContent(l) {
+			if !cur.some && !hasContent(l) {
 				start = line + 1 // leading blank or comment lines do not start the document
 				continue
 			}
-			cur.Write(l)
+			cur.keep(at, at+len(l))
 		}
 	}
 	flush()
 	return docs
+}
+
+// docText is a document being cut from a file: a slice of the file while its lines are kept
+// as they are (a 400 MB file is not copied again), a buffer once a line had to be rewritten.
+type docText struct {
+	data     []byte
+	from, to int           // the document is data[from:to] while buf is nil and some is true
+	buf      *bytes.Buffer // the document, once a line was rewritten
+	some     bool          // anything kept or written yet
+}
+
+// keep appends data[from:to], the line after the last one kept.
+func (d *docText) keep(from, to int) {
+	switch {
+	case d.buf != nil:
+		d.buf.Write(d.data[from:to])
+	case !d.some:
+		d.from, d.to = from, to
+	default:
+		d.to = to
+	}
+	d.some = true
+}
+
+// write appends text that is not the file's.
+func (d *docText) write(text string) {
+	if d.buf == nil {
+		d.buf = &bytes.Buffer{}
+		if d.some {
+			d.buf.Write(d.data[d.from:d.to])
+		}
+	}
+	d.buf.WriteString(text)
+	d.some = true
+}
+
+func (d *docText) bytes() []byte {
+	switch {
+	case d.buf != nil:
+		return d.buf.Bytes()
+	case d.some:
+		return d.data[d.from:d.to:d.to]
+	}
+	return nil
 }
 
 // hasContent reports whether YAML text has anything but blank lines and comments.
