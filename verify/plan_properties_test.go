@@ -15,6 +15,7 @@ import (
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/verify"
 )
@@ -26,7 +27,8 @@ var planSettings = fake.PodSettings{ZoneSelector: 0.1, Toleration: 0.3, Hostname
 // drawPlanInput draws 1-2 NodePools (budgets, reasons, policies) over 1-4 instance types,
 // 0-8 nodes of them (some old enough to expire, NotReady, marked for deletion or
 // annotated do-not-disrupt) with up to 3 running pods each (some do-not-disrupt), 0-2
-// PodDisruptionBudgets over the apps, 0-2 pending pods, and sometimes node repair.
+// PodDisruptionBudgets over the apps, 0-2 pending pods, sometimes node repair, and
+// interruption events for some nodes.
 func drawPlanInput(t *rapid.T) *disruption.Input {
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	types := fake.InstanceTypesGenerator(4).Draw(t, "instance-types")
@@ -50,6 +52,13 @@ func drawPlanInput(t *rapid.T) *disruption.Input {
 		n := fake.NodeGenerator(name, np.Name, types).Draw(t, name)
 		n.Spec.Taints = append(n.Spec.Taints, np.Spec.Template.Spec.Taints...)
 		n.CreationTimestamp = metav1.NewTime(now.Add(-time.Duration(rapid.IntRange(1, 800).Draw(t, name+"/age-hours")) * time.Hour))
+		n.Spec.ProviderID = "fake:///" + n.Labels[v1.LabelTopologyZone] + "/i-" + name
+		if rapid.IntRange(0, 5).Draw(t, name+"/interrupted") == 5 {
+			in.Interruptions = append(in.Interruptions, interruption.Event{
+				Kind: rapid.SampledFrom([]interruption.Kind{interruption.SpotInterrupted, interruption.ScheduledChange,
+					interruption.InstanceStopped, interruption.RebalanceRecommendation}).Draw(t, name+"/event"),
+				ID: "ev-" + name, Time: now.Add(-time.Minute), InstanceIDs: []string{"i-" + name}})
+		}
 		sn := &scheduling.Node{Node: n}
 		switch rapid.IntRange(0, 7).Draw(t, name+"/state") {
 		case 1:
