@@ -168,6 +168,8 @@ type caseResult struct {
 	Oracle  []result
 	Best    int // index of the closest oracle run
 	Took    time.Duration
+	// Features are the constraint kinds the input exercises.
+	Features []string
 }
 
 // evaluate runs nodeplan once and the oracle up to cfg.runs times, stopping at a match.
@@ -175,7 +177,7 @@ func (cfg *config) evaluate(in *input) *caseResult {
 	start := time.Now()
 	dir := filepath.Join(cfg.work, fmt.Sprintf("%s-%d-%d", in.Kind, in.Seed, time.Now().UnixNano()))
 	defer os.RemoveAll(dir)
-	cr := &caseResult{Kind: in.Kind, Seed: in.Seed}
+	cr := &caseResult{Kind: in.Kind, Seed: in.Seed, Features: in.Features}
 	if err := in.write(dir); err != nil {
 		cr.Status, cr.Class = "diverge", "difftest-error: "+err.Error()
 		return cr
@@ -384,9 +386,49 @@ func summarize(results []*caseResult, commit string, took time.Duration) string 
 	for _, c := range keys {
 		fmt.Fprintf(&b, "  %3d  %s  seeds %v\n", len(classes[c]), c, firstN(classes[c], 12))
 	}
+	b.WriteString("\n" + featureRates(results))
 	b.WriteString("\ndivergences:\n")
 	for _, l := range lines {
 		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
+}
+
+// featureRates lists, per kind and feature, how many inputs with it diverge for a reason that is
+// not deliberate (packing, limits.nodes within a Solve), highest rate first: where to look.
+func featureRates(results []*caseResult) string {
+	type rate struct{ n, bad int }
+	rates := map[string]*rate{}
+	for _, r := range results {
+		deliberate := strings.HasPrefix(r.Class, "packing:") || strings.Contains(r.Class, "karpenter breaks limits-nodes")
+		for _, f := range r.Features {
+			k := r.Kind + " " + f
+			if rates[k] == nil {
+				rates[k] = &rate{}
+			}
+			rates[k].n++
+			if r.Status == "diverge" && !deliberate {
+				rates[k].bad++
+			}
+		}
+	}
+	var keys []string
+	for k, x := range rates {
+		if x.bad > 0 {
+			keys = append(keys, k)
+		}
+	}
+	share := func(k string) float64 { return float64(rates[k].bad) / float64(rates[k].n) }
+	sort.Slice(keys, func(i, j int) bool {
+		if share(keys[i]) != share(keys[j]) {
+			return share(keys[i]) > share(keys[j])
+		}
+		return keys[i] < keys[j]
+	})
+	var b strings.Builder
+	b.WriteString("features by share of inputs diverging (not counting packing: and limits.nodes):\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %3.0f%%  %3d/%-3d  %s\n", 100*share(k), rates[k].bad, rates[k].n, k)
 	}
 	return b.String()
 }
