@@ -38,27 +38,36 @@
 //     hostPath volumes dropped, as Karpenter does) and an unbound claim's StorageClass
 //     allowedTopologies admit the node.
 //   - Topology spread, DoNotSchedule only (the pod's own constraints, else the cluster
-//     defaults of Options selecting its own labels): in the final placement, bound pods
-//     included, the pod's domain holds at most maxSkew more of the pods the constraint
-//     selects (same namespace, selector plus matchLabelKeys, not terminating; the pod
-//     itself when it selects itself) than the least-populated eligible domain. Only nodes
-//     the constraint's filter admits count: nodeAffinityPolicy (default Honor) requires the
-//     pod's node affinity to match them, nodeTaintsPolicy Honor (default Ignore) requires
-//     the pod to tolerate them. Eligible domains are the values of the key on every node of
-//     the final placement the filter admits, plus every value a usable NodePool could
-//     launch: for each of its instance types and each available offering, the NodePool's
-//     requirements, template labels, type and offering together, compatible with one of
-//     the pod's required node-affinity terms (under Honor) and with NodePool taints the
-//     pod tolerates (under taints Honor), define the key In a set of values. With fewer
-//     eligible domains than minDomains the minimum is 0; for kubernetes.io/hostname it is
-//     always 0 (a new node can always be made, as Karpenter counts). The pod's node must
-//     have the key.
-//   - Pod affinity, required terms of placed pods: another pod the term selects (namespaces,
-//     namespaceSelector, selector, matchLabelKeys, mismatchLabelKeys) runs in the pod's
-//     domain; a pod that selects itself may start a domain when no selected pod runs
-//     anywhere. A group split by Karpenter's bootstrap rule (the pod started a domain
-//     because no selected pod was in a domain its node affinity allows, or a pod of the
-//     other domain could not have joined) is reported as PodAffinityBootstrap rather than
+//     defaults of Options selecting its own labels), against the final placement, bound
+//     pods included, as kube-scheduler could bind the placed pods one at a time. A
+//     constraint counts the pods it selects (same namespace, selector plus matchLabelKeys,
+//     not terminating) on the nodes its filter admits: nodeAffinityPolicy (default Honor)
+//     requires the pod's node affinity to match them, nodeTaintsPolicy Honor (default
+//     Ignore) requires the pod to tolerate them. A placed pod may find at most minimum +
+//     maxSkew − (1 if it selects itself) of them in its domain when it binds; the minimum
+//     is over the eligible domains in the final placement without the pod (0 with fewer
+//     eligible domains than minDomains, and always 0 for kubernetes.io/hostname: a new node
+//     can always be made, as Karpenter counts). Among the placed pods with one constraint
+//     in one domain, those with the smallest allowance bind first (those that do not select
+//     themselves before them, placed pods without the constraint last), so each finds the
+//     running pods plus the self-selecting members bound before it. Eligible domains are
+//     the values of the key on every node of the final placement the filter admits, plus
+//     every value a usable NodePool could launch: for each of its instance types and each
+//     available offering, the NodePool's requirements, template labels, type and offering
+//     together, compatible with one of the pod's required node-affinity terms (under
+//     Honor) and with NodePool taints the pod tolerates (under taints Honor), define the
+//     key In a set of values. The pod's node must have the key. A breach that Karpenter's
+//     own minimum (only over the domains the pod's node affinity allows, even under
+//     nodeAffinityPolicy Ignore) would permit is TopologySpreadAffinityIgnored.
+//   - Pod affinity, required terms of placed pods, as kube-scheduler binds one at a time:
+//     placed pods with alike terms (key, namespaces, namespaceSelector, selector with
+//     matchLabelKeys and mismatchLabelKeys) form a group; a domain holding members is
+//     seeded when a pod the term selects that is not a member runs or is placed there. Every
+//     unseeded domain but one breaks the affinity, and that one too unless its members
+//     select themselves and no selected pod was running before (the first member starts
+//     the group). A split explained by Karpenter's bootstrap rule (a member started a
+//     domain because no selected pod was in one its node affinity allows, or a pod of
+//     another domain could not have joined) is PodAffinityBootstrap rather than
 //     PodAffinity: kube-scheduler would leave one side pending.
 //   - Pod anti-affinity, required terms, both directions: no placed pod shares a domain with
 //     a pod its term selects, nor with a running or placed pod whose term selects it.
@@ -112,8 +121,11 @@
 // (preferred affinities, ScheduleAnyway spread, PreferNoSchedule taints) were honoured,
 // minValues, CSI volume attach limits, reserved-capacity accounting, DRA, consolidation
 // savings or Balanced scores, which nodes should have been chosen, consolidateAfter, or
-// that pending pods of a plan stay pending. Plan destinations do not check topology or
-// pod affinity; a PodDisruptionBudget's allowance is checked per pod, not
+// that pending pods of a plan stay pending, termination drain plans (Result.Drains) or
+// interruption outcomes. Spread and affinity are judged per constraint and per group of
+// alike terms: orders that different constraints or groups would need of each other are
+// not reconciled (lenient), and a spread's minimum is the final one (lenient too). Plan
+// destinations do not check topology or pod affinity; a PodDisruptionBudget's allowance is checked per pod, not
 // summed over the evictions of all commands (the eviction API paces those). It never
 // reads a clock, the environment or the network.
 package verify
