@@ -44,7 +44,7 @@ type topologyGroup struct {
 	domains []string // sorted domains of key (not used for hostname)
 	// single caches `key In [domain]` per domain, multi `key In [domains...]` per set.
 	single map[string]*requirements.Requirement
-	multi  map[string]*requirements.Requirement
+	multi  map[uint64]*requirements.Requirement
 	// pinned counts, per domain, the pending pods an inverse group repels whose own node
 	// requirements pin them to that domain.
 	pinned map[string]int
@@ -76,17 +76,20 @@ func (g *topologyGroup) hostAllows(self bool, host int32) bool {
 	}
 }
 
-// domainsRequirement is `key In [ds...]`, built once per set of domains (ds sorted).
-func (g *topologyGroup) domainsRequirement(ds []string) *requirements.Requirement {
-	id := strings.Join(ds, "\x00")
-	if r, ok := g.multi[id]; ok {
+// domainsRequirement is `key In [ds...]`, built once per set of domains (ds sorted; mask
+// their positions in g.domains, used as the cache key when g has at most 64 domains).
+func (g *topologyGroup) domainsRequirement(ds []string, mask uint64) *requirements.Requirement {
+	if len(g.domains) > 64 {
+		return requirements.MustNew(g.key, requirements.In, ds...)
+	}
+	if r, ok := g.multi[mask]; ok {
 		return r
 	}
 	if g.multi == nil {
-		g.multi = map[string]*requirements.Requirement{}
+		g.multi = map[uint64]*requirements.Requirement{}
 	}
 	r := requirements.MustNew(g.key, requirements.In, ds...)
-	g.multi[id] = r
+	g.multi[mask] = r
 	return r
 }
 
@@ -511,16 +514,26 @@ func (g *topologyGroup) allowed(t *topology, p *podData, f *podForm, r *requirem
 		// the cheapest of them when the pod is counted (launch.go). Karpenter takes one of
 		// them in map order, which may be one the NodeClaim cannot launch in.
 		var best []string
-		bestCount := 0
-		for _, d := range adm.domains {
+		var mask uint64 // best as bits of g.domains, when it has at most 64
+		bestCount, j := 0, 0
+		for i, d := range g.domains {
+			if j == len(adm.domains) || adm.domains[j] != d {
+				continue
+			}
+			j++
 			if !r.Has(d) {
 				continue
 			}
 			switch c := g.counts[d]; {
 			case len(best) == 0 || c < bestCount:
-				best, bestCount = append(t.tieBuf[:0], d), c
+				best, bestCount, mask = append(t.tieBuf[:0], d), c, 0
 			case c == bestCount:
 				best = append(best, d)
+			default:
+				continue
+			}
+			if i < 64 {
+				mask |= 1 << i
 			}
 		}
 		t.tieBuf = best
@@ -530,7 +543,7 @@ func (g *topologyGroup) allowed(t *topology, p *podData, f *podForm, r *requirem
 		case 1:
 			return g.domainRequirement(best[0])
 		}
-		return g.domainsRequirement(best)
+		return g.domainsRequirement(best, mask)
 	case groupAffinity:
 		if adm.bootstrap {
 			if singleValue(r) != "" {
