@@ -74,10 +74,11 @@ type movedPod struct {
 	node string
 }
 
-// destinations: every pod moved off a disrupted node (not for expiration, which
-// Karpenter carries out whether or not the pods fit elsewhere) is on one of the
-// replacements or fits, by first-fit decreasing, a node no command disrupts or a
-// replacement's room left — with its resources, node selector, taints and host ports.
+// destinations: every pod moved off a disrupted node (not for forceful commands, which
+// Karpenter carries out whether or not the pods fit elsewhere) is on one of the launched
+// NodeClaims, or all of them fit together (see packSearch) the nodes no command disrupts
+// and the launched NodeClaims' room left — with resources, node selector, taints and host
+// ports.
 func (p *planWorld) destinations(res *disruption.Result) []Violation {
 	w := newWorld(p.schedulingInput())
 	disrupted := map[string]bool{}

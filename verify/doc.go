@@ -80,14 +80,16 @@
 //   - Every candidate and blocked node is known and appears once (a node is in at most one
 //     command); every managed node (karpenter.sh/nodepool label) is in a command or
 //     blocked; a candidate is an initialized Node of a known NodePool, not deleting (for
-//     expiration, any node of a known NodePool whose NodeClaim is not being deleted).
-//   - Budgets: for each command except expiration, the nodes of each of its NodePools that
+//     a forceful command, any node of a known NodePool whose NodeClaim is not being
+//     deleted). Forceful are expiration, interruption and node repair, which Karpenter
+//     carries out outside its disruption controller.
+//   - Budgets: for each command but the forceful ones, the nodes of each of its NodePools that
 //     are disrupting so far — already deleting or NotReady, plus the candidates of every
 //     command up to it — stay within the smallest allowance of the NodePool's active
 //     budgets for the command's reason (percentages of the initialized, not terminating
 //     nodes rounded up).
-//   - Do-not-disrupt: no command but expiration disrupts a node annotated
-//     karpenter.sh/do-not-disrupt=true; none but expiration, and drift of a node with a
+//   - Do-not-disrupt: no command but the forceful ones disrupts a node annotated
+//     karpenter.sh/do-not-disrupt=true; none but those, and drift of a node with a
 //     terminationGracePeriod, disrupts a node running an active pod whose annotation is
 //     "true" or a duration not yet over since the pod started.
 //   - PodDisruptionBudgets, under the same exemptions, for active pods Karpenter would
@@ -104,7 +106,7 @@
 //     resources, node selection, taints, host ports, volumes).
 //   - No command disrupts a node that it or an earlier command sends pods to (its
 //     Destinations): a nominated node is no candidate.
-//   - Destinations, for every command but expiration: the reschedulable pods of its
+//   - Destinations, for every command but the forceful ones: the reschedulable pods of its
 //     candidates (not DaemonSet or mirror pods, not finished, not terminating unless a
 //     StatefulSet's; under drift with a grace period not the blocking pods) that are not
 //     on a replacement can all be placed at once, over all commands, on the nodes no
