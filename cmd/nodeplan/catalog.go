@@ -13,6 +13,7 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/ec2capacity"
 	"github.com/nodeplan/nodeplan/manifest"
@@ -127,13 +128,13 @@ func estimateMark(estimated bool) string {
 	return ""
 }
 
-// assign gives each NodePool of in its instance types: those of its EC2NodeClass, else the
+// assign gives each NodePool of in (every one with an entry in in.InstanceTypes) its instance types: those of its EC2NodeClass, else the
 // default types (the --instance-types file, or the embedded catalog with Karpenter's
 // defaults, built only when some NodePool needs it). With an --instance-types file, or no
 // EC2NodeClass in the input, every NodePool gets the default types. A NodePool whose nodeClassRef names an EC2NodeClass that is missing, not ready
 // (status Ready not True) or incompatible is marked not ready, as Karpenter marks it, and
 // launches nothing; warn says why.
-func (ic *instanceCatalog) assign(in *scheduling.Input, set *manifest.Set, warn func(string)) error {
+func (ic *instanceCatalog) assign(in *cluster.Objects, set *manifest.Set, warn func(string)) error {
 	classes := map[string]*awsv1.EC2NodeClass{}
 	for _, nc := range set.NodeClasses {
 		classes[nc.Name] = nc

@@ -7,12 +7,10 @@ import (
 	"io"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/ec2capacity"
 	"github.com/nodeplan/nodeplan/manifest"
-	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -127,7 +125,7 @@ func parseFlags(command string, args []string, extra func(*flag.FlagSet)) (*comm
 }
 
 // load reads the manifests and the catalog the flags name and builds the scheduling input
-// from them, with the flags' options.
+// from them (through a cluster.Snapshot), with the flags' options.
 func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
 	set, err := c.loadManifests(c.files)
 	if err != nil {
@@ -138,13 +136,20 @@ func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
 		return nil, nil, err
 	}
 	c.catalog = ic
-	in := snapshot(set, nil, ic.wellKnown)
-	c.notPlanned = notPlannedPods(set.Pods, in)
-	if err := ic.assign(in, set, c.warn); err != nil {
+	objs := cluster.ObjectsOf(set, make(map[string]cloudprovider.InstanceTypes, len(set.NodePools)))
+	objs.WellKnownLabels = ic.wellKnown
+	for _, np := range set.NodePools {
+		objs.InstanceTypes[np.Name] = nil // assign fills it in, unless the NodePool is not ready
+	}
+	if err := ic.assign(&objs, set, c.warn); err != nil {
 		return nil, nil, err
 	}
-	in.Options = c.options()
-	return set, in, nil
+	snap, err := cluster.New(objs)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.notPlanned = notPlannedPods(snap)
+	return set, snap.SchedulingInput(c.options()), nil
 }
 
 // warn prints a warning on stderr.
@@ -152,80 +157,4 @@ func (c *commonFlags) warn(msg string) {
 	if c.stderr != nil {
 		fmt.Fprintln(c.stderr, "nodeplan: warning:", msg)
 	}
-}
-
-// snapshot turns loaded manifests into a scheduling input: pending pods, existing nodes with
-// their bound pods, in-flight NodeClaims (no Node yet), DaemonSets, and the catalog for every
-// NodePool.
-func snapshot(set *manifest.Set, types cloudprovider.InstanceTypes, wellKnown requirements.KeySet) *scheduling.Input {
-	in := &scheduling.Input{
-		NodePools:       set.NodePools,
-		InstanceTypes:   map[string]cloudprovider.InstanceTypes{},
-		WellKnownLabels: wellKnown,
-		DaemonSets:      set.DaemonSets,
-
-		PersistentVolumeClaims: set.PersistentVolumeClaims,
-		PersistentVolumes:      set.PersistentVolumes,
-		StorageClasses:         set.StorageClasses,
-		CSINodes:               set.CSINodes,
-		PodDisruptionBudgets:   set.PodDisruptionBudgets,
-	}
-	for _, np := range set.NodePools {
-		in.InstanceTypes[np.Name] = types
-	}
-	nodes := map[string]*scheduling.Node{}
-	for _, n := range set.Nodes {
-		sn := &scheduling.Node{Node: n}
-		nodes[n.Name] = sn
-		in.Nodes = append(in.Nodes, sn)
-	}
-	for _, nc := range set.NodeClaims {
-		if sn, ok := nodes[nc.Status.NodeName]; ok && nc.Status.NodeName != "" {
-			sn.NodeClaim = nc
-			continue
-		}
-		if sn := nodeByProviderID(in.Nodes, nc.Status.ProviderID); sn != nil {
-			sn.NodeClaim = nc
-			continue
-		}
-		if sn, ok := nodes[nc.Name]; ok && sn.NodeClaim == nil && sn.Node != nil {
-			sn.NodeClaim = nc // same name, as kwok and some providers name them
-			continue
-		}
-		sn := &scheduling.Node{NodeClaim: nc}
-		nodes[nc.Name] = sn
-		in.Nodes = append(in.Nodes, sn)
-	}
-	for _, p := range set.Pods {
-		switch {
-		case notPlannedReason(p, nodes) != "":
-			// listed in the output's notPlanned (see notPlannedPods)
-		case p.Spec.NodeName != "":
-			nodes[p.Spec.NodeName].Pods = append(nodes[p.Spec.NodeName].Pods, p)
-		default:
-			in.Pods = append(in.Pods, p)
-		}
-	}
-	return in
-}
-
-func nodeByProviderID(nodes []*scheduling.Node, id string) *scheduling.Node {
-	if id == "" {
-		return nil
-	}
-	for _, n := range nodes {
-		if n.Node != nil && n.Node.Spec.ProviderID == id {
-			return n
-		}
-	}
-	return nil
-}
-
-func isDaemonSetPod(p *corev1.Pod) bool {
-	for _, o := range p.OwnerReferences {
-		if o.Kind == "DaemonSet" {
-			return true
-		}
-	}
-	return false
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/internal/mutate"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -29,7 +30,17 @@ func checkPlan(t *testing.T, data []byte, types cloudprovider.InstanceTypes, wel
 	if err != nil {
 		return
 	}
-	in := snapshot(set, types, wellKnown)
+	its := map[string]cloudprovider.InstanceTypes{}
+	for _, np := range set.NodePools {
+		its[np.Name] = types
+	}
+	objs := cluster.ObjectsOf(set, its)
+	objs.WellKnownLabels = wellKnown
+	snap, err := cluster.New(objs)
+	if err != nil {
+		return // an in-flight NodeClaim named like another claim's Node: ambiguous, refused
+	}
+	in := snap.SchedulingInput(scheduling.Options{})
 	res, err := scheduling.Solve(in)
 	if err != nil {
 		t.Fatalf("manifest accepted the input, Solve refused it: %v", err)

@@ -11,10 +11,10 @@ import (
 	"text/tabwriter"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -213,29 +213,7 @@ func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, 
 		pools[np.Name] = np
 	}
 	for i, c := range res.NewNodeClaims {
-		np := pools[c.NodePool]
-		nc := v1.NodeClaim{
-			TypeMeta: metav1.TypeMeta{APIVersion: "karpenter.sh/v1", Kind: "NodeClaim"},
-			ObjectMeta: metav1.ObjectMeta{
-				Name:   nodeClaimName(c, i),
-				Labels: c.Labels,
-			},
-			Spec: v1.NodeClaimSpec{
-				Taints:        c.Taints,
-				StartupTaints: c.StartupTaints,
-				Requirements:  c.Requirements.NodeSelectorRequirements(),
-				Resources:     v1.ResourceRequirements{Requests: c.Requests},
-			},
-		}
-		if np != nil {
-			nc.Spec.NodeClassRef = np.Spec.Template.Spec.NodeClassRef
-			nc.Spec.ExpireAfter = np.Spec.Template.Spec.ExpireAfter
-			nc.Spec.TerminationGracePeriod = np.Spec.Template.Spec.TerminationGracePeriod
-			if len(np.Spec.Template.ObjectMeta.Annotations) > 0 {
-				nc.Annotations = np.Spec.Template.ObjectMeta.Annotations
-			}
-			nc.OwnerReferences = []metav1.OwnerReference{{APIVersion: "karpenter.sh/v1", Kind: "NodePool", Name: np.Name, UID: np.UID}}
-		}
+		nc := cluster.NodeClaimFor(c, nodeClaimName(c, i), pools[c.NodePool])
 		b, err := yaml.Marshal(nc)
 		if err != nil {
 			return err

@@ -1,0 +1,52 @@
+// Package cluster is one read-only snapshot of a cluster for nodeplan's engines: NodePools,
+// the instance types of each NodePool, nodes paired with their NodeClaims and bound pods,
+// in-flight NodeClaims, pending pods, DaemonSets, volumes, PodDisruptionBudgets, namespaces
+// and Leases. A Snapshot is built once, by New from plain slices or by FromSet from loaded
+// manifests, and feeds scheduling.Solve and disruption.Plan through SchedulingInput and
+// DisruptionInput.
+//
+// A Snapshot never changes after it is built, and nothing it returns may be modified by the
+// caller: slices, maps and objects are shared with the caller's input and with every fork.
+// Forks (Without, WithoutPods, WithPods, WithClaims, WithNodes) and the apply helpers
+// (ApplySolve, ApplyCommand) return a new Snapshot that shares every object it does not
+// change and copies only what it changes; the parent stays as it was.
+//
+// Pairing. A NodeClaim belongs to the Node named by its status.nodeName, else to the Node
+// whose spec.providerID equals its status.providerID, else to a Node of its own name that has
+// no NodeClaim yet (kwok and some providers name both alike); otherwise it is in flight (no
+// Node yet). A pod with spec.nodeName is bound to the Node (or in-flight NodeClaim) of that
+// name.
+//
+// Pending pods. A pod without spec.nodeName is pending unless it is finished (Succeeded or
+// Failed), being deleted, or a DaemonSet's (the DaemonSet controller places it; its requests
+// count as DaemonSet overhead). Those, and pods bound to a node the snapshot does not hold,
+// are neither pending nor bound: NotPlanned lists them with a NotPlannedReason, so that every
+// input pod is accounted for.
+//
+// What disruption.Plan reads of a node (a scheduling.Node of the snapshot):
+//
+//   - Node labels (or, for an in-flight claim, the claim's labels and single-valued
+//     requirements): karpenter.sh/nodepool (else the NodeClaim's label) names the NodePool;
+//     karpenter.sh/initialized=true marks it initialized (an in-flight claim never is);
+//     node.kubernetes.io/instance-type, topology.kubernetes.io/zone and
+//     karpenter.sh/capacity-type find its offering and so its price (see NodePrice); all of
+//     them are held against the NodePool's requirements for drift.
+//   - Node: metadata.deletionTimestamp (deleting), annotation karpenter.sh/do-not-disrupt,
+//     the Ready condition (a NotReady node counts as disrupting against budgets; no
+//     conditions at all is taken as Ready), metadata.creationTimestamp when there is no
+//     NodeClaim.
+//   - NodeClaim: metadata.deletionTimestamp, metadata.creationTimestamp (expiration, and
+//     consolidateAfter without pod events), status.lastPodEventTime (consolidateAfter), the
+//     conditions InstanceTerminating (already deleting), Initialized (its
+//     lastTransitionTime when there was no pod event) and Drifted (reason and time),
+//     spec.expireAfter (else the NodePool's), spec.terminationGracePeriod, and the
+//     annotations karpenter.sh/nodepool-hash and karpenter.sh/nodepool-hash-version
+//     (against the NodePool's, for NodePoolDrifted).
+//   - Bound pods: phase, deletionTimestamp, owner kind (DaemonSet and StatefulSet), the
+//     mirror-pod annotation, karpenter.sh/do-not-disrupt (true or a duration since
+//     status.startTime), controller.kubernetes.io/pod-deletion-cost and spec.priority
+//     (eviction cost), and the PodDisruptionBudgets that select them.
+//
+// The package is pure: no clock (times come in as arguments), no environment, no I/O, no
+// goroutines. It never decides anything; Solve and Plan do.
+package cluster

@@ -1,0 +1,81 @@
+package cluster
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// NotPlannedReason is why a pod of the input is neither pending nor bound to a node of the
+// snapshot.
+type NotPlannedReason string
+
+// Not-planned reasons.
+const (
+	// Terminal: Succeeded or Failed, it runs nowhere any more.
+	NotPlannedTerminal NotPlannedReason = "Terminal"
+	// Terminating: deletionTimestamp set and not bound, it is going away.
+	NotPlannedTerminating NotPlannedReason = "Terminating"
+	// DaemonSetPod: the DaemonSet controller places it; it counts as DaemonSet overhead.
+	NotPlannedDaemonSetPod NotPlannedReason = "DaemonSetPod"
+	// NodeNotInInput: bound to a node the snapshot does not hold.
+	NotPlannedNodeMissing NotPlannedReason = "NodeNotInInput"
+)
+
+// NotPlanned is a pod the snapshot neither plans nor counts on a node, with why.
+type NotPlanned struct {
+	Pod    *corev1.Pod
+	Reason NotPlannedReason
+}
+
+// Message says in words why the pod is not planned.
+func (n NotPlanned) Message() string {
+	switch n.Reason {
+	case NotPlannedTerminal:
+		return fmt.Sprintf("phase %s: the pod has finished", n.Pod.Status.Phase)
+	case NotPlannedTerminating:
+		return "the pod is being deleted (metadata.deletionTimestamp) and is bound to no node"
+	case NotPlannedDaemonSetPod:
+		return "a DaemonSet pod: the DaemonSet controller places it on every node it admits, and its requests count as DaemonSet overhead"
+	case NotPlannedNodeMissing:
+		return fmt.Sprintf("bound to node %q (spec.nodeName), which the input does not hold", n.Pod.Spec.NodeName)
+	}
+	return string(n.Reason)
+}
+
+// notPlannedReason is why p is neither pending nor bound, or "" when it is one of them.
+func (s *Snapshot) notPlannedReason(p *corev1.Pod) NotPlannedReason {
+	if p.Spec.NodeName != "" {
+		if _, ok := s.byName[p.Spec.NodeName]; ok {
+			return ""
+		}
+		return NotPlannedNodeMissing
+	}
+	switch {
+	case p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed:
+		return NotPlannedTerminal
+	case p.DeletionTimestamp != nil:
+		return NotPlannedTerminating
+	case IsDaemonSetPod(p):
+		return NotPlannedDaemonSetPod
+	}
+	return ""
+}
+
+// IsDaemonSetPod reports whether a DaemonSet owns p.
+func IsDaemonSetPod(p *corev1.Pod) bool {
+	for _, o := range p.OwnerReferences {
+		if o.Kind == "DaemonSet" {
+			return true
+		}
+	}
+	return false
+}
+
+// PodKey is a pod's namespace/name.
+func PodKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
+
+func sortNotPlanned(ns []NotPlanned) {
+	sort.SliceStable(ns, func(i, j int) bool { return PodKey(ns[i].Pod) < PodKey(ns[j].Pod) })
+}

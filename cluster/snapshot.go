@@ -1,0 +1,160 @@
+package cluster
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Objects are the plain slices a Snapshot is built from, as a cluster (or a dump of one)
+// holds them. New never modifies them.
+type Objects struct {
+	NodePools []*v1.NodePool
+	// InstanceTypes are the instance types each NodePool may use, keyed by NodePool name.
+	InstanceTypes map[string]cloudprovider.InstanceTypes
+	// WellKnownLabels are the label keys whose values the cloud decides (nil:
+	// v1.WellKnownLabels).
+	WellKnownLabels requirements.KeySet
+	Nodes           []*corev1.Node
+	NodeClaims      []*v1.NodeClaim
+	// Pods are every pod: pending, bound, finished, DaemonSet pods (see the package doc).
+	Pods                   []*corev1.Pod
+	DaemonSets             []*appsv1.DaemonSet
+	PodDisruptionBudgets   []*policyv1.PodDisruptionBudget
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	PersistentVolumes      []*corev1.PersistentVolume
+	StorageClasses         []*storagev1.StorageClass
+	CSINodes               []*storagev1.CSINode
+	Namespaces             []*corev1.Namespace
+	Leases                 []*coordinationv1.Lease
+}
+
+// Snapshot is a read-only view of a cluster (see the package doc). The zero value is an
+// empty cluster; build one with New or FromSet.
+type Snapshot struct {
+	// objs are the objects New was given; forks keep all but Nodes, NodeClaims and Pods
+	// current (those live in nodes, pending and notPlanned).
+	objs Objects
+	// nodes are the Nodes in input order, then the in-flight NodeClaims in input order.
+	nodes []*scheduling.Node
+	// byName indexes nodes by the name pods bind to: a Node's name, an in-flight claim's
+	// own name.
+	byName map[string]int
+	// pending are the pending pods in input order.
+	pending    []*corev1.Pod
+	notPlanned []NotPlanned
+}
+
+// New builds a Snapshot: it pairs Nodes with NodeClaims, binds pods to their nodes and sorts
+// the rest into pending and not planned (see the package doc). Two Nodes, or two NodeClaims,
+// of one name, and an in-flight NodeClaim named like a Node paired with another claim, are
+// errors.
+func New(o Objects) (*Snapshot, error) {
+	s := &Snapshot{objs: o, byName: make(map[string]int, len(o.Nodes)+len(o.NodeClaims))}
+	if s.objs.InstanceTypes == nil {
+		s.objs.InstanceTypes = map[string]cloudprovider.InstanceTypes{}
+	}
+	for _, n := range o.Nodes {
+		if n == nil {
+			return nil, fmt.Errorf("cluster: a nil Node")
+		}
+		if _, dup := s.byName[n.Name]; dup {
+			return nil, fmt.Errorf("cluster: Node %q: two Nodes of this name", n.Name)
+		}
+		s.byName[n.Name] = len(s.nodes)
+		s.nodes = append(s.nodes, &scheduling.Node{Node: n})
+	}
+	if err := s.addClaims(o.NodeClaims); err != nil {
+		return nil, err
+	}
+	for _, p := range o.Pods {
+		if p == nil {
+			return nil, fmt.Errorf("cluster: a nil Pod")
+		}
+		switch r := s.notPlannedReason(p); {
+		case r != "":
+			s.notPlanned = append(s.notPlanned, NotPlanned{Pod: p, Reason: r})
+		case p.Spec.NodeName != "":
+			n := s.nodes[s.byName[p.Spec.NodeName]]
+			n.Pods = append(n.Pods, p)
+		default:
+			s.pending = append(s.pending, p)
+		}
+	}
+	sortNotPlanned(s.notPlanned)
+	return s, nil
+}
+
+// pairedNode is the index of the Node nc belongs to, by status.nodeName, providerID or name.
+func (s *Snapshot) pairedNode(nc *v1.NodeClaim, byProviderID map[string]int) (int, bool) {
+	if name := nc.Status.NodeName; name != "" {
+		if i, ok := s.byName[name]; ok && s.nodes[i].Node != nil {
+			return i, true
+		}
+	}
+	if id := nc.Status.ProviderID; id != "" {
+		if i, ok := byProviderID[id]; ok {
+			return i, true
+		}
+	}
+	if i, ok := s.byName[nc.Name]; ok && s.nodes[i].Node != nil && s.nodes[i].NodeClaim == nil {
+		return i, true
+	}
+	return 0, false
+}
+
+// NodePools are the snapshot's NodePools.
+func (s *Snapshot) NodePools() []*v1.NodePool { return s.objs.NodePools }
+
+// NodePool is the NodePool of that name, or nil.
+func (s *Snapshot) NodePool(name string) *v1.NodePool {
+	for _, np := range s.objs.NodePools {
+		if np != nil && np.Name == name {
+			return np
+		}
+	}
+	return nil
+}
+
+// InstanceTypes are the instance types of each NodePool, keyed by NodePool name.
+func (s *Snapshot) InstanceTypes() map[string]cloudprovider.InstanceTypes {
+	return s.objs.InstanceTypes
+}
+
+// Nodes are the Nodes (with their NodeClaims and bound pods) in input order, then the
+// in-flight NodeClaims in input order.
+func (s *Snapshot) Nodes() []*scheduling.Node { return s.nodes }
+
+// Node is the Node or in-flight NodeClaim pods bound to name run on, or nil.
+func (s *Snapshot) Node(name string) *scheduling.Node {
+	if i, ok := s.byName[name]; ok {
+		return s.nodes[i]
+	}
+	return nil
+}
+
+// Pending are the pods waiting to be placed, in input order.
+func (s *Snapshot) Pending() []*corev1.Pod { return s.pending }
+
+// NotPlanned are the pods neither pending nor bound to a node of the snapshot, sorted by
+// namespace/name.
+func (s *Snapshot) NotPlanned() []NotPlanned { return s.notPlanned }
+
+// DaemonSets, PodDisruptionBudgets, the volume objects, Namespaces and Leases are passed
+// through as given.
+func (s *Snapshot) DaemonSets() []*appsv1.DaemonSet { return s.objs.DaemonSets }
+func (s *Snapshot) PodDisruptionBudgets() []*policyv1.PodDisruptionBudget {
+	return s.objs.PodDisruptionBudgets
+}
+func (s *Snapshot) Namespaces() []*corev1.Namespace      { return s.objs.Namespaces }
+func (s *Snapshot) Leases() []*coordinationv1.Lease      { return s.objs.Leases }
+func (s *Snapshot) WellKnownLabels() requirements.KeySet { return s.objs.WellKnownLabels }

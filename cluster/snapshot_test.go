@@ -1,0 +1,147 @@
+package cluster_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/manifest"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+func node(name, providerID string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{ProviderID: providerID}}
+}
+
+func claim(name, nodeName, providerID string) *v1.NodeClaim {
+	nc := &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	nc.Status.NodeName, nc.Status.ProviderID = nodeName, providerID
+	return nc
+}
+
+// pairing returns, per node of the snapshot, its Node's and NodeClaim's names.
+func pairing(s *cluster.Snapshot) [][2]string {
+	var out [][2]string
+	for _, n := range s.Nodes() {
+		var p [2]string
+		if n.Node != nil {
+			p[0] = n.Node.Name
+		}
+		if n.NodeClaim != nil {
+			p[1] = n.NodeClaim.Name
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func TestNewPairsNodesWithNodeClaims(t *testing.T) {
+	s, err := cluster.New(cluster.Objects{
+		Nodes: []*corev1.Node{node("by-node-name", ""), node("by-provider", "cloud:///2"), node("same-name", "cloud:///3"), node("alone", "")},
+		NodeClaims: []*v1.NodeClaim{
+			claim("c1", "by-node-name", "cloud:///1"),
+			claim("c2", "", "cloud:///2"),
+			claim("same-name", "", ""),
+			claim("in-flight", "", "cloud:///9"),
+		},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, [][2]string{{"by-node-name", "c1"}, {"by-provider", "c2"}, {"same-name", "same-name"}, {"alone", ""}, {"", "in-flight"}}, pairing(s))
+	assert.Same(t, s.Nodes()[4], s.Node("in-flight"))
+	assert.Nil(t, s.Node("c1"), "pods bind to the Node's name, not its claim's")
+}
+
+func TestNewSortsPods(t *testing.T) {
+	done := fake.Pod("done").Obj()
+	done.Status.Phase = corev1.PodSucceeded
+	going := fake.Pod("going").Obj()
+	going.DeletionTimestamp = &metav1.Time{}
+	ds := fake.Pod("ds").Obj()
+	ds.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "logs"}}
+	boundDS := fake.Pod("bound-ds").NodeName("n1").Obj()
+	boundDS.OwnerReferences = ds.OwnerReferences
+	s, err := cluster.New(cluster.Objects{
+		Nodes:      []*corev1.Node{node("n1", "")},
+		NodeClaims: []*v1.NodeClaim{claim("c-flight", "", "")},
+		Pods: []*corev1.Pod{fake.Pod("pending").Obj(), fake.Pod("on-n1").NodeName("n1").Obj(), fake.Pod("on-claim").NodeName("c-flight").Obj(),
+			fake.Pod("elsewhere").NodeName("gone").Obj(), done, going, ds, boundDS},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"default/pending"}, keys(s.Pending()))
+	assert.Equal(t, []string{"default/on-n1", "default/bound-ds"}, keys(s.Node("n1").Pods))
+	assert.Equal(t, []string{"default/on-claim"}, keys(s.Node("c-flight").Pods))
+	reasons := map[string]cluster.NotPlannedReason{}
+	for _, n := range s.NotPlanned() {
+		reasons[cluster.PodKey(n.Pod)] = n.Reason
+		assert.NotEmpty(t, n.Message())
+	}
+	assert.Equal(t, map[string]cluster.NotPlannedReason{
+		"default/elsewhere": cluster.NotPlannedNodeMissing, "default/done": cluster.NotPlannedTerminal,
+		"default/going": cluster.NotPlannedTerminating, "default/ds": cluster.NotPlannedDaemonSetPod,
+	}, reasons)
+	assert.Equal(t, []string{"default/done", "default/ds", "default/elsewhere", "default/going"}, notPlannedKeys(s), "sorted by namespace/name")
+}
+
+func TestNewRefusesAmbiguousNames(t *testing.T) {
+	for name, o := range map[string]cluster.Objects{
+		"two Nodes":  {Nodes: []*corev1.Node{node("a", ""), node("a", "")}},
+		"two claims": {NodeClaims: []*v1.NodeClaim{claim("a", "", ""), claim("a", "", "")}},
+		"in-flight claim named like a paired Node": {Nodes: []*corev1.Node{node("a", "")},
+			NodeClaims: []*v1.NodeClaim{claim("b", "a", ""), claim("a", "", "")}},
+		"nil pod": {Pods: []*corev1.Pod{nil}},
+	} {
+		_, err := cluster.New(o)
+		assert.Error(t, err, name)
+	}
+}
+
+func TestFromSetReadsManifests(t *testing.T) {
+	set, err := manifest.Parse([]byte(`apiVersion: v1
+kind: Node
+metadata: {name: n1}
+spec: {providerID: "aws:///us-east-1a/i-1"}
+---
+apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata: {name: default-x}
+spec:
+  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  requirements: []
+status: {providerID: "aws:///us-east-1a/i-1"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec: {containers: [{name: c, image: x}]}
+`), "in.yaml")
+	require.NoError(t, err)
+	s, err := cluster.FromSet(set, nil)
+	require.NoError(t, err)
+	assert.Equal(t, [][2]string{{"n1", "default-x"}}, pairing(s))
+	assert.Equal(t, []string{"default/web"}, keys(s.Pending()))
+	in := s.SchedulingInput(scheduling.Options{})
+	assert.Equal(t, s.Pending(), in.Pods)
+	assert.Equal(t, s.Nodes(), in.Nodes)
+}
+
+func keys(pods []*corev1.Pod) []string {
+	out := []string{}
+	for _, p := range pods {
+		out = append(out, cluster.PodKey(p))
+	}
+	return out
+}
+
+func notPlannedKeys(s *cluster.Snapshot) []string {
+	out := []string{}
+	for _, n := range s.NotPlanned() {
+		out = append(out, cluster.PodKey(n.Pod))
+	}
+	return out
+}
