@@ -42,10 +42,17 @@
 //     spec.expireAfter (else the NodePool's), spec.terminationGracePeriod, and the
 //     annotations karpenter.sh/nodepool-hash and karpenter.sh/nodepool-hash-version
 //     (against the NodePool's, for NodePoolDrifted).
+//   - For interruption events, the Node's spec.providerID and the NodeClaim's
+//     status.providerID (the instance ID is their last path element); for node repair, the
+//     Node's status conditions matched against Input.RepairPolicies; for static drift, the
+//     NodeClaim's labels, taints and spec against the NodePool's template.
 //   - Bound pods: phase, deletionTimestamp, owner kind (DaemonSet and StatefulSet), the
 //     mirror-pod annotation, karpenter.sh/do-not-disrupt (true or a duration since
 //     status.startTime), controller.kubernetes.io/pod-deletion-cost and spec.priority
 //     (eviction cost), and the PodDisruptionBudgets that select them.
+//
+// DisruptionInput leaves Interruptions, RepairPolicies and ProviderDrift empty: they come
+// from the cloud, and the host sets them on the input it returns.
 //
 // The package is pure: no clock (times come in as arguments), no environment, no I/O, no
 // goroutines. It never decides anything; Solve and Plan do.
