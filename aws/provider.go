@@ -8,12 +8,12 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/ec2capacity"
 )
@@ -125,21 +125,9 @@ func (p *Provider) Region() *Region {
 	return p.region
 }
 
-// RepairPolicies are Karpenter's AWS node conditions: Ready False or Unknown for 30 minutes,
-// and the EKS node monitoring agent's conditions (accelerated hardware 10 minutes, storage,
-// networking, kernel and container runtime 30 minutes).
-func (p *Provider) RepairPolicies() []cloudprovider.RepairPolicy {
-	const m = 60
-	return []cloudprovider.RepairPolicy{
-		{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionFalse, TolerationDuration: 30 * m},
-		{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionUnknown, TolerationDuration: 30 * m},
-		{ConditionType: "AcceleratedHardwareReady", ConditionStatus: corev1.ConditionFalse, TolerationDuration: 10 * m},
-		{ConditionType: "StorageReady", ConditionStatus: corev1.ConditionFalse, TolerationDuration: 30 * m},
-		{ConditionType: "NetworkingReady", ConditionStatus: corev1.ConditionFalse, TolerationDuration: 30 * m},
-		{ConditionType: "KernelReady", ConditionStatus: corev1.ConditionFalse, TolerationDuration: 30 * m},
-		{ConditionType: "ContainerRuntimeReady", ConditionStatus: corev1.ConditionFalse, TolerationDuration: 30 * m},
-	}
-}
+// RepairPolicies are Karpenter's AWS node conditions (catalog.RepairPolicies: Ready False or
+// Unknown for 30 minutes, and the EKS node monitoring agent's conditions).
+func (p *Provider) RepairPolicies() []cloudprovider.RepairPolicy { return catalog.RepairPolicies() }
 
 // nodePool looks a NodePool up, tolerating a host that does not provide them.
 func (p *Provider) nodePool(ctx context.Context, name string) *v1.NodePool {

@@ -196,6 +196,10 @@ func (p *parser) value(src Source, v any, apiVersion, kind string, depth int) {
 // object reads one object (or list) m; raw is its JSON when known.
 // apiVersion and kind are the defaults a typed list gives its items.
 func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, kind string, depth int) {
+	if eventBridgeMessage(m) || sqsReceiveOutput(m) || m["kind"] == InterruptionKind {
+		p.interruptionMessages(src, m) // interruption.go
+		return
+	}
 	ref := ObjectRef{}
 	if md, ok := m["metadata"].(map[string]any); ok {
 		ref.Name, _ = md["name"].(string)

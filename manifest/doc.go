@@ -20,6 +20,10 @@
 // nodeSelector and tolerations admit (its template's node affinity is not in its pods). A claim whose spec.volumeName names a PersistentVolume of the
 // input that is free or reserved for it is bound to it, as the PV controller would bind it.
 //
+// Interruption messages (EventBridge messages as SQS delivers them, alone or in a JSON array,
+// `aws sqs receive-message` output, or the [InterruptionKind] list) are parsed with package
+// interruption into [Set.Interruptions].
+//
 // Objects of namespaced kinds given without a namespace are in "default"; objects without a
 // UID get one derived from their namespace and name (a pod's is "uid-<namespace>/<name>").
 // Expanded pods are pending, carry the template's labels and annotations and a controller

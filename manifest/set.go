@@ -15,6 +15,7 @@ import (
 
 	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/interruption"
 )
 
 // Set is what a group of manifests holds, by kind, each slice in input order.
@@ -46,6 +47,8 @@ type Set struct {
 	Leases []*coordinationv1.Lease
 	// Workloads are the Deployments, ReplicaSets, StatefulSets and Jobs, in input order.
 	Workloads []*Workload
+	// Interruptions are the interruption messages of the input, parsed (see InterruptionKind).
+	Interruptions []interruption.Event
 	// Skipped counts, by kind, the objects of kinds nodeplan does not plan with.
 	Skipped map[string]int
 	// Warnings are what was read otherwise than written: objects of an older API converted
@@ -224,6 +227,7 @@ func (s *Set) Merge(o *Set) error {
 		StorageClasses:       concat(s.StorageClasses, o.StorageClasses),
 		CSINodes:             concat(s.CSINodes, o.CSINodes),
 		Leases:               concat(s.Leases, o.Leases),
+		Interruptions:        concat(s.Interruptions, o.Interruptions),
 		Skipped:              maps.Clone(s.Skipped),
 		Sources:              map[ObjectRef]Source{},
 		givenPVCs:            concat(s.givenPVCs, o.givenPVCs),

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -17,10 +18,11 @@ import (
 // says which time it judged at and where it came from.
 func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	var now string
-	var spotToSpot bool
+	var spotToSpot, nodeRepair bool
 	c, err := parseFlags("disrupt", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&now, "now", "", "time to decide at, RFC3339 (default: the newest timestamp in the input: Node heartbeats, Lease renewals, pod starts, creation times)")
 		fs.BoolVar(&spotToSpot, "spot-to-spot", false, "allow spot-to-spot consolidation (Karpenter's SpotToSpotConsolidation feature gate)")
+		fs.BoolVar(&nodeRepair, "node-repair", false, "repair nodes unhealthy past the AWS provider's repair policies (Karpenter's NodeRepair feature gate)")
 	})
 	if err != nil {
 		return err
@@ -47,6 +49,10 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	in := disruptionInput(sin, at.Time)
 	in.Options.Packing, in.Options.MinValuesPolicy, in.Options.PreferencePolicy = sin.Options.Packing, sin.Options.MinValuesPolicy, sin.Options.PreferencePolicy
 	in.Options.SpotToSpotConsolidation = spotToSpot
+	in.Interruptions = set.Interruptions
+	if nodeRepair {
+		in.RepairPolicies = catalog.RepairPolicies()
+	}
 	res, err := disruption.Plan(in)
 	if err != nil {
 		return err
@@ -63,7 +69,10 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 		if at.Warning != "" {
 			fmt.Fprintf(stdout, "# warning: %s\n", at.Warning)
 		}
-		return writeDisruptYAML(stdout, res, set, c.notPlanned)
+		if err := writeDisruptYAML(stdout, res, set, c.notPlanned); err != nil {
+			return err
+		}
+		return writeDrainsYAML(stdout, res)
 	default:
 		fmt.Fprintf(stdout, "%s\n\n", capitalize(at.String()))
 		if err := writeDisruptTable(stdout, res); err != nil {
@@ -106,6 +115,10 @@ type disruptOutput struct {
 	Now judgedAt `json:"now"`
 	// NotPlanned are input pods that are neither pending nor bound to a node of the input.
 	NotPlanned []notPlannedPod `json:"notPlanned"`
+	// Interruptions and Drains: what each interruption event did, and the drain plan of
+	// every node being deleted (mechanisms.go).
+	Interruptions []interruptionOutput `json:"interruptions"`
+	Drains        []drainOutput        `json:"drains"`
 	// PriceEstimated is true when a price behind a command or claim is an estimate.
 	PriceEstimated bool `json:"priceEstimated,omitempty"`
 }
@@ -118,6 +131,8 @@ type commandOutput struct {
 	SavingsPerHour float64       `json:"savingsPerHour"`
 	// Destinations are the existing nodes the command's simulation sends pods to.
 	Destinations []string `json:"destinations"`
+	// Detail is what triggered an interruption, repair or drift command.
+	Detail string `json:"detail,omitempty"`
 }
 
 type blockedOutput struct {
@@ -126,13 +141,14 @@ type blockedOutput struct {
 }
 
 func newDisruptOutput(res *disruption.Result) *disruptOutput {
-	out := &disruptOutput{Commands: []commandOutput{}, Blocked: []blockedOutput{}, Provisioned: []claimOutput{}}
+	out := &disruptOutput{Commands: []commandOutput{}, Blocked: []blockedOutput{}, Provisioned: []claimOutput{},
+		Interruptions: interruptionsOutput(res), Drains: drainsOutput(res)}
 	for _, c := range res.Provisioned {
 		out.Provisioned = append(out.Provisioned, claimOutputOf(c))
 	}
 	for _, c := range res.Commands {
 		co := commandOutput{Method: string(c.Method), Reason: string(c.Reason), Candidates: c.Candidates,
-			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour), Destinations: c.Destinations}
+			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour), Destinations: c.Destinations, Detail: c.Detail}
 		if co.Destinations == nil {
 			co.Destinations = []string{}
 		}
@@ -183,6 +199,7 @@ func writeDisruptTable(w io.Writer, res *disruption.Result) error {
 			fmt.Fprintf(w, "  %s: %s\n", b.Node, b.Reason)
 		}
 	}
+	writeMechanismsTable(w, res)
 	return nil
 }
 
