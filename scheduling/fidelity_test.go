@@ -550,3 +550,41 @@ instanceTypes:
 	}
 	assert.Equal(t, []string{"s-2x4", "m-4x32"}, names, "b keeps its 4-cpu option")
 }
+
+// A preferred zonal anti-affinity counts a pod on a NodeClaim still open over zones in every
+// zone it may launch in, as Karpenter does; the next replica then relaxes the preference and
+// shares the node (difftest plan-109: Karpenter launches one node, nodeplan pinned the first
+// claim and launched two). A required one pins the NodeClaim, so its owners see the zone.
+func TestFidelityPreferredAntiAffinityDoesNotPin(t *testing.T) {
+	const types = `
+instanceTypes:
+- name: m-4x16
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "4", memory: 16Gi, pods: "29"}
+  offerings:
+  - {zone: zone-b, capacityType: on-demand, price: 0.0864}
+  - {zone: zone-c, capacityType: on-demand, price: 0.0611}
+`
+	anti := func(kind string) string {
+		term := "{labelSelector: {matchLabels: {app: web}}, topologyKey: topology.kubernetes.io/zone}"
+		if kind == "preferred" {
+			return "      affinity:\n        podAntiAffinity:\n          preferredDuringSchedulingIgnoredDuringExecution:\n          - {weight: 50, podAffinityTerm: " + term + "}\n"
+		}
+		return "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - " + term + "\n"
+	}
+	for _, tc := range []struct {
+		kind string
+		want map[string]int
+	}{
+		{kind: "preferred", want: map[string]int{"zone-c": 2}},
+		{kind: "required", want: map[string]int{"zone-b": 1, "zone-c": 1}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			in := fidelityInput(t, fidelityPool+webDeployment("web", 2, "100m", anti(tc.kind)), types, scheduling.PackingCostAware)
+			res := mustSolve(t, in)
+			assert.Empty(t, res.PodErrors)
+			assert.Equal(t, tc.want, launchedCounts(in, res, "web-", "topology.kubernetes.io/zone"))
+			assert.Len(t, res.NewNodeClaims, len(tc.want))
+		})
+	}
+}

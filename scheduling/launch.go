@@ -148,7 +148,7 @@ func complementOf(r *requirements.Requirement) *requirements.Requirement {
 // group with a node filter counts it.
 func (p *podData) settles() bool {
 	for _, g := range p.selectedBy {
-		if g.key != v1.LabelHostname || hasFilter(g) {
+		if pinsCounted(g) || hasFilter(g) {
 			return true
 		}
 	}
@@ -158,6 +158,14 @@ func (p *podData) settles() bool {
 		}
 	}
 	return false
+}
+
+// pinsCounted reports whether a NodeClaim open on g's key is pinned when a pod g counts joins
+// it: for a spread or an affinity (they count a pod only in a known domain) and a required
+// anti-affinity (its owners must see where the pods are), not for a preferred anti-affinity,
+// which counts the pod in every candidate domain; as in Karpenter, its owners then relax it.
+func pinsCounted(g *topologyGroup) bool {
+	return g.key != v1.LabelHostname && (g.kind != groupAntiAffinity || g.required)
 }
 
 // hasFilter reports whether a spread group counts only nodes passing non-empty terms.
@@ -222,7 +230,7 @@ func (s *solver) settlement(t *template, p *podData, reqs requirements.Requireme
 		}
 	}
 	for _, g := range p.selectedBy {
-		if !pinOpen(g) {
+		if pinsCounted(g) && !pinOpen(g) {
 			return nil, false
 		}
 		if !hasFilter(g) || g.key == v1.LabelHostname {

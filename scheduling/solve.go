@@ -420,6 +420,7 @@ func (s *solver) affinityGroups(kind groupKind, pod *corev1.Pod, required []core
 		if err != nil {
 			return nil, nil, err
 		}
+		g.required = true
 		req = append(req, g)
 	}
 	if ignore {

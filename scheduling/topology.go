@@ -34,6 +34,9 @@ type topologyGroup struct {
 	selector   labels.Selector
 	maxSkew    int32
 	minDomains int32
+	// required: an anti-affinity group some pod's required term uses (its owners must see
+	// where the pods it selects are; a preferred one may just block every candidate domain).
+	required bool
 	// Node filter of a spread group (nodeAffinityPolicy / nodeTaintsPolicy Honor).
 	filterTerms       []requirements.Requirements // ORed; nil: every node
 	filterTolerations []corev1.Toleration
