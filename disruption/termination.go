@@ -120,11 +120,13 @@ type PodDrain struct {
 const defaultPodGracePeriod = 30 * time.Second
 
 // drains plans the termination of every node being deleted: taken by a command of this Plan,
-// or deleting in the input.
+// or deleting in the input. Only Karpenter's nodes (with a NodeClaim or a NodePool label) have
+// its termination finalizer.
 func (s *state) drains() ([]Drain, error) {
 	var draining []*node
 	for _, n := range s.nodes {
-		if s.taken[n] || n.deleting {
+		managed := n.poolName != "" || n.sn.NodeClaim != nil
+		if s.taken[n] || (n.deleting && managed) {
 			draining = append(draining, n)
 		}
 	}

@@ -171,3 +171,80 @@ func TestDrainOfACommand(t *testing.T) {
 	assert.Empty(t, d.Groups)
 	assert.Equal(t, TerminatesAfterDrain, d.Terminates)
 }
+
+// Each pod class drains in its place: a pod of a later class waits for every earlier one.
+func TestDrainClassOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		pod   func() *corev1.Pod
+		class PodClass
+	}{
+		{"non-critical", func() *corev1.Pod { return bound("x", "100m") }, PodNonCritical},
+		{"non-critical DaemonSet", func() *corev1.Pod { return daemonPod(bound("x", "100m")) }, PodNonCriticalDaemonSet},
+		{"critical", func() *corev1.Pod { return critical(bound("x", "100m")) }, PodCritical},
+		{"cluster-critical", func() *corev1.Pod {
+			p := bound("x", "100m")
+			p.Spec.PriorityClassName = "system-cluster-critical"
+			return p
+		}, PodCritical},
+		{"critical DaemonSet", func() *corev1.Pod { return critical(daemonPod(bound("x", "100m"))) }, PodCriticalDaemonSet},
+		{"high priority but no critical class", func() *corev1.Pod {
+			p := bound("x", "100m")
+			p.Spec.PriorityClassName, p.Spec.Priority = "business-critical", ptr(int32(1000000))
+			return p
+		}, PodNonCritical},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := deleting(testNode("gone", "p", "small", "", tc.pod()), t0)
+			res, err := Plan(input([]*v1.NodePool{pool("p")}, n, testNode("stay", "p", "large", "")))
+			require.NoError(t, err)
+			d := drainOf(res, "gone")
+			require.NotNil(t, d)
+			require.Len(t, d.Groups, 1)
+			assert.Equal(t, tc.class, d.Groups[0].Class)
+			assert.Equal(t, DrainEvict, d.Groups[0].Pods[0].Action)
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		pod    func() *corev1.Pod
+		reason string
+	}{
+		{"static pod", func() *corev1.Pod {
+			p := bound("x", "100m")
+			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "gone", Controller: ptr(true)}}
+			return p
+		}, "static pod"},
+		{"tolerates everything", func() *corev1.Pod {
+			p := bound("x", "100m")
+			p.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+			return p
+		}, "tolerates"},
+		{"failed", func() *corev1.Pod {
+			p := bound("x", "100m")
+			p.Status.Phase = corev1.PodFailed
+			return p
+		}, "finished"},
+	} {
+		t.Run("left alone: "+tc.name, func(t *testing.T) {
+			n := deleting(testNode("gone", "p", "small", "", tc.pod()), t0)
+			res, err := Plan(input([]*v1.NodePool{pool("p")}, n))
+			require.NoError(t, err)
+			d := drainOf(res, "gone")
+			require.NotNil(t, d)
+			assert.Empty(t, d.Groups)
+			require.Len(t, d.LeftAlone, 1)
+			assert.Contains(t, d.LeftAlone[0].Reason, tc.reason)
+			assert.Equal(t, TerminatesAfterDrain, d.Terminates)
+		})
+	}
+}
+
+// An unmanaged node being deleted has no Karpenter finalizer: no drain plan.
+func TestNoDrainForUnmanagedNodes(t *testing.T) {
+	n := deleting(testNode("other", "", "small", "", bound("x", "100m")), t0)
+	delete(n.Node.Labels, v1.NodePoolLabelKey)
+	res, err := Plan(input([]*v1.NodePool{pool("p")}, n))
+	require.NoError(t, err)
+	assert.Empty(t, res.Drains)
+}
