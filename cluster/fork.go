@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -252,4 +253,12 @@ func (s *Snapshot) inFlightClaimOf(node *corev1.Node) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// WithInstanceTypes is the snapshot with the instance types of each NodePool replaced by
+// types (as GetInstanceTypes answers them now: offerings found out of capacity unavailable).
+func (s *Snapshot) WithInstanceTypes(types map[string]cloudprovider.InstanceTypes) *Snapshot {
+	c := *s
+	c.objs.InstanceTypes = types
+	return &c
 }

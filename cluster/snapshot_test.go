@@ -145,3 +145,10 @@ func notPlannedKeys(s *cluster.Snapshot) []string {
 	}
 	return out
 }
+
+func TestStringIsCompact(t *testing.T) {
+	s, err := cluster.New(cluster.Objects{Nodes: []*corev1.Node{node("n1", "")}, NodeClaims: []*v1.NodeClaim{claim("c1", "", "")},
+		Pods: []*corev1.Pod{fake.Pod("p").Obj(), fake.Pod("q").NodeName("n1").Obj()}})
+	require.NoError(t, err)
+	assert.Equal(t, "n1 /// uninitialized pods=1\nc1 /// in-flight pods=0\npending=1 notPlanned=0", s.String())
+}

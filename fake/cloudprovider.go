@@ -56,9 +56,14 @@ type CloudProvider struct {
 	// (BadNode=False for 30 minutes).
 	RepairPolicy []cloudprovider.RepairPolicy
 
-	counter  int
-	launched map[string]*launched
-	reserved map[string]int // reservationKey -> instances launched into it
+	// OfferingCapacity, when it has an entry for an offering (see OfferingKey), is how many
+	// more machines that offering can launch (see capacity.go).
+	OfferingCapacity map[string]int
+
+	counter     int
+	unavailable map[string]bool // OfferingKey -> a launch ran out of capacity there
+	launched    map[string]*launched
+	reserved    map[string]int // reservationKey -> instances launched into it
 }
 
 type launched struct {
@@ -86,6 +91,7 @@ func (c *CloudProvider) Reset() {
 	c.CreateCalls, c.DeleteCalls, c.GetCalls = nil, nil, nil
 	c.Drifted, c.RepairPolicy = "", nil
 	c.counter, c.launched, c.reserved = 0, nil, nil
+	c.OfferingCapacity, c.unavailable = nil, nil
 }
 
 // CreateCallsSnapshot returns a copy of the Create call log.
@@ -131,6 +137,8 @@ func (c *CloudProvider) IsDrifted(_ context.Context, _ *v1.NodeClaim) (cloudprov
 
 // GetInstanceTypes returns the NodePool's types (InstanceTypesForNodePool, else
 // InstanceTypes) as a new slice sharing the *InstanceType values, or ErrorsForNodePool's error.
+// A type with an offering a launch found out of capacity is a copy, that offering
+// unavailable (see OfferingCapacity).
 func (c *CloudProvider) GetInstanceTypes(_ context.Context, nodePool *v1.NodePool) ([]*cloudprovider.InstanceType, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -142,7 +150,7 @@ func (c *CloudProvider) GetInstanceTypes(_ context.Context, nodePool *v1.NodePoo
 	if err != nil {
 		return nil, err
 	}
-	return append([]*cloudprovider.InstanceType(nil), its...), nil
+	return c.withUnavailable(its), nil
 }
 
 func (c *CloudProvider) typesFor(nodePool string) (cloudprovider.InstanceTypes, error) {
@@ -216,7 +224,9 @@ func better(a, b candidate) bool {
 // nodeClaim — labels (the type's single-valued requirements, the offering's zone, capacity
 // type and reservation, then the NodeClaim's own labels), providerID fake:///<zone>/<n>,
 // capacity, allocatable and a Launched=True condition — and records it. nodeClaim itself is
-// never modified. Without a fitting offering it returns an InsufficientCapacityError.
+// never modified. Without a fitting offering it returns an InsufficientCapacityError. With
+// OfferingCapacity, a fitting offering out of capacity becomes unavailable (for Create and
+// GetInstanceTypes) and the next best is tried, as a CreateFleet over many offerings.
 func (c *CloudProvider) Create(_ context.Context, nodeClaim *v1.NodeClaim) (*v1.NodeClaim, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -239,23 +249,25 @@ func (c *CloudProvider) Create(_ context.Context, nodeClaim *v1.NodeClaim) (*v1.
 	if err != nil {
 		return nil, err
 	}
-	var best *candidate
+	var cands []candidate
 	for _, it := range its {
 		if it == nil || !it.Requirements.HasIntersection(reqs) || !fits(nodeClaim.Spec.Resources.Requests, it.Allocatable()) {
 			continue
 		}
 		for _, o := range it.Offerings.Compatible(reqs) {
-			if !c.offeringAvailable(it, o) {
-				continue
-			}
-			cand := candidate{it: it, o: o}
-			if best == nil || better(cand, *best) {
-				best = &cand
+			if c.offeringAvailable(it, o) && !c.unavailable[OfferingKey(it, o)] {
+				cands = append(cands, candidate{it: it, o: o})
 			}
 		}
 	}
+	sort.SliceStable(cands, func(i, j int) bool { return better(cands[i], cands[j]) })
+	best, exhausted := c.takeCapacity(cands)
 	if best == nil {
-		return nil, cloudprovider.NewInsufficientCapacityError(fmt.Errorf("no instance type with an available offering fits nodeclaim %q (%d types considered)", nodeClaim.Name, len(its)))
+		why := fmt.Errorf("no instance type with an available offering fits nodeclaim %q (%d types considered)", nodeClaim.Name, len(its))
+		if exhausted > 0 {
+			why = fmt.Errorf("nodeclaim %q: %d fitting offerings out of capacity, now unavailable", nodeClaim.Name, exhausted)
+		}
+		return nil, cloudprovider.NewInsufficientCapacityError(why)
 	}
 
 	c.counter++

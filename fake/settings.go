@@ -25,7 +25,7 @@ type PodSettings struct {
 	// ZoneAffinity is a required zone affinity to the pod's app; HostnameAntiAffinity and
 	// ZoneAntiAffinity required anti-affinities to it.
 	ZoneAffinity, HostnameAntiAffinity, ZoneAntiAffinity float64
-	HostPort float64
+	HostPort                                             float64
 	// MaxCPUMillis and MaxMemoryMi bound the requests (0: 4000m and 8192Mi).
 	MaxCPUMillis, MaxMemoryMi int
 }
@@ -136,20 +136,7 @@ func NodeGenerator(name, pool string, types cloudprovider.InstanceTypes) *rapid.
 	return rapid.Custom(func(t *rapid.T) *corev1.Node {
 		it := rapid.SampledFrom(types).Draw(t, name+"/instance-type")
 		o := rapid.SampledFrom(it.Offerings).Draw(t, name+"/offering")
-		lbls := map[string]string{v1.LabelHostname: name}
-		for _, reqs := range []map[string]string{it.Requirements.Labels(), o.Requirements.Labels()} {
-			for k, v := range reqs {
-				lbls[k] = v
-			}
-		}
-		if os := it.Requirements.Get(v1.LabelOS); os.Has("linux") {
-			lbls[v1.LabelOS] = "linux"
-		}
-		if pool != "" {
-			lbls[v1.NodePoolLabelKey] = pool
-			lbls[v1.NodeInitializedLabelKey] = "true"
-			lbls[v1.NodeRegisteredLabelKey] = "true"
-		}
+		lbls := launchedLabels(name, pool, it, o)
 		return &corev1.Node{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: lbls},
@@ -172,12 +159,8 @@ func DaemonSetGenerator(name string) *rapid.Generator[*appsv1.DaemonSet] {
 		if rapid.Bool().Draw(t, name+"/tolerates-team") {
 			b.Tolerate("team", rapid.SampledFrom(genTaints).Draw(t, name+"/team"), corev1.TaintEffectNoSchedule)
 		}
-		lbls := map[string]string{"ds": name}
-		return &appsv1.DaemonSet{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system"},
-			Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: lbls},
-				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: b.Obj().Spec}},
-		}
+		ds := DaemonSet(name, b.Obj())
+		ds.Namespace = "kube-system"
+		return ds
 	})
 }

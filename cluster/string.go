@@ -1,0 +1,31 @@
+package cluster
+
+import (
+	"fmt"
+	"strings"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+)
+
+// String is a compact one-line-per-node summary for test logs (rapid's counterexamples):
+// each node with its NodePool, instance type, zone, capacity type, whether it is initialized
+// or deleting and its pod count, then the pending and not-planned counts.
+func (s *Snapshot) String() string {
+	var b strings.Builder
+	for _, n := range s.nodes {
+		l := n.Labels()
+		state := "in-flight"
+		switch {
+		case n.Node != nil && n.Node.DeletionTimestamp != nil, n.NodeClaim != nil && n.NodeClaim.DeletionTimestamp != nil:
+			state = "deleting"
+		case n.Node != nil && l[v1.NodeInitializedLabelKey] == "true":
+			state = "ready"
+		case n.Node != nil:
+			state = "uninitialized"
+		}
+		fmt.Fprintf(&b, "%s %s/%s/%s/%s %s pods=%d\n", key(n), l[v1.NodePoolLabelKey], l[v1.LabelInstanceType],
+			l[v1.LabelTopologyZone], l[v1.CapacityTypeLabelKey], state, len(n.Pods))
+	}
+	fmt.Fprintf(&b, "pending=%d notPlanned=%d", len(s.pending), len(s.notPlanned))
+	return b.String()
+}
