@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
 
@@ -29,7 +30,14 @@ type SQSAPI interface {
 	DeleteMessage(ctx context.Context, in *sqs.DeleteMessageInput, opts ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error)
 }
 
+// PricingAPI is the part of *pricing.Client the on-demand price refresh calls. The client's
+// region must be one with a Pricing API endpoint: see PricingEndpointRegion.
+type PricingAPI interface {
+	GetProducts(ctx context.Context, in *pricing.GetProductsInput, opts ...func(*pricing.Options)) (*pricing.GetProductsOutput, error)
+}
+
 var (
-	_ EC2API = (*ec2.Client)(nil)
-	_ SQSAPI = (*sqs.Client)(nil)
+	_ EC2API     = (*ec2.Client)(nil)
+	_ SQSAPI     = (*sqs.Client)(nil)
+	_ PricingAPI = (*pricing.Client)(nil)
 )

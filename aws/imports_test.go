@@ -6,9 +6,16 @@ import (
 	"testing"
 )
 
-// TestOnlyAWSImportsTheSDK checks the import graph: service/ec2 and service/sqs may only be
-// reached from package aws, its subpackages and the AWS host example, so that the CLI and
-// the core packages build in seconds.
+// sdkServices are the SDK's service clients nodeplan uses, each a large build.
+var sdkServices = map[string]bool{
+	"github.com/aws/aws-sdk-go-v2/service/ec2":     true,
+	"github.com/aws/aws-sdk-go-v2/service/sqs":     true,
+	"github.com/aws/aws-sdk-go-v2/service/pricing": true,
+}
+
+// TestOnlyAWSImportsTheSDK checks the import graph: service/ec2, service/sqs and
+// service/pricing may only be reached from package aws, its subpackages and the AWS host
+// example, so that the CLI and the core packages build in seconds.
 func TestOnlyAWSImportsTheSDK(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -32,7 +39,7 @@ func TestOnlyAWSImportsTheSDK(t *testing.T) {
 			continue
 		}
 		for _, d := range deps {
-			if d == "github.com/aws/aws-sdk-go-v2/service/ec2" || d == "github.com/aws/aws-sdk-go-v2/service/sqs" {
+			if sdkServices[d] {
 				t.Errorf("%s depends on %s; only package aws may", pkg, d)
 			}
 		}

@@ -61,8 +61,9 @@ func WellKnownLabels() requirements.KeySet {
 // InstanceTypes builds the region's instance types for a NodeClass: capacity and overhead by
 // ec2capacity (the arithmetic the embedded catalog uses), labels from DescribeInstanceTypes,
 // and offerings per zone x capacity type (on-demand and spot where the type supports them)
-// plus one per active capacity reservation. On-demand prices come from the embedded price
-// table, spot prices from the region's spot price history. An offering is available when it
+// plus one per active capacity reservation. On-demand prices come from the region's
+// OnDemandPrices (the embedded table unless refreshed through the Pricing API), spot prices
+// from its spot price history. An offering is available when it
 // has a price, its zone is one of the settings' zones and unavailable does not list it (nil:
 // nothing is unavailable). Types whose capacity cannot be computed (no ENI limits) are left
 // out and named in the error-free second result.
@@ -71,7 +72,7 @@ func (r *Region) InstanceTypes(s InstanceTypeSettings, unavailable *UnavailableO
 	if opts == (ec2capacity.Options{}) {
 		opts = ec2capacity.DefaultOptions
 	}
-	table := loadEmbedded()
+	onDemand := r.onDemandPrices()
 	var out cloudprovider.InstanceTypes
 	var skipped []string
 	for _, info := range r.Types {
@@ -99,7 +100,7 @@ func (r *Region) InstanceTypes(s InstanceTypeSettings, unavailable *UnavailableO
 			requirements.MustNew(v1.LabelTopologyRegion, requirements.In, r.Name),
 			requirements.MustNew(LabelInstanceTenancy, requirements.In, "default", "dedicated"),
 		)
-		ofs := r.offerings(info, zones, s, table.OnDemandPrices, unavailable)
+		ofs := r.offerings(info, zones, s, onDemand, unavailable)
 		var offeredZones, capTypes, zoneIDs, reservationIDs []string
 		seen := map[string]bool{}
 		for _, o := range ofs {

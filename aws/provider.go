@@ -25,6 +25,10 @@ type Config struct {
 	ClusterName string
 	// EC2 is the EC2 client (ec2.NewFromConfig(cfg) or a fake). Required.
 	EC2 EC2API
+	// Pricing, when set, refreshes on-demand prices through the Pricing API on every Refresh
+	// (a pricing client whose region is PricingEndpointRegion of the cluster's region). Nil
+	// keeps the embedded prices, as Karpenter does in an isolated VPC.
+	Pricing PricingAPI
 	// NodeClass returns the EC2NodeClass with the given name, or (nil, nil) when there is
 	// none. Its status (subnets, security groups, AMIs, instance profile) must be resolved,
 	// as Karpenter's NodeClass controller does. Required.
@@ -93,11 +97,24 @@ func (p *Provider) Name() string { return "aws" }
 // also marks spot interruptions in it).
 func (p *Provider) Unavailable() *UnavailableOfferings { return p.unavailable }
 
-// Refresh loads the region's instance types, offerings, spot prices and reservations again.
+// Refresh loads the region's instance types, offerings, spot prices and reservations again,
+// and with a Pricing client its on-demand prices. A failed price refresh does not fail
+// Refresh: the prices known before (the last refresh's for the same region, else the
+// embedded table) stay, and the region's OnDemandPriceError says why.
 func (p *Provider) Refresh(ctx context.Context, regionName string) error {
 	r, err := LoadRegion(ctx, p.ec2, regionName)
 	if err != nil {
 		return err
+	}
+	if p.cfg.Pricing != nil {
+		var known map[string]float64
+		p.mu.Lock()
+		if p.region != nil && p.regionName == regionName {
+			known = p.region.OnDemandPrices
+		}
+		p.mu.Unlock()
+		list, err := LoadOnDemandPrices(ctx, p.cfg.Pricing, regionName)
+		r.OnDemandPrices, r.OnDemandPriceError = MergeOnDemandPrices(known, list), err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -84,9 +84,9 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{ec2: e, nodeClass: nc, clock: clk}
 }
 
-func (f *fixture) provider(t *testing.T, api aws.EC2API) *aws.Provider {
+func (f *fixture) provider(t *testing.T, api aws.EC2API, opts ...func(*aws.Config)) *aws.Provider {
 	t.Helper()
-	p, err := aws.New(aws.Config{
+	cfg := aws.Config{
 		ClusterName: "prod", EC2: api, Now: f.clock.Now,
 		NodeClass: func(_ context.Context, name string) (*awsv1.EC2NodeClass, error) {
 			if name != f.nodeClass.Name {
@@ -95,7 +95,11 @@ func (f *fixture) provider(t *testing.T, api aws.EC2API) *aws.Provider {
 			return f.nodeClass.DeepCopy(), nil
 		},
 		Cluster: aws.ClusterInfo{Endpoint: "https://example.eks.amazonaws.com", CABundle: "Q0E=", ServiceCIDR: "10.100.0.0/16"},
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	p, err := aws.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, p.Refresh(context.Background(), "us-east-1"))
 	return p

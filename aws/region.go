@@ -35,6 +35,21 @@ type Region struct {
 	SpotPriceError error
 	// Reservations are the active capacity reservations.
 	Reservations []ec2types.CapacityReservation
+	// OnDemandPrices are the hourly on-demand prices per instance type: the Pricing API's
+	// merged over the embedded table (MergeOnDemandPrices). Nil means the embedded table, as
+	// LoadRegion leaves it.
+	OnDemandPrices map[string]float64
+	// OnDemandPriceError is why the last Pricing API refresh failed, if it did (OnDemandPrices
+	// then keep the prices known before).
+	OnDemandPriceError error
+}
+
+// onDemandPrices are the prices on-demand and reserved offerings use.
+func (r *Region) onDemandPrices() map[string]float64 {
+	if r.OnDemandPrices != nil {
+		return r.OnDemandPrices
+	}
+	return loadEmbedded().OnDemandPrices
 }
 
 // LoadRegion describes the region's instance types, offerings, spot prices and capacity

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
 
@@ -39,4 +40,9 @@ func EC2Client(cfg sdkaws.Config, url string) *ec2.Client {
 // SQSClient is a real *sqs.Client that talks to the server at url.
 func SQSClient(cfg sdkaws.Config, url string) *sqs.Client {
 	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = sdkaws.String(url) })
+}
+
+// PricingClient is a real *pricing.Client that talks to the server at url.
+func PricingClient(cfg sdkaws.Config, url string) *pricing.Client {
+	return pricing.NewFromConfig(cfg, func(o *pricing.Options) { o.BaseEndpoint = sdkaws.String(url) })
 }

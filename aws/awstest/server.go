@@ -1,11 +1,14 @@
 package awstest
 
 import (
+	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/smithy-go"
@@ -85,4 +88,36 @@ func errorCode(err error) (code, message string, client bool) {
 		return api.ErrorCode(), api.ErrorMessage(), api.ErrorFault() != smithy.FaultServer
 	}
 	return "InternalError", err.Error(), false
+}
+
+// awsJSON is one service's AWS JSON protocol (1.0 or 1.1): requests POST a JSON body with
+// X-Amz-Target "<target>.<Action>", errors are {"__type": "<namespace>#<Code>", <messageKey>: ...}.
+type awsJSON struct {
+	contentType, target, namespace, messageKey string
+}
+
+func (j awsJSON) error(status int, code, message string) reply {
+	b, _ := json.Marshal(map[string]string{"__type": j.namespace + "#" + code, j.messageKey: message})
+	return reply{status: status, contentType: j.contentType, body: b}
+}
+
+// request returns the action and body of a well-formed request.
+func (j awsJSON) request(r *http.Request) (action string, body []byte, ok bool) {
+	action, ok = strings.CutPrefix(r.Header.Get("X-Amz-Target"), j.target+".")
+	body, err := io.ReadAll(r.Body)
+	return action, body, ok && err == nil && r.Method == http.MethodPost && strings.HasPrefix(r.Header.Get("Content-Type"), j.contentType)
+}
+
+// result renders out, or err as the API error it carries (a client error 400, else 500).
+func (j awsJSON) result(out any, err error) reply {
+	if err != nil {
+		code, msg, client := errorCode(err)
+		status := http.StatusBadRequest
+		if !client {
+			status = http.StatusInternalServerError
+		}
+		return j.error(status, code, msg)
+	}
+	b, _ := json.Marshal(out)
+	return reply{status: http.StatusOK, contentType: j.contentType, body: b}
 }

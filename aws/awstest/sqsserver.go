@@ -3,10 +3,8 @@ package awstest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
@@ -19,21 +17,16 @@ type SQSServer struct {
 	Faults *Faults
 }
 
-const sqsJSON = "application/x-amz-json-1.0"
+var sqsJSON = awsJSON{contentType: "application/x-amz-json-1.0", target: "AmazonSQS", namespace: "com.amazonaws.sqs", messageKey: "message"}
 
 var sqsProtocol = protocol{
-	contentType: sqsJSON,
+	contentType: sqsJSON.contentType,
 	throttle: func() reply {
-		return sqsError(http.StatusForbidden, "RequestThrottled", "Rate exceeded")
+		return sqsJSON.error(http.StatusForbidden, "RequestThrottled", "Rate exceeded")
 	},
 	serverError: func() reply {
-		return sqsError(http.StatusInternalServerError, "InternalFailure", "We encountered an internal error. Please try again.")
+		return sqsJSON.error(http.StatusInternalServerError, "InternalFailure", "We encountered an internal error. Please try again.")
 	},
-}
-
-func sqsError(status int, code, message string) reply {
-	b, _ := json.Marshal(map[string]string{"__type": "com.amazonaws.sqs#" + code, "message": message})
-	return reply{status: status, contentType: sqsJSON, body: b}
 }
 
 // NewSQSServer starts a server on 127.0.0.1 for queue. A queue without a URL gets
@@ -49,10 +42,9 @@ func NewSQSServer(queue *SQS) *SQSServer {
 }
 
 func (s *SQSServer) serve(w http.ResponseWriter, r *http.Request) {
-	action, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), "AmazonSQS.")
-	body, err := io.ReadAll(r.Body)
-	if !ok || err != nil || r.Method != http.MethodPost {
-		write(w, sqsError(http.StatusBadRequest, "InvalidAction", "not an SQS JSON request"))
+	action, body, ok := sqsJSON.request(r)
+	if !ok {
+		write(w, sqsJSON.error(http.StatusBadRequest, "InvalidAction", "not an SQS JSON request"))
 		return
 	}
 	serveWithFaults(w, r, s.Faults, sqsProtocol, action, func() reply { return s.call(r, action, body) })
@@ -93,18 +85,9 @@ func (s *SQSServer) call(r *http.Request, action string, body []byte) reply {
 			out = map[string]any{}
 		}
 	default:
-		return sqsError(http.StatusBadRequest, "InvalidAction", fmt.Sprintf("action %s is not served", action))
+		return sqsJSON.error(http.StatusBadRequest, "InvalidAction", fmt.Sprintf("action %s is not served", action))
 	}
-	if err != nil {
-		code, msg, client := errorCode(err)
-		status := http.StatusBadRequest
-		if !client {
-			status = http.StatusInternalServerError
-		}
-		return sqsError(status, code, msg)
-	}
-	b, _ := json.Marshal(out)
-	return reply{status: http.StatusOK, contentType: sqsProtocol.contentType, body: b}
+	return sqsJSON.result(out, err)
 }
 
 // QueueURL is the URL of a queue named name on this server.

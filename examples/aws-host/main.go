@@ -4,8 +4,8 @@
 // for a few pending pods, then reads one interruption message and deletes the interrupted
 // NodeClaim's instance.
 //
-// By default (-local) it starts local EC2 (query protocol) and SQS (JSON protocol) servers on
-// 127.0.0.1, filled with the 1,355 instance types of nodeplan's data file, and points the
+// By default (-local) it starts local EC2 (query protocol), SQS (JSON protocol) and Price List
+// (JSON 1.1) servers on 127.0.0.1, filled with the 1,355 instance types of nodeplan's data file, and points the
 // real SDK clients at them with fake static credentials: nothing leaves the machine. With
 // -local=false it uses the default credential chain against real AWS, and needs the IAM
 // permissions listed in README.md.
@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -54,6 +55,7 @@ func main() {
 // report is what one round did.
 type report struct {
 	described, usable int
+	priceError        error // why the Pricing API refresh failed, if it did
 	launched          []*v1.NodeClaim
 	poll              aws.PollResult
 	live              []string // instances still running on the local EC2
@@ -61,14 +63,18 @@ type report struct {
 
 func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k8sVersion string) (rep report, err error) {
 	opts := []func(*config.LoadOptions) error{config.WithRegion(region)}
-	var ec2Endpoint, sqsEndpoint string
+	var ec2Endpoint, sqsEndpoint, pricingEndpoint string
 	var localEC2 *awstest.EC2
 	var localQueue *awstest.SQS
 	if local {
 		var err error
-		if localEC2, err = localRegion(dataPath); err != nil {
+		var priceList []string
+		if localEC2, priceList, err = localRegion(dataPath, region); err != nil {
 			return rep, err
 		}
+		pricingSrv := awstest.NewPricingServer(awstest.NewPricing(priceList...))
+		defer pricingSrv.Close()
+		pricingEndpoint = pricingSrv.URL
 		ec2srv := awstest.NewEC2Server(localEC2)
 		defer ec2srv.Close()
 		localQueue = awstest.NewSQS("")
@@ -88,6 +94,13 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k
 			o.BaseEndpoint = sdkaws.String(ec2Endpoint)
 		}
 	})
+	// The Pricing API has endpoints in a few regions only.
+	pricingClient := pricing.NewFromConfig(cfg, func(o *pricing.Options) {
+		o.Region = aws.PricingEndpointRegion(cfg.Region)
+		if pricingEndpoint != "" {
+			o.BaseEndpoint = sdkaws.String(pricingEndpoint)
+		}
+	})
 	sqsClient := sqs.NewFromConfig(cfg, func(o *sqs.Options) {
 		if sqsEndpoint != "" {
 			o.BaseEndpoint = sdkaws.String(sqsEndpoint)
@@ -96,7 +109,7 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k
 
 	nodeClass, nodePool := demoNodeClass(), demoNodePool()
 	provider, err := aws.New(aws.Config{
-		ClusterName: cluster, EC2: ec2Client, KubernetesVersion: k8sVersion,
+		ClusterName: cluster, EC2: ec2Client, Pricing: pricingClient, KubernetesVersion: k8sVersion,
 		NodeClass: func(_ context.Context, name string) (*awsv1.EC2NodeClass, error) {
 			if name == nodeClass.Name {
 				return nodeClass.DeepCopy(), nil
@@ -119,7 +132,10 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k
 	if err != nil {
 		return rep, err
 	}
-	rep.described, rep.usable = len(provider.Region().Types), len(types)
+	rep.described, rep.usable, rep.priceError = len(provider.Region().Types), len(types), provider.Region().OnDemandPriceError
+	if rep.priceError != nil {
+		fmt.Printf("on-demand prices not refreshed, embedded ones kept: %v\n", rep.priceError)
+	}
 	fmt.Printf("region %s: %d instance types described, %d usable by NodePool %s\n", region, len(provider.Region().Types), len(types), nodePool.Name)
 
 	// One Solve -> Create round.
@@ -202,11 +218,12 @@ func toNodeClaim(name string, nc *scheduling.NodeClaim, np *v1.NodePool) *v1.Nod
 }
 
 // localRegion fills an in-memory EC2 with the data file's types in three zones, three
-// subnets and spot prices at 40% of on-demand.
-func localRegion(path string) (*awstest.EC2, error) {
+// subnets and spot prices at 40% of on-demand, and returns the Pricing API's price list for
+// the types priced in region.
+func localRegion(path, region string) (*awstest.EC2, []string, error) {
 	types, err := awstest.ReadDataFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading instance-type data (run from the repository root or pass -data): %w", err)
+		return nil, nil, fmt.Errorf("reading instance-type data (run from the repository root or pass -data): %w", err)
 	}
 	e := awstest.NewEC2()
 	e.OnDemandPrices = map[string]float64{}
@@ -242,7 +259,7 @@ func localRegion(path string) (*awstest.EC2, error) {
 			CreationDate: sdkaws.String("2026-11-01T00:00:00.000Z"),
 		})
 	}
-	return e, nil
+	return e, awstest.PriceListFromData(types, region, 1), nil
 }
 
 // demoNodeClass is the EC2NodeClass as a user writes it; ResolveNodeClass fills its status.

@@ -15,6 +15,9 @@ func TestRunLocal(t *testing.T) {
 	if rep.described != 1355 || rep.usable < 1300 {
 		t.Errorf("described %d types, %d usable", rep.described, rep.usable)
 	}
+	if rep.priceError != nil {
+		t.Errorf("on-demand prices not refreshed from the local Pricing API: %v", rep.priceError)
+	}
 	if len(rep.launched) != 1 || rep.poll.Handled != 1 {
 		t.Errorf("launched %d claims, handled %d interruptions; want 1 and 1", len(rep.launched), rep.poll.Handled)
 	}
