@@ -127,3 +127,42 @@ func hashed(m *metav1.ObjectMeta, hash, version string) {
 	m.Annotations[v1.NodePoolHashAnnotationKey] = hash
 	m.Annotations[v1.NodePoolHashVersionAnnotationKey] = version
 }
+
+// RequirementsDrifted: the node's labels no longer meet the NodePool's requirements.
+func TestRequirementsDrift(t *testing.T) {
+	req := func(key string, op corev1.NodeSelectorOperator, values ...string) func(*v1.NodePool) {
+		return func(np *v1.NodePool) {
+			np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements,
+				v1.NodeSelectorRequirementWithMinValues{Key: key, Operator: op, Values: values})
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		change  func(*v1.NodePool)
+		drifted bool
+	}{
+		{"instance type dropped", req(v1.LabelInstanceType, corev1.NodeSelectorOpIn, "medium", "large"), true},
+		{"instance type still allowed", req(v1.LabelInstanceType, corev1.NodeSelectorOpIn, "small", "large"), false},
+		{"zone excluded", req(v1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, "test-zone-1"), true},
+		{"other zone excluded", req(v1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, "test-zone-2"), false},
+		{"custom label the node lacks", req("example.com/team", corev1.NodeSelectorOpIn, "a"), true},
+		{"custom label must not exist", req("example.com/team", corev1.NodeSelectorOpDoesNotExist), false},
+		{"capacity type narrowed away", func(np *v1.NodePool) { np.Spec.Template.Spec.Requirements[0].Values = []string{v1.CapacityTypeSpot} }, true},
+		{"capacity type widened", spotToo, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			np := pool("p")
+			tc.change(np)
+			n := claimed(testNode("n", "p", "small", "", bound("n1", "1")), 0)
+			in := input([]*v1.NodePool{np}, n)
+			res, err := Plan(in)
+			require.NoError(t, err)
+			got := driftOf(res, "n")
+			if !tc.drifted {
+				assert.Empty(t, got)
+				return
+			}
+			assert.True(t, strings.HasPrefix(got, "RequirementsDrifted"), "drift %q (%v)", got, cmdSummary(res))
+		})
+	}
+}
