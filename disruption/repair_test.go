@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -124,4 +125,26 @@ func drainOf(res *Result, node string) *Drain {
 		}
 	}
 	return nil
+}
+
+// Every AWS repair policy repairs once its toleration has passed, and not a second before.
+func TestEveryAWSRepairPolicy(t *testing.T) {
+	for _, p := range catalog.RepairPolicies() {
+		tol := time.Duration(p.TolerationDuration) * time.Second
+		for _, tc := range []struct {
+			since    time.Duration
+			repaired bool
+		}{{tol, true}, {tol - time.Second, false}} {
+			t.Run(fmt.Sprintf("%s=%s for %s", p.ConditionType, p.ConditionStatus, tc.since), func(t *testing.T) {
+				bad := condition(testNode("bad", "p", "small", ""), p.ConditionType, p.ConditionStatus, now.Add(-tc.since))
+				in := input([]*v1.NodePool{pool("p", budget("0"))}, bad, testNode("ok-1", "p", "small", ""), testNode("ok-2", "p", "small", ""),
+					testNode("ok-3", "p", "small", ""), testNode("ok-4", "p", "small", ""))
+				in.RepairPolicies = catalog.RepairPolicies()
+				res, err := Plan(in)
+				require.NoError(t, err)
+				repaired := len(res.Commands) == 1 && res.Commands[0].Method == MethodRepair && res.Commands[0].Candidates[0] == "bad"
+				assert.Equal(t, tc.repaired, repaired, "%v", cmdSummary(res))
+			})
+		}
+	}
 }
