@@ -116,12 +116,12 @@ func (s *state) interruptions() []InterruptionOutcome {
 				o.Node = n.name
 			}
 			switch {
-			case ev.Action() == interruption.NoAction && ev.Kind == interruption.RebalanceRecommendation && n != nil:
-				o.Code = InterruptionRecorded
-			case ev.Action() == interruption.NoAction:
+			case ev.Kind == interruption.NoOp || ev.Kind == "":
 				o.Code = InterruptionIgnored
 			case n == nil || n.pool == nil:
 				o.Code = InterruptionUnknownInstance
+			case ev.Action() == interruption.NoAction:
+				o.Code = InterruptionRecorded
 			case deletedBy[n] > 0:
 				o.Code, o.Command = InterruptionDuplicate, deletedBy[n]
 			case s.taken[n]:

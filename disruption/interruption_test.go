@@ -42,6 +42,7 @@ func TestInterruptionEvents(t *testing.T) {
 		{"capacity reservation warning deletes", []interruption.Event{event(interruption.CapacityReservationInterrupted, 0, "i-a")}, []InterruptionCode{InterruptionDeleted}, 1},
 		{"no-op message is ignored", []interruption.Event{event(interruption.NoOp, 0)}, []InterruptionCode{InterruptionIgnored}, 0},
 		{"unknown instance", []interruption.Event{event(interruption.SpotInterrupted, 0, "i-zzz")}, []InterruptionCode{InterruptionUnknownInstance}, 0},
+		{"rebalance of an unknown instance", []interruption.Event{event(interruption.RebalanceRecommendation, 0, "i-zzz")}, []InterruptionCode{InterruptionUnknownInstance}, 0},
 		{"unmanaged node is unknown", []interruption.Event{event(interruption.SpotInterrupted, 0, "i-u")}, []InterruptionCode{InterruptionUnknownInstance}, 0},
 		{"provider ID names the instance too", []interruption.Event{event(interruption.SpotInterrupted, 0, "aws:///"+fake.TestZone1+"/i-a")}, []InterruptionCode{InterruptionDeleted}, 1},
 		{"duplicate event, one command", []interruption.Event{event(interruption.SpotInterrupted, time.Minute, "i-a"), event(interruption.ScheduledChange, 0, "i-a")},
