@@ -24,6 +24,8 @@ type claim struct {
 	pods     []*podData
 	ports    []hostPort
 	relaxed  bool
+	// values are the single values of reqs per topology key (topology.keys), "" where open.
+	values []string
 	// counted is what the claim takes from its NodePool's limits: the largest capacity of its
 	// options when it was opened (Karpenter's pessimistic count), or of its launched type
 	// after a later round recounted it (rounds.go).
@@ -231,6 +233,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	t := c.t
 	c.reqs = pl.reqs
+	c.values = s.topo.singleValues(c.reqs, c.values)
 	c.relaxed = c.relaxed || pl.relaxed
 	c.requests.add(p.requests)
 	kept := newBitset(len(t.types))

@@ -630,7 +630,7 @@ func (s *solver) add(p *podData, f *podForm) string {
 				if !p.requests.fits(c.head) {
 					continue
 				}
-				if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.reqs) {
+				if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
 					continue
 				}
 				if c.tryAdd(s, p, f) == "" {
@@ -640,7 +640,7 @@ func (s *solver) add(p *podData, f *podForm) string {
 			}
 		}
 		for c := s.head; c != nil; c = c.next {
-			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.reqs) {
+			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
 				continue
 			}
 			if c.tryAdd(s, p, f) == "" {

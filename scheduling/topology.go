@@ -220,6 +220,10 @@ type topology struct {
 	termCache map[string]*topologyGroup
 	// namespaces resolve affinity terms' namespaceSelectors.
 	namespaces []*corev1.Namespace
+	// keys numbers the topology keys other than the hostname, so a NodeClaim can keep its
+	// single value per key in a slice (claim.values) for the domain pre-filter.
+	keys   []string
+	keyIDs map[string]int
 	// tieBuf is scratch space for the least populated domains of a spread.
 	tieBuf []string
 	// admCache holds the admissible domains of the current attempt (see beginAttempt).
@@ -237,6 +241,7 @@ func newTopology(universe *universe, wellKnown requirements.KeySet) *topology {
 		claimHosts:  map[int32]bool{},
 		termCache:   map[string]*topologyGroup{},
 		admCache:    map[*topologyGroup]admissibleDomains{},
+		keyIDs:      map[string]int{},
 		exists:      map[string]*requirements.Requirement{},
 	}
 }
@@ -249,6 +254,10 @@ func (t *topology) intern(g *topologyGroup, id string) *topologyGroup {
 	g.pinned = map[string]int{}
 	if g.key != v1.LabelHostname {
 		g.domains = t.universe.domains(g, t.wellKnown)
+		if _, ok := t.keyIDs[g.key]; !ok {
+			t.keyIDs[g.key] = len(t.keys)
+			t.keys = append(t.keys, g.key)
+		}
 	}
 	t.groups[id] = g
 	t.ordered = append(t.ordered, g)
@@ -751,7 +760,7 @@ func (p *podData) claimsExhausted(f *podForm, claims int) bool {
 // domains each group admits at all. A NodeClaim already collapsed to another domain of the
 // key is rejected without the full check.
 type domainFilter struct {
-	key     string
+	key     int // in topology.keys
 	allowed []string
 }
 
@@ -826,7 +835,7 @@ func (t *topology) filters(p *podData, f *podForm, buf []domainFilter) []domainF
 	buf = buf[:0]
 	add := func(g *topologyGroup) {
 		if g.key != v1.LabelHostname {
-			buf = append(buf, domainFilter{key: g.key, allowed: t.admissible(g, p, f).domains})
+			buf = append(buf, domainFilter{key: t.keyIDs[g.key], allowed: t.admissible(g, p, f).domains})
 		}
 	}
 	for _, g := range f.owned {
@@ -838,14 +847,14 @@ func (t *topology) filters(p *podData, f *podForm, buf []domainFilter) []domainF
 	return buf
 }
 
-// rejects reports whether a node with requirements reqs is ruled out by the filters.
-func rejectedByFilters(filters []domainFilter, reqs requirements.Requirements) bool {
+// rejectedByFilters reports whether a NodeClaim whose single values per topology key are
+// values is ruled out by the filters.
+func rejectedByFilters(filters []domainFilter, values []string) bool {
 	for _, df := range filters {
-		r, ok := reqs[df.key]
-		if !ok {
+		if df.key >= len(values) {
 			continue
 		}
-		v := singleValue(r)
+		v := values[df.key]
 		if v == "" {
 			continue
 		}
@@ -861,6 +870,19 @@ func rejectedByFilters(filters []domainFilter, reqs requirements.Requirements) b
 		}
 	}
 	return false
+}
+
+// singleValues are reqs' single values of the topology keys ("" where open), into buf.
+func (t *topology) singleValues(reqs requirements.Requirements, buf []string) []string {
+	buf = buf[:0]
+	for _, k := range t.keys {
+		v := ""
+		if r, ok := reqs[k]; ok {
+			v = singleValue(r)
+		}
+		buf = append(buf, v)
+	}
+	return buf
 }
 
 // claimHost is hostID for a NodeClaim's placeholder hostname.
