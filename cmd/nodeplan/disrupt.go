@@ -46,9 +46,7 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	if at.Warning != "" {
 		fmt.Fprintln(stderr, "nodeplan: warning:", at.Warning)
 	}
-	in := disruptionInput(sin, at.Time)
-	in.Options.Packing, in.Options.MinValuesPolicy, in.Options.PreferencePolicy = sin.Options.Packing, sin.Options.MinValuesPolicy, sin.Options.PreferencePolicy
-	in.Options.SpotToSpotConsolidation = spotToSpot
+	in := c.disruptionInput(at.Time, spotToSpot)
 	in.Interruptions = set.Interruptions
 	if nodeRepair {
 		in.RepairPolicies = catalog.RepairPolicies()
@@ -86,22 +84,12 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-func disruptionInput(in *scheduling.Input, now time.Time) *disruption.Input {
-	return &disruption.Input{
-		Now:                    now,
-		NodePools:              in.NodePools,
-		InstanceTypes:          in.InstanceTypes,
-		WellKnownLabels:        in.WellKnownLabels,
-		Nodes:                  in.Nodes,
-		Pods:                   in.Pods,
-		DaemonSets:             in.DaemonSets,
-		PodDisruptionBudgets:   in.PodDisruptionBudgets,
-		PersistentVolumeClaims: in.PersistentVolumeClaims,
-		PersistentVolumes:      in.PersistentVolumes,
-		StorageClasses:         in.StorageClasses,
-		CSINodes:               in.CSINodes,
-		Namespaces:             in.Namespaces,
-	}
+// disruptionInput is the loaded snapshot as Plan's input at now, with the flags' options.
+func (c *commonFlags) disruptionInput(now time.Time, spotToSpot bool) *disruption.Input {
+	return c.snapshot.DisruptionInput(now, disruption.Options{
+		Packing: scheduling.Packing(c.packing), MinValuesPolicy: scheduling.MinValuesPolicy(c.minValuesPolicy),
+		PreferencePolicy: scheduling.PreferencePolicy(c.preferencePolicy), SpotToSpotConsolidation: spotToSpot,
+	})
 }
 
 // disruptOutput is the JSON contract of `nodeplan disrupt -o json` (see DESIGN.md).

@@ -32,7 +32,8 @@ type commonFlags struct {
 	// stderr receives warnings; catalog is what load read the instance types from.
 	stderr  io.Writer
 	catalog *instanceCatalog
-	// notPlanned are the input pods load left out of the snapshot, with why.
+	// snapshot is the cluster load read; notPlanned are the input pods it left out, with why.
+	snapshot   *cluster.Snapshot
 	notPlanned []notPlannedPod
 	// semantics
 	packing          string
@@ -148,7 +149,7 @@ func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c.notPlanned = notPlannedPods(snap)
+	c.snapshot, c.notPlanned = snap, notPlannedPods(snap)
 	return set, snap.SchedulingInput(c.options()), nil
 }
 

@@ -98,9 +98,7 @@ func verifyScenario(t *testing.T, dir string) {
 				t.Fatal(err)
 			}
 		}
-		in := disruptionInput(sin, at.UTC())
-		in.Options.Packing, in.Options.MinValuesPolicy, in.Options.PreferencePolicy = sin.Options.Packing, sin.Options.MinValuesPolicy, sin.Options.PreferencePolicy
-		in.Options.SpotToSpotConsolidation = spotToSpot
+		in := c.disruptionInput(at.UTC(), spotToSpot)
 		res, err := disruption.Plan(in)
 		if err != nil {
 			t.Skipf("Plan: %v", err)
