@@ -184,8 +184,9 @@ func boundTo(p *corev1.Pod, node string) *corev1.Pod {
 // CloudProvider.Create returned for cmd.Replacements[i] (nil: not launched), added in flight
 // with the pods the replacement was planned for bound to it; the candidates are gone, and
 // their other pods that move (not finished, not DaemonSet or mirror pods) are pending, for
-// the next Solve to place (it sends them where the command's simulation did, the
-// Destinations, unless the cluster changed).
+// the next Solve to place. Plan's simulation found room for them on cmd.Destinations and the
+// replacements, but a Command does not say which pod goes where, so the next Solve decides
+// afresh (and may choose otherwise).
 func (s *Snapshot) ApplyCommand(cmd disruption.Command, launched []*v1.NodeClaim) (*Snapshot, error) {
 	if len(launched) != len(cmd.Replacements) {
 		return nil, fmt.Errorf("cluster: ApplyCommand: %d launched NodeClaims for %d replacements", len(launched), len(cmd.Replacements))
