@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -217,23 +218,23 @@ func (s *Set) Merge(o *Set) error {
 		return joinErrors(errs)
 	}
 	m := &Set{
-		NodePools:            concat(s.NodePools, o.NodePools),
-		NodeClaims:           concat(s.NodeClaims, o.NodeClaims),
-		NodeClasses:          concat(s.NodeClasses, o.NodeClasses),
-		Nodes:                concat(s.Nodes, o.Nodes),
-		givenDaemonSets:      concat(s.givenDaemonSets, o.givenDaemonSets),
-		PodDisruptionBudgets: concat(s.PodDisruptionBudgets, o.PodDisruptionBudgets),
-		PersistentVolumes:    concat(s.PersistentVolumes, o.PersistentVolumes),
-		StorageClasses:       concat(s.StorageClasses, o.StorageClasses),
-		CSINodes:             concat(s.CSINodes, o.CSINodes),
-		Leases:               concat(s.Leases, o.Leases),
-		Interruptions:        concat(s.Interruptions, o.Interruptions),
+		NodePools:            slices.Concat(s.NodePools, o.NodePools),
+		NodeClaims:           slices.Concat(s.NodeClaims, o.NodeClaims),
+		NodeClasses:          slices.Concat(s.NodeClasses, o.NodeClasses),
+		Nodes:                slices.Concat(s.Nodes, o.Nodes),
+		givenDaemonSets:      slices.Concat(s.givenDaemonSets, o.givenDaemonSets),
+		PodDisruptionBudgets: slices.Concat(s.PodDisruptionBudgets, o.PodDisruptionBudgets),
+		PersistentVolumes:    slices.Concat(s.PersistentVolumes, o.PersistentVolumes),
+		StorageClasses:       slices.Concat(s.StorageClasses, o.StorageClasses),
+		CSINodes:             slices.Concat(s.CSINodes, o.CSINodes),
+		Leases:               slices.Concat(s.Leases, o.Leases),
+		Interruptions:        slices.Concat(s.Interruptions, o.Interruptions),
 		Skipped:              maps.Clone(s.Skipped),
 		Sources:              map[ObjectRef]Source{},
-		givenPVCs:            concat(s.givenPVCs, o.givenPVCs),
+		givenPVCs:            slices.Concat(s.givenPVCs, o.givenPVCs),
 		derived:              map[ObjectRef]bool{},
 		owners:               map[*corev1.Pod]*Workload{},
-		Warnings:             concat(s.givenWarnings(), o.givenWarnings()),
+		Warnings:             slices.Concat(s.givenWarnings(), o.givenWarnings()),
 		v1beta1Claims:        map[*v1.NodeClaim]bool{},
 		maxPods:              s.maxPods,
 	}
@@ -242,12 +243,12 @@ func (s *Set) Merge(o *Set) error {
 	}
 	// The merge expands copies of the workloads, so that s and o stay as they are.
 	copies := make(map[*Workload]*Workload, len(s.Workloads)+len(o.Workloads))
-	for _, w := range concat(s.Workloads, o.Workloads) {
+	for _, w := range slices.Concat(s.Workloads, o.Workloads) {
 		c := *w
 		copies[w] = &c
 		m.Workloads = append(m.Workloads, &c)
 	}
-	for _, sl := range concat(s.slots, o.slots) {
+	for _, sl := range slices.Concat(s.slots, o.slots) {
 		if sl.workload != nil {
 			sl.workload = copies[sl.workload]
 		}
@@ -335,11 +336,6 @@ func (s *Set) workload(kind, namespace, name string) *Workload {
 		}
 	}
 	return nil
-}
-
-func concat[T any](a, b []T) []T {
-	out := make([]T, 0, len(a)+len(b))
-	return append(append(out, a...), b...)
 }
 
 func duplicateError(ref ObjectRef, first, again Source) error {

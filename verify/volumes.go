@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
@@ -88,20 +90,11 @@ func (w *world) claimAdmits(pvc *corev1.PersistentVolumeClaim, l *location) bool
 func termAdmits(term corev1.TopologySelectorTerm, lbls map[string]string) bool {
 	for _, e := range term.MatchLabelExpressions {
 		v, ok := lbls[e.Key]
-		if !ok || !contains(e.Values, v) {
+		if !ok || !slices.Contains(e.Values, v) {
 			return false
 		}
 	}
 	return true
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // withoutHostname drops hostname expressions; nil when a term is left empty (it then

@@ -2,6 +2,7 @@ package v1
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -243,7 +244,7 @@ func validateLabelKey(key string, path *field.Path, forNodePool bool) field.Erro
 
 func validateTemplateLabels(labels map[string]string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, k := range sortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		errs = append(errs, validateLabelKey(k, path.Key(k), true)...)
 		for _, msg := range validation.IsValidLabelValue(labels[k]) {
 			errs = append(errs, field.Invalid(path.Key(k), labels[k], msg))
@@ -254,7 +255,7 @@ func validateTemplateLabels(labels map[string]string, path *field.Path) field.Er
 
 func validateAnnotations(annotations map[string]string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, k := range sortedKeys(annotations) {
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		for _, msg := range validation.IsQualifiedName(strings.ToLower(k)) {
 			errs = append(errs, field.Invalid(path.Key(k), k, msg))
 		}
@@ -382,15 +383,6 @@ func budgetSummary(b Budget) string {
 		return "schedule " + strconv.Quote(*b.Schedule) + " without duration"
 	}
 	return "duration " + b.Duration.Duration.String() + " without schedule"
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func sortedResourceNames(l corev1.ResourceList) []corev1.ResourceName {

@@ -18,6 +18,7 @@ import (
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/samber/lo"
 )
 
 // planOutput is the JSON contract of `nodeplan plan -o json` (see DESIGN.md).
@@ -61,11 +62,7 @@ type podErrorOutput struct {
 func podName(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 
 func podNames(pods []*corev1.Pod) []string {
-	out := make([]string, 0, len(pods))
-	for _, p := range pods {
-		out = append(out, podName(p))
-	}
-	return out
+	return lo.Map(pods, func(p *corev1.Pod, _ int) string { return podName(p) })
 }
 
 // roundPrice keeps prices readable and stable in JSON (no 0.30000000000000004).

@@ -2,8 +2,9 @@ package v1
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -127,7 +128,7 @@ func validateSelectorTags(tags map[string]string, p *field.Path) field.ErrorList
 	if len(tags) > MaxSelectorTags {
 		errs = append(errs, field.TooMany(p, len(tags), MaxSelectorTags))
 	}
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		if k == "" || tags[k] == "" {
 			errs = append(errs, field.Invalid(p.Key(k), tags[k], "empty tag keys or values aren't supported"))
 		}
@@ -236,7 +237,7 @@ func validateAMI(s *EC2NodeClassSpec, spec *field.Path) field.ErrorList {
 	switch f := s.AMIFamily; {
 	case f == nil && alias == "" && len(s.AMISelectorTerms) > 0:
 		errs = append(errs, field.Required(fp, "must specify amiFamily if amiSelectorTerms does not contain an alias"))
-	case f != nil && !contains(AMIFamilies, *f):
+	case f != nil && !slices.Contains(AMIFamilies, *f):
 		errs = append(errs, field.NotSupported(fp, *f, AMIFamilies))
 	case f != nil && alias != "" && *f != AMIFamilyCustom:
 		family, _, _ := strings.Cut(alias, "@")
@@ -264,11 +265,11 @@ func validateAlias(alias string, p *field.Path) field.ErrorList {
 
 func validateTags(tags map[string]string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		switch {
 		case k == "":
 			errs = append(errs, field.Invalid(p, k, "empty tag keys aren't supported"))
-		case contains(restrictedTags, k) || strings.HasPrefix(k, "kubernetes.io/cluster"):
+		case slices.Contains(restrictedTags, k) || strings.HasPrefix(k, "kubernetes.io/cluster"):
 			errs = append(errs, field.Invalid(p.Key(k), k, "tag contains a restricted tag key that Karpenter sets itself"))
 		}
 	}
@@ -292,9 +293,9 @@ func validateKubelet(k *KubeletConfiguration, p *field.Path) field.ErrorList {
 		name   string
 		values map[string]string
 	}{{"kubeReserved", k.KubeReserved}, {"systemReserved", k.SystemReserved}} {
-		for _, key := range sortedKeys(r.values) {
+		for _, key := range slices.Sorted(maps.Keys(r.values)) {
 			kp := p.Child(r.name).Key(key)
-			if !contains(ReservedResources, key) {
+			if !slices.Contains(ReservedResources, key) {
 				errs = append(errs, field.NotSupported(p.Child(r.name), key, ReservedResources))
 				continue
 			}
@@ -307,8 +308,8 @@ func validateKubelet(k *KubeletConfiguration, p *field.Path) field.ErrorList {
 		name   string
 		values map[string]string
 	}{{"evictionHard", k.EvictionHard}, {"evictionSoft", k.EvictionSoft}} {
-		for _, key := range sortedKeys(e.values) {
-			if !contains(EvictionSignals, key) {
+		for _, key := range slices.Sorted(maps.Keys(e.values)) {
+			if !slices.Contains(EvictionSignals, key) {
 				errs = append(errs, field.NotSupported(p.Child(e.name), key, EvictionSignals))
 				continue
 			}
@@ -317,15 +318,15 @@ func validateKubelet(k *KubeletConfiguration, p *field.Path) field.ErrorList {
 			}
 		}
 	}
-	for _, key := range sortedKeys(k.EvictionSoftGracePeriod) {
-		if !contains(EvictionSignals, key) {
+	for _, key := range slices.Sorted(maps.Keys(k.EvictionSoftGracePeriod)) {
+		if !slices.Contains(EvictionSignals, key) {
 			errs = append(errs, field.NotSupported(p.Child("evictionSoftGracePeriod"), key, EvictionSignals))
 		} else if _, ok := k.EvictionSoft[key]; !ok {
 			errs = append(errs, field.Invalid(p.Child("evictionSoftGracePeriod").Key(key), key, "key does not have a matching evictionSoft"))
 		}
 	}
-	for _, key := range sortedKeys(k.EvictionSoft) {
-		if _, ok := k.EvictionSoftGracePeriod[key]; !ok && contains(EvictionSignals, key) {
+	for _, key := range slices.Sorted(maps.Keys(k.EvictionSoft)) {
+		if _, ok := k.EvictionSoftGracePeriod[key]; !ok && slices.Contains(EvictionSignals, key) {
 			errs = append(errs, field.Invalid(p.Child("evictionSoft").Key(key), key, "key does not have a matching evictionSoftGracePeriod"))
 		}
 	}
@@ -412,7 +413,7 @@ func validateNetworkInterfaces(nis []*NetworkInterface, p *field.Path) field.Err
 }
 
 func oneOfPtr(v *string, p *field.Path, allowed ...string) field.ErrorList {
-	if v == nil || contains(allowed, *v) {
+	if v == nil || slices.Contains(allowed, *v) {
 		return nil
 	}
 	return field.ErrorList{field.NotSupported(p, *v, allowed)}
@@ -430,22 +431,4 @@ func rangePtr[T int32 | int64](v *T, p *field.Path, lo, hi T) field.ErrorList {
 		return nil
 	}
 	return field.ErrorList{field.Invalid(p, *v, fmt.Sprintf("must be between %d and %d", lo, hi))}
-}
-
-func contains(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
