@@ -295,9 +295,13 @@ func (s *state) addInflight(c *scheduling.NodeClaim) bool {
 	}
 	s.replacement++
 	name := fmt.Sprintf("nodeplan-replacement-%d", s.replacement)
-	lbls := map[string]string{}
-	for k, v := range c.Labels {
-		lbls[k] = v
+	// The cloud labels a launched NodeClaim with its type's and offering's single values
+	// (arch, os, …): without them a DaemonSet selecting on them would not count against it.
+	lbls := c.InstanceType.Requirements.Labels()
+	for _, m := range []map[string]string{c.Offering.Requirements.Labels(), c.Labels} {
+		for k, v := range m {
+			lbls[k] = v
+		}
 	}
 	lbls[v1.NodePoolLabelKey] = c.NodePool
 	lbls[v1.LabelInstanceType] = c.InstanceType.Name
