@@ -36,31 +36,49 @@ type autoscaler struct {
 	claims map[string]*v1.NodeClaim
 }
 
-// replayFinding replays the recorded counterexample of an open finding instead of new runs.
-var replayFinding = flag.Bool("autoscaler.finding", false, "replay testdata/plan-no-destination.fail (an open Plan/verify finding)")
-
 // TestAutoscalerStateMachine runs rapid's default 100 checks; a long hunt raises them:
 // go test ./cluster -run TestAutoscalerStateMachine -rapid.checks=5000 -rapid.steps=100.
 func TestAutoscalerStateMachine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("state machine: not in -short")
 	}
-	if *replayFinding {
-		// Open finding: two single-node consolidations of one Plan whose displaced pods
-		// verify.Plan cannot all place at once (PlanNoDestination, command 1, pod
-		// default/w-23-1). The failfile was recorded with -rapid.steps=60.
-		for k, v := range map[string]string{"rapid.failfile": "testdata/plan-no-destination.fail", "rapid.steps": "60"} {
-			if err := flag.Set(k, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 	var stats smStats
 	defer func() { t.Logf("exercised: %+v", stats) }()
-	rapid.Check(t, func(t *rapid.T) {
+	rapid.Check(t, autoscalerMachine(&stats))
+}
+
+// TestAutoscalerStateMachineRegressions replays recorded counterexamples of fixed findings
+// (rapid's fail files replay only with the -rapid.steps they were recorded with).
+func TestAutoscalerStateMachineRegressions(t *testing.T) {
+	for _, tc := range []struct{ failfile, steps string }{
+		// Two single-node consolidations of one Plan: the second sent the first one's pod onto
+		// an in-flight NodeClaim whose DaemonSet pod Plan did not count (it lacked its type's
+		// arch label), so verify.Plan found no home for all moved pods (PlanNoDestination).
+		{"testdata/plan-no-destination.fail", "60"},
+	} {
+		t.Run(tc.failfile, func(t *testing.T) {
+			for k, v := range map[string]string{"rapid.failfile": tc.failfile, "rapid.steps": tc.steps, "rapid.checks": "0"} {
+				old := flag.Lookup(k).Value.String()
+				if err := flag.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+				defer func() { _ = flag.Set(k, old) }()
+			}
+			var stats smStats
+			rapid.Check(t, autoscalerMachine(&stats))
+			if stats.Commands == 0 {
+				t.Fatalf("the replay consolidated nothing (%+v): the fail file no longer drives the machine", stats)
+			}
+		})
+	}
+}
+
+// autoscalerMachine is the state machine's property; stats count what it did over all runs.
+func autoscalerMachine(stats *smStats) func(*rapid.T) {
+	return func(t *rapid.T) {
 		types := fake.InstanceTypesGenerator(6).Draw(t, "instance-types")
 		pool := fake.NodePool("default").Obj()
-		a := &autoscaler{stats: &stats, ctx: context.Background(), cloud: fake.NewCloudProvider(types), now: t0,
+		a := &autoscaler{stats: stats, ctx: context.Background(), cloud: fake.NewCloudProvider(types), now: t0,
 			pods: map[string]bool{}, claims: map[string]*v1.NodeClaim{}}
 		objs := cluster.Objects{NodePools: []*v1.NodePool{pool},
 			InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}, WellKnownLabels: fake.WellKnownLabels()}
@@ -118,7 +136,7 @@ func TestAutoscalerStateMachine(t *testing.T) {
 			},
 			"restock": func(t *rapid.T) { a.cloud.Restock(rapid.IntRange(0, 3).Draw(t, "launches")) },
 		})
-	})
+	}
 }
 
 // smStats counts what the machine did over all runs (for the log: a machine that never
