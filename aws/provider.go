@@ -29,6 +29,12 @@ type Config struct {
 	// (a pricing client whose region is PricingEndpointRegion of the cluster's region). Nil
 	// keeps the embedded prices, as Karpenter does in an isolated VPC.
 	Pricing PricingAPI
+	// IAM, when set, lets ResolveNodeClass create the instance profile of a NodeClass that
+	// names spec.role, as Karpenter does. Nil means such a NodeClass cannot be resolved.
+	IAM IAMAPI
+	// Region is the cluster's region (cfg.Region). It names the instance profiles IAM creates;
+	// when empty, the region of the last Refresh is used.
+	Region string
 	// NodeClass returns the EC2NodeClass with the given name, or (nil, nil) when there is
 	// none. Its status (subnets, security groups, AMIs, instance profile) must be resolved,
 	// as Karpenter's NodeClass controller does. Required.

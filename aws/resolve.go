@@ -39,7 +39,8 @@ func filter(name string, values ...string) ec2types.Filter {
 // ResolveNodeClass returns a copy of the EC2NodeClass with the status Karpenter's NodeClass
 // controller would write: the subnets its selector terms match (most free IPs first, then
 // ID), its security groups, its AMIs (one per architecture and variant, non-deprecated and
-// newest first) and its instance profile, and Ready=True. Terms are ORed, a term's fields
+// newest first) and its instance profile (spec.instanceProfile, or the one it creates or
+// reuses for spec.role through Config.IAM), and Ready=True. Terms are ORed, a term's fields
 // ANDed. An alias (al2023@latest or al2023@vYYYYMMDD) is looked up by the EKS AMI name with
 // DescribeImages (Karpenter reads SSM parameters, which this package cannot call), and needs
 // Config.KubernetesVersion. An error names the NodeClass and the field that matched nothing.
@@ -69,12 +70,9 @@ func (p *Provider) ResolveNodeClass(ctx context.Context, in *awsv1.EC2NodeClass)
 	if len(amis) == 0 {
 		return nil, fail("spec.amiSelectorTerms", "no AMI matches")
 	}
-	profile := nc.Status.InstanceProfile
-	if nc.Spec.InstanceProfile != nil {
-		profile = *nc.Spec.InstanceProfile
-	}
-	if profile == "" {
-		return nil, fail("spec.role", "creating an instance profile for a role needs IAM, which this package does not call; set spec.instanceProfile")
+	profile, err := p.resolveInstanceProfile(ctx, nc)
+	if err != nil {
+		return nil, fail("spec.role", "%v", err)
 	}
 	nc.Status.Subnets, nc.Status.SecurityGroups, nc.Status.AMIs, nc.Status.InstanceProfile = subnets, groups, amis, profile
 	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
@@ -45,4 +46,9 @@ func SQSClient(cfg sdkaws.Config, url string) *sqs.Client {
 // PricingClient is a real *pricing.Client that talks to the server at url.
 func PricingClient(cfg sdkaws.Config, url string) *pricing.Client {
 	return pricing.NewFromConfig(cfg, func(o *pricing.Options) { o.BaseEndpoint = sdkaws.String(url) })
+}
+
+// IAMClient is a real *iam.Client that talks to the server at url.
+func IAMClient(cfg sdkaws.Config, url string) *iam.Client {
+	return iam.NewFromConfig(cfg, func(o *iam.Options) { o.BaseEndpoint = sdkaws.String(url) })
 }
