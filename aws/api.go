@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 )
 
 // EC2API is the part of *ec2.Client this package calls, with the SDK's method signatures.
@@ -46,7 +47,14 @@ type IAMAPI interface {
 	RemoveRoleFromInstanceProfile(ctx context.Context, in *iam.RemoveRoleFromInstanceProfileInput, opts ...func(*iam.Options)) (*iam.RemoveRoleFromInstanceProfileOutput, error)
 }
 
+// SSMAPI is the part of *ssm.Client ResolveNodeClass calls to read the public AMI parameters
+// of an alias and the parameters of ssmParameter terms.
+type SSMAPI interface {
+	GetParameter(ctx context.Context, in *ssm.GetParameterInput, opts ...func(*ssm.Options)) (*ssm.GetParameterOutput, error)
+}
+
 var (
+	_ SSMAPI     = (*ssm.Client)(nil)
 	_ IAMAPI     = (*iam.Client)(nil)
 	_ EC2API     = (*ec2.Client)(nil)
 	_ SQSAPI     = (*sqs.Client)(nil)

@@ -1,12 +1,12 @@
 // Package aws is a thin, faithful [cloudprovider.CloudProvider] over EC2, and a reader of the
 // SQS queue that carries EC2 interruption events, with on-demand prices refreshed through the
-// AWS Price List API and NodeClass instance profiles kept through IAM. It is the only nodeplan
-// package that imports the AWS SDK's service/ec2, service/sqs, service/pricing and
-// service/iam: the decisions stay in the side-effect-free packages, and
+// AWS Price List API, NodeClass instance profiles kept through IAM and AMI aliases read from
+// SSM. It is the only nodeplan package that imports the AWS SDK's service/ec2, service/sqs,
+// service/pricing, service/iam and service/ssm: the decisions stay in the side-effect-free packages, and
 // this package only carries them out.
 //
-// It reaches EC2, SQS, the Price List API and IAM through the narrow [EC2API], [SQSAPI],
-// [PricingAPI] and [IAMAPI] interfaces, which the SDK clients satisfy, so a host program passes
+// It reaches EC2, SQS, the Price List API, IAM and SSM through the narrow [EC2API], [SQSAPI],
+// [PricingAPI], [IAMAPI] and [SSMAPI] interfaces, which the SDK clients satisfy, so a host program passes
 // ec2.NewFromConfig / sqs.NewFromConfig / pricing.NewFromConfig and tests
 // pass the in-memory fakes of package awstest (or the real clients pointed at its local
 // servers). Instances are only ever listed, described or terminated when they carry this

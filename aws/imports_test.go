@@ -12,10 +12,11 @@ var sdkServices = map[string]bool{
 	"github.com/aws/aws-sdk-go-v2/service/sqs":     true,
 	"github.com/aws/aws-sdk-go-v2/service/pricing": true,
 	"github.com/aws/aws-sdk-go-v2/service/iam":     true,
+	"github.com/aws/aws-sdk-go-v2/service/ssm":     true,
 }
 
 // TestOnlyAWSImportsTheSDK checks the import graph: service/ec2, service/sqs,
-// service/pricing and service/iam may only be reached from package aws, its subpackages and the AWS host
+// service/pricing, service/iam and service/ssm may only be reached from package aws, its subpackages and the AWS host
 // example, so that the CLI and the core packages build in seconds.
 func TestOnlyAWSImportsTheSDK(t *testing.T) {
 	goBin, err := exec.LookPath("go")

@@ -32,6 +32,10 @@ type Config struct {
 	// IAM, when set, lets ResolveNodeClass create the instance profile of a NodeClass that
 	// names spec.role, as Karpenter does. Nil means such a NodeClass cannot be resolved.
 	IAM IAMAPI
+	// SSM, when set, resolves AMI aliases (al2023, al2, bottlerocket, windows2019/2022/2025)
+	// and ssmParameter terms through SSM GetParameter, as Karpenter does. Without it only
+	// al2023 aliases resolve, by the EKS AMI name with DescribeImages.
+	SSM SSMAPI
 	// Region is the cluster's region (cfg.Region). It names the instance profiles IAM creates;
 	// when empty, the region of the last Refresh is used.
 	Region string

@@ -41,9 +41,10 @@ func filter(name string, values ...string) ec2types.Filter {
 // ID), its security groups, its AMIs (one per architecture and variant, non-deprecated and
 // newest first) and its instance profile (spec.instanceProfile, or the one it creates or
 // reuses for spec.role through Config.IAM), and Ready=True. Terms are ORed, a term's fields
-// ANDed. An alias (al2023@latest or al2023@vYYYYMMDD) is looked up by the EKS AMI name with
-// DescribeImages (Karpenter reads SSM parameters, which this package cannot call), and needs
-// Config.KubernetesVersion. An error names the NodeClass and the field that matched nothing.
+// ANDed. An alias (al2023, al2, bottlerocket, windows2019/2022/2025 @latest or a pinned
+// version) reads Karpenter's public SSM parameters per architecture and variant through
+// Config.SSM, and needs Config.KubernetesVersion; without SSM only al2023 aliases resolve, by
+// the EKS AMI name with DescribeImages. An ssmParameter term reads its parameter's AMI ID. An error names the NodeClass and the field that matched nothing.
 func (p *Provider) ResolveNodeClass(ctx context.Context, in *awsv1.EC2NodeClass) (*awsv1.EC2NodeClass, error) {
 	nc := in.DeepCopy()
 	fail := func(field, format string, args ...any) error {
@@ -144,54 +145,63 @@ func (p *Provider) resolveSecurityGroups(ctx context.Context, nc *awsv1.EC2NodeC
 	return out, nil
 }
 
-// amiQuery is one DescribeImages call with the requirements its images serve.
+// amiQuery is one DescribeImages call with the requirement sets its images serve (one entry
+// per variant; a single nil entry when the term says nothing of variants).
 type amiQuery struct {
-	in      *ec2.DescribeImagesInput
-	variant []corev1.NodeSelectorRequirement
+	in       *ec2.DescribeImagesInput
+	variants [][]corev1.NodeSelectorRequirement
 }
 
-// aliasVariants are the AL2023 EKS AMI variants and what they require of an instance type.
-var aliasVariants = []struct {
-	name  string
-	arm64 bool
-	reqs  []corev1.NodeSelectorRequirement
-}{
-	{"standard", true, []corev1.NodeSelectorRequirement{
-		{Key: LabelGPUCount, Operator: corev1.NodeSelectorOpDoesNotExist},
-		{Key: LabelAcceleratorCount, Operator: corev1.NodeSelectorOpDoesNotExist}}},
-	{"nvidia", true, []corev1.NodeSelectorRequirement{{Key: LabelGPUCount, Operator: corev1.NodeSelectorOpExists}}},
-	{"neuron", false, []corev1.NodeSelectorRequirement{{Key: LabelAcceleratorCount, Operator: corev1.NodeSelectorOpExists}}},
-}
-
-func (p *Provider) amiQueries(nc *awsv1.EC2NodeClass) ([]amiQuery, error) {
+func (p *Provider) amiQueries(ctx context.Context, nc *awsv1.EC2NodeClass) ([]amiQuery, error) {
 	var qs []amiQuery
+	base := func() []ec2types.Filter { return []ec2types.Filter{filter("state", "available")} }
 	for i, term := range nc.Spec.AMISelectorTerms {
-		base := []ec2types.Filter{filter("state", "available")}
 		switch {
 		case term.Alias != "":
 			family, version, _ := strings.Cut(term.Alias, "@")
-			if !strings.EqualFold(family, "al2023") {
-				return nil, fmt.Errorf("[%d].alias %q: only al2023 aliases can be resolved without SSM", i, term.Alias)
-			}
+			family = strings.ToLower(family)
 			if p.cfg.KubernetesVersion == "" {
 				return nil, fmt.Errorf("[%d].alias: resolving an alias needs Config.KubernetesVersion", i)
 			}
-			if version == "latest" || version == "" {
-				version = "v*"
+			if p.cfg.SSM == nil {
+				if family != "al2023" {
+					return nil, fmt.Errorf("[%d].alias %q: only al2023 aliases can be resolved without Config.SSM", i, term.Alias)
+				}
+				qs = append(qs, al2023NameQueries(p.cfg.KubernetesVersion, version)...)
+				continue
 			}
-			for _, v := range aliasVariants {
-				for _, arch := range []string{"x86_64", "arm64"} {
-					if arch == "arm64" && !v.arm64 {
-						continue
-					}
-					name := fmt.Sprintf("amazon-eks-node-al2023-%s-%s-%s-%s", arch, v.name, p.cfg.KubernetesVersion, version)
-					qs = append(qs, amiQuery{in: &ec2.DescribeImagesInput{Owners: []string{"amazon"}, Filters: append(base, filter("name", name))}, variant: v.reqs})
+			params, err := aliasParameters(family, version, p.cfg.KubernetesVersion)
+			if err != nil {
+				return nil, fmt.Errorf("[%d].alias %q: %v", i, term.Alias, err)
+			}
+			found := 0
+			for _, param := range params {
+				id, ok, err := p.ssmImageID(ctx, param.path)
+				if err != nil {
+					return nil, fmt.Errorf("[%d].alias %q: %w", i, term.Alias, err)
+				}
+				if ok {
+					found++
+					qs = append(qs, amiQuery{in: &ec2.DescribeImagesInput{Filters: append(base(), filter("image-id", id))}, variants: param.variants})
 				}
 			}
+			if found == 0 {
+				return nil, fmt.Errorf("[%d].alias %q: no SSM parameter of the alias exists (first: %s)", i, term.Alias, params[0].path)
+			}
 		case term.SSMParameter != "":
-			return nil, fmt.Errorf("[%d].ssmParameter: SSM parameters cannot be read by this package; use id, name or tags", i)
+			if p.cfg.SSM == nil {
+				return nil, fmt.Errorf("[%d].ssmParameter: reading SSM parameters needs Config.SSM", i)
+			}
+			id, ok, err := p.ssmImageID(ctx, term.SSMParameter)
+			if err != nil {
+				return nil, fmt.Errorf("[%d].ssmParameter: %w", i, err)
+			}
+			if !ok {
+				return nil, fmt.Errorf("[%d].ssmParameter: parameter %s does not exist", i, term.SSMParameter)
+			}
+			qs = append(qs, amiQuery{in: &ec2.DescribeImagesInput{Filters: append(base(), filter("image-id", id))}, variants: [][]corev1.NodeSelectorRequirement{nil}})
 		default:
-			in := &ec2.DescribeImagesInput{Filters: append(base, tagFilters(term.Tags)...)}
+			in := &ec2.DescribeImagesInput{Filters: append(base(), tagFilters(term.Tags)...)}
 			if term.ID != "" {
 				in.Filters = append(in.Filters, filter("image-id", term.ID))
 			}
@@ -204,20 +214,39 @@ func (p *Provider) amiQueries(nc *awsv1.EC2NodeClass) ([]amiQuery, error) {
 			if term.Owner != "" {
 				in.Owners = []string{term.Owner}
 			}
-			qs = append(qs, amiQuery{in: in})
+			qs = append(qs, amiQuery{in: in, variants: [][]corev1.NodeSelectorRequirement{nil}})
 		}
 	}
 	return qs, nil
 }
 
+// al2023NameQueries find an al2023 alias's AMIs by their EKS name, for a provider without
+// SSM: one query per architecture and variant ("latest" is the newest v* name).
+func al2023NameQueries(k8s, version string) []amiQuery {
+	if version == "latest" || version == "" {
+		version = "v*"
+	}
+	var qs []amiQuery
+	for _, param := range []struct {
+		arch, variant string
+		reqs          []corev1.NodeSelectorRequirement
+	}{{"x86_64", "standard", variantStandard}, {"arm64", "standard", variantStandard}, {"x86_64", "nvidia", variantNvidia}, {"arm64", "nvidia", variantNvidia}, {"x86_64", "neuron", variantNeuron}} {
+		name := fmt.Sprintf("amazon-eks-node-al2023-%s-%s-%s-%s", param.arch, param.variant, k8s, version)
+		qs = append(qs, amiQuery{in: &ec2.DescribeImagesInput{Owners: []string{"amazon"}, Filters: []ec2types.Filter{filter("state", "available"), filter("name", name)}},
+			variants: [][]corev1.NodeSelectorRequirement{param.reqs}})
+	}
+	return qs
+}
+
 func (p *Provider) resolveAMIs(ctx context.Context, nc *awsv1.EC2NodeClass) ([]awsv1.AMI, error) {
-	qs, err := p.amiQueries(nc)
+	qs, err := p.amiQueries(ctx, nc)
 	if err != nil {
 		return nil, err
 	}
 	type candidate struct {
 		img  ec2types.Image
 		reqs []corev1.NodeSelectorRequirement
+		key  string // one image can serve several variants
 	}
 	best := map[string]candidate{} // requirement set -> chosen image
 	now := p.now()
@@ -247,10 +276,12 @@ func (p *Provider) resolveAMIs(ctx context.Context, nc *awsv1.EC2NodeClass) ([]a
 				if img.Architecture == ec2types.ArchitectureValuesArm64 {
 					arch = v1.ArchitectureArm64
 				}
-				reqs := append([]corev1.NodeSelectorRequirement{{Key: v1.LabelArch, Operator: corev1.NodeSelectorOpIn, Values: []string{arch}}}, q.variant...)
-				key := fmt.Sprint(reqs)
-				if cur, ok := best[key]; !ok || better(img, cur.img) {
-					best[key] = candidate{img: img, reqs: reqs}
+				for _, variant := range q.variants {
+					reqs := append([]corev1.NodeSelectorRequirement{{Key: v1.LabelArch, Operator: corev1.NodeSelectorOpIn, Values: []string{arch}}}, variant...)
+					key := fmt.Sprint(reqs)
+					if cur, ok := best[key]; !ok || better(img, cur.img) {
+						best[key] = candidate{img: img, reqs: reqs, key: key}
+					}
 				}
 			}
 		}
@@ -259,7 +290,12 @@ func (p *Provider) resolveAMIs(ctx context.Context, nc *awsv1.EC2NodeClass) ([]a
 	for _, c := range best {
 		cands = append(cands, c)
 	}
-	sort.Slice(cands, func(i, j int) bool { return better(cands[i].img, cands[j].img) })
+	sort.Slice(cands, func(i, j int) bool {
+		if better(cands[i].img, cands[j].img) || better(cands[j].img, cands[i].img) {
+			return better(cands[i].img, cands[j].img)
+		}
+		return cands[i].key < cands[j].key
+	})
 	out := make([]awsv1.AMI, 0, len(cands))
 	for _, c := range cands {
 		out = append(out, awsv1.AMI{ID: sdkaws.ToString(c.img.ImageId), Name: sdkaws.ToString(c.img.Name), Deprecated: deprecated(c.img), Requirements: c.reqs})

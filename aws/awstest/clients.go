@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 )
 
 // Config is an SDK configuration for the local servers: region us-east-1, static fake
@@ -51,4 +52,9 @@ func PricingClient(cfg sdkaws.Config, url string) *pricing.Client {
 // IAMClient is a real *iam.Client that talks to the server at url.
 func IAMClient(cfg sdkaws.Config, url string) *iam.Client {
 	return iam.NewFromConfig(cfg, func(o *iam.Options) { o.BaseEndpoint = sdkaws.String(url) })
+}
+
+// SSMClient is a real *ssm.Client that talks to the server at url.
+func SSMClient(cfg sdkaws.Config, url string) *ssm.Client {
+	return ssm.NewFromConfig(cfg, func(o *ssm.Options) { o.BaseEndpoint = sdkaws.String(url) })
 }
