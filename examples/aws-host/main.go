@@ -4,8 +4,8 @@
 // for a few pending pods, then reads one interruption message and deletes the interrupted
 // NodeClaim's instance.
 //
-// By default (-local) it starts local EC2 (query protocol), SQS (JSON protocol) and Price List
-// (JSON 1.1) servers on 127.0.0.1, filled with the 1,355 instance types of nodeplan's data file, and points the
+// By default (-local) it starts local EC2 (query protocol), SQS (JSON protocol), Price List
+// (JSON 1.1), IAM (query protocol) and SSM (JSON 1.1) servers on 127.0.0.1, filled with the 1,355 instance types of nodeplan's data file, and points the
 // real SDK clients at them with fake static credentials: nothing leaves the machine. With
 // -local=false it uses the default credential chain against real AWS, and needs the IAM
 // permissions listed in README.md.
@@ -22,8 +22,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,6 +58,8 @@ func main() {
 type report struct {
 	described, usable int
 	priceError        error // why the Pricing API refresh failed, if it did
+	instanceProfile   string
+	amis              []string
 	launched          []*v1.NodeClaim
 	poll              aws.PollResult
 	live              []string // instances still running on the local EC2
@@ -63,7 +67,7 @@ type report struct {
 
 func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k8sVersion string) (rep report, err error) {
 	opts := []func(*config.LoadOptions) error{config.WithRegion(region)}
-	var ec2Endpoint, sqsEndpoint, pricingEndpoint string
+	var ec2Endpoint, sqsEndpoint, pricingEndpoint, iamEndpoint, ssmEndpoint string
 	var localEC2 *awstest.EC2
 	var localQueue *awstest.SQS
 	if local {
@@ -80,7 +84,14 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k
 		localQueue = awstest.NewSQS("")
 		sqssrv := awstest.NewSQSServer(localQueue)
 		defer sqssrv.Close()
-		ec2Endpoint, sqsEndpoint, queueURL = ec2srv.URL, sqssrv.URL, localQueue.URL
+		iamSrv := awstest.NewIAMServer(awstest.NewIAM(demoRole))
+		defer iamSrv.Close()
+		ssmSrv := awstest.NewSSMServer(awstest.NewSSM(map[string]string{
+			"/aws/service/eks/optimized-ami/" + k8sVersion + "/amazon-linux-2023/x86_64/standard/recommended/image_id": "ami-0demoamd64",
+			"/aws/service/eks/optimized-ami/" + k8sVersion + "/amazon-linux-2023/arm64/standard/recommended/image_id":  "ami-0demoarm64",
+		}))
+		defer ssmSrv.Close()
+		ec2Endpoint, sqsEndpoint, queueURL, iamEndpoint, ssmEndpoint = ec2srv.URL, sqssrv.URL, localQueue.URL, iamSrv.URL, ssmSrv.URL
 		opts = append(opts, config.WithCredentialsProvider(sdkaws.CredentialsProviderFunc(func(context.Context) (sdkaws.Credentials, error) {
 			return sdkaws.Credentials{AccessKeyID: "AKIDLOCAL", SecretAccessKey: "local", Source: "aws-host -local"}, nil
 		})))
@@ -101,6 +112,16 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k
 			o.BaseEndpoint = sdkaws.String(pricingEndpoint)
 		}
 	})
+	iamClient := iam.NewFromConfig(cfg, func(o *iam.Options) {
+		if iamEndpoint != "" {
+			o.BaseEndpoint = sdkaws.String(iamEndpoint)
+		}
+	})
+	ssmClient := ssm.NewFromConfig(cfg, func(o *ssm.Options) {
+		if ssmEndpoint != "" {
+			o.BaseEndpoint = sdkaws.String(ssmEndpoint)
+		}
+	})
 	sqsClient := sqs.NewFromConfig(cfg, func(o *sqs.Options) {
 		if sqsEndpoint != "" {
 			o.BaseEndpoint = sdkaws.String(sqsEndpoint)
@@ -110,6 +131,7 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k
 	nodeClass, nodePool := demoNodeClass(), demoNodePool()
 	provider, err := aws.New(aws.Config{
 		ClusterName: cluster, EC2: ec2Client, Pricing: pricingClient, KubernetesVersion: k8sVersion,
+		IAM: iamClient, SSM: ssmClient, Region: cfg.Region,
 		NodeClass: func(_ context.Context, name string) (*awsv1.EC2NodeClass, error) {
 			if name == nodeClass.Name {
 				return nodeClass.DeepCopy(), nil
@@ -121,10 +143,16 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k
 	if err != nil {
 		return rep, err
 	}
-	// Karpenter's NodeClass controller: resolve subnets, security groups and AMIs.
+	// Karpenter's NodeClass controller: resolve subnets, security groups, AMIs (the alias
+	// through SSM) and the instance profile of the role (through IAM).
 	if nodeClass, err = provider.ResolveNodeClass(ctx, nodeClass); err != nil {
 		return rep, err
 	}
+	rep.instanceProfile = nodeClass.Status.InstanceProfile
+	for _, a := range nodeClass.Status.AMIs {
+		rep.amis = append(rep.amis, a.ID)
+	}
+	fmt.Printf("EC2NodeClass %s: instance profile %s, AMIs %v\n", nodeClass.Name, rep.instanceProfile, rep.amis)
 	if err := provider.Refresh(ctx, region); err != nil {
 		return rep, err
 	}
@@ -262,6 +290,9 @@ func localRegion(path, region string) (*awstest.EC2, []string, error) {
 	return e, awstest.PriceListFromData(types, region, 1), nil
 }
 
+// demoRole is the node role the demo EC2NodeClass names.
+const demoRole = "KarpenterNodeRole-demo"
+
 // demoNodeClass is the EC2NodeClass as a user writes it; ResolveNodeClass fills its status.
 func demoNodeClass() *awsv1.EC2NodeClass {
 	nc := &awsv1.EC2NodeClass{}
@@ -269,7 +300,8 @@ func demoNodeClass() *awsv1.EC2NodeClass {
 	nc.Spec.AMISelectorTerms = []awsv1.AMISelectorTerm{{Alias: "al2023@latest"}}
 	nc.Spec.SubnetSelectorTerms = []awsv1.SubnetSelectorTerm{{Tags: map[string]string{"karpenter.sh/discovery": "demo"}}}
 	nc.Spec.SecurityGroupSelectorTerms = []awsv1.SecurityGroupSelectorTerm{{Tags: map[string]string{"karpenter.sh/discovery": "demo"}}}
-	nc.Spec.InstanceProfile = sdkaws.String("KarpenterNodeInstanceProfile-demo")
+	nc.UID = "demo-nodeclass-uid"
+	nc.Spec.Role = demoRole
 	return nc
 }
 
