@@ -37,7 +37,7 @@ type templateKey struct {
 type preparedTemplate struct {
 	types cloudprovider.InstanceTypes // a copy of the list the template was prepared from
 	t     *template
-	why   string
+	why   Cause
 }
 
 // sameTypes reports whether two instance-type lists hold the same types in the same order.
@@ -56,7 +56,7 @@ func sameTypes(a, b cloudprovider.InstanceTypes) bool {
 // template is newTemplate, remembered when the solver has a cache. Each Solve gets its own
 // copy of the template (limits and instance-type vectors are per Solve); the requirement and
 // offering indexes are shared, being pure functions of the template.
-func (s *solver) template(np *v1.NodePool, types cloudprovider.InstanceTypes) (*template, string, error) {
+func (s *solver) template(np *v1.NodePool, types cloudprovider.InstanceTypes) (*template, Cause, error) {
 	if s.cache == nil {
 		return s.newTemplate(np, types)
 	}
@@ -68,18 +68,18 @@ func (s *solver) template(np *v1.NodePool, types cloudprovider.InstanceTypes) (*
 		if p.t == nil {
 			return nil, p.why, nil
 		}
-		return p.t.forSolve(), "", nil
+		return p.t.forSolve(), Cause{}, nil
 	}
 	t, why, err := s.newTemplate(np, types)
 	if err != nil {
-		return nil, "", err
+		return nil, Cause{}, err
 	}
 	s.cache.templates[key] = append(s.cache.templates[key],
 		preparedTemplate{types: append(cloudprovider.InstanceTypes(nil), types...), t: t, why: why})
 	if t == nil {
 		return nil, why, nil
 	}
-	return t.forSolve(), "", nil
+	return t.forSolve(), Cause{}, nil
 }
 
 // forSolve copies the template with fresh per-Solve state.

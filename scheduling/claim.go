@@ -36,7 +36,7 @@ type claim struct {
 }
 
 // rejected is the reason of a check that was not asked to explain itself.
-const rejected = "rejected"
+var rejected = Cause{Code: "rejected", Reason: "rejected"}
 
 // placement is a successful trial: the claim's requirements and types after adding the pod.
 type placement struct {
@@ -45,44 +45,44 @@ type placement struct {
 	relaxed bool // BestEffort lowered a minValues
 }
 
-// tryAdd adds p (with form f) to c if it fits, and returns "" or why it does not.
-func (c *claim) tryAdd(s *solver, p *podData, f *podForm) string {
+// tryAdd adds p (with form f) to c if it fits, and reports whether it did.
+func (c *claim) tryAdd(s *solver, p *podData, f *podForm) bool {
 	pl, why := c.check(s, p, f, false)
-	if why != "" {
-		return why
+	if why.failed() {
+		return false
 	}
 	c.commit(s, p, f, pl)
-	return ""
+	return true
 }
 
 // check tries p on c without changing c. The reason is detailed only when explain is set
 // (building messages for every rejected candidate would dominate the run time).
-func (c *claim) check(s *solver, p *podData, f *podForm, explain bool) (placement, string) {
+func (c *claim) check(s *solver, p *podData, f *podForm, explain bool) (placement, Cause) {
 	t := c.t
 	if !fits2(c.requests, p.requests, c.maxAlloc) {
-		return placement{}, "insufficient resources"
+		return placement{}, cause(InsufficientResource, t.name, "", "insufficient resources")
 	}
 	if p.hostBlocked(f, c.host) {
 		if !explain {
 			return placement{}, rejected
 		}
-		return placement{}, fmt.Sprintf("no %q domain satisfies the pod's topology constraints", v1.LabelHostname)
+		return placement{}, cause(TopologyUnsatisfiable, t.name, v1.LabelHostname, fmt.Sprintf("no %q domain satisfies the pod's topology constraints", v1.LabelHostname))
 	}
 	if !tolerates(f.tolerations, t.taints) {
 		if !explain {
 			return placement{}, rejected
 		}
-		return placement{}, fmt.Sprintf("did not tolerate taints of NodePool %q", t.name)
+		return placement{}, cause(UntoleratedTaint, t.name, "", fmt.Sprintf("did not tolerate taints of NodePool %q", t.name))
 	}
 	if len(p.ports) > 0 && portsConflict(c.ports, p.ports) {
-		return placement{}, "host port conflict"
+		return placement{}, cause(HostPort, t.name, "", "host port conflict")
 	}
 	if !c.reqs.IsCompatible(f.reqs, s.wellKnown) {
 		if explain {
 			err := c.reqs.Compatible(f.reqs, s.wellKnown)
-			return placement{}, fmt.Sprintf("incompatible with NodePool %q: %v", t.name, err)
+			return placement{}, cause(RequirementsUnsatisfiable, t.name, "", fmt.Sprintf("incompatible with NodePool %q: %v", t.name, err))
 		}
-		return placement{}, "incompatible requirements"
+		return placement{}, cause(RequirementsUnsatisfiable, t.name, "", "incompatible requirements")
 	}
 	merged := c.reqs
 	var changed []string
@@ -111,11 +111,11 @@ func (c *claim) check(s *solver, p *podData, f *podForm, explain bool) (placemen
 	}
 	// Volume topology: the first alternative (a PV's OR-ed node-affinity terms, or a
 	// StorageClass's allowed topologies) under which everything else fits wins.
-	why := "no volume topology alternative fits"
+	why := cause(VolumeTopology, t.name, "", "no volume topology alternative fits")
 	for _, alt := range p.volumeAlternatives {
 		if !merged.IsCompatible(alt, s.wellKnown) {
 			if explain {
-				why = fmt.Sprintf("volume topology %s is incompatible with NodePool %q", alt, t.name)
+				why = cause(VolumeTopology, t.name, "", fmt.Sprintf("volume topology %s is incompatible with NodePool %q", alt, t.name))
 			}
 			continue
 		}
@@ -126,8 +126,8 @@ func (c *claim) check(s *solver, p *podData, f *podForm, explain bool) (placemen
 			ch = append(ch, k)
 		}
 		pl, reason := c.checkTopologyAndTypes(s, p, f, m, ch, explain)
-		if reason == "" {
-			return pl, ""
+		if !reason.failed() {
+			return pl, Cause{}
 		}
 		why = reason
 	}
@@ -136,14 +136,14 @@ func (c *claim) check(s *solver, p *podData, f *podForm, explain bool) (placemen
 
 // checkTopologyAndTypes finishes check once the pod's (and its volumes') requirements are
 // merged: topology narrows the requirements, and some remaining instance type must fit.
-func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged requirements.Requirements, changed []string, explain bool) (placement, string) {
+func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged requirements.Requirements, changed []string, explain bool) (placement, Cause) {
 	t := c.t
 	narrowed, failedKey, ok := s.topo.requirementsFor(p, f, merged, c.host)
 	if !ok {
 		if !explain {
 			return placement{}, rejected
 		}
-		return placement{}, fmt.Sprintf("no %q domain satisfies the pod's topology constraints", failedKey)
+		return placement{}, cause(TopologyUnsatisfiable, t.name, failedKey, fmt.Sprintf("no %q domain satisfies the pod's topology constraints", failedKey))
 	}
 	for k, r := range narrowed {
 		if len(changed) == 0 {
@@ -168,7 +168,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 		if explain {
 			return placement{}, s.noTypeReason(t, p, types)
 		}
-		return placement{}, "no instance type fits"
+		return placement{}, cause(InsufficientResource, t.name, "", "no instance type fits")
 	}
 	if p.settling {
 		// Settle the claim for the groups counting p the way its cheapest option launches.
@@ -213,7 +213,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 				if !explain {
 					return placement{}, rejected
 				}
-				return placement{}, fmt.Sprintf("NodePool %q: minValues of %q is %d but the instance types that fit offer only %d values", t.name, key, want, have)
+				return placement{}, cause(MinValues, t.name, key, fmt.Sprintf("NodePool %q: minValues of %q is %d but the instance types that fit offer only %d values", t.name, key, want, have))
 			}
 			// BestEffort: lower every unmet minValues to what the fitting types achieve.
 			if len(changed) == 0 {
@@ -223,10 +223,10 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 				merged[key] = merged[key].WithMinValues(have)
 				key, have, _ = t.minValuesShortfall(out, merged)
 			}
-			return placement{reqs: merged, types: types, relaxed: true}, ""
+			return placement{reqs: merged, types: types, relaxed: true}, Cause{}
 		}
 	}
-	return placement{reqs: merged, types: types}, ""
+	return placement{reqs: merged, types: types}, Cause{}
 }
 
 // commit adds p to c after a successful check: the claim keeps the types that fit every pod.
@@ -294,11 +294,11 @@ func (s *solver) ownedInverse(p *podData, f *podForm) []*topologyGroup {
 }
 
 // noTypeReason explains why no instance type of t fits p alone.
-func (s *solver) noTypeReason(t *template, p *podData, compatible bitset) string {
+func (s *solver) noTypeReason(t *template, p *podData, compatible bitset) Cause {
 	if compatible.empty() {
-		return fmt.Sprintf("NodePool %q: no instance type satisfies the pod's requirements", t.name)
+		return cause(RequirementsUnsatisfiable, t.name, "", fmt.Sprintf("NodePool %q: no instance type satisfies the pod's requirements", t.name))
 	}
-	return fmt.Sprintf("NodePool %q: no instance type has enough resources for requests %s (with daemonset overhead)", t.name, formatResources(s.res.list(p.requests)))
+	return cause(InsufficientResource, t.name, "", fmt.Sprintf("NodePool %q: no instance type has enough resources for requests %s (with daemonset overhead)", t.name, formatResources(s.res.list(p.requests))))
 }
 
 func formatResources(rl corev1.ResourceList) string {
@@ -319,9 +319,9 @@ func formatResources(rl corev1.ResourceList) string {
 }
 
 // newClaim opens a NodeClaim of template t for p, or says why it cannot.
-func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, string) {
+func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 	if t.nodesLeft == 0 {
-		return nil, fmt.Sprintf("NodePool %q: node limit reached", t.name)
+		return nil, cause(NodePoolLimit, t.name, "", fmt.Sprintf("NodePool %q: node limit reached", t.name))
 	}
 	types := t.all
 	if t.hasLimits {
@@ -336,7 +336,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, string) 
 		}
 		if types.empty() {
 			s.limitRefused = true
-			return nil, fmt.Sprintf("NodePool %q: all instance types exceed its remaining limits", t.name)
+			return nil, cause(NodePoolLimit, t.name, "", fmt.Sprintf("NodePool %q: all instance types exceed its remaining limits", t.name))
 		}
 	}
 	hostname := fmt.Sprintf("hostname-placeholder-%04d", s.hostnameSeq)
@@ -354,7 +354,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, string) 
 		c.maxAlloc[i] = 1 << 62
 	}
 	pl, why := c.check(s, p, f, true)
-	if why != "" {
+	if why.failed() {
 		return nil, why
 	}
 	s.hostnameSeq++
@@ -377,7 +377,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, string) 
 	}
 	s.claims = append(s.claims, c)
 	s.insertClaim(c)
-	return c, ""
+	return c, Cause{}
 }
 
 // insertClaim appends a claim with one pod behind every other one-pod claim.
@@ -558,14 +558,14 @@ func bitsetKey(b bitset) string {
 // finalize turns a claim into the result's NodeClaim: instance-type options by price under
 // the claim's requirements (at most MaxInstanceTypes), the cheapest launchable choice, the
 // requests with the smallest DaemonSet overhead, and resolved labels.
-func (s *solver) finalize(c *claim, errs map[*podData]string) *NodeClaim {
+func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 	t := c.t
 	reqs := c.reqs.Copy()
 	delete(reqs, v1.LabelHostname)
 	fo := s.options(t, t.offerings(reqs), c.types)
 	if len(fo.types) == 0 {
 		for _, p := range c.pods {
-			errs[p] = fmt.Sprintf("NodePool %q: no launchable offering left for the NodeClaim", t.name)
+			errs[p] = singleFailure(cause(OfferingUnavailable, t.name, "", fmt.Sprintf("NodePool %q: no launchable offering left for the NodeClaim", t.name)))
 		}
 		return nil
 	}
@@ -596,7 +596,7 @@ func (s *solver) finalize(c *claim, errs map[*podData]string) *NodeClaim {
 	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort {
 		if key, have, want := t.minValuesShortfall(fo.chosen, reqs); key != "" {
 			for _, p := range c.pods {
-				errs[p] = fmt.Sprintf("NodePool %q couldn't meet minValues requirements: %q needs %d values, the %d cheapest types offer %d", t.name, key, want, len(fo.types), have)
+				errs[p] = singleFailure(cause(MinValues, t.name, key, fmt.Sprintf("NodePool %q couldn't meet minValues requirements: %q needs %d values, the %d cheapest types offer %d", t.name, key, want, len(fo.types), have)))
 			}
 			return nil
 		}

@@ -268,7 +268,7 @@ spec:
 			var refused []string
 			for _, e := range res.PodErrors {
 				refused = append(refused, e.Pod.Name)
-				assert.Contains(t, e.Reason, "remaining limits")
+				assert.Equal(t, scheduling.NodePoolLimit, e.Code, e.Reason)
 			}
 			assert.Equal(t, tc.refused, refused)
 		})
@@ -472,7 +472,7 @@ instanceTypes:
 	res = mustSolve(t, in)
 	assert.Len(t, res.NewNodeClaims, 2, "one round: each claim counts at its 4-cpu option")
 	require.Len(t, res.PodErrors, 1)
-	assert.Contains(t, res.PodErrors[0].Reason, "remaining limits")
+	assert.Equal(t, scheduling.NodePoolLimit, res.PodErrors[0].Code, res.PodErrors[0].Reason)
 }
 
 // A spread pod may join any of its least populated domains; the NodeClaim settles in the

@@ -33,7 +33,7 @@ func (u *roundUndo) apply() {
 
 // laterRound recounts the NodeClaims of limited NodePools when limits refused a pod in the
 // round that just ended, and returns the pods to try again (nil when there is no reason to).
-func (s *solver) laterRound(pods []*podData, errs map[*podData]string) ([]*podData, *roundUndo) {
+func (s *solver) laterRound(pods []*podData, errs map[*podData]podFailure) ([]*podData, *roundUndo) {
 	if !s.limitRefused || len(errs) == 0 || s.opts.SingleRound {
 		return nil, nil
 	}
@@ -76,7 +76,7 @@ func (s *solver) laterRound(pods []*podData, errs map[*podData]string) ([]*podDa
 	}
 	var queue []*podData
 	for _, p := range pods {
-		if _, failed := errs[p]; failed && p.invalid == "" {
+		if _, failed := errs[p]; failed && !p.invalid.failed() {
 			queue = append(queue, p)
 		}
 	}

@@ -3,7 +3,6 @@ package scheduling
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -24,7 +23,7 @@ type solver struct {
 	res       *resourceIndex
 	templates []*template
 	// templateErrors explain NodePools that can launch nothing.
-	templateErrors           []string
+	templateErrors           []Cause
 	toleratePreferNoSchedule bool
 	topo                     *topology
 	existing                 []*existingNode
@@ -101,12 +100,10 @@ func Solve(in *Input) (*Result, error) {
 	s.buildExisting()
 	s.countBoundPods()
 	if s.noDynamicNodePools {
-		errs := map[*podData]string{}
+		errs := map[*podData]podFailure{}
+		failure := noNodePoolFailure(s.templateErrors)
 		for _, p := range pods {
-			errs[p] = "no NodePool can launch nodes: " + strings.Join(s.templateErrors, "; ")
-			if len(s.templateErrors) == 0 {
-				errs[p] = "no dynamic NodePools found (none given, or all static, deleting or not ready)"
-			}
+			errs[p] = failure
 		}
 		return s.result(pods, errs), nil
 	}
@@ -134,7 +131,7 @@ func (s *solver) buildTemplates() error {
 			continue
 		}
 		if notReady(np) {
-			s.templateErrors = append(s.templateErrors, fmt.Sprintf("NodePool %q is not ready%s", np.Name, notReadyMessage(np)))
+			s.templateErrors = append(s.templateErrors, cause(NodePoolNotReady, np.Name, "", fmt.Sprintf("NodePool %q is not ready%s", np.Name, notReadyMessage(np))))
 			continue
 		}
 		// As Karpenter, with no usable NodePool at all nothing is planned, not even
@@ -305,17 +302,17 @@ func (s *solver) preparePods() ([]*podData, error) {
 		var volumeReason string
 		p.volumeAlternatives, p.volumes, volumeReason = s.volumes.podVolumes(pod)
 		if kind := controllerKind(pod); kind == "DaemonSet" || kind == "Node" {
-			p.invalid = fmt.Sprintf("pod is owned by a %s: Karpenter does not provision for it (DaemonSet overhead is counted on every node instead)", kind)
+			p.invalid = cause(NotProvisionable, "", "", fmt.Sprintf("pod is owned by a %s: Karpenter does not provision for it (DaemonSet overhead is counted on every node instead)", kind))
 		} else if hasDRAClaims(pod) {
-			p.invalid = "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for"
+			p.invalid = cause(NotProvisionable, "", "", "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for")
 		} else if volumeReason != "" {
-			p.invalid = volumeReason
+			p.invalid = cause(VolumeUnresolved, "", "", volumeReason)
 		} else if why := invalidPodSpec(pod, s.pendingRequests[i]); why != "" {
-			p.invalid = why
+			p.invalid = cause(InvalidPodSpec, "", "", why)
 		} else if why := refusedRequirements(pod); why != "" {
-			p.invalid = why
+			p.invalid = cause(NotProvisionable, "", "", why)
 		} else if f, err := s.formFor(pod); err != nil {
-			p.invalid = fmt.Sprintf("pod %s: %v", p.key, err)
+			p.invalid = cause(InvalidPodSpec, "", "", fmt.Sprintf("pod %s: %v", p.key, err))
 		} else {
 			p.form = f
 			p.inverse = s.inverseGroups(pod)
@@ -539,12 +536,12 @@ func resourceOne() *resource.Quantity { return resource.NewQuantity(1, resource.
 
 // run is Karpenter's queue: pods in first-fit-decreasing order, retried while anything else
 // makes progress; then, while NodePool limits refused pods, Karpenter's later rounds.
-func (s *solver) run(pods []*podData) map[*podData]string {
-	errs := map[*podData]string{}
+func (s *solver) run(pods []*podData) map[*podData]podFailure {
+	errs := map[*podData]podFailure{}
 	queue := make([]*podData, 0, len(pods))
 	for _, p := range pods {
-		if p.invalid != "" {
-			errs[p] = p.invalid
+		if p.invalid.failed() {
+			errs[p] = singleFailure(p.invalid)
 			continue
 		}
 		queue = append(queue, p)
@@ -563,7 +560,7 @@ func (s *solver) run(pods []*podData) map[*podData]string {
 
 // runQueue places the pods of one round, recording the reason of each that fails in errs,
 // and returns how many it placed.
-func (s *solver) runQueue(queue []*podData, errs map[*podData]string) (placed int) {
+func (s *solver) runQueue(queue []*podData, errs map[*podData]podFailure) (placed int) {
 	sort.SliceStable(queue, func(i, j int) bool { return podLess(queue[i], queue[j]) })
 	lastLen := make(map[*podData]int, len(queue))
 	for len(queue) > 0 {
@@ -572,8 +569,8 @@ func (s *solver) runQueue(queue []*podData, errs map[*podData]string) (placed in
 		if n, ok := lastLen[p]; ok && n == len(queue)+1 {
 			break // a full turn of the queue placed nothing: the rest keep their reasons
 		}
-		if reason := s.trySchedule(p); reason != "" {
-			errs[p] = reason
+		if failure, ok := s.trySchedule(p); !ok {
+			errs[p] = failure
 			queue = append(queue, p)
 			lastLen[p] = len(queue)
 			continue
@@ -601,24 +598,25 @@ func podLess(a, b *podData) bool {
 	return a.key < b.key
 }
 
-// trySchedule places p, relaxing its preferences one at a time; it returns "" on success or
-// the reason of the last attempt.
-func (s *solver) trySchedule(p *podData) string {
-	var reason string
+// trySchedule places p, relaxing its preferences one at a time; it reports success or the
+// failure of the last attempt.
+func (s *solver) trySchedule(p *podData) (podFailure, bool) {
+	var failure podFailure
 	for f := p.form; f != nil; f = f.relax(s.toleratePreferNoSchedule) {
-		if reason = s.add(p, f); reason == "" {
-			return ""
+		var ok bool
+		if failure, ok = s.add(p, f); ok {
+			return podFailure{}, true
 		}
 	}
-	return reason
+	return failure, false
 }
 
 // add tries existing nodes, then open NodeClaims, then a new NodeClaim per template.
-func (s *solver) add(p *podData, f *podForm) string {
+func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 	s.topo.beginAttempt()
 	for _, n := range s.existing {
 		if n.tryAdd(s, p, f) {
-			return ""
+			return podFailure{}, true
 		}
 	}
 	if !p.claimsExhausted(f, len(s.claims)) {
@@ -633,9 +631,9 @@ func (s *solver) add(p *podData, f *podForm) string {
 				if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
 					continue
 				}
-				if c.tryAdd(s, p, f) == "" {
+				if c.tryAdd(s, p, f) {
 					s.bumpCount(c)
-					return ""
+					return podFailure{}, true
 				}
 			}
 		}
@@ -643,29 +641,29 @@ func (s *solver) add(p *podData, f *podForm) string {
 			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
 				continue
 			}
-			if c.tryAdd(s, p, f) == "" {
+			if c.tryAdd(s, p, f) {
 				s.bumpCount(c)
-				return ""
+				return podFailure{}, true
 			}
 		}
 	}
 	if len(s.templates) == 0 {
 		// Every usable NodePool was dropped (its requirements left no instance type).
-		return "no NodePool can launch nodes: " + strings.Join(s.templateErrors, "; ")
+		return noNodePoolFailure(s.templateErrors), false
 	}
-	var reasons []string
+	var causes []Cause
 	for _, t := range s.templates {
 		c, why := s.newClaim(t, p, f)
 		if c != nil {
-			return ""
+			return podFailure{}, true
 		}
-		reasons = append(reasons, why)
+		causes = append(causes, why)
 	}
-	return strings.Join(reasons, "; ")
+	return nodePoolsFailure(causes), false
 }
 
 // result assembles the output in a deterministic order.
-func (s *solver) result(pods []*podData, errs map[*podData]string) *Result {
+func (s *solver) result(pods []*podData, errs map[*podData]podFailure) *Result {
 	r := &Result{}
 	for _, c := range s.claims {
 		r.NewNodeClaims = append(r.NewNodeClaims, s.finalize(c, errs))
@@ -690,8 +688,8 @@ func (s *solver) result(pods []*podData, errs map[*podData]string) *Result {
 	}
 	sort.SliceStable(r.ExistingNodes, func(i, j int) bool { return r.ExistingNodes[i].Name < r.ExistingNodes[j].Name })
 	for _, p := range pods {
-		if reason, ok := errs[p]; ok {
-			r.PodErrors = append(r.PodErrors, PodError{Pod: p.pod, Reason: reason})
+		if failure, ok := errs[p]; ok {
+			r.PodErrors = append(r.PodErrors, newPodError(p.pod, failure))
 		}
 	}
 	return r

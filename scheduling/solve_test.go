@@ -67,7 +67,8 @@ func TestMinValues(t *testing.T) {
 	t.Run("strict leaves the pod unscheduled", func(t *testing.T) {
 		res := mustSolve(t, &scheduling.Input{Pods: []*corev1.Pod{pod}, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}})
 		require.Len(t, res.PodErrors, 1)
-		assert.Contains(t, res.PodErrors[0].Reason, "minValues")
+		assert.Equal(t, scheduling.MinValues, res.PodErrors[0].Code, res.PodErrors[0].Reason)
+		assert.Equal(t, v1.LabelInstanceType, res.PodErrors[0].Causes[0].Key)
 	})
 	t.Run("best effort lowers minValues and says so", func(t *testing.T) {
 		res := mustSolve(t, &scheduling.Input{Pods: []*corev1.Pod{pod}, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types},
@@ -142,13 +143,16 @@ func TestRefusedPods(t *testing.T) {
 		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(2)},
 	})
 	reasons := map[string]string{}
+	codes := map[string]scheduling.ReasonCode{}
 	for _, e := range res.PodErrors {
 		reasons[e.Pod.Name] = e.Reason
+		codes[e.Pod.Name] = e.Code
 	}
-	assert.Contains(t, reasons["controller"], "DoesNotExist")
+	assert.Equal(t, map[string]scheduling.ReasonCode{
+		"controller": scheduling.NotProvisionable, "odd": scheduling.NotProvisionable,
+		"pinned": scheduling.InvalidPodSpec, "daemon": scheduling.NotProvisionable,
+	}, codes, reasons)
 	assert.Contains(t, reasons["odd"], "preemptible")
-	assert.Contains(t, reasons["pinned"], "restricted")
-	assert.Contains(t, reasons["daemon"], "DaemonSet")
 	require.Len(t, res.NewNodeClaims, 1)
 	assert.Equal(t, "fine", res.NewNodeClaims[0].Pods[0].Name)
 }

@@ -225,10 +225,10 @@ func offeringValue(o *cloudprovider.Offering, key string) string {
 
 // newTemplate prepares a NodePool. It returns nil (with a reason) when no instance type is
 // left after the NodePool's own requirements.
-func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes) (*template, string, error) {
+func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes) (*template, Cause, error) {
 	reqs, err := requirements.FromNodeSelectorRequirements(np.Spec.Template.Spec.Requirements...)
 	if err != nil {
-		return nil, "", fmt.Errorf("NodePool %q: spec.template.spec.requirements: %w", np.Name, err)
+		return nil, Cause{}, fmt.Errorf("NodePool %q: spec.template.spec.requirements: %w", np.Name, err)
 	}
 	lbls := map[string]string{}
 	for k, v := range np.Spec.Template.ObjectMeta.Labels {
@@ -292,7 +292,7 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 	}
 	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort {
 		if key, have, want := t.minValuesShortfall(fullBitset(len(t.types)), reqs); key != "" {
-			return nil, fmt.Sprintf("NodePool %q: minValues of %q is %d but its instance types offer only %d values", np.Name, key, want, have), nil
+			return nil, cause(MinValues, np.Name, key, fmt.Sprintf("NodePool %q: minValues of %q is %d but its instance types offer only %d values", np.Name, key, want, have)), nil
 		}
 	}
 	t.all = fullBitset(len(t.types))
@@ -301,7 +301,7 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 		t.byName[i] = i
 	}
 	sort.Slice(t.byName, func(a, b int) bool { return t.types[t.byName[a]].it.Name < t.types[t.byName[b]].it.Name })
-	return t, "", nil
+	return t, Cause{}, nil
 }
 
 // typeIntersects is Karpenter's Requirements.Intersects between an instance type and

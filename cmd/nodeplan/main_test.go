@@ -235,3 +235,12 @@ func TestPlanOptions(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "BestEffort")
 }
+
+func TestPlanPodErrorCode(t *testing.T) {
+	got := planJSON(t, scenario("gpu-not-allowed")...)
+	require.Len(t, got.PodErrors, 1)
+	e := got.PodErrors[0]
+	assert.Equal(t, "InsufficientResource", e.Code)
+	require.Len(t, e.Causes, 1)
+	assert.Equal(t, causeOutput{Code: "InsufficientResource", NodePool: "default", Reason: e.Reason}, e.Causes[0])
+}

@@ -57,6 +57,24 @@ type existingOutput struct {
 type podErrorOutput struct {
 	Pod    string `json:"pod"`
 	Reason string `json:"reason"`
+	// Code and Causes are scheduling.PodError's: the reason as data (see DESIGN.md).
+	Code   string        `json:"code"`
+	Causes []causeOutput `json:"causes"`
+}
+
+type causeOutput struct {
+	Code     string `json:"code"`
+	NodePool string `json:"nodePool,omitempty"`
+	Key      string `json:"key,omitempty"`
+	Reason   string `json:"reason"`
+}
+
+func newPodErrorOutput(e scheduling.PodError) podErrorOutput {
+	out := podErrorOutput{Pod: podName(e.Pod), Reason: e.Reason, Code: string(e.Code), Causes: make([]causeOutput, len(e.Causes))}
+	for i, c := range e.Causes {
+		out.Causes[i] = causeOutput{Code: string(c.Code), NodePool: c.NodePool, Key: c.Key, Reason: c.Reason}
+	}
+	return out
 }
 
 func podName(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -86,7 +104,7 @@ func newPlanOutput(res *scheduling.Result, set *manifest.Set) *planOutput {
 		out.ExistingNodes = append(out.ExistingNodes, existingOutput{Name: n.Name, Pods: podNames(n.Pods)})
 	}
 	for _, e := range res.PodErrors {
-		out.PodErrors = append(out.PodErrors, podErrorOutput{Pod: podName(e.Pod), Reason: e.Reason})
+		out.PodErrors = append(out.PodErrors, newPodErrorOutput(e))
 	}
 	out.PricePerHour = roundPrice(total)
 	return out
