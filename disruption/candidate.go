@@ -38,12 +38,17 @@ type node struct {
 	// notCandidate is why the node cannot be a candidate of any graceful or eventual method
 	// (not managed, not initialized, deleting, do-not-disrupt node, ...); "" if it can.
 	notCandidate string
+	// notCandidateCode and notCandidateObject are notCandidate's code and object.
+	notCandidateCode   BlockReason
+	notCandidateObject string
 	// unavailable: notCandidate is a reason Karpenter checks before nomination (unmanaged,
 	// no Node, deleting, not initialized), so it is the reason reported even when nominated.
 	unavailable bool
 	// podBlocker is why the node's pods forbid a graceful disruption ("" if they do not).
 	podBlocker string
-	hasTGP     bool
+	// podBlockers are every pod blocker (do-not-disrupt pods, PDBs), podBlocker's first.
+	podBlockers []block
+	hasTGP      bool
 
 	reschedulable []*corev1.Pod // pods a graceful disruption reschedules
 	driftPods     []*corev1.Pod // pods a drift reschedules (blocked pods stay, with TGP)
@@ -143,6 +148,34 @@ func doNotDisrupt(p *corev1.Pod, now time.Time) (bool, string) {
 	return false, ""
 }
 
+// podBlocks are the reasons p forbids a graceful disruption of its node: its active
+// do-not-disrupt annotation, then a PodDisruptionBudget allowing no disruption of it.
+func (s *state) podBlocks(p *corev1.Pod) []block {
+	var out []block
+	pod := p.Namespace + "/" + p.Name
+	if ok, why := doNotDisrupt(p, s.now); ok {
+		out = append(out, newBlock(BlockDoNotDisruptPod, pod, fmt.Sprintf("pod %s has karpenter.sh/do-not-disrupt=%s", pod, why)))
+	}
+	if why := s.pdbs.Blocking(p); why != "" {
+		if pdb, _ := s.pdbs.Allowance(p); pdb != nil {
+			out = append(out, newBlock(BlockPDB, pdb.Namespace+"/"+pdb.Name, why))
+		} else { // several PDBs select the pod
+			out = append(out, newBlock(BlockPDBConflict, pod, why))
+		}
+	}
+	return out
+}
+
+// addPodBlock records b once per code and object (one PDB blocking many pods is one blocker).
+func (n *node) addPodBlock(b block) {
+	for _, x := range n.podBlockers {
+		if x.Blocker == b.Blocker {
+			return
+		}
+	}
+	n.podBlockers = append(n.podBlockers, b)
+}
+
 // evictionCost is Karpenter's EvictionCost.
 func evictionCost(p *corev1.Pod) float64 {
 	cost := 1.0
@@ -201,25 +234,28 @@ func (s *state) buildNode(sn *scheduling.Node, index int) *node {
 	n.counted = n.pool != nil && n.initialized && !terminating
 	n.disrupting = n.counted && (n.deleting || (sn.Node != nil && !nodeReady(sn.Node)))
 
+	notCand := func(code BlockReason, object, text string) {
+		n.notCandidate, n.notCandidateCode, n.notCandidateObject = text, code, object
+	}
 	switch {
 	case n.poolName == "":
-		n.notCandidate = "not managed by Karpenter (no karpenter.sh/nodepool label)"
+		notCand(BlockNodePoolNotFound, "", "not managed by Karpenter (no karpenter.sh/nodepool label)")
 	case n.pool == nil:
-		n.notCandidate = fmt.Sprintf("NodePool %q not found", n.poolName)
+		notCand(BlockNodePoolNotFound, n.poolName, fmt.Sprintf("NodePool %q not found", n.poolName))
 	case sn.Node == nil:
-		n.notCandidate = "NodeClaim has no Node yet"
+		notCand(BlockNoNode, "", "NodeClaim has no Node yet")
 	case n.deleting || terminating:
-		n.notCandidate = "already deleting"
+		notCand(BlockDeleting, "", "already deleting")
 	case !n.initialized:
-		n.notCandidate = "not initialized"
+		notCand(BlockUninitialized, "", "not initialized")
 	}
 	n.unavailable = n.notCandidate != ""
 	switch {
 	case n.notCandidate != "":
 	case sn.Node.Annotations[v1.DoNotDisruptAnnotationKey] == "true":
-		n.notCandidate = "node has karpenter.sh/do-not-disrupt=true"
+		notCand(BlockDoNotDisruptNode, n.name, "node has karpenter.sh/do-not-disrupt=true")
 	case len(s.in.InstanceTypes[n.poolName]) == 0:
-		n.notCandidate = fmt.Sprintf("NodePool %q has no instance types", n.poolName)
+		notCand(BlockNoInstanceTypes, n.poolName, fmt.Sprintf("NodePool %q has no instance types", n.poolName))
 	}
 
 	// Pods: blockers, reschedulable pods, disruption cost.
@@ -231,10 +267,12 @@ func (s *state) buildNode(sn *scheduling.Node, index int) *node {
 		active := !isTerminal(p) && p.DeletionTimestamp == nil
 		blocked := ""
 		if active {
-			if ok, why := doNotDisrupt(p, s.now); ok {
-				blocked = fmt.Sprintf("pod %s/%s has karpenter.sh/do-not-disrupt=%s", p.Namespace, p.Name, why)
-			} else {
-				blocked = s.pdbs.Blocking(p)
+			bs := s.podBlocks(p)
+			for _, b := range bs {
+				n.addPodBlock(b)
+			}
+			if len(bs) > 0 {
+				blocked = bs[0].text
 			}
 		}
 		if blocked != "" && n.podBlocker == "" {

@@ -136,3 +136,27 @@ func blockedReason(r *Result, node string) string {
 	}
 	return ""
 }
+
+// hasBlockerOf reports whether node is kept with blocker b among its blockers.
+func hasBlockerOf(r *Result, node string, b Blocker) bool {
+	for _, x := range r.Blocked {
+		if x.Node == node {
+			for _, y := range x.Blockers {
+				if y == b {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// firstBlocker is the code of the first blocker of node ("" if it is not kept).
+func firstBlocker(r *Result, node string) BlockReason {
+	for _, x := range r.Blocked {
+		if x.Node == node && len(x.Blockers) > 0 {
+			return x.Blockers[0].Code
+		}
+	}
+	return ""
+}

@@ -60,6 +60,8 @@ type mechState struct {
 	forceful map[*node]bool
 	// repair says why an unhealthy node is not repaired (yet).
 	repair map[*node]string
+	// repairCode is the code of each repair note.
+	repairCode map[*node]BlockReason
 	// claimName names the in-flight node each launched NodeClaim became.
 	claimName map[*scheduling.NodeClaim]string
 }

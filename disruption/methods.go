@@ -75,15 +75,15 @@ func (s *state) drift() (bool, error) {
 	budget, why := s.budgets(v1.DisruptionReasonDrifted)
 	for _, c := range cands {
 		if budget[c.poolName] <= 0 {
-			s.reasons[c] = "drifted (" + c.drift + "), but " + why[c.poolName]
+			s.reasons[c] = driftBlock(c, why[c.poolName])
 			continue
 		}
 		sim, err := s.simulate([]*node{c}, driftPods)
 		if err != nil {
 			return false, err
 		}
-		if sim.fail != "" {
-			s.reasons[c] = "drifted (" + c.drift + "), but " + sim.fail
+		if sim.fail.Code != "" {
+			s.reasons[c] = driftBlock(c, sim.fail)
 			s.failedDrift[c] = true
 			continue
 		}
@@ -95,13 +95,19 @@ func (s *state) drift() (bool, error) {
 	return false, nil
 }
 
+// driftBlock says a drifted node is kept for b.
+func driftBlock(n *node, b block) block {
+	b.text = "drifted (" + n.drift + "), but " + b.text
+	return b
+}
+
 // consolidatable lists the candidates of multi- and single-node consolidation, sorted by
 // SavingsRatio. Balanced NodePools are candidates too; their moves must pass the Balanced
 // score (see balancedRejects).
 func (s *state) consolidatable() []*node {
 	var cands []*node
 	for _, n := range s.nodes {
-		if s.graceful(n) && !n.empty() && n.policy() != v1.ConsolidationPolicyWhenEmpty && consolidationUnfit(n) == "" {
+		if s.graceful(n) && !n.empty() && n.policy() != v1.ConsolidationPolicyWhenEmpty && consolidationUnfit(n).Code == "" {
 			cands = append(cands, n)
 		}
 	}

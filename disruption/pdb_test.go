@@ -1,7 +1,6 @@
 package disruption
 
 import (
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -66,7 +65,7 @@ func TestPDBOneReading(t *testing.T) {
 				t.Fatal(err)
 			}
 			why := blockedReason(res, "a")
-			if got := strings.Contains(why, "PodDisruptionBudget default/pdb"); got != tc.blocked {
+			if got := hasBlockerOf(res, "a", Blocker{Code: BlockPDB, Object: "default/pdb"}); got != tc.blocked {
 				t.Fatalf("disruption: PDB blocks node a = %v, want %v (%q; %v)", got, tc.blocked, why, cmdSummary(res))
 			}
 

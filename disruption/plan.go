@@ -30,7 +30,7 @@ type state struct {
 	inflight    []*scheduling.Node      // NodeClaims launched so far (replacements, provisioner), empty
 	provisioned []*scheduling.NodeClaim // what the provisioner pass launches
 	disrupting  map[string]int          // NodePool -> counted nodes disrupting (input + commands)
-	reasons     map[*node]string
+	reasons     map[*node]block
 	failed      map[*node]bool // failed single-node consolidation (state only gets tighter)
 	failedDrift map[*node]bool
 	uninit      map[string]bool
@@ -53,12 +53,12 @@ func Plan(in *Input) (*Result, error) {
 		taken:       map[*node]bool{},
 		nominated:   map[string]bool{},
 		disrupting:  map[string]int{},
-		reasons:     map[*node]string{},
+		reasons:     map[*node]block{},
 		failed:      map[*node]bool{},
 		failedDrift: map[*node]bool{},
 		uninit:      map[string]bool{},
 		cache:       scheduling.NewCache(),
-		mech:        mechState{forceful: map[*node]bool{}, repair: map[*node]string{}, claimName: map[*scheduling.NodeClaim]string{}},
+		mech:        mechState{forceful: map[*node]bool{}, repair: map[*node]string{}, repairCode: map[*node]BlockReason{}, claimName: map[*scheduling.NodeClaim]string{}},
 	}
 	for i, np := range in.NodePools {
 		if np == nil {
@@ -132,85 +132,57 @@ func Plan(in *Input) (*Result, error) {
 
 func (s *state) result() *Result {
 	r := &Result{Commands: s.commands, Provisioned: s.provisioned}
+	left := s.budgetsLeft()
 	for _, n := range s.nodes {
 		if s.taken[n] || n.poolName == "" {
 			continue
 		}
-		r.Blocked = append(r.Blocked, Blocked{Node: n.name, Reason: s.repairNote(n, s.why(n))})
+		r.Blocked = append(r.Blocked, s.blocked(n, left))
 	}
 	return r
 }
 
-// why explains a node in no command.
-func (s *state) why(n *node) string {
-	if n.notCandidate != "" && (n.unavailable || !s.nominated[n.name]) {
-		return n.notCandidate
-	}
-	if s.nominated[n.name] {
-		return nominatedReason
-	}
-	if r := s.reasons[n]; r != "" {
-		return r
-	}
-	if n.static() {
-		return "static NodePool (static drift is not modelled)"
-	}
-	if n.drift != "" && n.podBlocker != "" && !n.hasTGP {
-		return "drifted (" + n.drift + "), but " + n.podBlocker
-	}
-	if n.podBlocker != "" {
-		return n.podBlocker
-	}
-	if n.pool.Spec.Disruption.ConsolidateAfter.IsNever() {
-		return "consolidateAfter is Never"
-	}
-	if s.now.Before(n.consolidatableAt) {
-		return fmt.Sprintf("not consolidatable yet: consolidateAfter %s elapses at %s", n.pool.Spec.Disruption.ConsolidateAfter.String(), n.consolidatableAt.UTC().Format(time.RFC3339))
-	}
-	if !n.empty() && n.policy() == v1.ConsolidationPolicyWhenEmpty {
-		return "consolidationPolicy is WhenEmpty and the node is not empty"
-	}
-	if !n.empty() {
-		if r := consolidationUnfit(n); r != "" {
-			return r
-		}
-	}
-	return "no disruption found: the node is needed as it is"
-}
-
-// consolidationUnfit says why a node cannot be consolidated whatever the simulation says.
-func consolidationUnfit(n *node) string {
+// consolidationUnfit says why a node cannot be consolidated whatever the simulation says
+// (code "" if it can): its object is the instance type or the missing label.
+func consolidationUnfit(n *node) block {
 	switch {
 	case n.it == nil:
-		return fmt.Sprintf("instance type %q is not offered by NodePool %q", n.labels[v1.LabelInstanceType], n.poolName)
+		return newBlock(BlockNotConsolidatable, n.labels[v1.LabelInstanceType],
+			fmt.Sprintf("instance type %q is not offered by NodePool %q", n.labels[v1.LabelInstanceType], n.poolName))
 	case n.zone == "":
-		return "node has no " + v1.LabelTopologyZone + " label"
+		return newBlock(BlockNotConsolidatable, v1.LabelTopologyZone, "node has no "+v1.LabelTopologyZone+" label")
 	case n.ct == "":
-		return "node has no " + v1.CapacityTypeLabelKey + " label"
+		return newBlock(BlockNotConsolidatable, v1.CapacityTypeLabelKey, "node has no "+v1.CapacityTypeLabelKey+" label")
 	}
-	return ""
+	return block{}
 }
 
 // budgets is, per NodePool, how many more nodes may be disrupted for reason.
-func (s *state) budgets(reason v1.DisruptionReason) (map[string]int, map[string]string) {
+func (s *state) budgets(reason v1.DisruptionReason) (map[string]int, map[string]block) {
 	count := map[string]int{}
 	for _, n := range s.nodes {
 		if n.counted {
 			count[n.poolName]++
 		}
 	}
-	out, why := map[string]int{}, map[string]string{}
+	out, why := map[string]int{}, map[string]block{}
 	for _, name := range s.names {
 		allowed, err := s.pools[name].AllowedDisruptions(s.now, count[name], reason)
 		left := max(allowed-s.disrupting[name], 0)
 		out[name] = left
 		if err != nil {
-			why[name] = fmt.Sprintf("disruption budget of NodePool %q is invalid: %v", name, err)
+			why[name] = budgetBlock(name, reason, fmt.Sprintf("disruption budget of NodePool %q is invalid: %v", name, err))
 		} else {
-			why[name] = fmt.Sprintf("disruption budget of NodePool %q allows no more %s disruptions (%d of %d nodes allowed, %d already disrupting)", name, reason, allowed, count[name], s.disrupting[name])
+			why[name] = budgetBlock(name, reason, fmt.Sprintf("disruption budget of NodePool %q allows no more %s disruptions (%d of %d nodes allowed, %d already disrupting)", name, reason, allowed, count[name], s.disrupting[name]))
 		}
 	}
 	return out, why
+}
+
+func budgetBlock(pool string, reason v1.DisruptionReason, text string) block {
+	b := newBlock(BlockBudget, pool, text)
+	b.Budget = string(reason)
+	return b
 }
 
 // nominatedReason is why a nominated node is no candidate (Karpenter's wording).

@@ -38,7 +38,8 @@ func TestPlan(t *testing.T) {
 		name     string
 		in       func() *Input
 		commands []string
-		blocked  map[string]string // node -> substring of its reason
+		blocked  map[string]string      // node -> substring of its reason
+		first    map[string]BlockReason // node -> code of its first blocker
 	}{
 		{
 			name: "empty node deleted, busy cheapest node stays",
@@ -58,6 +59,7 @@ func TestPlan(t *testing.T) {
 			name:    "budget 0% deletes nothing",
 			in:      func() *Input { return input([]*v1.NodePool{pool("p", budget("0%"))}, emptyNodes(3, "p")...) },
 			blocked: map[string]string{"empty-00": "allows no more Empty"},
+			first:   map[string]BlockReason{"empty-00": BlockBudget},
 		},
 		{
 			name: "budget counts nodes already deleting",
@@ -75,6 +77,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", annotated(bound("x", "1"), "true")))
 			},
 			blocked: map[string]string{"a": "do-not-disrupt=true"},
+			first:   map[string]BlockReason{"a": BlockDoNotDisruptPod},
 		},
 		{
 			name: "elapsed do-not-disrupt duration does not block",
@@ -89,6 +92,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", annotated(bound("x", "1"), "2h")))
 			},
 			blocked: map[string]string{"a": "do-not-disrupt=2h"},
+			first:   map[string]BlockReason{"a": BlockDoNotDisruptPod},
 		},
 		{
 			name: "do-not-disrupt node annotation",
@@ -98,6 +102,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p")}, n)
 			},
 			blocked: map[string]string{"a": "node has karpenter.sh/do-not-disrupt"},
+			first:   map[string]BlockReason{"a": BlockDoNotDisruptNode},
 		},
 		{
 			name: "PDB allowing no disruption blocks",
@@ -107,6 +112,7 @@ func TestPlan(t *testing.T) {
 				return in
 			},
 			blocked: map[string]string{"a": "PodDisruptionBudget default/x allows no disruption"},
+			first:   map[string]BlockReason{"a": BlockPDB},
 		},
 		{
 			name: "PDB status disruptionsAllowed 0 blocks",
@@ -118,6 +124,7 @@ func TestPlan(t *testing.T) {
 				return in
 			},
 			blocked: map[string]string{"a": "allows no disruption"},
+			first:   map[string]BlockReason{"a": BlockPDB},
 		},
 		{
 			name: "PDB with room does not block",
@@ -136,6 +143,7 @@ func TestPlan(t *testing.T) {
 				return in
 			},
 			blocked: map[string]string{"a": "more than one PodDisruptionBudget"},
+			first:   map[string]BlockReason{"a": BlockPDBConflict},
 		},
 		{
 			name: "consolidateAfter not elapsed",
@@ -145,6 +153,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{np}, testNode("a", "p", "large", ""))
 			},
 			blocked: map[string]string{"a": "not consolidatable yet"},
+			first:   map[string]BlockReason{"a": BlockConsolidateAfter},
 		},
 		{
 			name: "consolidateAfter Never",
@@ -154,6 +163,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{np}, testNode("a", "p", "large", ""))
 			},
 			blocked: map[string]string{"a": "consolidateAfter is Never"},
+			first:   map[string]BlockReason{"a": BlockConsolidateNever},
 		},
 		{
 			name: "expireAfter elapsed: forceful, ignores a 0 budget",
@@ -172,6 +182,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{np}, testNode("a", "p", "large", "", bound("x", "1")))
 			},
 			blocked: map[string]string{"a": "WhenEmpty"},
+			first:   map[string]BlockReason{"a": BlockWhenEmpty},
 		},
 		{
 			name: "spot-to-spot off",
@@ -179,6 +190,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p", spotToo)}, testNode("a", "p", "large", v1.CapacityTypeSpot, bound("x", "1")))
 			},
 			blocked: map[string]string{"a": "spot-to-spot consolidation is disabled"},
+			first:   map[string]BlockReason{"a": BlockNoCheaperReplacement},
 		},
 		{
 			name: "spot-to-spot on, but fewer than 15 cheaper types",
@@ -188,6 +200,7 @@ func TestPlan(t *testing.T) {
 				return in
 			},
 			blocked: map[string]string{"a": "at least 15"},
+			first:   map[string]BlockReason{"a": BlockNoCheaperReplacement},
 		},
 		{
 			name: "replace with a cheaper node (spot preferred when the NodePool allows it)",
@@ -241,6 +254,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", p))
 			},
 			blocked: map[string]string{"a": "cannot be rescheduled"},
+			first:   map[string]BlockReason{"a": BlockPodUnschedulable},
 		},
 		{
 			name: "requirements drift replaces the node",
@@ -259,6 +273,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p")}, n)
 			},
 			blocked: map[string]string{"a": "drifted (AMIDrift), but pod default/x has karpenter.sh/do-not-disrupt"},
+			first:   map[string]BlockReason{"a": BlockDoNotDisruptPod},
 		},
 		{
 			name: "uninitialized and unmanaged nodes",
@@ -270,6 +285,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p")}, u, x, testNode("z", "nope", "large", ""))
 			},
 			blocked: map[string]string{"u": "not initialized", "z": `NodePool "nope" not found`},
+			first:   map[string]BlockReason{"u": BlockUninitialized, "z": BlockNodePoolNotFound},
 		},
 	}
 	for _, tt := range tests {
@@ -285,6 +301,11 @@ func TestPlan(t *testing.T) {
 			for node, want := range tt.blocked {
 				if got := blockedReason(res, node); !strings.Contains(got, want) {
 					t.Errorf("blocked[%s] = %q, want it to contain %q", node, got, want)
+				}
+			}
+			for node, want := range tt.first {
+				if got := firstBlocker(res, node); got != want {
+					t.Errorf("first blocker of %s = %q, want %q (%q)", node, got, want, blockedReason(res, node))
 				}
 			}
 			checkNothingLost(t, in, res)

@@ -80,11 +80,13 @@ func (s *state) repair() {
 		cond := fmt.Sprintf("%s=%s since %s", u.cond.Type, u.cond.Status, u.cond.LastTransitionTime.UTC().Format(time.RFC3339))
 		if s.now.Before(u.at) {
 			s.mech.repair[n] = fmt.Sprintf("unhealthy (%s), repaired at %s once its toleration of %s ends", cond, u.at.UTC().Format(time.RFC3339), u.tol)
+			s.mech.repairCode[n] = BlockRepairPending
 			continue
 		}
 		if limit := ceilPercent(maxUnhealthyPercent, total[scope]); sick[scope] > limit {
 			s.mech.repair[n] = fmt.Sprintf("unhealthy (%s), but node repair is blocked: %d of %d nodes of %s are unhealthy, more than %d%% (%d)",
 				cond, sick[scope], total[scope], what, maxUnhealthyPercent, limit)
+			s.mech.repairCode[n] = BlockRepairLimited
 			continue
 		}
 		s.mech.forceful[n] = true
@@ -95,11 +97,3 @@ func (s *state) repair() {
 
 // ceilPercent is pct % of n, rounded up (as intstr scales a percentage with roundUp).
 func ceilPercent(pct, n int) int { return (pct*n + 99) / 100 }
-
-// repairNote puts why an unhealthy node is not repaired (yet) before its other reason.
-func (s *state) repairNote(n *node, why string) string {
-	if note := s.mech.repair[n]; note != "" {
-		return note + "; " + why
-	}
-	return why
-}

@@ -82,7 +82,7 @@ func TestRepairPolicies(t *testing.T) {
 			}
 			assert.Equal(t, tc.repaired, n)
 			if tc.repaired == 0 && tc.policies != nil && tc.status != corev1.ConditionTrue && tc.typ != "DiskPressure" {
-				assert.Contains(t, blockedReason(res, "bad"), "unhealthy")
+				assert.Contains(t, []BlockReason{BlockRepairPending, BlockRepairLimited}, firstBlocker(res, "bad"), blockedReason(res, "bad"))
 			}
 			checkNothingLost(t, in, res)
 			verified(t, in, res)

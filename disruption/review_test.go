@@ -87,7 +87,7 @@ func TestBalancedScoresMoves(t *testing.T) {
 	res, err := Plan(input([]*v1.NodePool{pool("p", balanced)}, nodes...))
 	require.NoError(t, err)
 	assert.Empty(t, res.Commands, "saving $0.2/h of $4.4/h does not justify moving 5 of 15 pods")
-	assert.Contains(t, blockedReason(res, "n1"), "Balanced")
+	assert.Equal(t, BlockBalanced, firstBlocker(res, "n1"), blockedReason(res, "n1"))
 
 	res, err = Plan(input([]*v1.NodePool{pool("p")}, nodes...))
 	require.NoError(t, err)

@@ -23,7 +23,7 @@ const maxMultiNodeCandidates = 100
 type simulation struct {
 	res  *scheduling.Result
 	own  map[*corev1.Pod]bool // the candidates' pods (the others are pending pods)
-	fail string               // why the candidates' pods cannot all be rescheduled
+	fail block                // why the candidates' pods cannot all be rescheduled (code "" if they can)
 }
 
 // simulate reschedules podsOf(candidate) for every candidate, together with the pending
@@ -101,7 +101,7 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 		// Every pod that is not merely pending must find a home: the candidates' pods, and
 		// those of deleting nodes (Karpenter's AllNonPendingPodsScheduled).
 		if sim.own[e.Pod] || e.Pod.Spec.NodeName != "" {
-			sim.fail = fmt.Sprintf("pod %s/%s cannot be rescheduled: %s", e.Pod.Namespace, e.Pod.Name, e.Reason)
+			sim.fail = newBlock(BlockPodUnschedulable, e.Pod.Namespace+"/"+e.Pod.Name, fmt.Sprintf("pod %s/%s cannot be rescheduled: %s", e.Pod.Namespace, e.Pod.Name, e.Reason))
 			return sim, nil
 		}
 	}
@@ -113,7 +113,7 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 		}
 		for _, p := range pl.Pods {
 			if sim.own[p] {
-				sim.fail = fmt.Sprintf("pod %s/%s would schedule on uninitialized node %s", p.Namespace, p.Name, pl.Name)
+				sim.fail = newBlock(BlockPodUnschedulable, p.Namespace+"/"+p.Name, fmt.Sprintf("pod %s/%s would schedule on uninitialized node %s", p.Namespace, p.Name, pl.Name))
 				return sim, nil
 			}
 		}
@@ -154,12 +154,12 @@ func claimsPrice(claims []*scheduling.NodeClaim) float64 {
 }
 
 // consolidate is Karpenter's computeConsolidation: a command, or why there is none.
-func (s *state) consolidate(cands []*node, multi bool) (*Command, *simulation, string, error) {
+func (s *state) consolidate(cands []*node, multi bool) (*Command, *simulation, block, error) {
 	sim, err := s.simulateConsolidation(cands)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, block{}, err
 	}
-	if sim.fail != "" {
+	if sim.fail.Code != "" {
 		return nil, nil, sim.fail, nil
 	}
 	method := MethodSingleNode
@@ -172,18 +172,18 @@ func (s *state) consolidate(cands []*node, multi bool) (*Command, *simulation, s
 	case n == 0:
 		cmd = &Command{Method: method, Reason: ReasonUnderutilized, SavingsPerHour: candPrice}
 	case n > 1:
-		return nil, nil, fmt.Sprintf("consolidation would need %d new nodes (it replaces nodes by at most one)", n), nil
+		return nil, nil, newBlock(BlockTooManyReplacements, "", fmt.Sprintf("consolidation would need %d new nodes (it replaces nodes by at most one)", n)), nil
 	default:
 		r, why := s.cheaper(sim.res.NewNodeClaims[0], cands, candPrice, multi)
 		if r == nil {
-			return nil, nil, why, nil
+			return nil, nil, newBlock(BlockNoCheaperReplacement, "", why), nil
 		}
 		cmd = &Command{Method: method, Reason: ReasonUnderutilized, Replacements: []*scheduling.NodeClaim{r}, SavingsPerHour: candPrice - r.Offering.Price}
 	}
 	if why := s.balancedRejects(cands, cmd.SavingsPerHour); why != "" {
-		return nil, nil, why, nil
+		return nil, nil, newBlock(BlockBalanced, "", why), nil
 	}
-	return cmd, sim, "", nil
+	return cmd, sim, block{}, nil
 }
 
 // balancedK is Karpenter's BalancedK: a Balanced NodePool approves a move when its share of

@@ -126,6 +126,14 @@ type commandOutput struct {
 type blockedOutput struct {
 	Node   string `json:"node"`
 	Reason string `json:"reason"`
+	// Blockers are every reason the node is kept, reason's first (disruption.BlockReason).
+	Blockers []blockerOutput `json:"blockers"`
+}
+
+type blockerOutput struct {
+	Code   string `json:"code"`
+	Object string `json:"object,omitempty"`
+	Budget string `json:"budget,omitempty"`
 }
 
 func newDisruptOutput(res *disruption.Result) *disruptOutput {
@@ -149,7 +157,11 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 		out.Commands = append(out.Commands, co)
 	}
 	for _, b := range res.Blocked {
-		out.Blocked = append(out.Blocked, blockedOutput{Node: b.Node, Reason: b.Reason})
+		bo := blockedOutput{Node: b.Node, Reason: b.Reason, Blockers: []blockerOutput{}}
+		for _, x := range b.Blockers {
+			bo.Blockers = append(bo.Blockers, blockerOutput{Code: string(x.Code), Object: x.Object, Budget: x.Budget})
+		}
+		out.Blocked = append(out.Blocked, bo)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -103,5 +104,44 @@ func TestDisrupt(t *testing.T) {
 	errb.Reset()
 	if code := run([]string{"disrupt", "-f", in, "--now", "yesterday"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "--now") {
 		t.Errorf("bad --now: exit %d, %q", code, errb.String())
+	}
+}
+
+// TestDisruptBlockersJSON: blocked[].blockers lists every reason a node is kept, by code and
+// object, the first the one its reason explains.
+func TestDisruptBlockersJSON(t *testing.T) {
+	dir := t.TempDir()
+	in, types := filepath.Join(dir, "in.yaml"), filepath.Join(dir, "types.yaml")
+	input := strings.Replace(disruptInput, "consolidateAfter: 0s, budgets: [{nodes: 100%}]", `consolidateAfter: 2h, budgets: [{nodes: "0"}]`, 1)
+	input = strings.Replace(input, "metadata: {name: app, namespace: default,", `metadata: {name: app, namespace: default, annotations: {karpenter.sh/do-not-disrupt: "true"},`, 1)
+	os.WriteFile(in, []byte(input), 0o644)
+	os.WriteFile(types, []byte(disruptTypes), 0o644)
+
+	var out, errb bytes.Buffer
+	if code := run([]string{"disrupt", "-f", in, "--instance-types", types, "--now", "2026-01-01T01:00:00Z", "-o", "json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	type blocker struct{ Code, Object, Budget string }
+	var got struct {
+		Blocked []struct {
+			Node, Reason string
+			Blockers     []blocker
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	want := map[string][]blocker{
+		"node-a": {{Code: "ConsolidateAfter", Object: "default"}, {Code: "Budget", Object: "default", Budget: "Empty"}},
+		"node-b": {{Code: "DoNotDisruptPod", Object: "default/app"}, {Code: "ConsolidateAfter", Object: "default"},
+			{Code: "Budget", Object: "default", Budget: "Underutilized"}},
+	}
+	if len(got.Blocked) != len(want) {
+		t.Fatalf("blocked: %+v", got.Blocked)
+	}
+	for _, b := range got.Blocked {
+		if !reflect.DeepEqual(b.Blockers, want[b.Node]) {
+			t.Errorf("%s: blockers %+v, want %+v (reason %q)", b.Node, b.Blockers, want[b.Node], b.Reason)
+		}
 	}
 }
