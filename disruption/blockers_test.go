@@ -124,29 +124,10 @@ func TestBlockersListEveryReason(t *testing.T) {
 			if len(res.Blocked) != 1 {
 				t.Fatalf("blocked = %+v, commands %v; want node a kept", res.Blocked, cmdSummary(res))
 			}
+			checkNothingLost(t, in, res)
 			if got := res.Blocked[0].Blockers; !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("blockers:\n got %+v\nwant %+v\n(reason %q)", got, tt.want, res.Blocked[0].Reason)
 			}
 		})
-	}
-}
-
-// TestBlockersNeverEmpty: every kept node has a reason and blockers; NoDisruption only when
-// nothing else applies.
-func TestBlockersNeverEmpty(t *testing.T) {
-	in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")), testNode("b", "p", "large", "", bound("y", "7")))
-	res, err := Plan(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range res.Blocked {
-		if len(b.Blockers) == 0 || b.Reason == "" {
-			t.Errorf("node %s kept without blockers or reason: %+v", b.Node, b)
-		}
-		for i, x := range b.Blockers {
-			if x.Code == BlockNoDisruption && (i > 0 || len(b.Blockers) > 1) {
-				t.Errorf("node %s: NoDisruption next to other blockers: %+v", b.Node, b.Blockers)
-			}
-		}
 	}
 }

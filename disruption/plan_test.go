@@ -331,6 +331,7 @@ func checkNothingLost(t interface{ Errorf(string, ...any) }, in *Input, res *Res
 		if b.Reason == "" {
 			t.Errorf("node %s blocked without a reason", b.Node)
 		}
+		checkBlockers(t, b)
 	}
 	for _, n := range in.Nodes {
 		if n.Node != nil && n.Node.Labels[v1.NodePoolLabelKey] == "" {
@@ -338,6 +339,23 @@ func checkNothingLost(t interface{ Errorf(string, ...any) }, in *Input, res *Res
 		}
 		if seen[n.Name()] != 1 {
 			t.Errorf("node %s appears %d times in commands+blocked", n.Name(), seen[n.Name()])
+		}
+	}
+}
+
+// checkBlockers: a kept node has blockers, none twice, NoDisruption only alone.
+func checkBlockers(t interface{ Errorf(string, ...any) }, b Blocked) {
+	if len(b.Blockers) == 0 {
+		t.Errorf("node %s blocked without blockers (%q)", b.Node, b.Reason)
+	}
+	seen := map[Blocker]bool{}
+	for _, x := range b.Blockers {
+		if seen[x] {
+			t.Errorf("node %s lists blocker %+v twice", b.Node, x)
+		}
+		seen[x] = true
+		if x.Code == BlockNoDisruption && len(b.Blockers) > 1 {
+			t.Errorf("node %s: NoDisruption next to other blockers %+v", b.Node, b.Blockers)
 		}
 	}
 }
