@@ -298,7 +298,26 @@ func (s *solver) noTypeReason(t *template, p *podData, compatible bitset) Cause 
 	if compatible.empty() {
 		return cause(RequirementsUnsatisfiable, t.name, "", fmt.Sprintf("NodePool %q: no instance type satisfies the pod's requirements", t.name))
 	}
-	return cause(InsufficientResource, t.name, "", fmt.Sprintf("NodePool %q: no instance type has enough resources for requests %s (with daemonset overhead)", t.name, formatResources(s.res.list(p.requests))))
+	c := cause(InsufficientResource, t.name, "", fmt.Sprintf("NodePool %q: no instance type has enough resources for requests %s (with daemonset overhead)", t.name, formatResources(s.res.list(p.requests))))
+	c.Resource = s.resourceNoTypeHas(t, p, compatible)
+	return c
+}
+
+// resourceNoTypeHas is the first resource of p's requests that no type in types can hold
+// even alone, or "" when each fits some type (no single type fits them all, or ports clash).
+func (s *solver) resourceNoTypeHas(t *template, p *podData, types bitset) string {
+	return s.res.first(func(r int) bool {
+		if r >= len(p.requests) || p.requests[r] == 0 {
+			return false
+		}
+		need := p.requests[r]
+		room := false
+		types.each(func(i int) bool {
+			room = t.types[i].alloc[r] >= need
+			return !room
+		})
+		return !room
+	})
 }
 
 func formatResources(rl corev1.ResourceList) string {
@@ -316,6 +335,22 @@ func formatResources(rl corev1.ResourceList) string {
 		out += n + ": " + q.String()
 	}
 	return out + "}"
+}
+
+// limitEveryTypeExceeds is the first limited resource whose remaining limit every type of t
+// exceeds, or "" when no single resource excludes them all.
+func (s *solver) limitEveryTypeExceeds(t *template) string {
+	return s.res.first(func(r int) bool {
+		if r >= len(t.limited) || !t.limited[r] {
+			return false
+		}
+		for _, tt := range t.types {
+			if tt.capacity[r] <= t.remaining[r] {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // newClaim opens a NodeClaim of template t for p, or says why it cannot.
@@ -336,7 +371,9 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 		}
 		if types.empty() {
 			s.limitRefused = true
-			return nil, cause(NodePoolLimit, t.name, "", fmt.Sprintf("NodePool %q: all instance types exceed its remaining limits", t.name))
+			c := cause(NodePoolLimit, t.name, "", fmt.Sprintf("NodePool %q: all instance types exceed its remaining limits", t.name))
+			c.Resource = s.limitEveryTypeExceeds(t)
+			return nil, c
 		}
 	}
 	hostname := fmt.Sprintf("hostname-placeholder-%04d", s.hostnameSeq)

@@ -52,6 +52,10 @@ type Cause struct {
 	NodePool string
 	// Key is the label or topology key the cause concerns (TopologyUnsatisfiable, MinValues), or "".
 	Key string
+	// Resource is the resource the cause concerns, or "": for InsufficientResource the first
+	// (cpu, memory, pods, then by name) no instance type alone has room for, for NodePoolLimit
+	// the first whose remaining limit every instance type exceeds.
+	Resource string
 	// Reason is the English text, as it appears in PodError.Reason.
 	Reason string
 }

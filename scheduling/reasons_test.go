@@ -39,15 +39,18 @@ func TestReasonCodes(t *testing.T) {
 		causeCode scheduling.ReasonCode // "": same as code
 		nodePool  string
 		key       string
+		resource  string
 	}{
 		{name: "taint", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{pool().Taint("dedicated", "x", corev1.TaintEffectNoSchedule).Obj()},
 			code: scheduling.UntoleratedTaint, nodePool: "default"},
 		{name: "requirements", pod: fake.Pod("p").NodeSelector(v1.LabelArch, "arm64").Obj(), pools: []*v1.NodePool{pool().Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, "amd64").Obj()},
 			code: scheduling.RequirementsUnsatisfiable, nodePool: "default"},
 		{name: "resources", pod: fake.Pod("p").Requests("100", "1Gi").Obj(),
-			code: scheduling.InsufficientResource, nodePool: "default"},
+			code: scheduling.InsufficientResource, nodePool: "default", resource: "cpu"},
+		{name: "memory", pod: fake.Pod("p").Requests("1", "1Ti").Obj(),
+			code: scheduling.InsufficientResource, nodePool: "default", resource: "memory"},
 		{name: "limits", pod: fake.Pod("p").Requests("500m", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
-			code: scheduling.NodePoolLimit, nodePool: "default"},
+			code: scheduling.NodePoolLimit, nodePool: "default", resource: "cpu"},
 		{name: "topology", pod: fake.Pod("p").PodAffinity(v1.LabelTopologyZone, map[string]string{"app": "nobody"}).Obj(),
 			code: scheduling.TopologyUnsatisfiable, nodePool: "default", key: v1.LabelTopologyZone},
 		{name: "minValues", pod: fake.Pod("p").Requests("2500m", "1Gi").Obj(), pools: []*v1.NodePool{pool().RequirementWithMinValues(v1.LabelInstanceType, corev1.NodeSelectorOpExists, 3).Obj()},
@@ -83,6 +86,7 @@ func TestReasonCodes(t *testing.T) {
 			assert.Equal(t, want, first.Code, first.Reason)
 			assert.Equal(t, c.nodePool, first.NodePool)
 			assert.Equal(t, c.key, first.Key)
+			assert.Equal(t, c.resource, first.Resource)
 			assert.Contains(t, e.Reason, first.Reason, "the English reason is built from its causes")
 		})
 	}

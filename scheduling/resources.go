@@ -42,6 +42,24 @@ func (ri *resourceIndex) addAll(rl corev1.ResourceList) {
 	}
 }
 
+// first is the name of the first resource (cpu, memory, pods, ephemeral-storage, then by
+// name, whatever order the index was built in) for which pick holds, or "".
+func (ri *resourceIndex) first(pick func(r int) bool) string {
+	best := -1
+	for r, name := range ri.names {
+		if !pick(r) {
+			continue
+		}
+		if best < 0 || r >= 4 && best >= 4 && name < ri.names[best] {
+			best = r
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return string(ri.names[best])
+}
+
 // vec converts a resource list; names not in the index are ignored (the index is built from
 // every list first, so none are).
 func (ri *resourceIndex) vec(rl corev1.ResourceList) vec {

@@ -27,3 +27,19 @@ func TestVectorArithmeticNeverWraps(t *testing.T) {
 	assert.Equal(t, vec{-2}, v)
 	assert.Equal(t, int64(7), satAdd(3, 4))
 }
+
+func TestResourceIndexFirst(t *testing.T) {
+	ri := newResourceIndex()
+	ri.add("z.io/x") // built in map order: the name decides among extended resources
+	ri.add("a.io/y")
+	ext := func(r int) bool { return r >= 4 }
+	if got := ri.first(ext); got != "a.io/y" {
+		t.Errorf("first extended = %q, want a.io/y", got)
+	}
+	if got := ri.first(func(r int) bool { return ext(r) || ri.names[r] == "memory" }); got != "memory" {
+		t.Errorf("first = %q, want memory (core resources come first)", got)
+	}
+	if got := ri.first(func(int) bool { return false }); got != "" {
+		t.Errorf("first of none = %q, want \"\"", got)
+	}
+}

@@ -242,5 +242,5 @@ func TestPlanPodErrorCode(t *testing.T) {
 	e := got.PodErrors[0]
 	assert.Equal(t, "InsufficientResource", e.Code)
 	require.Len(t, e.Causes, 1)
-	assert.Equal(t, causeOutput{Code: "InsufficientResource", NodePool: "default", Reason: e.Reason}, e.Causes[0])
+	assert.Equal(t, causeOutput{Code: "InsufficientResource", NodePool: "default", Resource: "nvidia.com/gpu", Reason: e.Reason}, e.Causes[0])
 }

@@ -66,13 +66,14 @@ type causeOutput struct {
 	Code     string `json:"code"`
 	NodePool string `json:"nodePool,omitempty"`
 	Key      string `json:"key,omitempty"`
+	Resource string `json:"resource,omitempty"`
 	Reason   string `json:"reason"`
 }
 
 func newPodErrorOutput(e scheduling.PodError) podErrorOutput {
 	out := podErrorOutput{Pod: podName(e.Pod), Reason: e.Reason, Code: string(e.Code), Causes: make([]causeOutput, len(e.Causes))}
 	for i, c := range e.Causes {
-		out.Causes[i] = causeOutput{Code: string(c.Code), NodePool: c.NodePool, Key: c.Key, Reason: c.Reason}
+		out.Causes[i] = causeOutput{Code: string(c.Code), NodePool: c.NodePool, Key: c.Key, Resource: c.Resource, Reason: c.Reason}
 	}
 	return out
 }
