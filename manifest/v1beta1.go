@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 )
 
@@ -67,36 +68,10 @@ type budgetV1beta1 struct {
 }
 
 type nodeClaimTemplateV1beta1 struct {
-	ObjectMeta v1.ObjectMeta                `json:"metadata,omitempty"`
-	Spec       nodeClaimTemplateSpecV1beta1 `json:"spec"`
-}
-
-type nodeClaimTemplateSpecV1beta1 struct {
-	Taints        []corev1.Taint                            `json:"taints,omitempty"`
-	StartupTaints []corev1.Taint                            `json:"startupTaints,omitempty"`
-	Requirements  []v1.NodeSelectorRequirementWithMinValues `json:"requirements,omitempty"`
-	// Resources was in the v1beta1 schema (the template shared the NodeClaim's spec) but meant
-	// nothing on a NodePool; the conversion drops it.
-	Resources    v1.ResourceRequirements `json:"resources,omitzero"`
-	Kubelet      *kubeletV1beta1         `json:"kubelet,omitempty"`
-	NodeClassRef *nodeClassRefV1beta1    `json:"nodeClassRef,omitempty"`
-}
-
-// kubeletV1beta1 is the v1beta1 kubelet block, fields in Karpenter's order, so that its JSON
-// in the conversion annotation reads as Karpenter 1.0 wrote it.
-type kubeletV1beta1 struct {
-	ClusterDNS                  []string                   `json:"clusterDNS,omitempty"`
-	MaxPods                     *int32                     `json:"maxPods,omitempty"`
-	PodsPerCore                 *int32                     `json:"podsPerCore,omitempty"`
-	SystemReserved              map[string]string          `json:"systemReserved,omitempty"`
-	KubeReserved                map[string]string          `json:"kubeReserved,omitempty"`
-	EvictionHard                map[string]string          `json:"evictionHard,omitempty"`
-	EvictionSoft                map[string]string          `json:"evictionSoft,omitempty"`
-	EvictionSoftGracePeriod     map[string]metav1.Duration `json:"evictionSoftGracePeriod,omitempty"`
-	EvictionMaxPodGracePeriod   *int32                     `json:"evictionMaxPodGracePeriod,omitempty"`
-	ImageGCHighThresholdPercent *int32                     `json:"imageGCHighThresholdPercent,omitempty"`
-	ImageGCLowThresholdPercent  *int32                     `json:"imageGCLowThresholdPercent,omitempty"`
-	CPUCFSQuota                 *bool                      `json:"cpuCFSQuota,omitempty"`
+	ObjectMeta v1.ObjectMeta `json:"metadata,omitempty"`
+	// Spec is a NodeClaim's spec, as in v1beta1's schema; its resources meant nothing on a
+	// NodePool, and the conversion drops them.
+	Spec nodeClaimSpecV1beta1 `json:"spec"`
 }
 
 type nodeClassRefV1beta1 struct {
@@ -134,8 +109,10 @@ type nodeClaimSpecV1beta1 struct {
 	StartupTaints []corev1.Taint                            `json:"startupTaints,omitempty"`
 	Requirements  []v1.NodeSelectorRequirementWithMinValues `json:"requirements,omitempty"`
 	Resources     v1.ResourceRequirements                   `json:"resources,omitzero"`
-	Kubelet       *kubeletV1beta1                           `json:"kubelet,omitempty"`
-	NodeClassRef  *nodeClassRefV1beta1                      `json:"nodeClassRef,omitempty"`
+	// Kubelet is v1's EC2NodeClass kubelet block: v1beta1's had the same fields in the same
+	// order, so its JSON in the conversion annotation reads as Karpenter 1.0 wrote it.
+	Kubelet      *awsv1.KubeletConfiguration `json:"kubelet,omitempty"`
+	NodeClassRef *nodeClassRefV1beta1        `json:"nodeClassRef,omitempty"`
 }
 
 type nodeClaimStatusV1beta1 struct {
@@ -332,7 +309,7 @@ func withAnnotation(annotations map[string]string, key, value string) map[string
 
 // withKubelet stores the kubelet block in the annotation Karpenter 1.0 kept it in (or removes
 // the annotation when there is none, as the webhook did).
-func withKubelet(annotations map[string]string, kubelet *kubeletV1beta1) map[string]string {
+func withKubelet(annotations map[string]string, kubelet *awsv1.KubeletConfiguration) map[string]string {
 	if kubelet == nil {
 		delete(annotations, v1.KubeletCompatibilityAnnotationKey)
 		return annotations
