@@ -151,21 +151,23 @@ func iamTime(t *time.Time) *string {
 	return sdkaws.String(t.UTC().Format("2006-01-02T15:04:05Z"))
 }
 
+// encodeEntity writes the fields an IAM instance profile and role share, named after kind
+// (<Path>, <kindName>, <kindId>, <Arn>, <CreateDate>).
+func encodeEntity(buf *bytes.Buffer, kind string, path, name, id, arn *string, created *time.Time) {
+	xmlElement(buf, "Path", path)
+	xmlElement(buf, kind+"Name", name)
+	xmlElement(buf, kind+"Id", id)
+	xmlElement(buf, "Arn", arn)
+	xmlElement(buf, "CreateDate", iamTime(created))
+}
+
 func encodeProfile(buf *bytes.Buffer, p *iamtypes.InstanceProfile) {
 	buf.WriteString("<InstanceProfile>")
-	xmlElement(buf, "Path", p.Path)
-	xmlElement(buf, "InstanceProfileName", p.InstanceProfileName)
-	xmlElement(buf, "InstanceProfileId", p.InstanceProfileId)
-	xmlElement(buf, "Arn", p.Arn)
-	xmlElement(buf, "CreateDate", iamTime(p.CreateDate))
+	encodeEntity(buf, "InstanceProfile", p.Path, p.InstanceProfileName, p.InstanceProfileId, p.Arn, p.CreateDate)
 	buf.WriteString("<Roles>")
 	for _, r := range p.Roles {
 		buf.WriteString("<member>")
-		xmlElement(buf, "Path", r.Path)
-		xmlElement(buf, "RoleName", r.RoleName)
-		xmlElement(buf, "RoleId", r.RoleId)
-		xmlElement(buf, "Arn", r.Arn)
-		xmlElement(buf, "CreateDate", iamTime(r.CreateDate))
+		encodeEntity(buf, "Role", r.Path, r.RoleName, r.RoleId, r.Arn, r.CreateDate)
 		buf.WriteString("</member>")
 	}
 	buf.WriteString("</Roles>")

@@ -1,8 +1,6 @@
 package awstest
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 
@@ -15,18 +13,17 @@ type SQSServer struct {
 	*httptest.Server
 	Queue  *SQS
 	Faults *Faults
+	ops    map[string]jsonOp
 }
 
-var sqsJSON = awsJSON{contentType: "application/x-amz-json-1.0", target: "AmazonSQS", namespace: "com.amazonaws.sqs", messageKey: "message"}
-
-var sqsProtocol = protocol{
-	contentType: sqsJSON.contentType,
-	throttle: func() reply {
-		return sqsJSON.error(http.StatusForbidden, "RequestThrottled", "Rate exceeded")
-	},
-	serverError: func() reply {
-		return sqsJSON.error(http.StatusInternalServerError, "InternalFailure", "We encountered an internal error. Please try again.")
-	},
+var sqsJSON = jsonService{
+	awsJSON:        awsJSON{contentType: "application/x-amz-json-1.0", target: "AmazonSQS", namespace: "com.amazonaws.sqs", messageKey: "message"},
+	what:           "an SQS JSON request",
+	invalid:        "InvalidAction",
+	throttleStatus: http.StatusForbidden, throttleCode: "RequestThrottled",
+	serverErrorCode: "InternalFailure", serverErrorMessage: "We encountered an internal error. Please try again.",
+	// An undecodable body is not a client error here: it answers 500 InternalError.
+	badBody: func(j jsonService, err error) reply { return j.result(nil, err) },
 }
 
 // NewSQSServer starts a server on 127.0.0.1 for queue. A queue without a URL gets
@@ -34,6 +31,10 @@ var sqsProtocol = protocol{
 // it when done.
 func NewSQSServer(queue *SQS) *SQSServer {
 	s := &SQSServer{Queue: queue, Faults: &Faults{}}
+	s.ops = map[string]jsonOp{
+		"ReceiveMessage": jsonAction(sqsJSON, s.receiveMessage),
+		"DeleteMessage":  jsonAction(sqsJSON, s.deleteMessage),
+	}
 	s.Server = newLoopbackServer(http.HandlerFunc(s.serve))
 	if queue.URL == "" {
 		queue.URL = s.QueueURL("interruption")
@@ -42,12 +43,7 @@ func NewSQSServer(queue *SQS) *SQSServer {
 }
 
 func (s *SQSServer) serve(w http.ResponseWriter, r *http.Request) {
-	action, body, ok := sqsJSON.request(r)
-	if !ok {
-		write(w, sqsJSON.error(http.StatusBadRequest, "InvalidAction", "not an SQS JSON request"))
-		return
-	}
-	serveWithFaults(w, r, s.Faults, sqsProtocol, action, func() reply { return s.call(r, action, body) })
+	sqsJSON.serve(w, r, s.Faults, s.ops)
 }
 
 type sqsWireMessage struct {
@@ -58,36 +54,21 @@ type sqsWireMessage struct {
 	Attributes    map[string]string `json:"Attributes,omitempty"`
 }
 
-func (s *SQSServer) call(r *http.Request, action string, body []byte) reply {
-	var out any
-	var err error
-	switch action {
-	case "ReceiveMessage":
-		var in sqs.ReceiveMessageInput
-		if err = json.Unmarshal(body, &in); err != nil {
-			break
-		}
-		var o *sqs.ReceiveMessageOutput
-		if o, err = s.Queue.ReceiveMessage(r.Context(), &in); err != nil {
-			break
-		}
-		msgs := []sqsWireMessage{}
-		for _, m := range o.Messages {
-			msgs = append(msgs, sqsWireMessage{MessageId: *m.MessageId, ReceiptHandle: *m.ReceiptHandle, MD5OfBody: *m.MD5OfBody, Body: *m.Body, Attributes: m.Attributes})
-		}
-		out = map[string]any{"Messages": msgs}
-	case "DeleteMessage":
-		var in sqs.DeleteMessageInput
-		if err = json.Unmarshal(body, &in); err != nil {
-			break
-		}
-		if _, err = s.Queue.DeleteMessage(r.Context(), &in); err == nil {
-			out = map[string]any{}
-		}
-	default:
-		return sqsJSON.error(http.StatusBadRequest, "InvalidAction", fmt.Sprintf("action %s is not served", action))
+func (s *SQSServer) receiveMessage(r *http.Request, in *sqs.ReceiveMessageInput) (any, error) {
+	o, err := s.Queue.ReceiveMessage(r.Context(), in)
+	if err != nil {
+		return nil, err
 	}
-	return sqsJSON.result(out, err)
+	msgs := []sqsWireMessage{}
+	for _, m := range o.Messages {
+		msgs = append(msgs, sqsWireMessage{MessageId: *m.MessageId, ReceiptHandle: *m.ReceiptHandle, MD5OfBody: *m.MD5OfBody, Body: *m.Body, Attributes: m.Attributes})
+	}
+	return map[string]any{"Messages": msgs}, nil
+}
+
+func (s *SQSServer) deleteMessage(r *http.Request, in *sqs.DeleteMessageInput) (any, error) {
+	_, err := s.Queue.DeleteMessage(r.Context(), in)
+	return map[string]any{}, err
 }
 
 // QueueURL is the URL of a queue named name on this server.

@@ -1,8 +1,6 @@
 package awstest
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -18,50 +16,39 @@ type SSMServer struct {
 	Faults *Faults
 	// Requests counts the HTTP requests served, retries included.
 	Requests atomic.Int64
+	ops      map[string]jsonOp
 }
 
-var ssmJSON = awsJSON{contentType: "application/x-amz-json-1.1", target: "AmazonSSM", namespace: "com.amazonaws.ssm", messageKey: "message"}
-
-var ssmProtocol = protocol{
-	contentType: ssmJSON.contentType,
-	throttle: func() reply {
-		return ssmJSON.error(http.StatusBadRequest, "ThrottlingException", "Rate exceeded")
-	},
-	serverError: func() reply {
-		return ssmJSON.error(http.StatusInternalServerError, "InternalServerError", "An internal error occurred.")
-	},
+var ssmJSON = jsonService{
+	awsJSON:        awsJSON{contentType: "application/x-amz-json-1.1", target: "AmazonSSM", namespace: "com.amazonaws.ssm", messageKey: "message"},
+	what:           "an SSM JSON 1.1 request",
+	invalid:        "ValidationException",
+	throttleStatus: http.StatusBadRequest, throttleCode: "ThrottlingException",
+	serverErrorCode: "InternalServerError", serverErrorMessage: "An internal error occurred.",
+	badBody: jsonService.invalidBody,
 }
 
 // NewSSMServer starts a server on 127.0.0.1 in front of m. Close it when done.
 func NewSSMServer(m *SSM) *SSMServer {
 	s := &SSMServer{SSM: m, Faults: &Faults{}}
+	s.ops = map[string]jsonOp{"GetParameter": jsonAction(ssmJSON, s.getParameter)}
 	s.Server = newLoopbackServer(http.HandlerFunc(s.serve))
 	return s
 }
 
 func (s *SSMServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.Requests.Add(1)
-	action, body, ok := ssmJSON.request(r)
-	if !ok {
-		write(w, ssmJSON.error(http.StatusBadRequest, "ValidationException", "not an SSM JSON 1.1 request"))
-		return
+	ssmJSON.serve(w, r, s.Faults, s.ops)
+}
+
+func (s *SSMServer) getParameter(r *http.Request, in *ssm.GetParameterInput) (any, error) {
+	out, err := s.SSM.GetParameter(r.Context(), in)
+	if err != nil {
+		return nil, err
 	}
-	serveWithFaults(w, r, s.Faults, ssmProtocol, action, func() reply {
-		if action != "GetParameter" {
-			return ssmJSON.error(http.StatusBadRequest, "ValidationException", fmt.Sprintf("action %s is not served", action))
-		}
-		var in ssm.GetParameterInput
-		if err := json.Unmarshal(body, &in); err != nil {
-			return ssmJSON.error(http.StatusBadRequest, "ValidationException", "request body: "+err.Error())
-		}
-		out, err := s.SSM.GetParameter(r.Context(), &in)
-		if err != nil {
-			return ssmJSON.result(nil, err)
-		}
-		p := out.Parameter
-		return ssmJSON.result(map[string]any{"Parameter": map[string]any{
-			"Name": p.Name, "Value": p.Value, "Type": p.Type, "DataType": p.DataType, "Version": p.Version, "ARN": p.ARN,
-			"LastModifiedDate": float64(p.LastModifiedDate.Unix()),
-		}}, nil)
-	})
+	p := out.Parameter
+	return map[string]any{"Parameter": map[string]any{
+		"Name": p.Name, "Value": p.Value, "Type": p.Type, "DataType": p.DataType, "Version": p.Version, "ARN": p.ARN,
+		"LastModifiedDate": float64(p.LastModifiedDate.Unix()),
+	}}, nil
 }
