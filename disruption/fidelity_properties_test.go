@@ -83,11 +83,7 @@ func drawBusyCluster(t *rapid.T) *Input {
 func TestRoundProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := drawBusyCluster(t)
-		res, err := Plan(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkNothingLost(t, in, res)
+		res := planNothingLost(t, in)
 		byName := map[string]*scheduling.Node{}
 		var all []*corev1.Pod
 		for _, n := range in.Nodes {

@@ -82,11 +82,7 @@ func drawMechCluster(t *rapid.T) *Input {
 func TestMechanismProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := drawMechCluster(t)
-		res, err := Plan(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkNothingLost(t, in, res)
+		res := planNothingLost(t, in)
 		verified(t, in, res)
 		checkDrainsHoldPDBs(t, in, res)
 		checkDrainsLoseNoPod(t, in, res)

@@ -318,6 +318,22 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// planNothingLost plans in, stops the test if Plan fails, and checks that the result loses
+// no node and no pod (checkNothingLost).
+func planNothingLost(t interface {
+	Helper()
+	Fatal(...any)
+	Errorf(string, ...any)
+}, in *Input) *Result {
+	t.Helper()
+	res, err := Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNothingLost(t, in, res)
+	return res
+}
+
 // checkNothingLost: every managed node is in exactly one command or blocked, never both.
 func checkNothingLost(t interface{ Errorf(string, ...any) }, in *Input, res *Result) {
 	seen := map[string]int{}

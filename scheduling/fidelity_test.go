@@ -84,6 +84,61 @@ const zoneSpreadWeb = `      topologySpreadConstraints:
       - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
 `
 
+// limitTypes: a 2-cpu type and a dearer 4-cpu type with room for a 20Gi pod, in zone-a.
+const limitTypes = `
+instanceTypes:
+- name: s-2x4
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.05}]
+- name: m-4x32
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "4", memory: 32Gi, pods: "110"}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.20}]
+`
+
+// limitedPool is fidelityPool with a NodePool cpu limit.
+func limitedPool(cpu string) string {
+	return strings.Replace(fidelityPool, "spec:\n  template:", "spec:\n  limits: {cpu: \""+cpu+"\"}\n  template:", 1)
+}
+
+// loneXPod is an app=x Pod that shares its node with no other app=x pod.
+func loneXPod(name, cpu, memory string) string {
+	return `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ` + name + `, namespace: default, labels: {app: x}}
+spec:
+  containers: [{name: c, image: img, resources: {requests: {cpu: "` + cpu + `", memory: ` + memory + `}}}]
+` + loneX("  ")
+}
+
+// loneSmalls is Deployment small: app=x pods of 1 cpu and 1Gi, no two app=x pods on one node.
+func loneSmalls(replicas int) string {
+	return `
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: small, namespace: default}
+spec:
+  replicas: ` + kcItoa(replicas) + `
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x}}
+    spec:
+      containers: [{name: c, image: img, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+` + loneX("      ")
+}
+
+// loneX is a required hostname anti-affinity to app=x, as pod spec lines indented by indent.
+func loneX(indent string) string {
+	return indent + "affinity:\n" +
+		indent + "  podAntiAffinity:\n" +
+		indent + "    requiredDuringSchedulingIgnoredDuringExecution:\n" +
+		indent + "    - {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}\n"
+}
+
 // Issue #6: a pod a spread selects is counted where its NodeClaim launches, and only when
 // the launched node passes the spread's node filter, under every packing rule; so the plan
 // as launched holds every DoNotSchedule spread.
@@ -193,45 +248,8 @@ func TestFidelitySpreadHoldsAsLaunched(t *testing.T) {
 // largest option; the next round counts the type it launched and places what the first
 // refused. Every case matches karpenter-plan.
 func TestFidelityLimitsOverRounds(t *testing.T) {
-	const types = `
-instanceTypes:
-- name: s-2x4
-  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
-  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
-  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.05}]
-- name: m-4x32
-  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
-  capacity: {cpu: "4", memory: 32Gi, pods: "110"}
-  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.20}]
-`
 	manifests := func(limit string, smalls int) string {
-		return strings.Replace(fidelityPool, "spec:\n  template:", "spec:\n  limits: {cpu: \""+limit+"\"}\n  template:", 1) + `
----
-apiVersion: v1
-kind: Pod
-metadata: {name: mem, namespace: default, labels: {app: x}}
-spec:
-  containers: [{name: c, image: img, resources: {requests: {cpu: "3", memory: 20Gi}}}]
-  affinity:
-    podAntiAffinity:
-      requiredDuringSchedulingIgnoredDuringExecution:
-      - {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: small, namespace: default}
-spec:
-  replicas: ` + kcItoa(smalls) + `
-  selector: {matchLabels: {app: x}}
-  template:
-    metadata: {labels: {app: x}}
-    spec:
-      containers: [{name: c, image: img, resources: {requests: {cpu: "1", memory: 1Gi}}}]
-      affinity:
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-          - {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}
-`
+		return limitedPool(limit) + loneXPod("mem", "3", "20Gi") + loneSmalls(smalls)
 	}
 	cases := []struct {
 		name    string
@@ -248,7 +266,7 @@ spec:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := fidelityInput(t, manifests(tc.limit, tc.smalls), types, scheduling.PackingCostAware)
+			in := fidelityInput(t, manifests(tc.limit, tc.smalls), limitTypes, scheduling.PackingCostAware)
 			res := mustSolve(t, in)
 			placed, price, worst := 0, 0.0, int64(0)
 			for _, c := range res.NewNodeClaims {
@@ -438,33 +456,7 @@ spec:
 // Options.SingleRound is one Karpenter Solve: the pod round 1 refuses for the limit stays
 // refused (Karpenter's disruption simulations are one Solve).
 func TestFidelitySingleRoundKeepsLimitRefusals(t *testing.T) {
-	in := fidelityInput(t, strings.Replace(fidelityPool, "spec:\n  template:", "spec:\n  limits: {cpu: \"8\"}\n  template:", 1)+`
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: small, namespace: default}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: x}}
-  template:
-    metadata: {labels: {app: x}}
-    spec:
-      containers: [{name: c, image: img, resources: {requests: {cpu: "1", memory: 1Gi}}}]
-      affinity:
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-          - {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}
-`, `
-instanceTypes:
-- name: s-2x4
-  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
-  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
-  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.05}]
-- name: m-4x32
-  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
-  capacity: {cpu: "4", memory: 32Gi, pods: "110"}
-  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.20}]
-`, scheduling.PackingCostAware)
+	in := fidelityInput(t, limitedPool("8")+loneSmalls(3), limitTypes, scheduling.PackingCostAware)
 	res := mustSolve(t, in)
 	assert.Len(t, res.NewNodeClaims, 3, "over the rounds: 4 + 4 counted in round 1, then 2 + 2 + 2")
 	assert.Empty(t, res.PodErrors)
@@ -511,35 +503,10 @@ instanceTypes:
 
 // A later round that places nothing changes nothing: the NodeClaims keep every option.
 func TestFidelityFruitlessLaterRoundIsUndone(t *testing.T) {
-	pod := func(name, cpu, memory string) string {
-		return `
----
-apiVersion: v1
-kind: Pod
-metadata: {name: ` + name + `, namespace: default, labels: {app: x}}
-spec:
-  containers: [{name: c, image: img, resources: {requests: {cpu: "` + cpu + `", memory: ` + memory + `}}}]
-  affinity:
-    podAntiAffinity:
-      requiredDuringSchedulingIgnoredDuringExecution:
-      - {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}
-`
-	}
 	// a and c need the 4-cpu type (c for its memory, so it queues after b); b counts 4 in
 	// round 1 and 2 in round 2, which frees too little for c.
-	manifests := strings.Replace(fidelityPool, "spec:\n  template:", "spec:\n  limits: {cpu: \"9\"}\n  template:", 1) +
-		pod("a", "3500m", "1Gi") + pod("b", "1", "1Gi") + pod("c", "500m", "20Gi")
-	in := fidelityInput(t, manifests, `
-instanceTypes:
-- name: s-2x4
-  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
-  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
-  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.05}]
-- name: m-4x32
-  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
-  capacity: {cpu: "4", memory: 32Gi, pods: "110"}
-  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.20}]
-`, scheduling.PackingCostAware)
+	manifests := limitedPool("9") + loneXPod("a", "3500m", "1Gi") + loneXPod("b", "1", "1Gi") + loneXPod("c", "500m", "20Gi")
+	in := fidelityInput(t, manifests, limitTypes, scheduling.PackingCostAware)
 	res := mustSolve(t, in)
 	require.Len(t, res.PodErrors, 1)
 	assert.Equal(t, "c", res.PodErrors[0].Pod.Name)
