@@ -307,7 +307,7 @@ func (s *solver) preparePods() ([]*podData, error) {
 			p.invalid = cause(NotProvisionable, "", "", "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for")
 		} else if volumeReason != "" {
 			p.invalid = cause(VolumeUnresolved, "", "", volumeReason)
-		} else if why := invalidPodSpec(pod, s.pendingRequests[i]); why != "" {
+		} else if why := invalidPodSpec(pod, s.pendingRequests[i], i >= len(s.in.Pods)); why != "" {
 			p.invalid = cause(InvalidPodSpec, "", "", why)
 		} else if why := refusedRequirements(pod); why != "" {
 			p.invalid = cause(NotProvisionable, "", "", why)
