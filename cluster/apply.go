@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -182,29 +184,66 @@ func boundTo(p *corev1.Pod, node string) *corev1.Pod {
 
 // ApplyCommand is the snapshot after cmd was carried out: launched[i] is what
 // CloudProvider.Create returned for cmd.Replacements[i] (nil: not launched), added in flight
-// with the pods the replacement was planned for bound to it; the candidates are gone, and
-// their other pods that move (not finished, not DaemonSet or mirror pods) are pending, for
-// the next Solve to place. Plan's simulation found room for them on cmd.Destinations and the
-// replacements, but a Command does not say which pod goes where, so the next Solve decides
-// afresh (and may choose otherwise).
+// with the pods the replacement was planned for bound to it; the candidates are gone, and each
+// of their pods that moves (not finished, not a DaemonSet or mirror pod) is bound where
+// cmd.Moves sends it: to its existing node (or in-flight claim), or to the launched claim of
+// its replacement. The others are pending, for the next Solve to place: those cmd.Moves gives
+// no destination, sends to a Result.Provisioned claim (the provisioner's, not the command's)
+// or to a replacement not launched, and those it does not list (a terminating pod). A move to
+// a node the snapshot does not hold or that the command deletes, to a replacement out of
+// range, or of a pod that does not move off a candidate is an error.
 func (s *Snapshot) ApplyCommand(cmd disruption.Command, launched []*v1.NodeClaim) (*Snapshot, error) {
 	if len(launched) != len(cmd.Replacements) {
 		return nil, fmt.Errorf("cluster: ApplyCommand: %d launched NodeClaims for %d replacements", len(launched), len(cmd.Replacements))
 	}
+	candidate := map[string]bool{}
 	var displaced []*corev1.Pod
 	for _, name := range cmd.Candidates {
 		n := s.named(name)
 		if n == nil {
 			return nil, fmt.Errorf("cluster: ApplyCommand: candidate %q is not in the snapshot", name)
 		}
+		candidate[key(n)] = true
 		for _, p := range n.Pods {
 			if moves(p) {
 				displaced = append(displaced, p)
 			}
 		}
 	}
+	dest := map[string]string{} // pod key -> the node name it is bound to next
+	for _, m := range cmd.Moves {
+		k := PodKey(m.Pod)
+		switch {
+		case m.Node != "":
+			n := s.named(m.Node)
+			if n == nil || candidate[key(n)] {
+				return nil, fmt.Errorf("cluster: ApplyCommand: pod %s moves to node %q, which the snapshot does not hold or the command deletes", k, m.Node)
+			}
+			dest[k] = key(n)
+		case m.Replacement >= len(launched):
+			return nil, fmt.Errorf("cluster: ApplyCommand: pod %s moves to replacement %d of %d", k, m.Replacement, len(launched))
+		case m.Replacement >= 0 && launched[m.Replacement] != nil:
+			dest[k] = launched[m.Replacement].Name
+		default:
+			dest[k] = ""
+		}
+	}
+	var bound []move
+	var pending []*corev1.Pod
+	for _, p := range displaced {
+		k := PodKey(p)
+		if d := dest[k]; d != "" {
+			bound = append(bound, move{p, d})
+		} else {
+			pending = append(pending, p)
+		}
+		delete(dest, k)
+	}
+	if len(dest) > 0 {
+		return nil, fmt.Errorf("cluster: ApplyCommand: cmd.Moves lists pods %v, which do not move off a candidate", slices.Sorted(maps.Keys(dest)))
+	}
 	c := s.Without(cmd.Candidates...)
-	return c.applyClaims(cmd.Replacements, launched, nil, displaced)
+	return c.applyClaims(cmd.Replacements, launched, bound, pending)
 }
 
 // moves reports whether p needs a new node when its node goes: it is not finished and not

@@ -117,11 +117,88 @@ func TestApplyCommandMovesPodsOffCandidates(t *testing.T) {
 		for _, c := range cmd.Candidates {
 			assert.Nil(t, s.Node(c), "candidate %s is gone", c)
 		}
+		require.NotEmpty(t, cmd.Moves)
+		for _, m := range cmd.Moves {
+			want := m.Node
+			if m.Replacement >= 0 {
+				want = launched[m.Replacement].Name
+			}
+			assert.Equal(t, want, boundOn(s, m.Pod), "pod %s goes where the plan sent it", m.Pod.Name)
+		}
 	}
 	assert.Equal(t, before, podCount(s), "no pod lost")
+	assert.Empty(t, s.Pending(), "every displaced pod bound to its destination")
 	s, res2 := launch(t, ctx, cloud, s, "c")
 	assert.Empty(t, res2.PodErrors)
 	assert.Empty(t, s.Pending())
+}
+
+// boundOn is the name of the node (or in-flight claim) p is bound to in s, "" if none.
+func boundOn(s *cluster.Snapshot, p *corev1.Pod) string {
+	for _, n := range s.Nodes() {
+		for _, q := range n.Pods {
+			if cluster.PodKey(q) == cluster.PodKey(p) {
+				return q.Spec.NodeName
+			}
+		}
+	}
+	return ""
+}
+
+// TestApplyCommandMoves: a move binds the pod to its node or launched replacement; a pod the
+// moves give no destination, send to a replacement not launched, or do not list is pending;
+// moves the snapshot cannot carry out are errors.
+func TestApplyCommandMoves(t *testing.T) {
+	ctx := context.Background()
+	cloud, s := smallCluster(t, 3)
+	s, _ = launch(t, ctx, cloud, s, "a")
+	require.Len(t, s.Nodes(), 1)
+	cand := s.Nodes()[0]
+	require.Len(t, cand.Pods, 3)
+	other := node("other", "")
+	s, err := s.WithNodes(other)
+	require.NoError(t, err)
+	p0, p1, p2 := cand.Pods[0], cand.Pods[1], cand.Pods[2]
+	repl := &scheduling.NodeClaim{NodePool: "default", Pods: []*corev1.Pod{p1}}
+	cmd := disruption.Command{Candidates: []string{cand.Node.Name}, Replacements: []*scheduling.NodeClaim{repl}, Moves: []disruption.PodMove{
+		{Pod: p0, From: cand.Node.Name, Node: "other", Replacement: -1, Provisioned: -1},
+		{Pod: p1, From: cand.Node.Name, Replacement: 0, Provisioned: -1},
+		{Pod: p2, From: cand.Node.Name, Replacement: -1, Provisioned: -1, Pending: disruption.MoveWaits},
+	}}
+	nc := cluster.NodeClaimFor(repl, "r-0", s.NodePool("default"))
+	next, err := s.ApplyCommand(cmd, []*v1.NodeClaim{nc})
+	require.NoError(t, err)
+	assert.Equal(t, "other", boundOn(next, p0))
+	assert.Equal(t, "r-0", boundOn(next, p1))
+	assert.Equal(t, []string{cluster.PodKey(p2)}, podKeys(next.Pending()))
+
+	// Not launched: the replacement's pod is pending too; a command without moves leaves all pending.
+	next, err = s.ApplyCommand(cmd, []*v1.NodeClaim{nil})
+	require.NoError(t, err)
+	assert.Equal(t, []string{cluster.PodKey(p1), cluster.PodKey(p2)}, podKeys(next.Pending()))
+	next, err = s.ApplyCommand(disruption.Command{Candidates: cmd.Candidates}, nil)
+	require.NoError(t, err)
+	assert.Len(t, next.Pending(), 3)
+
+	for name, bad := range map[string]disruption.PodMove{
+		"unknown node":         {Pod: p0, Node: "nowhere", Replacement: -1, Provisioned: -1},
+		"node deleted":         {Pod: p0, Node: cand.Node.Name, Replacement: -1, Provisioned: -1},
+		"replacement past end": {Pod: p0, Replacement: 1, Provisioned: -1},
+		"pod not displaced":    {Pod: fake.Pod("stranger").Obj(), Node: "other", Replacement: -1, Provisioned: -1},
+	} {
+		c := cmd
+		c.Moves = []disruption.PodMove{bad}
+		_, err := s.ApplyCommand(c, []*v1.NodeClaim{nc})
+		assert.Error(t, err, name)
+	}
+}
+
+func podKeys(ps []*corev1.Pod) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, cluster.PodKey(p))
+	}
+	return out
 }
 
 func podCount(s *cluster.Snapshot) int {

@@ -201,9 +201,12 @@ func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
 	}
 	if sim != nil {
 		cmd.Destinations = s.nominate(sim.res)
+		cmd.Moves = movesOf(cands, sim.res, replacementMove)
 		for _, c := range cmd.Replacements {
 			s.addInflight(c)
 		}
+	} else {
+		cmd.Moves = movesOf(cands, nil, nil) // a forceful command's are the provisioner's (provision)
 	}
 	names := make([]string, 0, len(cands))
 	for _, c := range cands {
@@ -241,12 +244,36 @@ func (s *state) provision() error {
 		return err
 	}
 	s.nominate(sim.res)
-	for _, c := range sim.res.NewNodeClaims {
+	launched := make([]int, len(sim.res.NewNodeClaims))
+	for i, c := range sim.res.NewNodeClaims {
+		launched[i] = -1
 		if s.addInflight(c) {
+			launched[i] = len(s.provisioned)
 			s.provisioned = append(s.provisioned, c)
 		}
 	}
+	// Only forceful commands precede this pass; their pods go where it plans them.
+	for i := range s.commands {
+		cmd := &s.commands[i]
+		cmd.Moves = movesOf(s.candidates(cmd), sim.res, func(ci int, m *PodMove) {
+			if m.Provisioned = launched[ci]; m.Provisioned < 0 {
+				m.Pending = MoveUnlaunchable
+			}
+		})
+	}
 	return nil
+}
+
+// candidates are the nodes of cmd.
+func (s *state) candidates(cmd *Command) []*node {
+	out := make([]*node, 0, len(cmd.Candidates))
+	for _, name := range cmd.Candidates {
+		i := sort.Search(len(s.nodes), func(i int) bool { return s.nodes[i].name >= name })
+		if i < len(s.nodes) && s.nodes[i].name == name {
+			out = append(out, s.nodes[i])
+		}
+	}
+	return out
 }
 
 func (s *state) anyDeletingPods() bool {

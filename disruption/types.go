@@ -130,8 +130,18 @@ type Command struct {
 	// Replacements are the NodeClaims to launch before the candidates are drained.
 	Replacements []*scheduling.NodeClaim
 	// Destinations are the existing nodes and in-flight NodeClaims its simulation sends pods
-	// to, sorted: nominated, they are no candidates of a later command.
+	// to (the candidates' and pending pods), sorted: nominated, they are no candidates of a
+	// later command.
 	Destinations []string
+	// Moves say, for every pod the candidates displace (not finished, not a DaemonSet or
+	// mirror pod, not terminating unless a StatefulSet's), sorted by namespace/name, where the
+	// simulation that justified the command put it: for consolidation and drift the
+	// command's own simulation (an existing node or a replacement), for interruption, repair
+	// and expiration the provisioner's pass that follows them (an existing node, a
+	// Result.Provisioned claim, or nowhere). Each pod appears once. A later command's
+	// simulation plans the pods of earlier commands' candidates again and may put them
+	// elsewhere; Moves record only this command's decision.
+	Moves []PodMove
 	// SavingsPerHour is the candidates' price minus the replacements' (cheapest launchable
 	// offering). Always positive for consolidation; may be negative for drift; 0 for
 	// expiration, which is forceful and not a cost decision (the NodeClaims its pods need are

@@ -115,6 +115,17 @@
 //     nodes already being disrupted again, lives on the last; resources, node selection,
 //     taints, host ports): a depth-first search, largest pods first, within a step budget;
 //     when the budget runs out only the pods no node could take even alone are reported.
+//   - Per-pod destinations (Command.Moves), for every command: each pod its candidates
+//     displace (as above, blocking pods included) is listed exactly once and no other pod
+//     is; each move sets exactly one of an existing node, a replacement, a provisioned
+//     NodeClaim or a reason; a node exists, is no candidate of any command and is not being
+//     deleted; a replacement or provisioned index is in range and that NodeClaim's Pods list
+//     the pod; a move without destination is only a forceful command's (a pod that waits
+//     must be blocked), a blocked pod's under drift with a grace period, or emptiness'
+//     (which simulates nothing). The pods one simulation sends to one existing node fit it
+//     with the pods bound there and the DaemonSet pods to come (resources, node selection,
+//     taints, host ports, volumes): each graceful command's moves alone, the forceful
+//     commands' together (the provisioner's pass plans them all at once).
 //
 // # What it never does
 //

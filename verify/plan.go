@@ -30,6 +30,7 @@ func Plan(in *disruption.Input, res *disruption.Result) []Violation {
 	out = append(out, p.claims(-1, res.Provisioned)...)
 	out = append(out, nominated(res)...)
 	out = append(out, p.destinations(res)...)
+	out = append(out, p.moves(res)...)
 	return out
 }
 

@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,6 +46,28 @@ func deleteNode(res *disruption.Result, reason disruption.Reason, name string) {
 		}
 	}
 	res.Blocked = keep
+}
+
+// firstMove is the first command with moves; the case's input must make Plan move a pod.
+func firstMove(res *disruption.Result) *disruption.Command {
+	for i := range res.Commands {
+		if len(res.Commands[i].Moves) > 0 {
+			return &res.Commands[i]
+		}
+	}
+	panic("setup: no command moves a pod")
+}
+
+// notMoves drops the violations of Command.Moves, for results built by hand that leave them
+// out to test another rule.
+func notMoves(vs []verify.Violation) []verify.Violation {
+	var out []verify.Violation
+	for _, v := range vs {
+		if !strings.HasPrefix(string(v.Code), "PlanMove") {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // TestPlanCodes: for every code, Plan's own result passes and a hand-made broken one is
@@ -146,6 +169,58 @@ func TestPlanCodes(t *testing.T) {
 			deleteNode(res, disruption.ReasonDrifted, "node-a")
 			res.Commands[len(res.Commands)-1].Replacements = []*scheduling.NodeClaim{c}
 		}},
+		{"move missing", verify.PlanMoveMissing, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			firstMove(res).Moves = nil
+		}},
+		{"move twice", verify.PlanMoveTwice, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			c := firstMove(res)
+			c.Moves = append(c.Moves, c.Moves[0])
+		}},
+		{"move of a pod not displaced", verify.PlanMoveNotDisplaced, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			c := firstMove(res)
+			c.Moves = append(c.Moves, disruption.PodMove{Pod: in.Nodes[1].Pods[0], From: "node-b", Node: "node-a", Replacement: -1, Provisioned: -1})
+		}},
+		{"move with two destinations", verify.PlanMoveMalformed, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			firstMove(res).Moves[0].Pending = disruption.MoveWaits
+		}},
+		{"move to an unknown node", verify.PlanMoveNodeUnknown, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			firstMove(res).Moves[0].Node = "ghost"
+		}},
+		{"move to a candidate", verify.PlanMoveNodeDisrupted, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			c := firstMove(res)
+			c.Moves[0].Node = c.Candidates[0]
+		}},
+		{"move to a replacement out of range", verify.PlanMoveClaimUnknown, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			m := &firstMove(res).Moves[0]
+			m.Node, m.Replacement = "", 3
+		}},
+		{"move to a provisioned claim out of range", verify.PlanMoveClaimUnknown, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			m := &firstMove(res).Moves[0]
+			m.Node, m.Provisioned = "", 0
+		}},
+		{"move to a replacement without the pod", verify.PlanMoveNotOnClaim, func() *disruption.Input {
+			return planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")))
+		}, func(in *disruption.Input, res *disruption.Result) {
+			c := firstMove(res)
+			if c.Moves[0].Replacement != 0 {
+				panic("setup: no replacement")
+			}
+			r := *c.Replacements[0]
+			r.Pods = nil
+			c.Replacements[0] = &r
+		}},
+		{"graceful move without destination", verify.PlanNoDestination, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			m := &firstMove(res).Moves[0]
+			m.Node, m.Pending = "", disruption.MoveUnschedulable
+		}},
+		{"move overcommits its node", verify.ResourcesExceeded, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			firstMove(res)
+			in.Nodes[1].Pods[0].Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("3500m")
+		}},
+		{"move to a node the pod does not tolerate", verify.TaintNotTolerated, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			firstMove(res)
+			in.Nodes[1].Node.Spec.Taints = []corev1.Taint{{Key: "team", Value: "b", Effect: corev1.TaintEffectNoSchedule}}
+		}},
 		{"destination disrupted", verify.PlanDestinationDisrupted, twoNodes, func(in *disruption.Input, res *disruption.Result) {
 			res.Commands = []disruption.Command{
 				{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-a"}, Destinations: []string{"node-b"}},
@@ -195,7 +270,7 @@ func TestPlanExemptions(t *testing.T) {
 	in.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "0"}}
 	res := &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-a"}}},
 		Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
-	if vs := verify.Plan(in, res); len(vs) > 0 {
+	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
 		t.Fatalf("expiration: %v", vs)
 	}
 
@@ -206,7 +281,7 @@ func TestPlanExemptions(t *testing.T) {
 	in.Nodes[0].NodeClaim.Spec.TerminationGracePeriod = &metav1.Duration{Duration: 3600e9}
 	res = &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodDrift, Reason: disruption.ReasonDrifted, Candidates: []string{"node-a"}}},
 		Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
-	if vs := verify.Plan(in, res); len(vs) > 0 {
+	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
 		t.Fatalf("drift with a grace period: %v", vs)
 	}
 	in.Nodes[0].NodeClaim.Spec.TerminationGracePeriod = nil
@@ -224,7 +299,7 @@ func TestPlanExemptions(t *testing.T) {
 	res = &disruption.Result{}
 	deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 	res.Blocked = []disruption.Blocked{{Node: "node-b", Reason: "x"}}
-	if vs := verify.Plan(in, res); len(vs) > 0 {
+	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
 		t.Fatalf("AlwaysAllow, pod not ready: %v", vs)
 	}
 }
@@ -242,7 +317,7 @@ func TestPlanPDBCountsPendingPods(t *testing.T) {
 		t.Fatalf("want PlanPDB, got %v", vs)
 	}
 	in.Pods = nil
-	if vs := verify.Plan(in, res); len(vs) > 0 {
+	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
 		t.Fatalf("without the pending pod one eviction is allowed: %v", vs)
 	}
 }
@@ -262,11 +337,11 @@ func TestPlanDestinationsSearch(t *testing.T) {
 		node("z", "default", fake.TestZone1, 1, pod("z-fill", "0", "6800Mi")))
 	res := &disruption.Result{Blocked: []disruption.Blocked{{Node: "x"}, {Node: "y"}, {Node: "z"}}}
 	deleteNode(res, disruption.ReasonUnderutilized, "d")
-	if vs := verify.Plan(in, res); len(vs) > 0 {
+	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
 		t.Fatalf("a, b, c fit x, z, y: %v", vs)
 	}
 	in.Nodes[0].Pods = append(in.Nodes[0].Pods, pod("huge", "3", "100Mi"))
-	vs := verify.Plan(in, res)
+	vs := notMoves(verify.Plan(in, res))
 	if len(vs) != 1 || vs[0].Code != verify.PlanNoDestination || vs[0].Pod != "default/huge" {
 		t.Fatalf("want PlanNoDestination for huge only, got %v", vs)
 	}
@@ -309,7 +384,7 @@ func TestPlanLaterCommandReplansPods(t *testing.T) {
 		{Method: disruption.MethodDrift, Reason: disruption.ReasonDrifted, Candidates: []string{"node-a"}, Replacements: []*scheduling.NodeClaim{r1}},
 		{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-b"}, Replacements: []*scheduling.NodeClaim{r2}},
 	}}
-	if vs := verify.Plan(in, res); len(vs) > 0 {
+	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
 		t.Fatalf("b2 fits r1 once a1 moved to r2: %v", vs)
 	}
 	res.Commands[1].Replacements[0] = claimFor(b1)

@@ -107,6 +107,25 @@ const (
 	// PlanNoDestination: a reschedulable pod of a disrupted node fits neither a replacement
 	// nor any remaining node.
 	PlanNoDestination ViolationCode = "PlanNoDestination"
+	// PlanMoveMissing: a pod a command displaces (Node: its candidate) is not in its Moves.
+	PlanMoveMissing ViolationCode = "PlanMoveMissing"
+	// PlanMoveTwice: a command's Moves list a pod twice.
+	PlanMoveTwice ViolationCode = "PlanMoveTwice"
+	// PlanMoveNotDisplaced: a command's Moves list a pod its candidates do not displace.
+	PlanMoveNotDisplaced ViolationCode = "PlanMoveNotDisplaced"
+	// PlanMoveMalformed: a move sets not exactly one of Node, Replacement, Provisioned and
+	// Pending (or has no pod).
+	PlanMoveMalformed ViolationCode = "PlanMoveMalformed"
+	// PlanMoveNodeUnknown: a move sends its pod to a node the input does not have.
+	PlanMoveNodeUnknown ViolationCode = "PlanMoveNodeUnknown"
+	// PlanMoveNodeDisrupted: a move sends its pod to a node a command disrupts or the input
+	// deletes.
+	PlanMoveNodeDisrupted ViolationCode = "PlanMoveNodeDisrupted"
+	// PlanMoveClaimUnknown: a move's Replacement or Provisioned index is out of range.
+	PlanMoveClaimUnknown ViolationCode = "PlanMoveClaimUnknown"
+	// PlanMoveNotOnClaim: a move sends its pod to a replacement or provisioned NodeClaim whose
+	// Pods do not list it.
+	PlanMoveNotOnClaim ViolationCode = "PlanMoveNotOnClaim"
 )
 
 // Violation is one broken rule, as data. Fields that do not apply to the code are empty
@@ -220,6 +239,15 @@ var describe = map[ViolationCode]string{
 	PlanDoNotDisruptPod:           "node runs a do-not-disrupt pod",
 	PlanDoNotDisruptNode:          "node is annotated do-not-disrupt",
 	PlanNoDestination:             "displaced pod has no destination",
+	PlanDestinationDisrupted:      "command disrupts a node pods are sent to",
+	PlanMoveMissing:               "displaced pod missing from the command's moves",
+	PlanMoveTwice:                 "pod moved twice by one command",
+	PlanMoveNotDisplaced:          "move of a pod the command does not displace",
+	PlanMoveMalformed:             "move without exactly one destination or reason",
+	PlanMoveNodeUnknown:           "move to a node the input does not have",
+	PlanMoveNodeDisrupted:         "move to a node being disrupted or deleted",
+	PlanMoveClaimUnknown:          "move to a NodeClaim index out of range",
+	PlanMoveNotOnClaim:            "move to a NodeClaim that does not list the pod",
 }
 
 // Codes lists the codes of violations, in the order given (for tests and logs).

@@ -119,8 +119,43 @@ type commandOutput struct {
 	SavingsPerHour float64       `json:"savingsPerHour"`
 	// Destinations are the existing nodes the command's simulation sends pods to.
 	Destinations []string `json:"destinations"`
+	// Moves say where each pod the command displaces goes (disruption.PodMove).
+	Moves []moveOutput `json:"moves"`
 	// Detail is what triggered an interruption, repair or drift command.
 	Detail string `json:"detail,omitempty"`
+}
+
+// moveOutput is one displaced pod and its destination: an existing node, a replacement of
+// the command or a provisioned NodeClaim (0-based indexes), or why it has none.
+type moveOutput struct {
+	Pod         string `json:"pod"`
+	From        string `json:"from"`
+	Node        string `json:"node,omitempty"`
+	Replacement *int   `json:"replacement,omitempty"`
+	Provisioned *int   `json:"provisioned,omitempty"`
+	// Pending is the disruption.MoveCode; Code and Reason the pod error of an Unschedulable
+	// pod.
+	Pending string `json:"pending,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+func movesOutput(ms []disruption.PodMove) []moveOutput {
+	out := make([]moveOutput, 0, len(ms))
+	for _, m := range ms {
+		mo := moveOutput{Pod: m.Pod.Namespace + "/" + m.Pod.Name, From: m.From, Node: m.Node, Pending: string(m.Pending)}
+		if m.Replacement >= 0 {
+			mo.Replacement = &m.Replacement
+		}
+		if m.Provisioned >= 0 {
+			mo.Provisioned = &m.Provisioned
+		}
+		if m.Error != nil {
+			mo.Code, mo.Reason = string(m.Error.Code), m.Error.Reason
+		}
+		out = append(out, mo)
+	}
+	return out
 }
 
 type blockedOutput struct {
@@ -144,7 +179,7 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 	}
 	for _, c := range res.Commands {
 		co := commandOutput{Method: string(c.Method), Reason: string(c.Reason), Candidates: c.Candidates,
-			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour), Destinations: c.Destinations, Detail: c.Detail}
+			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour), Destinations: c.Destinations, Moves: movesOutput(c.Moves), Detail: c.Detail}
 		if co.Destinations == nil {
 			co.Destinations = []string{}
 		}
@@ -184,6 +219,7 @@ func writeDisruptTable(w io.Writer, res *disruption.Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeMovesTable(w, res)
 	if len(res.Provisioned) > 0 {
 		var names []string
 		for _, c := range res.Provisioned {
@@ -201,6 +237,43 @@ func writeDisruptTable(w io.Writer, res *disruption.Result) error {
 	}
 	writeMechanismsTable(w, res)
 	return nil
+}
+
+// writeMovesTable says, per command, where its displaced pods go (the first three, and how
+// many more).
+func writeMovesTable(w io.Writer, res *disruption.Result) {
+	head := false
+	for i, c := range res.Commands {
+		if len(c.Moves) == 0 {
+			continue
+		}
+		if !head {
+			fmt.Fprintln(w, "\npods displaced by the commands:")
+			head = true
+		}
+		var moves []string
+		for _, m := range c.Moves {
+			moves = append(moves, m.Pod.Namespace+"/"+m.Pod.Name+" -> "+moveTarget(m))
+		}
+		line := strings.Join(moves[:min(3, len(moves))], "; ")
+		if len(moves) > 3 {
+			line += fmt.Sprintf(" (+%d)", len(moves)-3)
+		}
+		fmt.Fprintf(w, "  command %d: %s\n", i+1, line)
+	}
+}
+
+// moveTarget is a move's destination in the table's words.
+func moveTarget(m disruption.PodMove) string {
+	switch {
+	case m.Node != "":
+		return m.Node
+	case m.Replacement >= 0:
+		return fmt.Sprintf("replacement %d", m.Replacement+1)
+	case m.Provisioned >= 0:
+		return fmt.Sprintf("provisioned %d", m.Provisioned+1)
+	}
+	return "pending (" + string(m.Pending) + ")"
 }
 
 // shortList keeps table rows readable: the first three names and how many more.

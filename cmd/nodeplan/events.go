@@ -119,20 +119,22 @@ func disruptEvents(res *disruption.Result, names []string, set *manifest.Set) []
 	for i, c := range res.Commands {
 		command := fmt.Sprintf("command-%d", i+1)
 		decision := "Delete"
-		var first *corev1.ObjectReference
+		var launch *corev1.ObjectReference
 		if len(c.Replacements) > 0 {
-			decision, first = "Replace", nodeClaimRef(names[k])
+			decision, launch = "Replace", nodeClaimRef(names[k])
 		}
 		action := string(c.Method) + "/" + decision
 		for _, n := range c.Candidates {
 			out = append(out, event(existingRef(set, n), n+"."+command, corev1.EventTypeNormal, eventDisruptionTerminating,
-				fmt.Sprintf("Disrupting Node: %s/%s (the command saves $%.4f/h)", c.Reason, decision, c.SavingsPerHour), action, first))
+				fmt.Sprintf("Disrupting Node: %s/%s (the command saves $%.4f/h)", c.Reason, decision, c.SavingsPerHour), action, launch))
 		}
+		first := k
 		for range c.Replacements {
 			out = append(out, event(nodeClaimRef(names[k]), names[k]+"."+command, corev1.EventTypeNormal, eventDisruptionLaunching,
 				"Launching NodeClaim: "+string(c.Reason)+"/"+decision, action, nil))
 			k++
 		}
+		out = append(out, moveEvents(c, command, action, names[first:k], set)...)
 		for _, d := range c.Destinations {
 			if n, ok := inflight[d]; ok {
 				d = n
@@ -143,6 +145,33 @@ func disruptEvents(res *disruption.Result, names []string, set *manifest.Set) []
 	}
 	for _, b := range res.Blocked {
 		out = append(out, event(existingRef(set, b.Node), b.Node+".blocked", corev1.EventTypeNormal, eventDisruptionBlocked, b.Reason, "", nil))
+	}
+	return out
+}
+
+// moveEvents nominate each pod the command moves to an existing node or one of its
+// replacements (replacements are their -o yaml names) to it, as the provisioner would once
+// the pod leaves, and record FailedScheduling for a pod the provisioner's pass found no
+// place for. A pod sent to a provisioned NodeClaim has its Nominated event with the
+// provisioned claims; a pod that waits or was not simulated has none.
+func moveEvents(c disruption.Command, command, action string, replacements []string, set *manifest.Set) []corev1.Event {
+	var out []corev1.Event
+	for _, m := range c.Moves {
+		var target *corev1.ObjectReference
+		switch {
+		case m.Node != "":
+			target = existingRef(set, m.Node)
+		case m.Replacement >= 0 && m.Replacement < len(replacements):
+			target = nodeClaimRef(replacements[m.Replacement])
+		case m.Pending == disruption.MoveUnschedulable && m.Error != nil:
+			out = append(out, event(podRef(m.Pod), m.Pod.Name+"."+command+".failed-scheduling", corev1.EventTypeWarning, eventFailedScheduling,
+				"Failed to schedule pod, "+m.Error.Reason, action, nil))
+			continue
+		default:
+			continue
+		}
+		out = append(out, event(podRef(m.Pod), m.Pod.Name+"."+command+".nominated", corev1.EventTypeNormal, eventNominated,
+			"Pod should schedule on: "+strings.ToLower(target.Kind)+"/"+target.Name, action, target))
 	}
 	return out
 }

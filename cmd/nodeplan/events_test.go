@@ -158,13 +158,24 @@ spec:
 			wantNominated[p] = claims[i].Name
 		}
 	}
-	replacements, destinations := len(want.Provisioned), 0
+	replacements, destinations, moved := len(want.Provisioned), 0, 0
 	savings := map[string]float64{}
 	for i, c := range want.Commands {
 		savings[fmt.Sprintf("command-%d", i+1)] = c.SavingsPerHour
 		d := decision{Action: c.Method + "/Delete", Candidates: c.Candidates}
 		if len(c.Replacements) > 0 {
 			d.Action = c.Method + "/Replace"
+		}
+		for _, m := range c.Moves {
+			moved++
+			switch {
+			case m.Node != "":
+				wantNominated[m.Pod] = m.Node
+			case m.Replacement != nil:
+				wantNominated[m.Pod] = claims[replacements+*m.Replacement].Name
+			case m.Provisioned != nil:
+				assert.Equal(t, claims[*m.Provisioned].Name, wantNominated[m.Pod], "a pod moved to a provisioned claim is nominated there")
+			}
 		}
 		for range c.Replacements {
 			d.Launches = append(d.Launches, claims[replacements].Name)
@@ -184,6 +195,7 @@ spec:
 	}
 	require.Len(t, claims, replacements, "a NodeClaim per provisioned claim and replacement")
 	require.NotZero(t, destinations, "the input sends a candidate's pods to an existing node")
+	require.NotZero(t, moved, "the commands move pods")
 	for _, b := range want.Blocked {
 		wantBlocked[b.Node] = b.Reason
 	}

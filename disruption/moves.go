@@ -1,0 +1,108 @@
+package disruption
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// PodMove is where one pod a command displaces goes, as the simulation that justified the
+// command placed it. Exactly one of Node, Replacement, Provisioned and Pending is set.
+type PodMove struct {
+	Pod *corev1.Pod
+	// From is the candidate the pod leaves.
+	From string
+	// Node is the existing node or in-flight NodeClaim of the input the pod goes to ("" if
+	// none).
+	Node string
+	// Replacement is the index in the command's Replacements of the NodeClaim the pod goes
+	// to, -1 if none.
+	Replacement int
+	// Provisioned is the index in Result.Provisioned of the NodeClaim the provisioner plans
+	// the pod onto (forceful commands), -1 if none.
+	Provisioned int
+	// Pending says why the pod has no destination ("" when it has one).
+	Pending MoveCode
+	// Error is the simulation's reason when Pending is MoveUnschedulable.
+	Error *scheduling.PodError
+}
+
+// MoveCode says why a displaced pod has no destination.
+type MoveCode string
+
+// Move codes. A graceful command (emptiness, drift, consolidation) only goes ahead when its
+// simulation found a home for every pod it moves, so only MoveWaits (drift) and
+// MoveNotSimulated (emptiness) appear there; forceful ones go ahead regardless.
+const (
+	// MoveUnschedulable: the provisioner's pass placed the pod nowhere (Error says why).
+	MoveUnschedulable MoveCode = "Unschedulable"
+	// MoveWaits: the simulation left the pod on its node: karpenter.sh/do-not-disrupt or a
+	// PodDisruptionBudget keeps it there until its blocker goes or the node's
+	// terminationGracePeriod ends (see the drain plan); then it is pending.
+	MoveWaits MoveCode = "Waits"
+	// MoveUnlaunchable: the provisioner's pass planned the pod onto a NodeClaim without a
+	// launchable instance type and offering, which is therefore not in Result.Provisioned.
+	MoveUnlaunchable MoveCode = "Unlaunchable"
+	// MoveNotSimulated: the command ran no simulation (emptiness: the node's pods have no
+	// positive eviction cost, so the node counts as empty).
+	MoveNotSimulated MoveCode = "NotSimulated"
+)
+
+// movesOf lists every pod the candidates displace (their reschedulable pods), sorted by
+// namespace/name, where res — the simulation behind the command, nil for none — put it.
+// claim sets the destination of a pod res placed on res.NewNodeClaims[i].
+func movesOf(cands []*node, res *scheduling.Result, claim func(i int, m *PodMove)) []PodMove {
+	var out []PodMove
+	at := map[*corev1.Pod]int{}
+	pending := MoveWaits
+	if res == nil {
+		pending = MoveNotSimulated
+	}
+	for _, c := range cands {
+		for _, p := range c.reschedulable {
+			if _, dup := at[p]; !dup {
+				at[p] = len(out)
+				out = append(out, PodMove{Pod: p, From: c.name, Replacement: -1, Provisioned: -1, Pending: pending})
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	if res != nil {
+		for _, pl := range res.ExistingNodes {
+			for _, p := range pl.Pods {
+				if i, ok := at[p]; ok {
+					out[i].Node, out[i].Pending = pl.Name, ""
+				}
+			}
+		}
+		for ci, c := range res.NewNodeClaims {
+			for _, p := range c.Pods {
+				if i, ok := at[p]; ok {
+					out[i].Pending = ""
+					claim(ci, &out[i])
+				}
+			}
+		}
+		for k := range res.PodErrors {
+			if i, ok := at[res.PodErrors[k].Pod]; ok {
+				e := res.PodErrors[k]
+				out[i].Pending, out[i].Error = MoveUnschedulable, &e
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pod, out[j].Pod
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
+// replacementMove: res.NewNodeClaims[i] is the command's Replacements[i].
+func replacementMove(i int, m *PodMove) { m.Replacement = i }

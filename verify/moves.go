@@ -1,0 +1,151 @@
+package verify
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/disruption"
+)
+
+// displaced are the pods a command's candidates must leave: not finished, not DaemonSet or
+// mirror pods, not terminating unless a StatefulSet's; by namespace/name, with their node.
+func (p *planWorld) displaced(cmd disruption.Command) map[string]string {
+	out := map[string]string{}
+	for _, name := range cmd.Candidates {
+		n := p.nodes[name]
+		if n == nil {
+			continue
+		}
+		for _, pod := range n.Pods {
+			if pod == nil || isTerminal(pod) || isMirror(pod) || ownerKind(pod) == "DaemonSet" ||
+				(isTerminating(pod) && ownerKind(pod) != "StatefulSet") {
+				continue
+			}
+			out[key(pod)] = name
+		}
+	}
+	return out
+}
+
+// moves checks every command's per-pod destinations (Command.Moves): each displaced pod is
+// listed once and nothing else is; each move names one destination, or a reason the command's
+// kind allows; a node destination exists and is not disrupted; a claim destination is in
+// range and lists the pod; and the pods a simulation sends to one existing node fit it with
+// the pods bound there (resources with DaemonSet pods to come, node selection, taints, host
+// ports, volumes). The forceful commands' moves are the provisioner pass's, one simulation:
+// they are fitted together; every other command's alone.
+func (p *planWorld) moves(res *disruption.Result) []Violation {
+	var out []Violation
+	disrupted := map[string]bool{}
+	for _, cmd := range res.Commands {
+		for _, name := range cmd.Candidates {
+			disrupted[name] = true
+		}
+	}
+	w := newWorld(p.schedulingInput())
+	type sim struct {
+		command int // the command reported for fit violations of this group (-1: provisioner)
+		onto    map[string][]*corev1.Pod
+	}
+	provisioner := &sim{command: -1, onto: map[string][]*corev1.Pod{}}
+	var sims []*sim
+	for ci, cmd := range res.Commands {
+		want := p.displaced(cmd)
+		s := provisioner
+		if !cmd.Reason.Forceful() {
+			s = &sim{command: ci, onto: map[string][]*corev1.Pod{}}
+			sims = append(sims, s)
+		}
+		seen := map[string]bool{}
+		for _, m := range cmd.Moves {
+			if m.Pod == nil {
+				out = append(out, planViolation(PlanMoveMalformed, ci, m.From))
+				continue
+			}
+			k := key(m.Pod)
+			v := planViolation("", ci, m.Node)
+			v.Pod, v.Claim = k, m.Replacement
+			from, ok := want[k]
+			switch {
+			case seen[k]:
+				v.Code = PlanMoveTwice
+			case !ok:
+				v.Code, v.Node = PlanMoveNotDisplaced, m.From
+			case destinationsOf(m) != 1:
+				v.Code = PlanMoveMalformed
+			case m.Node != "" && p.nodes[m.Node] == nil:
+				v.Code = PlanMoveNodeUnknown
+			case m.Node != "" && (disrupted[m.Node] || isMarked(p.nodes[m.Node])):
+				v.Code = PlanMoveNodeDisrupted
+			case m.Replacement >= len(cmd.Replacements), m.Provisioned >= len(res.Provisioned),
+				m.Replacement >= 0 && cmd.Replacements[m.Replacement] == nil,
+				m.Provisioned >= 0 && res.Provisioned[m.Provisioned] == nil:
+				v.Code = PlanMoveClaimUnknown
+			case m.Replacement >= 0 && !slices.Contains(cmd.Replacements[m.Replacement].Pods, m.Pod),
+				m.Provisioned >= 0 && !slices.Contains(res.Provisioned[m.Provisioned].Pods, m.Pod):
+				v.Code = PlanMoveNotOnClaim
+			case m.Pending != "" && !p.pendingAllowed(cmd, m, from):
+				v.Code, v.Key, v.Node = PlanNoDestination, string(m.Pending), from
+			}
+			seen[k] = true
+			if v.Code != "" {
+				out = append(out, v)
+				continue
+			}
+			if m.Node != "" {
+				s.onto[m.Node] = append(s.onto[m.Node], m.Pod)
+			}
+		}
+		for _, k := range sortedKeysOf(want) {
+			if !seen[k] {
+				v := planViolation(PlanMoveMissing, ci, want[k])
+				v.Pod = k
+				out = append(out, v)
+			}
+		}
+	}
+	for _, s := range append([]*sim{provisioner}, sims...) {
+		for _, name := range sortedKeysOf(s.onto) {
+			base := w.byName[name]
+			if base == nil {
+				continue
+			}
+			l := *base
+			l.placed = s.onto[name]
+			for _, v := range w.checkFit(&l) {
+				v.Command = s.command
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// destinationsOf counts what m sets of Node, Replacement, Provisioned and Pending.
+func destinationsOf(m disruption.PodMove) int {
+	n := 0
+	for _, set := range []bool{m.Node != "", m.Replacement >= 0, m.Provisioned >= 0, m.Pending != ""} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// pendingAllowed: a pod may be left without a destination by a forceful command (which goes
+// ahead regardless), but only waits where a blocker keeps it; by drift with a grace period
+// when a blocker keeps it; by emptiness, which simulates nothing. Any other command must give
+// every pod it displaces a home.
+func (p *planWorld) pendingAllowed(cmd disruption.Command, m disruption.PodMove, from string) bool {
+	n := p.nodes[from]
+	switch m.Pending {
+	case disruption.MoveWaits:
+		return p.podsExempt(cmd, n.Node, from) && p.blocked(m.Pod)
+	case disruption.MoveUnschedulable, disruption.MoveUnlaunchable:
+		return cmd.Reason.Forceful()
+	case disruption.MoveNotSimulated:
+		return cmd.Method == disruption.MethodEmptiness
+	}
+	return false
+}
