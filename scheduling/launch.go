@@ -173,7 +173,7 @@ func hasFilter(g *topologyGroup) bool {
 	if g.kind != groupSpread {
 		return false
 	}
-	for _, t := range g.filterTerms {
+	for _, t := range g.filterTerms() {
 		if len(t) > 0 {
 			return true
 		}
@@ -241,7 +241,7 @@ func (s *solver) settlement(t *template, p *podData, reqs requirements.Requireme
 			return nil, false
 		}
 		passed := false
-		for _, term := range g.filterTerms {
+		for _, term := range g.filterTerms() {
 			if l.satisfies(term) {
 				for _, k := range term.Keys() {
 					add(term[k])
@@ -253,7 +253,7 @@ func (s *solver) settlement(t *template, p *podData, reqs requirements.Requireme
 		if passed {
 			continue
 		}
-		for _, term := range g.filterTerms {
+		for _, term := range g.filterTerms() {
 			if k, r := l.failing(term, s.wellKnown); k != "" {
 				add(r)
 			}

@@ -1,0 +1,50 @@
+package scheduling
+
+import "github.com/nodeplan/nodeplan/requirements"
+
+// affinityRule is a pod affinity term: a pod may join a domain holding a pod the group
+// selects, or start the group anywhere when it selects itself and no pod matches yet.
+type affinityRule struct{}
+
+// admissible: the domains holding a match that the pod's strict node requirements allow.
+func (affinityRule) admissible(t *topology, g *topologyGroup, self bool, strict requirements.Requirements) admissibleDomains {
+	var a admissibleDomains
+	pr := t.get(strict, g.key)
+	for _, d := range g.domains {
+		if g.counts[d] > 0 && pr.Has(d) {
+			a.domains = append(a.domains, d)
+		}
+	}
+	// A pod may start its group only where no pod matches anywhere, as kube-scheduler
+	// binds it (Karpenter also starts one when the matches are only out of the pod's reach,
+	// launching a node the pod is never bound to).
+	if len(a.domains) == 0 && self && g.total == 0 {
+		a.domains, a.bootstrap = g.domains, true
+	}
+	return a
+}
+
+// narrow: the admissible domains the node allows; a pod starting the group takes the node's
+// single domain, or the first the node allows.
+func (affinityRule) narrow(_ *topology, g *topologyGroup, adm admissibleDomains, r *requirements.Requirement) *requirements.Requirement {
+	if adm.bootstrap {
+		if singleValue(r) != "" {
+			return r
+		}
+		for _, d := range g.domains {
+			if r.Has(d) {
+				return g.domainRequirement(d)
+			}
+		}
+		return nil
+	}
+	with := allowedBy(adm.domains, r)
+	if len(with) == 0 {
+		return nil
+	}
+	return requirements.MustNew(g.key, requirements.In, with...)
+}
+
+func (affinityRule) allowsHost(g *topologyGroup, self bool, count int32) bool {
+	return count > 0 || (self && g.total == 0)
+}

@@ -1,0 +1,120 @@
+package scheduling
+
+import (
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// antiAffinityRule is a pod anti-affinity term (groupAntiAffinity: the pods it selects keep
+// the owner away) and its inverse (groupInverse: the owners, counted where they are, keep the
+// pods the term selects away): a pod may only join a domain holding none of the group's pods.
+type antiAffinityRule struct {
+	// pinned counts, per domain, the pending pods an inverse group repels whose own node
+	// requirements pin them to that domain (nil for groupAntiAffinity).
+	pinned map[string]int
+}
+
+func newAntiAffinityRule(kind groupKind) *antiAffinityRule {
+	if kind == groupInverse {
+		return &antiAffinityRule{pinned: map[string]int{}}
+	}
+	return &antiAffinityRule{}
+}
+
+// admissible: the empty domains.
+func (*antiAffinityRule) admissible(_ *topology, g *topologyGroup, _ bool, _ requirements.Requirements) admissibleDomains {
+	var a admissibleDomains
+	for _, d := range g.domains {
+		if g.counts[d] == 0 {
+			a.domains = append(a.domains, d)
+		}
+	}
+	return a
+}
+
+// narrow: the empty domains the node allows (r itself when that is every domain and r is
+// open).
+func (*antiAffinityRule) narrow(_ *topology, g *topologyGroup, adm admissibleDomains, r *requirements.Requirement) *requirements.Requirement {
+	free := allowedBy(adm.domains, r)
+	if len(free) == 0 {
+		return nil
+	}
+	if len(free) == len(g.domains) && r.Operator() != requirements.In {
+		return r
+	}
+	return requirements.MustNew(g.key, requirements.In, free...)
+}
+
+func (*antiAffinityRule) allowsHost(_ *topologyGroup, _ bool, count int32) bool {
+	return count == 0
+}
+
+// pinnedTo is the domain of g's key a pending pod's own strict requirements pin it to, or "".
+func (p *podData) pinnedTo(t *topology, g *topologyGroup) string {
+	if p.form == nil || g.key == v1.LabelHostname || g.kind != groupInverse {
+		return ""
+	}
+	return singleValue(t.get(p.form.strict, g.key))
+}
+
+// pinPending adds delta to the pending pods pinned to p's domain of every inverse group that
+// repels p (+1 while p is pending, -1 once it is placed).
+func (t *topology) pinPending(p *podData, delta int) {
+	for _, g := range p.blockedBy {
+		if v := p.pinnedTo(t, g); v != "" {
+			g.rule.(*antiAffinityRule).pinned[v] += delta
+		}
+	}
+}
+
+// settleInverse narrows the domains of p's node for its own required anti-affinity terms.
+// A pod with a required anti-affinity is recorded where it is, so the pods it repels keep
+// away; a NodeClaim open across domains would block them all. Karpenter leaves it open and
+// settles one domain per provisioning round; nodeplan keeps the NodeClaim to the free domains
+// the fewest pending pods are pinned to (so it does not take their place), and settles it in
+// its cheapest one (launch.go) in the same pass.
+func (t *topology) settleInverse(p *podData, nodeReqs, narrowed requirements.Requirements) requirements.Requirements {
+	for _, g := range p.inverse {
+		if g.key == v1.LabelHostname {
+			continue
+		}
+		cur := t.current(narrowed, nodeReqs, g.key)
+		if singleValue(cur) != "" || cur.Operator() == requirements.DoesNotExist {
+			continue
+		}
+		if r := g.leastPinned(cur); r != nil {
+			if narrowed == nil {
+				narrowed = requirements.Requirements{}
+			}
+			narrowed[g.key] = cur.Intersection(r)
+		}
+	}
+	return narrowed
+}
+
+// leastPinned is the domains of r that the fewest pending pods g selects are pinned to by
+// their own node requirements, or nil when that is all of r's domains.
+func (g *topologyGroup) leastPinned(r *requirements.Requirement) *requirements.Requirement {
+	pinned := g.rule.(*antiAffinityRule).pinned
+	var best []string
+	all, fewest := 0, 0
+	for _, d := range g.domains {
+		if !r.Has(d) {
+			continue
+		}
+		all++
+		switch n := pinned[d]; {
+		case len(best) == 0 || n < fewest:
+			best, fewest = append(best[:0], d), n
+		case n == fewest:
+			best = append(best, d)
+		}
+	}
+	switch {
+	case len(best) == 0 || len(best) == all && r.Operator() == requirements.In:
+		return nil
+	case len(best) == 1:
+		return g.domainRequirement(best[0])
+	}
+	return requirements.MustNew(g.key, requirements.In, best...)
+}

@@ -1,0 +1,128 @@
+package scheduling
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+type groupKind int
+
+const (
+	groupSpread groupKind = iota
+	groupAffinity
+	groupAntiAffinity
+	// groupInverse records where pods with a required anti-affinity term are, so the pods
+	// that term selects keep away from them.
+	groupInverse
+)
+
+// topologyGroup counts, per domain of one topology key, the placed pods its selector selects;
+// its rule decides from those counts where a pod may go. Groups are shared by every pod with
+// the same constraint.
+type topologyGroup struct {
+	kind       groupKind
+	rule       topologyRule
+	key        string
+	namespaces map[string]bool // nil: every namespace
+	selector   labels.Selector
+	// required: an anti-affinity group some pod's required term uses (its owners must see
+	// where the pods it selects are; a preferred one may just block every candidate domain).
+	required bool
+
+	counts  map[string]int
+	total   int
+	domains []string // sorted domains of key (not used for hostname)
+	// single caches `key In [domain]` per domain, multi `key In [domains...]` per set.
+	single map[string]*requirements.Requirement
+	multi  map[uint64]*requirements.Requirement
+	// hostCounts replace counts for the hostname key, indexed by host id (a slice lookup
+	// instead of a string hash: hostname constraints are checked against every candidate).
+	hostCounts []int32
+	// occupiedClaims is how many NodeClaims opened in this Solve hold a pod g counts (for the
+	// hostname key), so a pod that must avoid them all can skip the scan.
+	occupiedClaims int
+}
+
+// topologyRule is what one kind of constraint (spread, affinity, anti-affinity) allows, given
+// its group's counts.
+type topologyRule interface {
+	// admissible is the domains of g a pod may join now, whatever the node (self: g counts
+	// the pod; strict: the pod's strict node requirements).
+	admissible(t *topology, g *topologyGroup, self bool, strict requirements.Requirements) admissibleDomains
+	// narrow is the node requirement r on g's key narrowed to the domains the pod may take
+	// (adm are its admissible ones), r itself when it needs no narrowing, or nil when none.
+	narrow(t *topology, g *topologyGroup, adm admissibleDomains, r *requirements.Requirement) *requirements.Requirement
+	// allowsHost reports whether the pod may join a host holding count pods of g.
+	allowsHost(g *topologyGroup, self bool, count int32) bool
+}
+
+func (g *topologyGroup) selects(pod *corev1.Pod) bool {
+	if g.namespaces != nil && !g.namespaces[pod.Namespace] {
+		return false
+	}
+	return g.selector.Matches(labels.Set(pod.Labels))
+}
+
+// domainsIn returns the domains of g that r allows.
+func (g *topologyGroup) domainsIn(r *requirements.Requirement) []string {
+	return allowedBy(g.domains, r)
+}
+
+// allowedBy returns the domains of ds that r allows.
+func allowedBy(ds []string, r *requirements.Requirement) []string {
+	var out []string
+	for _, d := range ds {
+		if r.Has(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// domainsRequirement is `key In [ds...]`, built once per set of domains (ds sorted; mask
+// their positions in g.domains, used as the cache key when g has at most 64 domains).
+func (g *topologyGroup) domainsRequirement(ds []string, mask uint64) *requirements.Requirement {
+	if len(g.domains) > 64 {
+		return requirements.MustNew(g.key, requirements.In, ds...)
+	}
+	if r, ok := g.multi[mask]; ok {
+		return r
+	}
+	if g.multi == nil {
+		g.multi = map[uint64]*requirements.Requirement{}
+	}
+	r := requirements.MustNew(g.key, requirements.In, ds...)
+	g.multi[mask] = r
+	return r
+}
+
+// domainRequirement is `key In [d]`, built once per domain.
+func (g *topologyGroup) domainRequirement(d string) *requirements.Requirement {
+	if r, ok := g.single[d]; ok {
+		return r
+	}
+	if g.single == nil {
+		g.single = map[string]*requirements.Requirement{}
+	}
+	r := requirements.MustNew(g.key, requirements.In, d)
+	g.single[d] = r
+	return r
+}
+
+func singleValue(r *requirements.Requirement) string {
+	if r.Operator() == requirements.In {
+		if vs := r.Values(); len(vs) == 1 {
+			return vs[0]
+		}
+	}
+	return ""
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

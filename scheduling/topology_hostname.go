@@ -1,0 +1,79 @@
+package scheduling
+
+import v1 "github.com/nodeplan/nodeplan/apis/v1"
+
+// The hostname key's fast path: every candidate node is its own domain, so groups on it count
+// per dense host id in a slice, and a pod's hostname constraints are checked per candidate
+// before anything else.
+
+// hostID numbers hostnames densely.
+func (t *topology) hostID(name string) int32 {
+	if id, ok := t.hosts[name]; ok {
+		return id
+	}
+	id := int32(len(t.hosts))
+	t.hosts[name] = id
+	return id
+}
+
+// claimHost is hostID for a NodeClaim's placeholder hostname.
+func (t *topology) claimHost(name string) int32 {
+	id := t.hostID(name)
+	t.claimHosts[id] = true
+	return id
+}
+
+// countHost counts one pod of g on the host named name.
+func (t *topology) countHost(g *topologyGroup, name string) {
+	h := t.hostID(name)
+	for int(h) >= len(g.hostCounts) {
+		g.hostCounts = append(g.hostCounts, 0)
+	}
+	g.hostCounts[h]++
+	if g.hostCounts[h] == 1 && t.claimHosts[h] {
+		g.occupiedClaims++
+	}
+}
+
+func (g *topologyGroup) hostCount(host int32) int32 {
+	if int(host) < len(g.hostCounts) {
+		return g.hostCounts[host]
+	}
+	return 0
+}
+
+// hostAllows reports whether a pod (self: selected by g) may join host under g.
+func (g *topologyGroup) hostAllows(self bool, host int32) bool {
+	return g.rule.allowsHost(g, self, g.hostCount(host))
+}
+
+// hostBlocked is a fast pre-check: whether a hostname constraint of p rules host out.
+func (p *podData) hostBlocked(f *podForm, host int32) bool {
+	for _, g := range f.owned {
+		if g.key == v1.LabelHostname && !g.hostAllows(p.selfSelects(g), host) {
+			return true
+		}
+	}
+	for _, g := range p.blockedBy {
+		if g.key == v1.LabelHostname && g.hostCount(host) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// claimsExhausted reports whether every open NodeClaim already holds a pod that p's hostname
+// anti-affinity (or an inverse anti-affinity blocking p) forbids it to join.
+func (p *podData) claimsExhausted(f *podForm, claims int) bool {
+	for _, g := range f.owned {
+		if g.key == v1.LabelHostname && (g.kind == groupAntiAffinity || (g.kind == groupSpread && g.rule.(*spreadRule).maxSkew == 1 && p.selfSelects(g))) && g.occupiedClaims >= claims {
+			return true
+		}
+	}
+	for _, g := range p.blockedBy {
+		if g.key == v1.LabelHostname && g.occupiedClaims >= claims {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,96 @@
+package scheduling
+
+import (
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// admissibleDomains are the domains of a group a pod may join now, whatever the node.
+type admissibleDomains struct {
+	domains []string
+	// bootstrap: a self-selecting pod whose affinity finds no match may start anywhere.
+	bootstrap bool
+}
+
+// selfSelects reports whether g counts p itself.
+func (p *podData) selfSelects(g *topologyGroup) bool {
+	for _, s := range p.selectedBy {
+		if s == g {
+			return true
+		}
+	}
+	return false
+}
+
+// admissible is, for pod p (form f), the domains of g it may join now (see each rule's
+// admissible). Computed once per attempt.
+func (t *topology) admissible(g *topologyGroup, p *podData, f *podForm) admissibleDomains {
+	if a, ok := t.admCache[g]; ok {
+		return a
+	}
+	a := g.rule.admissible(t, g, p.selfSelects(g), f.strict)
+	t.admCache[g] = a
+	return a
+}
+
+// beginAttempt forgets what was computed for the previous pod or form.
+func (t *topology) beginAttempt() { clear(t.admCache) }
+
+// allowed narrows the node requirement r for g's key for the pod p with form f, or returns
+// nil when no domain is allowed. host is the candidate's host id.
+func (g *topologyGroup) allowed(t *topology, p *podData, f *podForm, r *requirements.Requirement, host int32) *requirements.Requirement {
+	if g.key == v1.LabelHostname {
+		if g.hostAllows(p.selfSelects(g), host) {
+			return r
+		}
+		return nil
+	}
+	return g.rule.narrow(t, g, t.admissible(g, p, f), r)
+}
+
+// current is the requirement on key of a node with requirements nodeReqs, as narrowed so far.
+func (t *topology) current(narrowed, nodeReqs requirements.Requirements, key string) *requirements.Requirement {
+	if r, ok := narrowed[key]; ok {
+		return r
+	}
+	return t.get(nodeReqs, key)
+}
+
+// requirementsFor returns the requirements topology adds for pod p (form f) on a node with
+// requirements nodeReqs, or ok=false with the key that has no allowed domain.
+func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements.Requirements, host int32) (narrowed requirements.Requirements, failedKey string, ok bool) {
+	if len(f.owned) == 0 && len(p.blockedBy) == 0 && !p.collapses {
+		return nil, "", true
+	}
+	for _, g := range f.owned {
+		if narrowed, ok = t.narrowFor(g, p, f, nodeReqs, narrowed, host); !ok {
+			return nil, g.key, false
+		}
+	}
+	for _, g := range p.blockedBy {
+		if narrowed, ok = t.narrowFor(g, p, f, nodeReqs, narrowed, host); !ok {
+			return nil, g.key, false
+		}
+	}
+	return t.settleInverse(p, nodeReqs, narrowed), "", true
+}
+
+// narrowFor adds g's narrowing of g's key to narrowed, or returns ok=false when g allows no
+// domain there.
+func (t *topology) narrowFor(g *topologyGroup, p *podData, f *podForm, nodeReqs, narrowed requirements.Requirements, host int32) (requirements.Requirements, bool) {
+	cur := t.current(narrowed, nodeReqs, g.key)
+	next := g.allowed(t, p, f, cur, host)
+	if next == nil {
+		return narrowed, false
+	}
+	if next != cur {
+		if narrowed == nil {
+			narrowed = requirements.Requirements{}
+		}
+		narrowed[g.key] = cur.Intersection(next)
+		if narrowed[g.key].IsEmpty() {
+			return narrowed, false
+		}
+	}
+	return narrowed, true
+}

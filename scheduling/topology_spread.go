@@ -1,0 +1,124 @@
+package scheduling
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// spreadRule is a topology spread constraint: a pod may join a domain that keeps the group
+// within maxSkew of its least populated domain.
+type spreadRule struct {
+	maxSkew    int32
+	minDomains int32
+	// The node filter (nodeAffinityPolicy / nodeTaintsPolicy Honor): only nodes passing it
+	// count and make domains.
+	filterTerms       []requirements.Requirements // ORed; nil: every node
+	filterTolerations []corev1.Toleration
+	honorTaints       bool
+}
+
+// admissible: the domains within maxSkew of the global minimum, over the domains the pod's
+// strict node requirements allow (zero with fewer than minDomains of them).
+func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict requirements.Requirements) admissibleDomains {
+	// The global minimum is over the domains the pod's strict node requirements allow
+	// (preferred node affinity never narrows it); under nodeAffinityPolicy Ignore every
+	// node counts, so over every domain, as kube-scheduler checks it (Karpenter narrows it
+	// then too, and places pods kube-scheduler refuses).
+	eligible := g.domains
+	if s.filterTerms != nil {
+		eligible = g.domainsIn(t.get(strict, g.key))
+	}
+	minCount := 0
+	if len(eligible) >= int(s.minDomains) && len(eligible) > 0 {
+		minCount = int(^uint(0) >> 1)
+		for _, d := range eligible {
+			minCount = min(minCount, g.counts[d])
+		}
+	}
+	var a admissibleDomains
+	for _, d := range g.domains {
+		if g.counts[d]+boolInt(self)-minCount <= int(s.maxSkew) {
+			a.domains = append(a.domains, d)
+		}
+	}
+	return a
+}
+
+// narrow: the least populated admissible domains the node allows; the NodeClaim settles in
+// the cheapest of them when the pod is counted (launch.go). Karpenter takes one of them in
+// map order, which may be one the NodeClaim cannot launch in.
+func (s *spreadRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains, r *requirements.Requirement) *requirements.Requirement {
+	var best []string
+	var mask uint64 // best as bits of g.domains, when it has at most 64
+	bestCount, j := 0, 0
+	for i, d := range g.domains {
+		if j == len(adm.domains) || adm.domains[j] != d {
+			continue
+		}
+		j++
+		if !r.Has(d) {
+			continue
+		}
+		switch c := g.counts[d]; {
+		case len(best) == 0 || c < bestCount:
+			best, bestCount, mask = append(t.tieBuf[:0], d), c, 0
+		case c == bestCount:
+			best = append(best, d)
+		default:
+			continue
+		}
+		if i < 64 {
+			mask |= 1 << i
+		}
+	}
+	t.tieBuf = best
+	switch len(best) {
+	case 0:
+		return nil
+	case 1:
+		return g.domainRequirement(best[0])
+	}
+	return g.domainsRequirement(best, mask)
+}
+
+// allowsHost: a new host is always an empty domain, so the minimum is zero.
+func (s *spreadRule) allowsHost(_ *topologyGroup, self bool, count int32) bool {
+	return count+int32(boolInt(self)) <= s.maxSkew
+}
+
+// admitsTaints reports whether a node with these taints counts (it always does unless the
+// spread honours taints).
+func (s *spreadRule) admitsTaints(taints []corev1.Taint) bool {
+	return !s.honorTaints || tolerates(s.filterTolerations, taints)
+}
+
+// passesFilter reports whether a node with these requirements and taints counts for a
+// spread group (every node counts for the other kinds).
+func (g *topologyGroup) passesFilter(nodeReqs requirements.Requirements, taints []corev1.Taint, wellKnown requirements.KeySet) bool {
+	s, ok := g.rule.(*spreadRule)
+	if !ok {
+		return true
+	}
+	if !s.admitsTaints(taints) {
+		return false
+	}
+	if s.filterTerms == nil {
+		return true
+	}
+	for _, t := range s.filterTerms {
+		if nodeReqs.IsCompatible(t, wellKnown) {
+			return true
+		}
+	}
+	return false
+}
+
+// filterTerms are a spread group's node filter terms (ORed; nil: every node, and for the
+// other kinds).
+func (g *topologyGroup) filterTerms() []requirements.Requirements {
+	if s, ok := g.rule.(*spreadRule); ok {
+		return s.filterTerms
+	}
+	return nil
+}
