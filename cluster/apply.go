@@ -192,6 +192,11 @@ func boundTo(p *corev1.Pod, node string) *corev1.Pod {
 // or to a replacement not launched, and those it does not list (a terminating pod). A move to
 // a node the snapshot does not hold or that the command deletes, to a replacement out of
 // range, or of a pod that does not move off a candidate is an error.
+//
+// Each command's Moves are its own simulation's, which planned the pods of the commands
+// before it in the same Result again (as Karpenter's simulations do) and may have put them
+// elsewhere than those commands' Moves: after applying one command that moves pods, Plan
+// again before applying the next, or a node may get both commands' pods.
 func (s *Snapshot) ApplyCommand(cmd disruption.Command, launched []*v1.NodeClaim) (*Snapshot, error) {
 	if len(launched) != len(cmd.Replacements) {
 		return nil, fmt.Errorf("cluster: ApplyCommand: %d launched NodeClaims for %d replacements", len(launched), len(cmd.Replacements))

@@ -3,11 +3,19 @@ package cluster_test
 import (
 	"context"
 	"flag"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/yaml"
 
@@ -22,7 +30,9 @@ import (
 
 // autoscaler is a host program's loop over the fake cloud, built only from the apply
 // helpers: pods arrive and leave, Solve provisions, Plan consolidates, time passes, offerings
-// run out of capacity. Every Solve and Plan is held to verify, and no pod is ever lost.
+// run out of capacity. Every Solve and Plan is deterministic and held to verify and to the
+// plan checks below; no pod is ever lost, no node overcommitted, no node selector or hostname
+// anti-affinity broken, and a consolidation lowers the price by at least what it saves.
 type autoscaler struct {
 	stats *smStats
 	ctx   context.Context
@@ -34,6 +44,8 @@ type autoscaler struct {
 	pods map[string]bool
 	// claims are the launched NodeClaims by name, to delete them from the cloud.
 	claims map[string]*v1.NodeClaim
+	// spotToSpot is Plan's SpotToSpotConsolidation option.
+	spotToSpot bool
 }
 
 // TestAutoscalerStateMachine runs rapid's default 100 checks; a long hunt raises them:
@@ -44,7 +56,7 @@ func TestAutoscalerStateMachine(t *testing.T) {
 	}
 	var stats smStats
 	defer func() { t.Logf("exercised: %+v", stats) }()
-	rapid.Check(t, autoscalerMachine(&stats))
+	rapid.Check(t, autoscalerMachine(&stats, true))
 }
 
 // TestAutoscalerStateMachineRegressions replays recorded counterexamples of fixed findings
@@ -65,7 +77,7 @@ func TestAutoscalerStateMachineRegressions(t *testing.T) {
 				defer func() { _ = flag.Set(k, old) }()
 			}
 			var stats smStats
-			rapid.Check(t, autoscalerMachine(&stats))
+			rapid.Check(t, autoscalerMachine(&stats, false))
 			if stats.Commands == 0 {
 				t.Fatalf("the replay consolidated nothing (%+v): the fail file no longer drives the machine", stats)
 			}
@@ -74,7 +86,10 @@ func TestAutoscalerStateMachineRegressions(t *testing.T) {
 }
 
 // autoscalerMachine is the state machine's property; stats count what it did over all runs.
-func autoscalerMachine(stats *smStats) func(*rapid.T) {
+// With pools, a run draws 1-4 NodePools over subsets of the types, each with its capacity
+// types, zones, weight, consolidation policy, consolidateAfter and budget, and the
+// spot-to-spot option (the replayed fail files were recorded with one NodePool, default).
+func autoscalerMachine(stats *smStats, pools bool) func(*rapid.T) {
 	return func(t *rapid.T) {
 		types := fake.InstanceTypesGenerator(6).Draw(t, "instance-types")
 		pool := fake.NodePool("default").Obj()
@@ -90,6 +105,14 @@ func autoscalerMachine(stats *smStats) func(*rapid.T) {
 			objs.PodDisruptionBudgets = append(objs.PodDisruptionBudgets,
 				fake.PDB(app, "default", map[string]string{"app": app}, rapid.IntRange(0, 1).Draw(t, "pdb-max-unavailable")))
 		}
+		if pools {
+			// The six types of disruption's old state machine: every zone, spot and on-demand.
+			types = fake.InstanceTypes(6)
+			a.cloud.InstanceTypes = types
+			objs.NodePools, objs.InstanceTypes = drawNodePools(t, types)
+			a.cloud.InstanceTypesForNodePool = objs.InstanceTypes
+			a.spotToSpot = rapid.Bool().Draw(t, "spot-to-spot")
+		}
 		snap, err := cluster.New(objs)
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +120,7 @@ func autoscalerMachine(stats *smStats) func(*rapid.T) {
 		a.snap = snap
 		settings := fake.PodSettings{ZoneSelector: 0.2, ArchSelector: 0.2, CapacityTypeRequirement: 0.2,
 			ZoneSpread: 0.2, HostnameAntiAffinity: 0.2, HostPort: 0.1, MaxCPUMillis: 3000, MaxMemoryMi: 4096}
-		t.Repeat(map[string]func(*rapid.T){
+		actions := map[string]func(*rapid.T){
 			"": func(t *rapid.T) { a.check(t) },
 			"add pods": func(t *rapid.T) {
 				pods := fake.PodsGeneratorWith(6, a.names.Next("w"), settings).Draw(t, "pods")
@@ -135,14 +158,59 @@ func autoscalerMachine(stats *smStats) func(*rapid.T) {
 				a.cloud.OfferingCapacity[fake.OfferingKey(it, o)] = 0
 			},
 			"restock": func(t *rapid.T) { a.cloud.Restock(rapid.IntRange(0, 3).Draw(t, "launches")) },
-		})
+		}
+		if pools {
+			// As disruption's old machine: the pods a consolidation leaves pending are provisioned.
+			actions["consolidate"] = func(t *rapid.T) { a.consolidate(t); a.provision(t) }
+			// Past every NodePool's consolidateAfter, so that consolidation has candidates.
+			actions["tick"] = func(t *rapid.T) {
+				a.now = a.now.Add(2*time.Minute + time.Duration(rapid.IntRange(1, 600).Draw(t, "tick-seconds"))*time.Second)
+			}
+		}
+		t.Repeat(actions)
 	}
+}
+
+// drawNodePools draws 1-4 NodePools, each over a subset of types, with its own capacity
+// types, optional zones, weight, consolidation policy, consolidateAfter and budget; nothing
+// expires.
+func drawNodePools(t *rapid.T, types cloudprovider.InstanceTypes) ([]*v1.NodePool, map[string]cloudprovider.InstanceTypes) {
+	var pools []*v1.NodePool
+	byPool := map[string]cloudprovider.InstanceTypes{}
+	zones := []string{fake.TestZone1, fake.TestZone2, fake.TestZone3}
+	for i := range rapid.IntRange(1, 4).Draw(t, "nodepools") {
+		name := fmt.Sprintf("pool-%d", i)
+		b := fake.NodePool(name)
+		cts := rapid.SampledFrom([][]string{{v1.CapacityTypeOnDemand}, {v1.CapacityTypeSpot, v1.CapacityTypeOnDemand}, {v1.CapacityTypeSpot}}).Draw(t, name+"/capacity-types")
+		b.Requirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, cts...)
+		if rapid.IntRange(0, 2).Draw(t, name+"/restrict-zones") == 2 {
+			b.Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn,
+				rapid.SliceOfNDistinct(rapid.SampledFrom(zones), 1, 2, rapid.ID[string]).Draw(t, name+"/zones")...)
+		}
+		if w := rapid.IntRange(0, 2).Draw(t, name+"/weight"); w > 0 {
+			b.Weight(int32(10 * w))
+		}
+		b.Disruption(v1.Disruption{
+			ConsolidationPolicy: rapid.SampledFrom([]v1.ConsolidationPolicy{v1.ConsolidationPolicyWhenEmptyOrUnderutilized, v1.ConsolidationPolicyWhenEmpty, v1.ConsolidationPolicyBalanced}).Draw(t, name+"/policy"),
+			ConsolidateAfter:    v1.MustParseNillableDuration(rapid.SampledFrom([]string{"0s", "30s", "2m"}).Draw(t, name+"/consolidate-after")),
+			Budgets:             []v1.Budget{{Nodes: rapid.SampledFrom([]string{"100%", "1", "50%"}).Draw(t, name+"/budget")}},
+		})
+		np := b.Obj()
+		np.Spec.Template.Spec.ExpireAfter = v1.NeverDuration()
+		pools = append(pools, np)
+		idx := rapid.SliceOfNDistinct(rapid.IntRange(0, len(types)-1), 1, len(types), rapid.ID[int]).Draw(t, name+"/types")
+		sort.Ints(idx)
+		for _, j := range idx {
+			byPool[name] = append(byPool[name], types[j])
+		}
+	}
+	return pools, byPool
 }
 
 // smStats counts what the machine did over all runs (for the log: a machine that never
 // consolidates tests little).
 type smStats struct {
-	Launched, CapacityErrors, Commands, Abandoned, PodsBound, Candidates int
+	Launched, CapacityErrors, Commands, Abandoned, PodsBound, Candidates, Moved int
 }
 
 // refresh gives the snapshot the cloud's instance types now (unavailable offerings marked).
@@ -171,6 +239,13 @@ func (a *autoscaler) launch(t *rapid.T, planned []*scheduling.NodeClaim) ([]*v1.
 			a.stats.CapacityErrors++
 			all = false
 			continue
+		}
+		typ := nc.Labels[v1.LabelInstanceType]
+		if !slices.ContainsFunc(c.InstanceTypeOptions, func(it *cloudprovider.InstanceType) bool { return it.Name == typ }) {
+			t.Fatalf("the cloud launched %s for a claim of NodePool %s, not one of its options", typ, c.NodePool)
+		}
+		if p, ok := a.launchedPrice(nc); a.cloud.OfferingCapacity == nil && (!ok || p > c.Offering.Price+1e-9) {
+			t.Fatalf("the cloud launched %s at %v/h (known: %v) for a claim planned at %v/h", typ, p, ok, c.Offering.Price)
 		}
 		out[i] = nc
 		a.claims[nc.Name] = nc
@@ -201,6 +276,9 @@ func (a *autoscaler) provision(t *rapid.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if again, err := scheduling.Solve(in); err != nil || !reflect.DeepEqual(res, again) {
+		t.Fatalf("Solve is not deterministic (%v)\n%s", err, a.snap)
+	}
 	if vs := verify.Solve(in, res); len(vs) > 0 {
 		t.Fatalf("Solve broke a rule: %v\n%s", vs, a.snap)
 	}
@@ -216,16 +294,28 @@ func (a *autoscaler) provision(t *rapid.T) {
 	a.register(t, launched)
 }
 
+// consolidate plans at the machine's clock, checks the plan and carries out its commands in
+// order with ApplyCommand (a command whose replacements do not all launch is abandoned, as
+// Karpenter does), up to the first that moves pods: a later command's simulation planned
+// that one's pods again, possibly elsewhere, so its Moves do not hold on top of the first's
+// (see ApplyCommand); the next Plan sees the cluster as it is. Every pod a command moves is
+// bound where its Moves say; when every launch got the offering planned, the cluster's price
+// falls by at least the applied savings.
 func (a *autoscaler) consolidate(t *rapid.T) {
 	a.refresh(t)
-	in := a.snap.DisruptionInput(a.now, disruption.Options{})
+	in := a.snap.DisruptionInput(a.now, disruption.Options{SpotToSpotConsolidation: a.spotToSpot})
 	res, err := disruption.Plan(in)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if again, err := disruption.Plan(in); err != nil || !reflect.DeepEqual(res, again) {
+		t.Fatalf("Plan is not deterministic (%v)\n%s", err, a.snap)
+	}
 	if vs := verify.Plan(in, res); len(vs) > 0 {
 		t.Fatalf("Plan broke a rule: %v\n%s%s", vs, a.snap, dumpPlan(in, res))
 	}
+	a.checkPlan(t, res)
+	before, saved, asPlanned := a.price(t), 0.0, true
 	for _, cmd := range res.Commands {
 		launched, all := a.launch(t, cmd.Replacements)
 		a.stats.Commands++
@@ -238,6 +328,11 @@ func (a *autoscaler) consolidate(t *rapid.T) {
 			}
 			continue
 		}
+		for i, nc := range launched {
+			if p, ok := a.launchedPrice(nc); !ok || p > cmd.Replacements[i].Offering.Price+1e-9 {
+				asPlanned = false // the cloud failed over to another offering
+			}
+		}
 		next, err := a.snap.ApplyCommand(cmd, launched)
 		if err != nil {
 			t.Fatal(err)
@@ -248,7 +343,119 @@ func (a *autoscaler) consolidate(t *rapid.T) {
 		}
 		a.snap = next
 		a.register(t, launched)
+		for _, n := range a.snap.Nodes() {
+			checkBound(t, n, a.snap, fmt.Sprintf("after command %s %v of\n%s", cmd.Method, cmd.Candidates, planText(res)))
+		}
+		for _, m := range cmd.Moves {
+			want := m.Node
+			if m.Replacement >= 0 {
+				want = launched[m.Replacement].Name
+			}
+			if got := a.boundOn(m.Pod); got != want || want == "" {
+				t.Fatalf("command %v moves pod %s to %q, it is on %q\n%s", cmd.Candidates, cluster.PodKey(m.Pod), want, got, a.snap)
+			}
+			a.stats.Moved++
+		}
+		saved += cmd.SavingsPerHour
+		if len(cmd.Moves) > 0 {
+			break
+		}
 	}
+	if after := a.price(t); asPlanned && after > before-saved+1e-6 {
+		t.Fatalf("consolidation saved %.6f/h, the plan said %.6f/h\n%s%s", before-after, saved, a.snap, dumpPlan(in, res))
+	}
+}
+
+// checkPlan: no node is in two commands or both in one and kept; emptiness deletes nodes
+// without pods and launches nothing; consolidation launches at most one strictly cheaper
+// node and saves; every command's savings are its candidates' price minus its
+// replacements'; nothing expires, drifts or is interrupted in this machine.
+func (a *autoscaler) checkPlan(t *rapid.T, res *disruption.Result) {
+	in := map[string]bool{}
+	for _, c := range res.Commands {
+		total := 0.0
+		for _, name := range c.Candidates {
+			if in[name] {
+				t.Fatalf("node %s is in two commands", name)
+			}
+			in[name] = true
+			price, ok := a.snap.NodePrice(name)
+			if !ok {
+				t.Fatalf("command %s disrupts %s, which has no price", c.Method, name)
+			}
+			total += price
+		}
+		switch c.Reason {
+		case disruption.ReasonEmpty:
+			for _, name := range c.Candidates {
+				if n := a.snap.Node(name); len(c.Replacements) > 0 || n == nil || len(n.Pods) > 0 {
+					t.Fatalf("emptiness deletes %s with pods or launches %d nodes", name, len(c.Replacements))
+				}
+			}
+		case disruption.ReasonUnderutilized:
+			if len(c.Replacements) > 1 || (len(c.Replacements) == 1 && !(c.Replacements[0].Offering.Price < total)) || c.SavingsPerHour <= 0 {
+				t.Fatalf("consolidation of %v (%.6f/h) launches %d nodes, saving %v/h", c.Candidates, total, len(c.Replacements), c.SavingsPerHour)
+			}
+		default:
+			t.Fatalf("unexpected %s/%s command for %v", c.Method, c.Reason, c.Candidates)
+		}
+		repl := 0.0
+		for _, r := range c.Replacements {
+			repl += r.Offering.Price
+		}
+		if math.Abs(c.SavingsPerHour-(total-repl)) > 1e-6 {
+			t.Fatalf("command %v says it saves %.6f/h; candidates %.6f minus replacements %.6f", c.Candidates, c.SavingsPerHour, total, repl)
+		}
+	}
+	for _, b := range res.Blocked {
+		if in[b.Node] {
+			t.Fatalf("node %s is both in a command and kept (%s)", b.Node, b.Reason)
+		}
+	}
+}
+
+// price is the cluster's price per hour.
+func (a *autoscaler) price(t *rapid.T) float64 {
+	total := 0.0
+	for _, n := range a.snap.Nodes() {
+		p, ok := a.snap.NodePrice(n.Name())
+		if !ok {
+			t.Fatalf("node %s has no price", n.Name())
+		}
+		total += p
+	}
+	return total
+}
+
+// launchedPrice is the price of the offering nc launched on.
+func (a *autoscaler) launchedPrice(nc *v1.NodeClaim) (float64, bool) {
+	types := a.cloud.InstanceTypesForNodePool[nc.Labels[v1.NodePoolLabelKey]]
+	if types == nil {
+		types = a.cloud.InstanceTypes
+	}
+	for _, it := range types {
+		if it.Name != nc.Labels[v1.LabelInstanceType] {
+			continue
+		}
+		for _, o := range it.Offerings {
+			if o.Zone() == nc.Labels[v1.LabelTopologyZone] && o.CapacityType() == nc.Labels[v1.CapacityTypeLabelKey] {
+				return o.Price, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// boundOn is the node p is bound to in the snapshot ("" when pending or gone).
+func (a *autoscaler) boundOn(p *corev1.Pod) string {
+	for _, n := range a.snap.Nodes() {
+		for _, q := range n.Pods {
+			if cluster.PodKey(q) == cluster.PodKey(p) {
+				return q.Spec.NodeName
+			}
+		}
+	}
+	return ""
 }
 
 // deleteClaim deletes the claim of node name from the cloud.
@@ -308,6 +515,66 @@ func (a *autoscaler) check(t *rapid.T) {
 				t.Fatalf("pod %s on node %s has spec.nodeName %q", cluster.PodKey(p), n.Node.Name, p.Spec.NodeName)
 			}
 		}
+		checkBound(t, n, a.snap, "")
+	}
+}
+
+// planText is the commands and their moves in short, for failure messages.
+func planText(res *disruption.Result) string {
+	var b strings.Builder
+	for _, c := range res.Commands {
+		fmt.Fprintf(&b, "%s %v replacements=%d destinations=%v moves=%v\n", c.Method, c.Candidates, len(c.Replacements), c.Destinations, movesText(c.Moves))
+	}
+	return b.String()
+}
+
+// movesText is the moves in short, for failure messages.
+func movesText(ms []disruption.PodMove) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, fmt.Sprintf("%s->%s/%d/%d/%s", m.Pod.Name, m.Node, m.Replacement, m.Provisioned, m.Pending))
+	}
+	return out
+}
+
+// checkBound: the pods bound to n fit its allocatable (cpu, memory, pods), their node
+// selectors hold, and no two of them share it against a required hostname anti-affinity.
+func checkBound(t *rapid.T, n *scheduling.Node, snap *cluster.Snapshot, when string) {
+	var cpu, mem resource.Quantity
+	for _, p := range n.Pods {
+		for _, c := range p.Spec.Containers {
+			cpu.Add(c.Resources.Requests[corev1.ResourceCPU])
+			mem.Add(c.Resources.Requests[corev1.ResourceMemory])
+		}
+		for k, v := range p.Spec.NodeSelector {
+			if n.Node.Labels[k] != v {
+				t.Fatalf("pod %s selects %s=%s, node %s has %q\n%s", cluster.PodKey(p), k, v, n.Node.Name, n.Node.Labels[k], snap)
+			}
+		}
+		if p.Spec.Affinity == nil || p.Spec.Affinity.PodAntiAffinity == nil {
+			continue
+		}
+		for _, term := range p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+			if err != nil || term.TopologyKey != v1.LabelHostname {
+				continue
+			}
+			for _, q := range n.Pods {
+				if q != p && q.Namespace == p.Namespace && sel.Matches(labels.Set(q.Labels)) {
+					t.Fatalf("node %s runs %s and %s against %s's hostname anti-affinity\n%s", n.Node.Name, cluster.PodKey(p), cluster.PodKey(q), p.Name, snap)
+				}
+			}
+		}
+	}
+	alloc := n.Node.Status.Allocatable
+	if a := alloc[corev1.ResourceCPU]; cpu.Cmp(a) > 0 {
+		t.Fatalf("node %s: pods request cpu %s, allocatable %s %s\n%s", n.Node.Name, cpu.String(), a.String(), when, snap)
+	}
+	if a := alloc[corev1.ResourceMemory]; mem.Cmp(a) > 0 {
+		t.Fatalf("node %s: pods request memory %s, allocatable %s\n%s", n.Node.Name, mem.String(), a.String(), snap)
+	}
+	if a := alloc[corev1.ResourcePods]; int64(len(n.Pods)) > a.Value() {
+		t.Fatalf("node %s: %d pods, allocatable %s\n%s", n.Node.Name, len(n.Pods), a.String(), snap)
 	}
 }
 

@@ -111,8 +111,12 @@ spec:
 		for _, name := range cmd.Candidates {
 			fmt.Printf("%s %s: %s\n", cmd.Method, cmd.Reason, name)
 		}
+		if len(cmd.Moves) > 0 {
+			break // the later commands planned these pods again: Plan anew (see ApplyCommand)
+		}
 	}
-	// The displaced pods go where the plan's simulation sent them.
+	// ApplyCommand bound the displaced pods where the plan's simulation sent them; a Solve
+	// places whatever is still pending.
 	res, err = scheduling.Solve(snap.SchedulingInput(scheduling.Options{}))
 	if err != nil {
 		panic(err)
