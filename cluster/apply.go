@@ -195,8 +195,10 @@ func boundTo(p *corev1.Pod, node string) *corev1.Pod {
 //
 // Each command's Moves are its own simulation's, which planned the pods of the commands
 // before it in the same Result again (as Karpenter's simulations do) and may have put them
-// elsewhere than those commands' Moves: after applying one command that moves pods, Plan
-// again before applying the next, or a node may get both commands' pods.
+// elsewhere than those commands' Moves: after applying a command that moves pods, Plan again
+// before applying a later one, or a node may get both commands' pods. (The forceful commands
+// at the start of a Result share one simulation, the provisioner's, and may be applied
+// together.)
 func (s *Snapshot) ApplyCommand(cmd disruption.Command, launched []*v1.NodeClaim) (*Snapshot, error) {
 	if len(launched) != len(cmd.Replacements) {
 		return nil, fmt.Errorf("cluster: ApplyCommand: %d launched NodeClaims for %d replacements", len(launched), len(cmd.Replacements))
