@@ -24,6 +24,7 @@ import (
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/verify"
 )
@@ -162,6 +163,19 @@ func autoscalerMachine(stats *smStats, pools bool) func(*rapid.T) {
 		if pools {
 			// As disruption's old machine: the pods a consolidation leaves pending are provisioned.
 			actions["consolidate"] = func(t *rapid.T) { a.consolidate(t); a.provision(t) }
+			// A spot interruption or scheduled change of one node: a forceful command whose
+			// pods the provisioner's pass plans (onto existing nodes or provisioned claims).
+			actions["interruption"] = func(t *rapid.T) {
+				nodes := a.snap.Nodes()
+				if len(nodes) == 0 {
+					t.Skip("no nodes")
+				}
+				n := rapid.SampledFrom(nodes).Draw(t, "interrupted")
+				kind := rapid.SampledFrom([]interruption.Kind{interruption.SpotInterrupted, interruption.ScheduledChange}).Draw(t, "interruption")
+				a.stats.Interruptions++
+				a.consolidate(t, interruption.Event{Kind: kind, ID: a.names.Next("event"), Time: a.now, InstanceIDs: []string{n.Node.Spec.ProviderID}})
+				a.provision(t)
+			}
 			// Past every NodePool's consolidateAfter, so that consolidation has candidates.
 			actions["tick"] = func(t *rapid.T) {
 				a.now = a.now.Add(2*time.Minute + time.Duration(rapid.IntRange(1, 600).Draw(t, "tick-seconds"))*time.Second)
@@ -210,7 +224,7 @@ func drawNodePools(t *rapid.T, types cloudprovider.InstanceTypes) ([]*v1.NodePoo
 // smStats counts what the machine did over all runs (for the log: a machine that never
 // consolidates tests little).
 type smStats struct {
-	Launched, CapacityErrors, Commands, Abandoned, PodsBound, Candidates, Moved int
+	Launched, CapacityErrors, Commands, Abandoned, PodsBound, Candidates, Moved, Interruptions int
 }
 
 // refresh gives the snapshot the cloud's instance types now (unavailable offerings marked).
@@ -301,9 +315,10 @@ func (a *autoscaler) provision(t *rapid.T) {
 // (see ApplyCommand); the next Plan sees the cluster as it is. Every pod a command moves is
 // bound where its Moves say; when every launch got the offering planned, the cluster's price
 // falls by at least the applied savings.
-func (a *autoscaler) consolidate(t *rapid.T) {
+func (a *autoscaler) consolidate(t *rapid.T, events ...interruption.Event) {
 	a.refresh(t)
 	in := a.snap.DisruptionInput(a.now, disruption.Options{SpotToSpotConsolidation: a.spotToSpot})
+	in.Interruptions = events
 	res, err := disruption.Plan(in)
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +331,11 @@ func (a *autoscaler) consolidate(t *rapid.T) {
 	}
 	a.checkPlan(t, res)
 	before, saved, asPlanned := a.price(t), 0.0, true
+	moved := false // an applied command moved pods
 	for _, cmd := range res.Commands {
+		if moved && !cmd.Reason.Forceful() {
+			break
+		}
 		launched, all := a.launch(t, cmd.Replacements)
 		a.stats.Commands++
 		if !all { // Karpenter abandons a command whose replacements do not all launch
@@ -347,19 +366,21 @@ func (a *autoscaler) consolidate(t *rapid.T) {
 			checkBound(t, n, a.snap, fmt.Sprintf("after command %s %v of\n%s", cmd.Method, cmd.Candidates, planText(res)))
 		}
 		for _, m := range cmd.Moves {
-			want := m.Node
+			want := m.Node // "": pending (a provisioned claim's pod, or one without a destination)
 			if m.Replacement >= 0 {
 				want = launched[m.Replacement].Name
 			}
-			if got := a.boundOn(m.Pod); got != want || want == "" {
+			if got := a.boundOn(m.Pod); got != want || (want == "" && !slices.ContainsFunc(a.snap.Pending(), func(p *corev1.Pod) bool {
+				return cluster.PodKey(p) == cluster.PodKey(m.Pod)
+			})) {
 				t.Fatalf("command %v moves pod %s to %q, it is on %q\n%s", cmd.Candidates, cluster.PodKey(m.Pod), want, got, a.snap)
 			}
 			a.stats.Moved++
 		}
 		saved += cmd.SavingsPerHour
-		if len(cmd.Moves) > 0 {
-			break
-		}
+		// The forceful commands share the provisioner's simulation; any later command planned
+		// their pods and those of this one again: Plan anew (see ApplyCommand).
+		moved = moved || len(cmd.Moves) > 0
 	}
 	if after := a.price(t); asPlanned && after > before-saved+1e-6 {
 		t.Fatalf("consolidation saved %.6f/h, the plan said %.6f/h\n%s%s", before-after, saved, a.snap, dumpPlan(in, res))
@@ -396,6 +417,11 @@ func (a *autoscaler) checkPlan(t *rapid.T, res *disruption.Result) {
 			if len(c.Replacements) > 1 || (len(c.Replacements) == 1 && !(c.Replacements[0].Offering.Price < total)) || c.SavingsPerHour <= 0 {
 				t.Fatalf("consolidation of %v (%.6f/h) launches %d nodes, saving %v/h", c.Candidates, total, len(c.Replacements), c.SavingsPerHour)
 			}
+		case disruption.ReasonInterrupted:
+			if len(c.Replacements) > 0 || c.SavingsPerHour != 0 {
+				t.Fatalf("interruption of %v launches %d nodes, saving %v/h", c.Candidates, len(c.Replacements), c.SavingsPerHour)
+			}
+			continue
 		default:
 			t.Fatalf("unexpected %s/%s command for %v", c.Method, c.Reason, c.Candidates)
 		}
