@@ -238,26 +238,46 @@ func compatible(ex, in *Requirement) bool {
 	return (negative(ex) && negative(in)) || ex.Intersects(in)
 }
 
-// Failure kinds of one key in Compatible.
+// ConflictKind says why one key makes two requirement sets incompatible.
+type ConflictKind int
+
 const (
-	keyOK = iota
-	keyUndefined
-	keyDisjoint
+	// NoConflict: the sets are compatible.
+	NoConflict ConflictKind = iota
+	// Undefined: the receiver does not define the key, the incoming requirement needs the
+	// label to exist and the key is not in allowUndefined.
+	Undefined
+	// Disjoint: both define the key and no value satisfies both (and they are not both
+	// negative).
+	Disjoint
 )
 
 // checkKey classifies incoming requirement in (on key) against rs.
-func (rs Requirements) checkKey(key string, in *Requirement, allowUndefined KeySet) int {
+func (rs Requirements) checkKey(key string, in *Requirement, allowUndefined KeySet) ConflictKind {
 	ex, defined := rs[key]
 	if !defined {
 		if allowUndefined[key] || negative(in) {
-			return keyOK
+			return NoConflict
 		}
-		return keyUndefined
+		return Undefined
 	}
 	if !compatible(ex, in) {
-		return keyDisjoint
+		return Disjoint
 	}
-	return keyOK
+	return NoConflict
+}
+
+// Conflict is the data of Compatible's error: the key that makes incoming incompatible with
+// rs (the first in sorted order when several do) and why, or "" and NoConflict. It does not
+// allocate.
+func (rs Requirements) Conflict(incoming Requirements, allowUndefined KeySet) (string, ConflictKind) {
+	failKey, kind := "", NoConflict
+	for key, in := range incoming {
+		if k := rs.checkKey(key, in, allowUndefined); k != NoConflict && (kind == NoConflict || key < failKey) {
+			failKey, kind = key, k
+		}
+	}
+	return failKey, kind
 }
 
 // Compatible reports (as an error explaining why not) whether a node with requirements rs
@@ -266,19 +286,15 @@ func (rs Requirements) checkKey(key string, in *Requirement, allowUndefined KeyS
 // allowUndefined is strict. Errors name the key, with a typo hint for an undefined key
 // (`label "zone" does not have known values (typo of "topology.kubernetes.io/zone"?)`).
 //
-// When several keys fail, the error names the first in sorted order. An incoming NotIn with
-// integer bounds is not negative (the label must exist to satisfy a bound).
+// When several keys fail, the error names the first in sorted order (Conflict's key). An
+// incoming NotIn with integer bounds is not negative (the label must exist to satisfy a
+// bound).
 func (rs Requirements) Compatible(incoming Requirements, allowUndefined KeySet) error {
-	failKey, kind := "", keyOK
-	for key, in := range incoming {
-		if k := rs.checkKey(key, in, allowUndefined); k != keyOK && (kind == keyOK || key < failKey) {
-			failKey, kind = key, k
-		}
-	}
+	failKey, kind := rs.Conflict(incoming, allowUndefined)
 	switch kind {
-	case keyUndefined:
+	case Undefined:
 		return fmt.Errorf("label %q does not have known values%s", failKey, typoHint(failKey, rs, allowUndefined))
-	case keyDisjoint:
+	case Disjoint:
 		return disjointError(failKey, rs[failKey], incoming[failKey])
 	}
 	return nil
@@ -292,7 +308,7 @@ func disjointError(key string, ex, in *Requirement) error {
 // IsCompatible is Compatible as a boolean; it does not allocate on success or failure.
 func (rs Requirements) IsCompatible(incoming Requirements, allowUndefined KeySet) bool {
 	for key, in := range incoming {
-		if rs.checkKey(key, in, allowUndefined) != keyOK {
+		if rs.checkKey(key, in, allowUndefined) != NoConflict {
 			return false
 		}
 	}

@@ -124,6 +124,48 @@ func TestCompatibleNamesFirstKey(t *testing.T) {
 	assert.EqualError(t, node.Compatible(pod, nil), `key "b": b In [2] not in b In [1]`)
 }
 
+// TestConflict: the key that makes two sets incompatible and why, per kind of failure; the
+// first key in sorted order when several fail; always the key Compatible's error names.
+func TestConflict(t *testing.T) {
+	node := reqs(MustNew("b", In, "1"), MustNew("d", DoesNotExist), MustNew("n", Gt, "4"))
+	tests := []struct {
+		name  string
+		node  Requirements
+		pod   Requirements
+		allow KeySet
+		key   string
+		kind  ConflictKind
+	}{
+		{"compatible", node, reqs(MustNew("b", In, "1", "2"), MustNew("n", In, "8")), nil, "", NoConflict},
+		{"empty incoming", node, Requirements{}, nil, "", NoConflict},
+		{"disjoint values", node, reqs(MustNew("b", In, "2")), nil, "b", Disjoint},
+		{"exists vs DoesNotExist", node, reqs(MustNew("d", Exists)), nil, "d", Disjoint},
+		{"bound vs value", node, reqs(MustNew("n", Lt, "3")), nil, "n", Disjoint},
+		{"undefined key", node, reqs(MustNew("a", In, "x")), nil, "a", Undefined},
+		{"undefined but allowed", node, reqs(MustNew("a", In, "x")), KeySet{"a": true}, "", NoConflict},
+		{"undefined negative", node, reqs(MustNew("a", NotIn, "x")), nil, "", NoConflict},
+		{"undefined bounded NotIn", node, reqs(MustNew("a", NotIn, "5").Intersection(MustNew("a", Gt, "1"))), nil, "a", Undefined},
+		{"first sorted key wins over kind", node, reqs(MustNew("c", In, "y"), MustNew("b", In, "2")), nil, "b", Disjoint},
+		{"first sorted key, undefined first", node, reqs(MustNew("b", In, "2"), MustNew("a", In, "x")), nil, "a", Undefined},
+		{"both negative", reqs(MustNew("k", NotIn, "1")), reqs(MustNew("k", DoesNotExist)), nil, "", NoConflict},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := 0; i < 10; i++ { // map order must not matter
+				key, kind := tc.node.Conflict(tc.pod, tc.allow)
+				assert.Equal(t, tc.key, key)
+				assert.Equal(t, tc.kind, kind)
+			}
+			err := tc.node.Compatible(tc.pod, tc.allow)
+			assert.Equal(t, tc.kind == NoConflict, err == nil, "Compatible: %v", err)
+			assert.Equal(t, tc.kind == NoConflict, tc.node.IsCompatible(tc.pod, tc.allow))
+			if err != nil {
+				assert.Contains(t, err.Error(), fmt.Sprintf("%q", tc.key), "Compatible's error names Conflict's key")
+			}
+		})
+	}
+}
+
 func TestTypoHints(t *testing.T) {
 	tests := []struct {
 		key  string
@@ -348,6 +390,7 @@ func TestNoAllocations(t *testing.T) {
 			node.IsCompatible(podBad, nil)
 		},
 		"Requirements.HasIntersection": func() { node.HasIntersection(podOK); node.HasIntersection(podBad) },
+		"Requirements.Conflict":        func() { node.Conflict(podOK, allow); node.Conflict(podBad, nil) },
 	}
 	for name, f := range checks {
 		assert.Zero(t, testing.AllocsPerRun(100, f), name)

@@ -64,7 +64,8 @@ func TestAffinityBootstrapsOnlyWithoutMatches(t *testing.T) {
 	t.Run("a match in another zone: pending", func(t *testing.T) {
 		res := mustSolve(t, asInput([]*corev1.Pod{pod()}, asNode("node-a", fake.TestZone1, "10", nil, fake.Pod("g-0").Label("app", "g").Obj())))
 		require.Len(t, res.PodErrors, 1)
-		assert.Contains(t, res.PodErrors[0].Reason, v1.LabelTopologyZone)
+		assert.Equal(t, scheduling.PodAffinity, res.PodErrors[0].Code)
+		assert.Equal(t, v1.LabelTopologyZone, res.PodErrors[0].Causes[0].Key)
 		assert.Empty(t, res.NewNodeClaims)
 	})
 	t.Run("no match anywhere: it starts the group", func(t *testing.T) {

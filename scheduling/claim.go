@@ -35,9 +35,6 @@ type claim struct {
 	prev, next *claim
 }
 
-// rejected is the reason of a check that was not asked to explain itself.
-var rejected = Cause{Code: "rejected", Reason: "rejected"}
-
 // placement is a successful trial: the claim's requirements and types after adding the pod.
 type placement struct {
 	reqs    requirements.Requirements
@@ -47,42 +44,41 @@ type placement struct {
 
 // tryAdd adds p (with form f) to c if it fits, and reports whether it did.
 func (c *claim) tryAdd(s *solver, p *podData, f *podForm) bool {
-	pl, why := c.check(s, p, f, false)
-	if why.failed() {
+	pl, ok := c.check(s, p, f, nil)
+	if !ok {
 		return false
 	}
 	c.commit(s, p, f, pl)
 	return true
 }
 
-// check tries p on c without changing c. The reason is detailed only when explain is set
-// (building messages for every rejected candidate would dominate the run time).
-func (c *claim) check(s *solver, p *podData, f *podForm, explain bool) (placement, Cause) {
+// reject sets why (when asked) to c on NodePool t; it returns false, check's answer.
+func (t *template) reject(why *Cause, c Cause) bool {
+	if why != nil {
+		c.NodePool = t.name
+		*why = c
+	}
+	return false
+}
+
+// check tries p on c without changing c. When p does not fit and why is not nil, why gets
+// the cause (its details cost only then: every rejected candidate would pay otherwise).
+func (c *claim) check(s *solver, p *podData, f *podForm, why *Cause) (placement, bool) {
 	t := c.t
 	if !fits2(c.requests, p.requests, c.maxAlloc) {
-		return placement{}, cause(InsufficientResource, t.name, "", "insufficient resources")
+		return placement{}, t.reject(why, Cause{Code: InsufficientResource})
 	}
-	if p.hostBlocked(f, c.host) {
-		if !explain {
-			return placement{}, rejected
-		}
-		return placement{}, cause(TopologyUnsatisfiable, t.name, v1.LabelHostname, fmt.Sprintf("no %q domain satisfies the pod's topology constraints", v1.LabelHostname))
+	if g := p.hostBlocked(f, c.host); g != nil {
+		return placement{}, why != nil && t.reject(why, topologyCause(g))
 	}
 	if !tolerates(f.tolerations, t.taints) {
-		if !explain {
-			return placement{}, rejected
-		}
-		return placement{}, cause(UntoleratedTaint, t.name, "", fmt.Sprintf("did not tolerate taints of NodePool %q", t.name))
+		return placement{}, why != nil && t.reject(why, Cause{Code: UntoleratedTaint, Taint: untolerated(f.tolerations, t.taints)})
 	}
 	if len(p.ports) > 0 && portsConflict(c.ports, p.ports) {
-		return placement{}, cause(HostPort, t.name, "", "host port conflict")
+		return placement{}, why != nil && t.reject(why, portCause(c.ports, p.ports))
 	}
 	if !c.reqs.IsCompatible(f.reqs, s.wellKnown) {
-		if explain {
-			err := c.reqs.Compatible(f.reqs, s.wellKnown)
-			return placement{}, cause(RequirementsUnsatisfiable, t.name, "", fmt.Sprintf("incompatible with NodePool %q: %v", t.name, err))
-		}
-		return placement{}, cause(RequirementsUnsatisfiable, t.name, "", "incompatible requirements")
+		return placement{}, why != nil && t.reject(why, conflictCause(c.reqs, f.reqs, s.wellKnown))
 	}
 	merged := c.reqs
 	var changed []string
@@ -107,15 +103,15 @@ func (c *claim) check(s *solver, p *podData, f *podForm, explain bool) (placemen
 		changed = append(changed, k)
 	}
 	if len(p.volumeAlternatives) == 0 {
-		return c.checkTopologyAndTypes(s, p, f, merged, changed, explain)
+		return c.checkTopologyAndTypes(s, p, f, merged, changed, why)
 	}
 	// Volume topology: the first alternative (a PV's OR-ed node-affinity terms, or a
-	// StorageClass's allowed topologies) under which everything else fits wins.
-	why := cause(VolumeTopology, t.name, "", "no volume topology alternative fits")
+	// StorageClass's allowed topologies) under which everything else fits wins; the cause is
+	// the last alternative's.
 	for _, alt := range p.volumeAlternatives {
 		if !merged.IsCompatible(alt, s.wellKnown) {
-			if explain {
-				why = cause(VolumeTopology, t.name, "", fmt.Sprintf("volume topology %s is incompatible with NodePool %q", alt, t.name))
+			if why != nil {
+				t.reject(why, volumeCause(merged, alt, s.wellKnown))
 			}
 			continue
 		}
@@ -125,25 +121,20 @@ func (c *claim) check(s *solver, p *podData, f *podForm, explain bool) (placemen
 			m[k] = m.Get(k).Intersection(r)
 			ch = append(ch, k)
 		}
-		pl, reason := c.checkTopologyAndTypes(s, p, f, m, ch, explain)
-		if !reason.failed() {
-			return pl, Cause{}
+		if pl, ok := c.checkTopologyAndTypes(s, p, f, m, ch, why); ok {
+			return pl, true
 		}
-		why = reason
 	}
-	return placement{}, why
+	return placement{}, false
 }
 
 // checkTopologyAndTypes finishes check once the pod's (and its volumes') requirements are
 // merged: topology narrows the requirements, and some remaining instance type must fit.
-func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged requirements.Requirements, changed []string, explain bool) (placement, Cause) {
+func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged requirements.Requirements, changed []string, why *Cause) (placement, bool) {
 	t := c.t
-	narrowed, failedKey, ok := s.topo.requirementsFor(p, f, merged, c.host)
+	narrowed, failed, ok := s.topo.requirementsFor(p, f, merged, c.host)
 	if !ok {
-		if !explain {
-			return placement{}, rejected
-		}
-		return placement{}, cause(TopologyUnsatisfiable, t.name, failedKey, fmt.Sprintf("no %q domain satisfies the pod's topology constraints", failedKey))
+		return placement{}, why != nil && t.reject(why, topologyCause(failed))
 	}
 	for k, r := range narrowed {
 		if len(changed) == 0 {
@@ -165,16 +156,13 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 		return fits2(c.requests, p.requests, tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports))
 	}
 	if !types.anyReverse(fitsPod) {
-		if explain {
-			return placement{}, s.noTypeReason(t, p, types)
-		}
-		return placement{}, cause(InsufficientResource, t.name, "", "no instance type fits")
+		return placement{}, why != nil && t.reject(why, s.noTypeReason(t, p, c.types, types, merged, changed))
 	}
 	if p.settling {
 		// Settle the claim for the groups counting p the way its cheapest option launches.
 		settlement, ok := s.settlement(t, p, merged, types, fitsPod)
 		if !ok {
-			return placement{}, rejected
+			return placement{}, t.reject(why, Cause{Code: OfferingUnavailable})
 		}
 		var settled []string
 		for k, r := range settlement {
@@ -192,11 +180,15 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 		}
 		if len(settled) > 0 {
 			sort.Strings(settled)
+			var before bitset
+			if why != nil {
+				before = types.clone()
+			}
 			t.narrowTypes(types, settled, merged)
 			s.scratch = types
 			changed = append(changed, settled...)
 			if !types.anyReverse(fitsPod) {
-				return placement{}, rejected
+				return placement{}, why != nil && t.reject(why, s.noTypeReason(t, p, before, types, merged, settled))
 			}
 		}
 	}
@@ -210,10 +202,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 		})
 		if key, have, want := t.minValuesShortfall(out, merged); key != "" {
 			if s.opts.MinValuesPolicy != MinValuesBestEffort {
-				if !explain {
-					return placement{}, rejected
-				}
-				return placement{}, cause(MinValues, t.name, key, fmt.Sprintf("NodePool %q: minValues of %q is %d but the instance types that fit offer only %d values", t.name, key, want, have))
+				return placement{}, why != nil && t.reject(why, minValuesCause(key, want, have))
 			}
 			// BestEffort: lower every unmet minValues to what the fitting types achieve.
 			if len(changed) == 0 {
@@ -223,10 +212,10 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 				merged[key] = merged[key].WithMinValues(have)
 				key, have, _ = t.minValuesShortfall(out, merged)
 			}
-			return placement{reqs: merged, types: types, relaxed: true}, Cause{}
+			return placement{reqs: merged, types: types, relaxed: true}, true
 		}
 	}
-	return placement{reqs: merged, types: types}, Cause{}
+	return placement{reqs: merged, types: types}, true
 }
 
 // commit adds p to c after a successful check: the claim keeps the types that fit every pod.
@@ -293,14 +282,62 @@ func (s *solver) ownedInverse(p *podData, f *podForm) []*topologyGroup {
 	return p.inverse
 }
 
-// noTypeReason explains why no instance type of t fits p alone.
-func (s *solver) noTypeReason(t *template, p *podData, compatible bitset) Cause {
-	if compatible.empty() {
-		return cause(RequirementsUnsatisfiable, t.name, "", fmt.Sprintf("NodePool %q: no instance type satisfies the pod's requirements", t.name))
+// noTypeReason says why no instance type of t fits p alone, types being what is left of
+// from after narrowing it by the keys changed in merged.
+func (s *solver) noTypeReason(t *template, p *podData, from, types bitset, merged requirements.Requirements, changed []string) Cause {
+	if types.empty() {
+		return t.typesGoneCause(from, merged, changed)
 	}
-	c := cause(InsufficientResource, t.name, "", fmt.Sprintf("NodePool %q: no instance type has enough resources for requests %s (with daemonset overhead)", t.name, formatResources(s.res.list(p.requests))))
-	c.Resource = s.resourceNoTypeHas(t, p, compatible)
-	return c
+	name := s.resourceNoTypeHas(t, p, types)
+	if name == "" {
+		// Each resource fits some type alone: all together fit none, or a type with room has
+		// DaemonSets binding the pod's host port.
+		var ports []hostPort
+		if types.anyReverse(func(i int) bool {
+			ports = t.types[i].daemonPorts
+			return p.requests.fits(t.types[i].alloc)
+		}) {
+			return portCause(ports, p.ports)
+		}
+		return Cause{Code: InsufficientResource}
+	}
+	r := s.res.pos[corev1.ResourceName(name)]
+	best := int64(0)
+	types.each(func(i int) bool {
+		best = max(best, t.types[i].alloc[r])
+		return true
+	})
+	return Cause{Code: InsufficientResource, Resource: name, Needed: s.res.amount(r, p.requests[r]), Available: s.res.amount(r, best)}
+}
+
+// typesGoneCause says why narrowing from by the changed keys of merged left no type: the
+// first key (sorted) that alone leaves none, else the key at which narrowing by them in
+// order does; OfferingUnavailable when only the offerings' availability does.
+func (t *template) typesGoneCause(from bitset, merged requirements.Requirements, changed []string) Cause {
+	keys := append([]string(nil), changed...)
+	sort.Strings(keys)
+	conflict := func(k string) Cause {
+		c := Cause{Code: RequirementsUnsatisfiable, Key: k}
+		if r, ok := merged[k]; ok {
+			c.Requirement = r.String()
+		}
+		return c
+	}
+	for _, k := range keys {
+		b := from.clone()
+		b.andWith(t.typesFor(k, merged[k]))
+		if b.empty() {
+			return conflict(k)
+		}
+	}
+	b := from.clone()
+	for _, k := range keys {
+		b.andWith(t.typesFor(k, merged[k]))
+		if b.empty() {
+			return conflict(k)
+		}
+	}
+	return Cause{Code: OfferingUnavailable}
 }
 
 // resourceNoTypeHas is the first resource of p's requests that no type in types can hold
@@ -311,36 +348,14 @@ func (s *solver) resourceNoTypeHas(t *template, p *podData, types bitset) string
 			return false
 		}
 		need := p.requests[r]
-		room := false
-		types.each(func(i int) bool {
-			room = t.types[i].alloc[r] >= need
-			return !room
-		})
-		return !room
+		return !types.anyReverse(func(i int) bool { return t.types[i].alloc[r] >= need })
 	})
 }
 
-func formatResources(rl corev1.ResourceList) string {
-	names := make([]string, 0, len(rl))
-	for n := range rl {
-		names = append(names, string(n))
-	}
-	sort.Strings(names)
-	out := "{"
-	for i, n := range names {
-		if i > 0 {
-			out += ", "
-		}
-		q := rl[corev1.ResourceName(n)]
-		out += n + ": " + q.String()
-	}
-	return out + "}"
-}
-
-// limitEveryTypeExceeds is the first limited resource whose remaining limit every type of t
-// exceeds, or "" when no single resource excludes them all.
-func (s *solver) limitEveryTypeExceeds(t *template) string {
-	return s.res.first(func(r int) bool {
+// limitCause says which limit of t every type exceeds: the first limited resource whose
+// remaining limit is below every type's capacity, with the smallest capacity and what is left.
+func (s *solver) limitCause(t *template) Cause {
+	name := s.res.first(func(r int) bool {
 		if r >= len(t.limited) || !t.limited[r] {
 			return false
 		}
@@ -351,12 +366,22 @@ func (s *solver) limitEveryTypeExceeds(t *template) string {
 		}
 		return true
 	})
+	c := Cause{Code: NodePoolLimit, NodePool: t.name, Resource: name}
+	if name != "" {
+		r := s.res.pos[corev1.ResourceName(name)]
+		smallest := t.types[0].capacity[r]
+		for _, tt := range t.types {
+			smallest = min(smallest, tt.capacity[r])
+		}
+		c.Needed, c.Available = s.res.amount(r, smallest), s.res.amount(r, max(t.remaining[r], 0))
+	}
+	return c
 }
 
 // newClaim opens a NodeClaim of template t for p, or says why it cannot.
 func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 	if t.nodesLeft == 0 {
-		return nil, cause(NodePoolLimit, t.name, "", fmt.Sprintf("NodePool %q: node limit reached", t.name))
+		return nil, Cause{Code: NodePoolLimit, NodePool: t.name, Resource: "nodes"}
 	}
 	types := t.all
 	if t.hasLimits {
@@ -371,9 +396,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 		}
 		if types.empty() {
 			s.limitRefused = true
-			c := cause(NodePoolLimit, t.name, "", fmt.Sprintf("NodePool %q: all instance types exceed its remaining limits", t.name))
-			c.Resource = s.limitEveryTypeExceeds(t)
-			return nil, c
+			return nil, s.limitCause(t)
 		}
 	}
 	hostname := fmt.Sprintf("hostname-placeholder-%04d", s.hostnameSeq)
@@ -390,8 +413,9 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 	for i := range c.maxAlloc {
 		c.maxAlloc[i] = 1 << 62
 	}
-	pl, why := c.check(s, p, f, true)
-	if why.failed() {
+	var why Cause
+	pl, ok := c.check(s, p, f, &why)
+	if !ok {
 		return nil, why
 	}
 	s.hostnameSeq++
@@ -602,7 +626,7 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 	fo := s.options(t, t.offerings(reqs), c.types)
 	if len(fo.types) == 0 {
 		for _, p := range c.pods {
-			errs[p] = singleFailure(cause(OfferingUnavailable, t.name, "", fmt.Sprintf("NodePool %q: no launchable offering left for the NodeClaim", t.name)))
+			errs[p] = singleFailure(Cause{Code: OfferingUnavailable, NodePool: t.name})
 		}
 		return nil
 	}
@@ -633,7 +657,9 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort {
 		if key, have, want := t.minValuesShortfall(fo.chosen, reqs); key != "" {
 			for _, p := range c.pods {
-				errs[p] = singleFailure(cause(MinValues, t.name, key, fmt.Sprintf("NodePool %q couldn't meet minValues requirements: %q needs %d values, the %d cheapest types offer %d", t.name, key, want, len(fo.types), have)))
+				why := minValuesCause(key, want, have)
+				why.NodePool, why.InstanceTypes = t.name, len(fo.types)
+				errs[p] = singleFailure(why)
 			}
 			return nil
 		}

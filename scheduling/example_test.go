@@ -82,7 +82,7 @@ func ExampleSolve_unschedulable() {
 	}
 	// Output:
 	// fake-it-0: small
-	// huge: NodePool "default": no instance type has enough resources for requests {cpu: 64, memory: 1Gi, pods: 1} (with daemonset overhead)
+	// huge: 0/1 NodePools available: 1 insufficient cpu (needs 64, largest type offers 3.9)
 }
 
 // A pending pod goes to an existing node with room before any new NodeClaim is considered.

@@ -274,22 +274,41 @@ func (s *solver) countBoundPods() {
 
 // tryAdd places p on the node if it fits.
 func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
-	if s.opts.ConsolidationSimulation && e.node.UnderConsolidateAfter && p.pod.Spec.NodeName != "" && !s.deleting[p.pod.Spec.NodeName] {
+	if !e.check(s, p, f, nil) {
 		return false
+	}
+	e.available.sub(p.requests)
+	e.attach(p.volumes)
+	e.ports = append(e.ports, p.ports...)
+	e.placed = append(e.placed, p)
+	s.topo.record(p, s.ownedInverse(p, f), e.reqs, e.taints)
+	return true
+}
+
+// check reports whether p (form f) fits the node; when it does not and why is not nil, why
+// gets the cause (the details cost only then).
+func (e *existingNode) check(s *solver, p *podData, f *podForm, why *Cause) bool {
+	if s.opts.ConsolidationSimulation && e.node.UnderConsolidateAfter && p.pod.Spec.NodeName != "" && !s.deleting[p.pod.Spec.NodeName] {
+		return e.reject(why, Cause{Code: ConsolidateAfter})
 	}
 	for i, x := range p.requests {
 		if x > e.available[i] {
+			if why != nil {
+				*why = Cause{Code: InsufficientResource, Node: e.name, Resource: s.res.first(func(r int) bool { return p.requests[r] > e.available[r] })}
+				r := s.res.pos[corev1.ResourceName(why.Resource)]
+				why.Needed, why.Available = s.res.amount(r, p.requests[r]), s.res.amount(r, max(e.available[r], 0))
+			}
 			return false
 		}
 	}
 	if !tolerates(f.tolerations, e.taints) {
-		return false
+		return why != nil && e.reject(why, Cause{Code: UntoleratedTaint, Taint: untolerated(f.tolerations, e.taints)})
 	}
 	if len(p.ports) > 0 && portsConflict(e.ports, p.ports) {
-		return false
+		return why != nil && e.reject(why, portCause(e.ports, p.ports))
 	}
 	if !e.reqs.IsCompatible(f.reqs, nil) {
-		return false
+		return why != nil && e.reject(why, conflictCause(e.reqs, f.reqs, nil))
 	}
 	if len(p.volumeAlternatives) > 0 {
 		ok := false
@@ -300,33 +319,69 @@ func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
 			}
 		}
 		if !ok {
-			return false
+			return why != nil && e.reject(why, volumeCause(e.reqs, p.volumeAlternatives[0], nil))
 		}
 	}
 	if len(p.volumes) > 0 && !e.volumesFit(p.volumes) {
-		return false
+		return why != nil && e.reject(why, Cause{Code: VolumeAttachLimit, Key: e.fullDriver(p.volumes)})
 	}
 	for _, g := range f.owned {
 		if !e.reqs.Has(g.key) && (g.kind == groupSpread || g.kind == groupAffinity) {
-			return false
+			return why != nil && e.reject(why, topologyCause(g))
 		}
 	}
-	if p.hostBlocked(f, e.host) {
-		return false
+	if g := p.hostBlocked(f, e.host); g != nil {
+		return why != nil && e.reject(why, topologyCause(g))
 	}
-	narrowed, _, ok := s.topo.requirementsFor(p, f, e.reqs, e.host)
+	narrowed, failed, ok := s.topo.requirementsFor(p, f, e.reqs, e.host)
 	if !ok {
-		return false
+		return why != nil && e.reject(why, topologyCause(failed))
 	}
 	for k, r := range narrowed {
 		if !e.reqs.Get(k).Intersects(r) {
-			return false
+			return why != nil && e.reject(why, Cause{Code: topologyCodeOn(p, f, k), Key: k})
 		}
 	}
-	e.available.sub(p.requests)
-	e.attach(p.volumes)
-	e.ports = append(e.ports, p.ports...)
-	e.placed = append(e.placed, p)
-	s.topo.record(p, s.ownedInverse(p, f), e.reqs, e.taints)
 	return true
+}
+
+// nodeCauses says why each existing node rejects p, a pod that was not placed. They are
+// derived once, as Solve ends, with p's preferences relaxed as far as its attempts went, so
+// that no attempt pays for them; nil for a pod that was never tried on nodes.
+func (s *solver) nodeCauses(p *podData) []Cause {
+	if p.form == nil || s.noDynamicNodePools || len(s.existing) == 0 {
+		return nil
+	}
+	f := p.form
+	for next := f.relax(s.toleratePreferNoSchedule); next != nil; next = next.relax(s.toleratePreferNoSchedule) {
+		f = next
+	}
+	s.topo.beginAttempt()
+	out := make([]Cause, 0, len(s.existing))
+	for _, n := range s.existing {
+		var why Cause
+		if !n.check(s, p, f, &why) {
+			out = append(out, why)
+		}
+	}
+	return out
+}
+
+// reject sets why (when asked) to c on this node; it returns false, check's answer.
+func (e *existingNode) reject(why *Cause, c Cause) bool {
+	if why != nil {
+		c.Node = e.name
+		*why = c
+	}
+	return false
+}
+
+// fullDriver is the first CSI driver of uses whose attach limit the node would exceed.
+func (e *existingNode) fullDriver(uses []volumeUse) string {
+	for i := range uses {
+		if !e.volumesFit(uses[:i+1]) {
+			return uses[i].driver
+		}
+	}
+	return ""
 }

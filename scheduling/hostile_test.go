@@ -173,7 +173,8 @@ func TestOutOfRangeQuantitiesOfPodsArePodErrors(t *testing.T) {
 			res := mustSolve(t, oneType(twoCPU, c.pod))
 			assert.Empty(t, res.NewNodeClaims)
 			require.Len(t, res.PodErrors, 1)
-			assert.Contains(t, res.PodErrors[0].Reason, c.want)
+			assert.Equal(t, scheduling.InvalidPodSpec, res.PodErrors[0].Code)
+			assert.Contains(t, res.PodErrors[0].Causes[0].Detail, c.want, "the validation error names the field")
 		})
 	}
 }
@@ -278,7 +279,8 @@ func TestPodsTheAPIServerRejectsArePodErrors(t *testing.T) {
 			res := mustSolve(t, oneType(typeWith("small", "2", "4Gi"), c.pod))
 			assert.Empty(t, res.NewNodeClaims)
 			require.Len(t, res.PodErrors, 1)
-			assert.Contains(t, res.PodErrors[0].Reason, c.want)
+			assert.Equal(t, scheduling.InvalidPodSpec, res.PodErrors[0].Code)
+			assert.Contains(t, res.PodErrors[0].Causes[0].Detail, c.want, "the validation error names the field")
 		})
 	}
 }
@@ -290,8 +292,12 @@ func TestOnlyUnavailableOfferingsSaySo(t *testing.T) {
 		cloudprovider.NewOffering(fake.TestZone1, v1.CapacityTypeOnDemand, 0.1, false)}})
 	res := mustSolve(t, oneType(gone, fake.Pod("p").Obj()))
 	require.Len(t, res.PodErrors, 1)
-	assert.Contains(t, res.PodErrors[0].Reason, `NodePool "default": none of its 1 instance types has an available offering`)
-	assert.NotContains(t, res.PodErrors[0].Reason, "filtered out")
+	require.Len(t, res.PodErrors[0].Causes, 1)
+	c := res.PodErrors[0].Causes[0]
+	assert.Equal(t, scheduling.OfferingUnavailable, c.Code)
+	assert.Equal(t, "default", c.NodePool)
+	assert.Equal(t, 1, c.InstanceTypes)
+	assert.Equal(t, 1, c.Unavailable, "none filtered out by requirements")
 }
 
 // TestPropHostileInputs draws zero, huge, overflowing and negative quantities and nil entries

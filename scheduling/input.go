@@ -224,16 +224,3 @@ type ExistingNodePlacement struct {
 	Name string
 	Pods []*corev1.Pod
 }
-
-// PodError says why a pod could not be placed.
-type PodError struct {
-	Pod *corev1.Pod
-	// Reason is the English text (what the CLI prints).
-	Reason string
-	// Code classifies Reason: NoNodePool when no NodePool can launch nodes, else the first
-	// cause's (NodePools are tried by weight).
-	Code ReasonCode
-	// Causes are the structured parts of Reason, one per NodePool tried (or the single
-	// cause of a pod that is never tried); never empty.
-	Causes []Cause
-}

@@ -20,7 +20,7 @@ type podData struct {
 	cpu, mem int64
 	ports    []hostPort
 	// invalid is set when the pod can never be scheduled (bad selector, restricted label...).
-	invalid Cause
+	invalid *Cause
 	// form is the pod's current scheduling constraints; relaxation replaces it.
 	form *podForm
 	// selectedBy are the topology groups that count this pod when it is placed.

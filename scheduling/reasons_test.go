@@ -5,7 +5,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -15,9 +17,59 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// TestReasonCodes: one input per code; the pod's error carries the code, and its first
-// cause names the NodePool and key the reason is about.
+// wantCause is what a test checks of a scheduling.Cause ("" and 0 fields must be empty).
+type wantCause struct {
+	code                scheduling.ReasonCode
+	nodePool, node, key string
+	resource            string
+	needed, available   string // Quantity strings
+	taint               string // the taint's key
+	port                int32
+	instanceTypes       int
+	unavailable         int
+}
+
+func assertCause(t *testing.T, want wantCause, got scheduling.Cause) {
+	t.Helper()
+	q := func(x *resource.Quantity) string {
+		if x == nil {
+			return ""
+		}
+		return x.String()
+	}
+	taint := ""
+	if got.Taint != nil {
+		taint = got.Taint.Key
+	}
+	assert.Equal(t, want, wantCause{code: got.Code, nodePool: got.NodePool, node: got.Node, key: got.Key, resource: got.Resource,
+		needed: q(got.Needed), available: q(got.Available), taint: taint, port: got.Port, instanceTypes: got.InstanceTypes, unavailable: got.Unavailable})
+}
+
+// reasonNode is an initialized node of NodePool "default" in zone 1 with 2 cpu, 4Gi and 10 pods free.
+func reasonNode(name string, bound ...*corev1.Pod) *scheduling.Node {
+	return kcManaged(name, "default", true, map[string]string{v1.LabelTopologyZone: fake.TestZone1, v1.LabelArch: "amd64", v1.LabelOS: "linux"},
+		kcRL("cpu", "2", "memory", "4Gi", "pods", "10"), bound...)
+}
+
+// largest is the largest allocatable of resource among types, as Cause.Available states it.
+func largest(types cloudprovider.InstanceTypes, name corev1.ResourceName) string {
+	best := resource.Quantity{}
+	for _, it := range types {
+		if q := it.Allocatable()[name]; q.Cmp(best) > 0 {
+			best = q
+		}
+	}
+	if name == corev1.ResourceCPU {
+		return resource.NewMilliQuantity(best.MilliValue(), resource.DecimalSI).String()
+	}
+	return resource.NewQuantity(best.Value(), resource.BinarySI).String()
+}
+
+// TestReasonCodes: one minimal input per code; the pod's error carries the code, and its first
+// NodePool-level cause (or, with node set, its first node cause) names the object, key,
+// resource and amounts it is about.
 func TestReasonCodes(t *testing.T) {
+	types := fake.InstanceTypes(4)
 	pool := func() *fake.NodePoolBuilder { return fake.NodePool("default") }
 	unavailable := fake.NewInstanceType(fake.InstanceTypeOptions{
 		Name:      "gone",
@@ -25,75 +77,144 @@ func TestReasonCodes(t *testing.T) {
 		Offerings: cloudprovider.Offerings{cloudprovider.NewOffering(fake.TestZone1, v1.CapacityTypeOnDemand, 0.1, false)},
 	})
 	notReady := pool().Obj()
-	notReady.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse}}
-	withPVC := fake.Pod("p").Requests("1", "1Gi").Obj()
-	withPVC.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "missing"}}}}
+	notReady.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Message: "no nodeclass"}}
 	daemon := fake.Pod("p").Requests("100m", "100Mi").Obj()
 	daemon.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent"}}
+	portDaemon := kcDS("proxy", "100m", "100Mi", func(spec *corev1.PodSpec) {
+		spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: 80}}
+	})
+	smallest := func(name corev1.ResourceName) string {
+		best := types[0].Capacity[name]
+		for _, it := range types {
+			if q := it.Capacity[name]; q.Cmp(best) < 0 {
+				best = q
+			}
+		}
+		return resource.NewMilliQuantity(best.MilliValue(), resource.DecimalSI).String()
+	}
+	zonal := storagev1.VolumeBindingWaitForFirstConsumer
 	cases := []struct {
-		name      string
-		pod       *corev1.Pod
-		pools     []*v1.NodePool // nil: one plain NodePool "default"
-		types     cloudprovider.InstanceTypes
-		code      scheduling.ReasonCode
-		causeCode scheduling.ReasonCode // "": same as code
-		nodePool  string
-		key       string
-		resource  string
+		name       string
+		pod        *corev1.Pod
+		pools      []*v1.NodePool // nil: one plain NodePool "default"
+		types      cloudprovider.InstanceTypes
+		nodes      []*scheduling.Node
+		daemonSets []*appsv1.DaemonSet
+		edit       func(in *scheduling.Input)
+		code       scheduling.ReasonCode
+		nodeCause  bool // check the first node cause instead of the first cause
+		want       wantCause
 	}{
 		{name: "taint", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{pool().Taint("dedicated", "x", corev1.TaintEffectNoSchedule).Obj()},
-			code: scheduling.UntoleratedTaint, nodePool: "default"},
-		{name: "requirements", pod: fake.Pod("p").NodeSelector(v1.LabelArch, "arm64").Obj(), pools: []*v1.NodePool{pool().Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, "amd64").Obj()},
-			code: scheduling.RequirementsUnsatisfiable, nodePool: "default"},
-		{name: "resources", pod: fake.Pod("p").Requests("100", "1Gi").Obj(),
-			code: scheduling.InsufficientResource, nodePool: "default", resource: "cpu"},
+			code: scheduling.UntoleratedTaint, want: wantCause{code: scheduling.UntoleratedTaint, nodePool: "default", taint: "dedicated"}},
+		{name: "node taint", pod: fake.Pod("p").Requests("1", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
+			nodes: []*scheduling.Node{kcWithTaints(reasonNode("n1"), kcTaint("team", "a", corev1.TaintEffectNoSchedule))},
+			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.UntoleratedTaint, node: "n1", taint: "team"}},
+		{name: "NodePool requirement", pod: fake.Pod("p").NodeSelector(v1.LabelArch, "arm64").Obj(), pools: []*v1.NodePool{pool().Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, "amd64").Obj()},
+			code: scheduling.RequirementsUnsatisfiable, want: wantCause{code: scheduling.RequirementsUnsatisfiable, nodePool: "default", key: v1.LabelArch}},
+		{name: "no instance type matches key", pod: fake.Pod("p").NodeSelector(v1.LabelInstanceType, "nope").Obj(),
+			code: scheduling.RequirementsUnsatisfiable, want: wantCause{code: scheduling.RequirementsUnsatisfiable, nodePool: "default", key: v1.LabelInstanceType}},
+		{name: "node labels", pod: fake.Pod("p").NodeSelector(v1.LabelArch, "arm64").Obj(), nodes: []*scheduling.Node{reasonNode("n1")},
+			pools: []*v1.NodePool{pool().Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, "amd64").Obj()},
+			code:  scheduling.RequirementsUnsatisfiable, nodeCause: true, want: wantCause{code: scheduling.RequirementsUnsatisfiable, node: "n1", key: v1.LabelArch}},
+		{name: "NodePool requirements leave no type", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{pool().Requirement(v1.LabelInstanceType, corev1.NodeSelectorOpIn, "nope").Obj()},
+			code: scheduling.NoNodePool, want: wantCause{code: scheduling.RequirementsUnsatisfiable, nodePool: "default", instanceTypes: 4}},
+		{name: "cpu", pod: fake.Pod("p").Requests("100", "1Gi").Obj(),
+			code: scheduling.InsufficientResource, want: wantCause{code: scheduling.InsufficientResource, nodePool: "default", resource: "cpu", needed: "100", available: largest(types, corev1.ResourceCPU)}},
 		{name: "memory", pod: fake.Pod("p").Requests("1", "1Ti").Obj(),
-			code: scheduling.InsufficientResource, nodePool: "default", resource: "memory"},
+			code: scheduling.InsufficientResource, want: wantCause{code: scheduling.InsufficientResource, nodePool: "default", resource: "memory", needed: "1Ti", available: largest(types, corev1.ResourceMemory)}},
+		{name: "node cpu", pod: fake.Pod("p").Requests("3", "1Gi").Obj(), nodes: []*scheduling.Node{reasonNode("n1", fake.Pod("b").Requests("500m", "1Gi").NodeName("n1").Obj())},
+			pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
+			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.InsufficientResource, node: "n1", resource: "cpu", needed: "3", available: "1500m"}},
 		{name: "limits", pod: fake.Pod("p").Requests("500m", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
-			code: scheduling.NodePoolLimit, nodePool: "default", resource: "cpu"},
-		{name: "topology", pod: fake.Pod("p").PodAffinity(v1.LabelTopologyZone, map[string]string{"app": "nobody"}).Obj(),
-			code: scheduling.TopologyUnsatisfiable, nodePool: "default", key: v1.LabelTopologyZone},
+			code: scheduling.NodePoolLimit, want: wantCause{code: scheduling.NodePoolLimit, nodePool: "default", resource: "cpu", needed: smallest(corev1.ResourceCPU), available: "0"}},
+		{name: "node limit", pod: fake.Pod("p").Requests("500m", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit("nodes", "0").Obj()},
+			code: scheduling.NodePoolLimit, want: wantCause{code: scheduling.NodePoolLimit, nodePool: "default", resource: "nodes"}},
+		{name: "pod affinity", pod: fake.Pod("p").PodAffinity(v1.LabelTopologyZone, map[string]string{"app": "nobody"}).Obj(),
+			code: scheduling.PodAffinity, want: wantCause{code: scheduling.PodAffinity, nodePool: "default", key: v1.LabelTopologyZone}},
+		{name: "pod anti-affinity", pod: fake.Pod("p").Label("app", "db").PodAntiAffinity(v1.LabelTopologyZone, map[string]string{"app": "db"}).Obj(),
+			pools: []*v1.NodePool{pool().Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1).Obj()},
+			nodes: []*scheduling.Node{reasonNode("n1", fake.Pod("db-0").Label("app", "db").Requests("1", "1Gi").NodeName("n1").Obj())},
+			code:  scheduling.PodAntiAffinity, want: wantCause{code: scheduling.PodAntiAffinity, nodePool: "default", key: v1.LabelTopologyZone}},
+		{name: "node pod anti-affinity", pod: fake.Pod("p").Label("app", "db").PodAntiAffinity(v1.LabelHostname, map[string]string{"app": "db"}).Obj(),
+			pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
+			nodes: []*scheduling.Node{reasonNode("n1", fake.Pod("db-0").Label("app", "db").Requests("1", "1Gi").NodeName("n1").Obj())},
+			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.PodAntiAffinity, node: "n1", key: v1.LabelHostname}},
+		{name: "topology spread", pod: fake.Pod("p").Label("app", "web").TopologySpreadConstraint(corev1.TopologySpreadConstraint{
+			MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}).Obj(),
+			pools: []*v1.NodePool{pool().Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1).Obj()},
+			nodes: []*scheduling.Node{
+				kcManaged("z2", "other", true, map[string]string{v1.LabelTopologyZone: fake.TestZone2}, kcRL("cpu", "0", "memory", "0", "pods", "0")),
+				kcManaged("z1", "default", true, map[string]string{v1.LabelTopologyZone: fake.TestZone1}, kcRL("cpu", "8", "memory", "8Gi", "pods", "10"),
+					fake.Pod("web-0").Label("app", "web").NodeName("z1").Obj()),
+			},
+			code: scheduling.TopologySpread, want: wantCause{code: scheduling.TopologySpread, nodePool: "default", key: v1.LabelTopologyZone}},
+		{name: "host port of a DaemonSet", pod: fake.Pod("p").HostPort(80).Obj(), daemonSets: []*appsv1.DaemonSet{portDaemon},
+			code: scheduling.HostPort, want: wantCause{code: scheduling.HostPort, nodePool: "default", port: 80}},
+		{name: "node host port", pod: fake.Pod("p").HostPort(80).Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
+			nodes: []*scheduling.Node{reasonNode("n1", fake.Pod("web").HostPort(80).NodeName("n1").Obj())},
+			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.HostPort, node: "n1", port: 80}},
+		{name: "volume zone", pod: withPVC(fake.Pod("p").Obj(), "data", "data-p"),
+			pools: []*v1.NodePool{pool().Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1).Obj()},
+			edit: func(in *scheduling.Input) {
+				in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-p", "zonal", "")}
+				in.StorageClasses = []*storagev1.StorageClass{storageClass("zonal", zonal, fake.TestZone2)}
+			},
+			code: scheduling.VolumeTopology, want: wantCause{code: scheduling.VolumeTopology, nodePool: "default", key: v1.LabelTopologyZone}},
+		{name: "volume unresolved", pod: withPVC(fake.Pod("p").Obj(), "data", "missing"),
+			code: scheduling.VolumeUnresolved, want: wantCause{code: scheduling.VolumeUnresolved}},
 		{name: "minValues", pod: fake.Pod("p").Requests("2500m", "1Gi").Obj(), pools: []*v1.NodePool{pool().RequirementWithMinValues(v1.LabelInstanceType, corev1.NodeSelectorOpExists, 3).Obj()},
-			code: scheduling.MinValues, nodePool: "default", key: v1.LabelInstanceType},
-		{name: "volume", pod: withPVC, code: scheduling.VolumeUnresolved},
-		{name: "invalid spec", pod: fake.Pod("Bad_Name").Obj(), code: scheduling.InvalidPodSpec},
-		{name: "daemonset", pod: daemon, code: scheduling.NotProvisionable},
-		{name: "no NodePool", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{}, code: scheduling.NoNodePool},
-		{name: "not ready", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{notReady},
-			code: scheduling.NoNodePool, causeCode: scheduling.NodePoolNotReady, nodePool: "default"},
+			code: scheduling.MinValues, want: wantCause{code: scheduling.MinValues, nodePool: "default", key: v1.LabelInstanceType, needed: "3", available: "2"}},
 		{name: "offerings", pod: fake.Pod("p").Obj(), types: cloudprovider.InstanceTypes{unavailable},
-			code: scheduling.NoNodePool, causeCode: scheduling.OfferingUnavailable, nodePool: "default"},
+			code: scheduling.NoNodePool, want: wantCause{code: scheduling.OfferingUnavailable, nodePool: "default", instanceTypes: 1, unavailable: 1}},
+		{name: "consolidateAfter", pod: fake.Pod("p").Requests("1", "1Gi").NodeName("elsewhere").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
+			nodes: func() []*scheduling.Node {
+				n := reasonNode("n1")
+				n.UnderConsolidateAfter = true
+				return []*scheduling.Node{n}
+			}(),
+			edit: func(in *scheduling.Input) { in.Options.ConsolidationSimulation = true },
+			code: scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.ConsolidateAfter, node: "n1"}},
+		{name: "invalid spec", pod: fake.Pod("Bad_Name").Obj(), code: scheduling.InvalidPodSpec, want: wantCause{code: scheduling.InvalidPodSpec}},
+		{name: "daemonset", pod: daemon, code: scheduling.NotProvisionable, want: wantCause{code: scheduling.NotProvisionable}},
+		{name: "no NodePool", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{}, code: scheduling.NoNodePool, want: wantCause{code: scheduling.NoNodePool}},
+		{name: "not ready", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{notReady},
+			code: scheduling.NoNodePool, want: wantCause{code: scheduling.NodePoolNotReady, nodePool: "default"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			pools, types := c.pools, c.types
+			pools, ts := c.pools, c.types
 			if pools == nil {
 				pools = []*v1.NodePool{pool().Obj()}
 			}
-			if types == nil {
-				types = fake.InstanceTypes(4)
+			if ts == nil {
+				ts = types
 			}
-			res := mustSolve(t, &scheduling.Input{Pods: []*corev1.Pod{c.pod}, NodePools: pools, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}})
+			in := &scheduling.Input{Pods: []*corev1.Pod{c.pod}, NodePools: pools, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": ts},
+				Nodes: c.nodes, DaemonSets: c.daemonSets, WellKnownLabels: fake.WellKnownLabels()}
+			if c.edit != nil {
+				c.edit(in)
+			}
+			res := mustSolve(t, in)
 			require.Len(t, res.PodErrors, 1)
 			e := res.PodErrors[0]
 			assert.Equal(t, c.code, e.Code, e.Reason)
 			require.NotEmpty(t, e.Causes)
-			want := c.causeCode
-			if want == "" {
-				want = c.code
+			assert.Equal(t, e.Message(), e.Reason, "Reason is filled from Message")
+			got := e.Causes[0]
+			if c.nodeCause {
+				require.NotEmpty(t, e.NodeCauses, e.Reason)
+				got = e.NodeCauses[0]
 			}
-			first := e.Causes[0]
-			assert.Equal(t, want, first.Code, first.Reason)
-			assert.Equal(t, c.nodePool, first.NodePool)
-			assert.Equal(t, c.key, first.Key)
-			assert.Equal(t, c.resource, first.Resource)
-			assert.Contains(t, e.Reason, first.Reason, "the English reason is built from its causes")
+			assertCause(t, c.want, got)
+			assert.NotEmpty(t, got.String())
 		})
 	}
 }
 
 // TestReasonCausePerNodePool: a pod every NodePool rejects has one cause per NodePool, in
-// weight order, each with its own code.
+// weight order, each with its own code; the summary counts them.
 func TestReasonCausePerNodePool(t *testing.T) {
 	res := mustSolve(t, &scheduling.Input{
 		Pods: []*corev1.Pod{fake.Pod("p").Requests("100", "1Gi").Obj()},
@@ -109,5 +230,92 @@ func TestReasonCausePerNodePool(t *testing.T) {
 	require.Len(t, e.Causes, 2)
 	assert.Equal(t, []string{"tainted", "small"}, []string{e.Causes[0].NodePool, e.Causes[1].NodePool})
 	assert.Equal(t, []scheduling.ReasonCode{scheduling.UntoleratedTaint, scheduling.InsufficientResource}, []scheduling.ReasonCode{e.Causes[0].Code, e.Causes[1].Code})
-	assert.Equal(t, e.Causes[0].Reason+"; "+e.Causes[1].Reason, e.Reason)
+	assert.Empty(t, e.NodeCauses)
+	sum := e.Summary()
+	assert.Equal(t, 0, sum.Nodes)
+	assert.Equal(t, 2, sum.NodePools)
+	require.Len(t, sum.Counts, 2)
+	assert.Equal(t, scheduling.UntoleratedTaint, sum.Counts[0].Cause.Code)
+	assert.Equal(t, scheduling.InsufficientResource, sum.Counts[1].Cause.Code)
+}
+
+// TestReasonSummary: a pod no node and no NodePool takes gets a cause per node (Node set,
+// uninitialized nodes last) as well as per NodePool, and the summary counts them per code,
+// the same rejection of several objects once, with the best amount available.
+func TestReasonSummary(t *testing.T) {
+	team := kcTaint("team", "a", corev1.TaintEffectNoSchedule)
+	nodes := []*scheduling.Node{
+		kcWithTaints(reasonNode("t1"), team),
+		kcWithTaints(reasonNode("t2"), team),
+		reasonNode("small-1", fake.Pod("b1").Requests("1", "1Gi").NodeName("small-1").Obj()),
+		reasonNode("small-2", fake.Pod("b2").Requests("500m", "1Gi").NodeName("small-2").Obj()),
+		kcInflight("claim-1", "default", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, kcRL("cpu", "1", "memory", "4Gi", "pods", "10")),
+	}
+	types := fake.InstanceTypes(4)
+	res := mustSolve(t, &scheduling.Input{
+		Pods: []*corev1.Pod{fake.Pod("p").Requests("1800m", "1Gi").Obj()},
+		NodePools: []*v1.NodePool{
+			fake.NodePool("tainted").Weight(10).Taint("team", "a", corev1.TaintEffectNoSchedule).Obj(),
+			fake.NodePool("default").Limit(corev1.ResourceCPU, "0").Obj(),
+		},
+		InstanceTypes: map[string]cloudprovider.InstanceTypes{"tainted": types, "default": types},
+		Nodes:         nodes, WellKnownLabels: fake.WellKnownLabels(),
+	})
+	require.Len(t, res.PodErrors, 1)
+	e := res.PodErrors[0]
+	var nodeNames []string
+	for _, c := range e.NodeCauses {
+		nodeNames = append(nodeNames, c.Node)
+	}
+	assert.Equal(t, []string{"small-1", "small-2", "t1", "t2", "claim-1"}, nodeNames)
+	sum := e.Summary()
+	assert.Equal(t, 5, sum.Nodes)
+	assert.Equal(t, 2, sum.NodePools)
+	type count struct {
+		code                    scheduling.ReasonCode
+		taint, resource         string
+		count, nodes, nodePools int
+		needed, available       string
+	}
+	var got []count
+	for _, g := range sum.Counts {
+		c := count{code: g.Cause.Code, resource: g.Cause.Resource, count: g.Count, nodes: g.Nodes, nodePools: g.NodePools}
+		if g.Cause.Taint != nil {
+			c.taint = g.Cause.Taint.Key
+		}
+		if g.Cause.Needed != nil {
+			c.needed, c.available = g.Cause.Needed.String(), g.Cause.Available.String()
+		}
+		assert.Empty(t, g.Cause.Node+g.Cause.NodePool, "a group has no object")
+		got = append(got, c)
+	}
+	// Ties keep the order of first appearance: NodePools by weight, then nodes.
+	assert.Equal(t, []count{
+		{code: scheduling.UntoleratedTaint, taint: "team", count: 3, nodes: 2, nodePools: 1},
+		{code: scheduling.InsufficientResource, resource: "cpu", count: 3, nodes: 3, needed: "1800m", available: "1500m"},
+		{code: scheduling.NodePoolLimit, resource: "cpu", count: 1, nodePools: 1, needed: "1", available: "0"},
+	}, got)
+	assert.Equal(t, e.Message(), e.Reason)
+	assert.Equal(t, sum.String(), e.Message(), "the message of a pod tried everywhere is its summary")
+}
+
+// TestReasonHostPortNotResources: a pod whose host port every instance type's DaemonSet
+// binds is rejected for the port, not for resources (it fits them).
+func TestReasonHostPortNotResources(t *testing.T) {
+	ds := kcDS("proxy", "100m", "100Mi", func(spec *corev1.PodSpec) {
+		spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080, HostPort: 8080, Protocol: corev1.ProtocolUDP}}
+	})
+	res := mustSolve(t, &scheduling.Input{
+		Pods: []*corev1.Pod{kcMut(fake.Pod("p").Obj(), func(p *corev1.Pod) {
+			p.Spec.Containers[0].Ports = []corev1.ContainerPort{{HostPort: 8080, Protocol: corev1.ProtocolUDP}}
+		})},
+		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
+		DaemonSets:    []*appsv1.DaemonSet{ds},
+	})
+	require.Len(t, res.PodErrors, 1)
+	c := res.PodErrors[0].Causes[0]
+	assert.Equal(t, scheduling.HostPort, c.Code)
+	assert.Equal(t, int32(8080), c.Port)
+	assert.Equal(t, corev1.ProtocolUDP, c.Protocol)
 }

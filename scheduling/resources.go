@@ -86,17 +86,28 @@ func (ri *resourceIndex) list(v vec) corev1.ResourceList {
 		if x == 0 {
 			continue
 		}
-		name := ri.names[i]
-		switch {
-		case name == corev1.ResourceCPU:
-			rl[name] = *resource.NewMilliQuantity(x, resource.DecimalSI)
-		case name == corev1.ResourceMemory || name == corev1.ResourceEphemeralStorage || strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
-			rl[name] = *resource.NewQuantity(x, resource.BinarySI)
-		default:
-			rl[name] = *resource.NewQuantity(x, resource.DecimalSI)
-		}
+		rl[ri.names[i]] = ri.quantity(i, x)
 	}
 	return rl
+}
+
+// quantity is x, the vector value of resource r, as a Quantity (a value, so that list
+// allocates none).
+func (ri *resourceIndex) quantity(r int, x int64) resource.Quantity {
+	switch name := ri.names[r]; {
+	case name == corev1.ResourceCPU:
+		return *resource.NewMilliQuantity(x, resource.DecimalSI)
+	case name == corev1.ResourceMemory || name == corev1.ResourceEphemeralStorage || strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
+		return *resource.NewQuantity(x, resource.BinarySI)
+	default:
+		return *resource.NewQuantity(x, resource.DecimalSI)
+	}
+}
+
+// amount is quantity for a Cause.
+func (ri *resourceIndex) amount(r int, x int64) *resource.Quantity {
+	q := ri.quantity(r, x)
+	return &q
 }
 
 // fits2 reports whether a+b <= limit for every resource; a sum beyond int64 never fits.

@@ -140,7 +140,8 @@ func TestSpreadMinimumUsesEveryDomainUnderIgnorePolicy(t *testing.T) {
 				return
 			}
 			require.Len(t, r.PodErrors, 1)
-			assert.Contains(t, r.PodErrors[0].Reason, v1.LabelTopologyZone)
+			assert.Equal(t, TopologySpread, r.PodErrors[0].Code)
+			assert.Equal(t, v1.LabelTopologyZone, r.PodErrors[0].Causes[0].Key)
 			assert.Empty(t, r.NewNodeClaims)
 		})
 	}

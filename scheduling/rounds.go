@@ -76,7 +76,7 @@ func (s *solver) laterRound(pods []*podData, errs map[*podData]podFailure) ([]*p
 	}
 	var queue []*podData
 	for _, p := range pods {
-		if _, failed := errs[p]; failed && !p.invalid.failed() {
+		if _, failed := errs[p]; failed && p.invalid == nil {
 			queue = append(queue, p)
 		}
 	}

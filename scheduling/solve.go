@@ -131,7 +131,7 @@ func (s *solver) buildTemplates() error {
 			continue
 		}
 		if notReady(np) {
-			s.templateErrors = append(s.templateErrors, cause(NodePoolNotReady, np.Name, "", fmt.Sprintf("NodePool %q is not ready%s", np.Name, notReadyMessage(np))))
+			s.templateErrors = append(s.templateErrors, Cause{Code: NodePoolNotReady, NodePool: np.Name, Detail: notReadyMessage(np)})
 			continue
 		}
 		// As Karpenter, with no usable NodePool at all nothing is planned, not even
@@ -302,17 +302,17 @@ func (s *solver) preparePods() ([]*podData, error) {
 		var volumeReason string
 		p.volumeAlternatives, p.volumes, volumeReason = s.volumes.podVolumes(pod)
 		if kind := controllerKind(pod); kind == "DaemonSet" || kind == "Node" {
-			p.invalid = cause(NotProvisionable, "", "", fmt.Sprintf("pod is owned by a %s: Karpenter does not provision for it (DaemonSet overhead is counted on every node instead)", kind))
+			p.invalid = detailCause(NotProvisionable, fmt.Sprintf("pod is owned by a %s: Karpenter does not provision for it (DaemonSet overhead is counted on every node instead)", kind))
 		} else if hasDRAClaims(pod) {
-			p.invalid = cause(NotProvisionable, "", "", "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for")
+			p.invalid = detailCause(NotProvisionable, "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for")
 		} else if volumeReason != "" {
-			p.invalid = cause(VolumeUnresolved, "", "", volumeReason)
+			p.invalid = detailCause(VolumeUnresolved, volumeReason)
 		} else if why := invalidPodSpec(pod, s.pendingRequests[i], i >= len(s.in.Pods)); why != "" {
-			p.invalid = cause(InvalidPodSpec, "", "", why)
+			p.invalid = detailCause(InvalidPodSpec, why)
 		} else if why := refusedRequirements(pod); why != "" {
-			p.invalid = cause(NotProvisionable, "", "", why)
+			p.invalid = detailCause(NotProvisionable, why)
 		} else if f, err := s.formFor(pod); err != nil {
-			p.invalid = cause(InvalidPodSpec, "", "", fmt.Sprintf("pod %s: %v", p.key, err))
+			p.invalid = detailCause(InvalidPodSpec, fmt.Sprintf("pod %s: %v", p.key, err))
 		} else {
 			p.form = f
 			p.inverse = s.inverseGroups(pod)
@@ -540,8 +540,8 @@ func (s *solver) run(pods []*podData) map[*podData]podFailure {
 	errs := map[*podData]podFailure{}
 	queue := make([]*podData, 0, len(pods))
 	for _, p := range pods {
-		if p.invalid.failed() {
-			errs[p] = singleFailure(p.invalid)
+		if p.invalid != nil {
+			errs[p] = singleFailure(*p.invalid)
 			continue
 		}
 		queue = append(queue, p)
@@ -689,7 +689,7 @@ func (s *solver) result(pods []*podData, errs map[*podData]podFailure) *Result {
 	sort.SliceStable(r.ExistingNodes, func(i, j int) bool { return r.ExistingNodes[i].Name < r.ExistingNodes[j].Name })
 	for _, p := range pods {
 		if failure, ok := errs[p]; ok {
-			r.PodErrors = append(r.PodErrors, newPodError(p.pod, failure))
+			r.PodErrors = append(r.PodErrors, newPodError(p.pod, failure, s.nodeCauses(p)))
 		}
 	}
 	return r
@@ -714,11 +714,11 @@ func (s *solver) buildReservations() {
 
 // notReady reports a NodePool whose Ready condition is explicitly not True (a snapshot without
 // status is taken as ready).
-// notReadyMessage is ": " and the Ready condition's message, or "" without one.
+// notReadyMessage is the Ready condition's message, or "".
 func notReadyMessage(np *v1.NodePool) string {
 	for _, c := range np.Status.Conditions {
-		if c.Type == "Ready" && c.Message != "" {
-			return ": " + c.Message
+		if c.Type == "Ready" {
+			return c.Message
 		}
 	}
 	return ""

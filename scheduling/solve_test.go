@@ -145,7 +145,7 @@ func TestRefusedPods(t *testing.T) {
 	reasons := map[string]string{}
 	codes := map[string]scheduling.ReasonCode{}
 	for _, e := range res.PodErrors {
-		reasons[e.Pod.Name] = e.Reason
+		reasons[e.Pod.Name] = e.Causes[0].Detail
 		codes[e.Pod.Name] = e.Code
 	}
 	assert.Equal(t, map[string]scheduling.ReasonCode{

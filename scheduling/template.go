@@ -292,7 +292,9 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 	}
 	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort {
 		if key, have, want := t.minValuesShortfall(fullBitset(len(t.types)), reqs); key != "" {
-			return nil, cause(MinValues, np.Name, key, fmt.Sprintf("NodePool %q: minValues of %q is %d but its instance types offer only %d values", np.Name, key, want, have)), nil
+			why := minValuesCause(key, want, have)
+			why.NodePool = np.Name
+			return nil, why, nil
 		}
 	}
 	t.all = fullBitset(len(t.types))

@@ -47,19 +47,19 @@ func (g *topologyGroup) hostAllows(self bool, host int32) bool {
 	return g.rule.allowsHost(g, self, g.hostCount(host))
 }
 
-// hostBlocked is a fast pre-check: whether a hostname constraint of p rules host out.
-func (p *podData) hostBlocked(f *podForm, host int32) bool {
+// hostBlocked is a fast pre-check: the hostname group of p that rules host out, or nil.
+func (p *podData) hostBlocked(f *podForm, host int32) *topologyGroup {
 	for _, g := range f.owned {
 		if g.key == v1.LabelHostname && !g.hostAllows(p.selfSelects(g), host) {
-			return true
+			return g
 		}
 	}
 	for _, g := range p.blockedBy {
 		if g.key == v1.LabelHostname && g.hostCount(host) > 0 {
-			return true
+			return g
 		}
 	}
-	return false
+	return nil
 }
 
 // claimsExhausted reports whether every open NodeClaim already holds a pod that p's hostname

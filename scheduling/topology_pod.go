@@ -57,22 +57,22 @@ func (t *topology) current(narrowed, nodeReqs requirements.Requirements, key str
 }
 
 // requirementsFor returns the requirements topology adds for pod p (form f) on a node with
-// requirements nodeReqs, or ok=false with the key that has no allowed domain.
-func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements.Requirements, host int32) (narrowed requirements.Requirements, failedKey string, ok bool) {
+// requirements nodeReqs, or ok=false with the group whose key has no allowed domain.
+func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements.Requirements, host int32) (narrowed requirements.Requirements, failed *topologyGroup, ok bool) {
 	if len(f.owned) == 0 && len(p.blockedBy) == 0 && !p.collapses {
-		return nil, "", true
+		return nil, nil, true
 	}
 	for _, g := range f.owned {
 		if narrowed, ok = t.narrowFor(g, p, f, nodeReqs, narrowed, host); !ok {
-			return nil, g.key, false
+			return nil, g, false
 		}
 	}
 	for _, g := range p.blockedBy {
 		if narrowed, ok = t.narrowFor(g, p, f, nodeReqs, narrowed, host); !ok {
-			return nil, g.key, false
+			return nil, g, false
 		}
 	}
-	return t.settleInverse(p, nodeReqs, narrowed), "", true
+	return t.settleInverse(p, nodeReqs, narrowed), nil, true
 }
 
 // narrowFor adds g's narrowing of g's key to narrowed, or returns ok=false when g allows no

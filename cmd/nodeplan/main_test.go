@@ -242,5 +242,11 @@ func TestPlanPodErrorCode(t *testing.T) {
 	e := got.PodErrors[0]
 	assert.Equal(t, "InsufficientResource", e.Code)
 	require.Len(t, e.Causes, 1)
-	assert.Equal(t, causeOutput{Code: "InsufficientResource", NodePool: "default", Resource: "nvidia.com/gpu", Reason: e.Reason}, e.Causes[0])
+	c := e.Causes[0]
+	assert.NotEmpty(t, c.Reason)
+	c.Reason = ""
+	assert.Equal(t, causeOutput{Code: "InsufficientResource", NodePool: "default", Resource: "nvidia.com/gpu", Needed: "1", Available: "0"}, c)
+	assert.Empty(t, e.NodeCauses)
+	assert.Equal(t, summaryOutput{NodePools: 1, Counts: []countOutput{{causeOutput: causeOutput{Code: "InsufficientResource", Resource: "nvidia.com/gpu",
+		Needed: "1", Available: "0", Reason: "1 insufficient nvidia.com/gpu (needs 1, largest type offers 0)"}, Count: 1, NodePools: 1}}}, e.Summary)
 }

@@ -108,7 +108,12 @@ func TestPlanNodeClassMissing(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	assert.Empty(t, got.NodeClaims)
 	require.Len(t, got.PodErrors, 2)
-	assert.Contains(t, got.PodErrors[0].Reason, `NodePool "pool" is not ready: its EC2NodeClass "gone" is not in the input`)
+	assert.Equal(t, "NoNodePool", got.PodErrors[0].Code)
+	require.Len(t, got.PodErrors[0].Causes, 1)
+	c := got.PodErrors[0].Causes[0]
+	assert.Equal(t, "NodePoolNotReady", c.Code)
+	assert.Equal(t, "pool", c.NodePool)
+	assert.Contains(t, c.Detail, `its EC2NodeClass "gone" is not in the input`, "the Ready condition's message")
 }
 
 // TestPlanKubeletAnnotation: the v1beta1 kubelet block a NodePool carries in Karpenter 1.0's

@@ -57,23 +57,74 @@ type existingOutput struct {
 type podErrorOutput struct {
 	Pod    string `json:"pod"`
 	Reason string `json:"reason"`
-	// Code and Causes are scheduling.PodError's: the reason as data (see DESIGN.md).
-	Code   string        `json:"code"`
-	Causes []causeOutput `json:"causes"`
+	// Code, Causes, NodeCauses and Summary are scheduling.PodError's: the reason as data
+	// (see DESIGN.md).
+	Code       string        `json:"code"`
+	Causes     []causeOutput `json:"causes"`
+	NodeCauses []causeOutput `json:"nodeCauses"`
+	Summary    summaryOutput `json:"summary"`
 }
 
+// causeOutput is a scheduling.Cause; reason is its English.
 type causeOutput struct {
-	Code     string `json:"code"`
-	NodePool string `json:"nodePool,omitempty"`
-	Key      string `json:"key,omitempty"`
-	Resource string `json:"resource,omitempty"`
-	Reason   string `json:"reason"`
+	Code          string `json:"code"`
+	NodePool      string `json:"nodePool,omitempty"`
+	Node          string `json:"node,omitempty"`
+	Key           string `json:"key,omitempty"`
+	Requirement   string `json:"requirement,omitempty"`
+	Resource      string `json:"resource,omitempty"`
+	Needed        string `json:"needed,omitempty"`
+	Available     string `json:"available,omitempty"`
+	Taint         string `json:"taint,omitempty"`
+	Port          int32  `json:"port,omitempty"`
+	Protocol      string `json:"protocol,omitempty"`
+	InstanceTypes int    `json:"instanceTypes,omitempty"`
+	Unavailable   int    `json:"unavailable,omitempty"`
+	Detail        string `json:"detail,omitempty"`
+	Reason        string `json:"reason"`
+}
+
+type summaryOutput struct {
+	Nodes     int           `json:"nodes"`
+	NodePools int           `json:"nodePools"`
+	Counts    []countOutput `json:"counts"`
+}
+
+// countOutput is a scheduling.CauseCount: the group's cause, flattened, and its counts;
+// reason is the group's English with its count.
+type countOutput struct {
+	causeOutput
+	Count     int `json:"count"`
+	Nodes     int `json:"nodes"`
+	NodePools int `json:"nodePools"`
 }
 
 func newPodErrorOutput(e scheduling.PodError) podErrorOutput {
-	out := podErrorOutput{Pod: podName(e.Pod), Reason: e.Reason, Code: string(e.Code), Causes: make([]causeOutput, len(e.Causes))}
-	for i, c := range e.Causes {
-		out.Causes[i] = causeOutput{Code: string(c.Code), NodePool: c.NodePool, Key: c.Key, Resource: c.Resource, Reason: c.Reason}
+	sum := e.Summary()
+	out := podErrorOutput{Pod: podName(e.Pod), Reason: e.Reason, Code: string(e.Code), Causes: causeOutputs(e.Causes), NodeCauses: causeOutputs(e.NodeCauses),
+		Summary: summaryOutput{Nodes: sum.Nodes, NodePools: sum.NodePools, Counts: make([]countOutput, len(sum.Counts))}}
+	for i, g := range sum.Counts {
+		out.Summary.Counts[i] = countOutput{causeOutput: newCauseOutput(g.Cause), Count: g.Count, Nodes: g.Nodes, NodePools: g.NodePools}
+		out.Summary.Counts[i].Reason = g.String()
+	}
+	return out
+}
+
+func causeOutputs(cs []scheduling.Cause) []causeOutput {
+	return lo.Map(cs, func(c scheduling.Cause, _ int) causeOutput { return newCauseOutput(c) })
+}
+
+func newCauseOutput(c scheduling.Cause) causeOutput {
+	out := causeOutput{Code: string(c.Code), NodePool: c.NodePool, Node: c.Node, Key: c.Key, Requirement: c.Requirement, Resource: c.Resource,
+		Port: c.Port, Protocol: string(c.Protocol), InstanceTypes: c.InstanceTypes, Unavailable: c.Unavailable, Detail: c.Detail, Reason: c.String()}
+	if c.Needed != nil {
+		out.Needed = c.Needed.String()
+	}
+	if c.Available != nil {
+		out.Available = c.Available.String()
+	}
+	if c.Taint != nil {
+		out.Taint = c.Taint.ToString()
 	}
 	return out
 }
