@@ -10,6 +10,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
@@ -318,4 +319,67 @@ func TestReasonHostPortNotResources(t *testing.T) {
 	assert.Equal(t, scheduling.HostPort, c.Code)
 	assert.Equal(t, int32(8080), c.Port)
 	assert.Equal(t, corev1.ProtocolUDP, c.Protocol)
+}
+
+// TestPropReasonsStructured: every pod error is data throughout. Its code is NoNodePool or
+// its first cause's; causes name a NodePool of the input (or none, for a pod never tried);
+// node causes name distinct nodes of the input, each with its own code, and only for a pod
+// that was tried; an amount needed exceeds the one available; the summary counts every cause
+// once; Reason is Message.
+func TestPropReasonsStructured(t *testing.T) {
+	known := map[scheduling.ReasonCode]bool{}
+	for _, c := range []scheduling.ReasonCode{scheduling.UntoleratedTaint, scheduling.RequirementsUnsatisfiable, scheduling.InsufficientResource,
+		scheduling.NodePoolLimit, scheduling.TopologySpread, scheduling.PodAffinity, scheduling.PodAntiAffinity, scheduling.HostPort,
+		scheduling.VolumeTopology, scheduling.VolumeAttachLimit, scheduling.VolumeUnresolved, scheduling.OfferingUnavailable, scheduling.MinValues,
+		scheduling.ConsolidateAfter, scheduling.InvalidPodSpec, scheduling.NotProvisionable, scheduling.NodePoolNotReady, scheduling.NoNodePool} {
+		known[c] = true
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		in, res := solve(t, scenarioGen().Draw(t, "scenario"))
+		pools, nodes := map[string]bool{}, map[string]bool{}
+		for _, np := range in.NodePools {
+			pools[np.Name] = true
+		}
+		for _, n := range in.Nodes {
+			nodes[n.Name()] = true
+		}
+		for _, e := range res.PodErrors {
+			if len(e.Causes) == 0 {
+				t.Fatalf("pod %s: no causes", e.Pod.Name)
+			}
+			if e.Code != scheduling.NoNodePool && e.Code != e.Causes[0].Code {
+				t.Fatalf("pod %s: code %s, first cause %s", e.Pod.Name, e.Code, e.Causes[0].Code)
+			}
+			if e.Reason != e.Message() {
+				t.Fatalf("pod %s: Reason %q is not Message %q", e.Pod.Name, e.Reason, e.Message())
+			}
+			for _, c := range e.Causes {
+				if !known[c.Code] || c.Node != "" || (c.NodePool != "" && !pools[c.NodePool]) {
+					t.Fatalf("pod %s: bad NodePool cause %+v", e.Pod.Name, c)
+				}
+			}
+			seen := map[string]bool{}
+			for _, c := range e.NodeCauses {
+				if !known[c.Code] || c.Code == scheduling.NoNodePool || !nodes[c.Node] || seen[c.Node] || c.NodePool != "" {
+					t.Fatalf("pod %s: bad node cause %+v", e.Pod.Name, c)
+				}
+				seen[c.Node] = true
+			}
+			if len(e.NodeCauses) > 0 && e.Causes[0].NodePool == "" && e.Code != scheduling.NoNodePool {
+				t.Fatalf("pod %s was never tried but has node causes: %+v", e.Pod.Name, e.NodeCauses)
+			}
+			for _, c := range append(append([]scheduling.Cause(nil), e.Causes...), e.NodeCauses...) {
+				if c.Needed != nil && (c.Available == nil || c.Needed.Cmp(*c.Available) <= 0) {
+					t.Fatalf("pod %s: %+v needs no more than is available", e.Pod.Name, c)
+				}
+			}
+			sum, total := e.Summary(), 0
+			for _, g := range sum.Counts {
+				total += g.Count
+			}
+			if total != len(e.Causes)+len(e.NodeCauses) || sum.Nodes != len(e.NodeCauses) {
+				t.Fatalf("pod %s: summary %+v counts %d of %d causes", e.Pod.Name, sum, total, len(e.Causes)+len(e.NodeCauses))
+			}
+		}
+	})
 }

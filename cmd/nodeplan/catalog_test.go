@@ -125,20 +125,27 @@ func TestDisruptRealSpotNode(t *testing.T) {
 	require.NoError(t, err)
 	docs := strings.Split(string(data), "\n---\n")
 	withoutPending := writeInput(t, "spot-node.yaml", strings.Join(docs[:len(docs)-1], "\n---\n"))
-	for _, c := range []struct{ file, want string }{
-		{withoutPending, "spot-to-spot"},
-		{spotNode, "would schedule on uninitialized node"},
+	for _, c := range []struct {
+		file string
+		want blockerOutput
+	}{
+		{withoutPending, blockerOutput{Code: "NoCheaperReplacement"}},              // spot-to-spot is off
+		{spotNode, blockerOutput{Code: "PodUnschedulable", Object: "default/app"}}, // it would go to the uninitialized claim
 	} {
 		out, stderr, code := nodeplan(t, "disrupt", "-f", c.file, "--now", "2026-01-01T02:00:00Z", "-o", "json")
 		require.Equal(t, 0, code, stderr)
 		var got struct {
 			Commands []struct{ Method string } `json:"commands"`
-			Blocked  []struct{ Node, Reason string }
+			Blocked  []struct {
+				Node, Reason string
+				Blockers     []blockerOutput
+			}
 		}
 		require.NoError(t, json.Unmarshal([]byte(out), &got))
 		assert.Empty(t, got.Commands)
 		require.Len(t, got.Blocked, 1)
-		assert.True(t, strings.Contains(got.Blocked[0].Reason, c.want), got.Blocked[0].Reason)
+		require.NotEmpty(t, got.Blocked[0].Blockers)
+		assert.Equal(t, c.want, got.Blocked[0].Blockers[0], got.Blocked[0].Reason)
 	}
 }
 

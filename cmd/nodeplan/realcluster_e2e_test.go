@@ -214,7 +214,8 @@ func TestRealClusterDisrupt(t *testing.T) {
 	// A stays: general's budget (10 % of 2 nodes: 1) is spent on B.
 	require.Len(t, got.Blocked, 1)
 	assert.Equal(t, nodeA, got.Blocked[0].Node)
-	assert.Contains(t, got.Blocked[0].Reason, `NodePool "general"`)
+	require.NotEmpty(t, got.Blocked[0].Blockers)
+	assert.Equal(t, blockerOutput{Code: "Budget", Object: "general", Budget: "Underutilized"}, got.Blocked[0].Blockers[0], got.Blocked[0].Reason)
 
 	// The table and the YAML judge at the same time and lose nothing.
 	table, _, code := nodeplan(t, append(args, "-o", "table")...)
