@@ -40,7 +40,8 @@ const (
 	MoveUnschedulable MoveCode = "Unschedulable"
 	// MoveWaits: the simulation left the pod on its node: karpenter.sh/do-not-disrupt or a
 	// PodDisruptionBudget keeps it there until its blocker goes or the node's
-	// terminationGracePeriod ends (see the drain plan); then it is pending.
+	// terminationGracePeriod deadline (at once for node repair; see the drain plan); then it
+	// is pending.
 	MoveWaits MoveCode = "Waits"
 	// MoveUnlaunchable: the provisioner's pass planned the pod onto a NodeClaim without a
 	// launchable instance type and offering, which is therefore not in Result.Provisioned.

@@ -72,7 +72,7 @@ func (p *planWorld) moves(res *disruption.Result) []Violation {
 				v.Code = PlanMoveTwice
 			case !ok:
 				v.Code, v.Node = PlanMoveNotDisplaced, m.From
-			case destinationsOf(m) != 1:
+			case destinationsOf(m) != 1 || (m.Pending == disruption.MoveUnschedulable) != (m.Error != nil):
 				v.Code = PlanMoveMalformed
 			case m.Node != "" && p.nodes[m.Node] == nil:
 				v.Code = PlanMoveNodeUnknown

@@ -183,6 +183,9 @@ func TestPlanCodes(t *testing.T) {
 		{"move with two destinations", verify.PlanMoveMalformed, twoNodes, func(in *disruption.Input, res *disruption.Result) {
 			firstMove(res).Moves[0].Pending = disruption.MoveWaits
 		}},
+		{"move with an error but a destination", verify.PlanMoveMalformed, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			firstMove(res).Moves[0].Error = &scheduling.PodError{Pod: in.Nodes[0].Pods[0], Reason: "x"}
+		}},
 		{"move to an unknown node", verify.PlanMoveNodeUnknown, twoNodes, func(in *disruption.Input, res *disruption.Result) {
 			firstMove(res).Moves[0].Node = "ghost"
 		}},
@@ -211,7 +214,11 @@ func TestPlanCodes(t *testing.T) {
 		}},
 		{"graceful move without destination", verify.PlanNoDestination, twoNodes, func(in *disruption.Input, res *disruption.Result) {
 			m := &firstMove(res).Moves[0]
-			m.Node, m.Pending = "", disruption.MoveUnschedulable
+			m.Node, m.Pending, m.Error = "", disruption.MoveUnschedulable, &scheduling.PodError{Pod: m.Pod, Reason: "x"}
+		}},
+		{"move waits without a blocker", verify.PlanNoDestination, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+			m := &firstMove(res).Moves[0]
+			m.Node, m.Pending = "", disruption.MoveWaits
 		}},
 		{"move overcommits its node", verify.ResourcesExceeded, twoNodes, func(in *disruption.Input, res *disruption.Result) {
 			firstMove(res)
@@ -390,5 +397,31 @@ func TestPlanLaterCommandReplansPods(t *testing.T) {
 	res.Commands[1].Replacements[0] = claimFor(b1)
 	if vs := verify.Plan(in, res); !hasCode(vs, verify.PlanNoDestination) {
 		t.Fatalf("a1 stays on r1, and b2 fits neither r1 nor r2: %v", vs)
+	}
+}
+
+// TestPlanForcefulMovesFitTogether: the forceful commands' moves come from one simulation
+// (the provisioner's pass), so the pods they send to one node must fit it together; two
+// graceful commands' moves are judged each alone.
+func TestPlanForcefulMovesFitTogether(t *testing.T) {
+	in := planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "2")),
+		node("node-b", "default", fake.TestZone1, 4, running("b", "1")),
+		node("node-c", "default", fake.TestZone1, 4, running("c", "2")))
+	moveTo := func(n int, node string) []disruption.PodMove {
+		return []disruption.PodMove{{Pod: in.Nodes[n].Pods[0], From: in.Nodes[n].Name(), Node: node, Replacement: -1, Provisioned: -1}}
+	}
+	res := &disruption.Result{Commands: []disruption.Command{
+		{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-a"}, Moves: moveTo(0, "node-b")},
+		{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-c"}, Moves: moveTo(2, "node-b")},
+	}, Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
+	vs := verify.Plan(in, res)
+	if len(vs) != 1 || vs[0].Code != verify.ResourcesExceeded || vs[0].Node != "node-b" || vs[0].Command != -1 {
+		t.Fatalf("want ResourcesExceeded on node-b for the provisioner's pass, got %v", vs)
+	}
+	for i := range res.Commands {
+		res.Commands[i].Method, res.Commands[i].Reason = disruption.MethodSingleNode, disruption.ReasonUnderutilized
+	}
+	if vs := verify.Plan(in, res); hasCode(vs, verify.ResourcesExceeded) {
+		t.Fatalf("graceful commands' moves are each their own simulation's: %v", vs)
 	}
 }

@@ -114,7 +114,7 @@ const (
 	// PlanMoveNotDisplaced: a command's Moves list a pod its candidates do not displace.
 	PlanMoveNotDisplaced ViolationCode = "PlanMoveNotDisplaced"
 	// PlanMoveMalformed: a move sets not exactly one of Node, Replacement, Provisioned and
-	// Pending (or has no pod).
+	// Pending, has no pod, or has an Error without being Unschedulable or the reverse.
 	PlanMoveMalformed ViolationCode = "PlanMoveMalformed"
 	// PlanMoveNodeUnknown: a move sends its pod to a node the input does not have.
 	PlanMoveNodeUnknown ViolationCode = "PlanMoveNodeUnknown"

@@ -8,6 +8,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodeplan/nodeplan/disruption"
 )
 
 const disruptInput = `apiVersion: karpenter.sh/v1
@@ -143,5 +148,27 @@ func TestDisruptBlockersJSON(t *testing.T) {
 		if !reflect.DeepEqual(b.Blockers, want[b.Node]) {
 			t.Errorf("%s: blockers %+v, want %+v (reason %q)", b.Node, b.Blockers, want[b.Node], b.Reason)
 		}
+	}
+}
+
+// TestMovesTable: the table says where each command's displaced pods go, the first three.
+func TestMovesTable(t *testing.T) {
+	pod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
+	}
+	res := &disruption.Result{Commands: []disruption.Command{
+		{Method: disruption.MethodEmptiness, Candidates: []string{"n0"}},
+		{Method: disruption.MethodInterruption, Candidates: []string{"n1"}, Moves: []disruption.PodMove{
+			{Pod: pod("a"), Node: "node-b", Replacement: -1, Provisioned: -1},
+			{Pod: pod("b"), Replacement: -1, Provisioned: 1},
+			{Pod: pod("c"), Replacement: -1, Provisioned: -1, Pending: disruption.MoveWaits},
+			{Pod: pod("d"), Replacement: 0, Provisioned: -1},
+		}},
+	}}
+	var b bytes.Buffer
+	writeMovesTable(&b, res)
+	want := "\npods displaced by the commands:\n  command 2: default/a -> node-b; default/b -> provisioned 2; default/c -> pending (Waits) (+1)\n"
+	if b.String() != want {
+		t.Fatalf("got %q, want %q", b.String(), want)
 	}
 }
