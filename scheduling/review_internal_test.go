@@ -85,7 +85,7 @@ func TestRestrictedSelectorReasonIsStable(t *testing.T) {
 
 func TestSpreadGroupsKeepLongFilters(t *testing.T) {
 	s := &solver{wellKnown: fake.WellKnownLabels()}
-	s.topo = newTopology(&universe{templates: map[string]map[string][]*template{}}, s.wellKnown)
+	s.topo = newTopology(&universe{}, s.wellKnown)
 	mk := func(last string) *corev1.Pod {
 		return fake.Pod("p-"+last).Label("app", "a").
 			NodeRequirement(v1.LabelInstanceType, corev1.NodeSelectorOpIn, "t1", "t2", "t3", "t4", "t5", last).

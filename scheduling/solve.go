@@ -23,7 +23,10 @@ type solver struct {
 	res       *resourceIndex
 	templates []*template
 	// templateErrors explain NodePools that can launch nothing.
-	templateErrors           []Cause
+	templateErrors []Cause
+	// offeringPools are the ready NodePools with instance types, usable or not: where
+	// Karpenter finds the domains of a topology spread.
+	offeringPools            []offeringPool
 	toleratePreferNoSchedule bool
 	topo                     *topology
 	existing                 []*existingNode
@@ -141,6 +144,7 @@ func (s *solver) buildTemplates() error {
 		if err != nil {
 			return err
 		}
+		s.addOfferingPool(np, t, s.in.InstanceTypes[np.Name])
 		if t == nil {
 			s.templateErrors = append(s.templateErrors, why)
 			continue
@@ -248,12 +252,13 @@ func (s *solver) universe() *universe {
 			}
 		}
 	}
-	u := &universe{templates: map[string]map[string][]*template{}}
+	u := &universe{reachable: map[string]map[string][][]corev1.Taint{}, offered: map[string]map[string][][]corev1.Taint{}}
 	for key := range keys {
 		if key == v1.LabelHostname {
 			continue
 		}
-		from := map[string][]*template{}
+		u.offered[key] = offeredDomains(key, s.offeringPools)
+		from := map[string][][]corev1.Taint{}
 		for _, t := range s.templates {
 			seen := map[string]bool{}
 			tr := t.reqs.Get(key)
@@ -270,10 +275,10 @@ func (s *solver) universe() *universe {
 				}
 			}
 			for v := range seen {
-				from[v] = append(from[v], t)
+				from[v] = append(from[v], t.taints)
 			}
 		}
-		u.templates[key] = from
+		u.reachable[key] = from
 	}
 	for _, n := range s.nodes {
 		lbls := nodeLabels(n)

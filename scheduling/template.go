@@ -223,12 +223,12 @@ func offeringValue(o *cloudprovider.Offering, key string) string {
 	return ""
 }
 
-// newTemplate prepares a NodePool. It returns nil (with a reason) when no instance type is
-// left after the NodePool's own requirements.
-func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes) (*template, Cause, error) {
+// poolRequirements are a NodePool's requirements and the labels of its nodes (its template's
+// labels, the NodePool and NodeClass labels), the labels included in the requirements.
+func poolRequirements(np *v1.NodePool) (requirements.Requirements, map[string]string, error) {
 	reqs, err := requirements.FromNodeSelectorRequirements(np.Spec.Template.Spec.Requirements...)
 	if err != nil {
-		return nil, Cause{}, fmt.Errorf("NodePool %q: spec.template.spec.requirements: %w", np.Name, err)
+		return nil, nil, fmt.Errorf("NodePool %q: spec.template.spec.requirements: %w", np.Name, err)
 	}
 	lbls := map[string]string{}
 	for k, v := range np.Spec.Template.ObjectMeta.Labels {
@@ -238,7 +238,16 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 	if ref := np.Spec.Template.Spec.NodeClassRef; ref != nil && ref.Group != "" && ref.Kind != "" {
 		lbls[ref.Group+"/"+strings.ToLower(ref.Kind)] = ref.Name
 	}
-	reqs = reqs.Union(requirements.FromLabels(lbls))
+	return reqs.Union(requirements.FromLabels(lbls)), lbls, nil
+}
+
+// newTemplate prepares a NodePool. It returns nil (with a reason) when no instance type is
+// left after the NodePool's own requirements.
+func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes) (*template, Cause, error) {
+	reqs, lbls, err := poolRequirements(np)
+	if err != nil {
+		return nil, Cause{}, err
+	}
 	t := &template{
 		nodePool:      np,
 		name:          np.Name,

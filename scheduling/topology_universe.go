@@ -5,14 +5,81 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // universe records where topology domains come from.
 type universe struct {
-	// templates maps key -> domain -> the NodePools that can launch a node in it.
-	templates map[string]map[string][]*template
-	nodes     []universeNode
+	// reachable maps key -> domain -> the taints of each NodePool that can launch a node in
+	// it: the domains of pod (anti-)affinity.
+	reachable map[string]map[string][][]corev1.Taint
+	// offered is as reachable for every domain a NodePool or its instance types name,
+	// whether or not an offering there is available or fits the NodePool: the domains of a
+	// topology spread, as Karpenter discovers them (a domain nothing can launch in keeps the
+	// spread's minimum at zero).
+	offered map[string]map[string][][]corev1.Taint
+	nodes   []universeNode
+}
+
+// offeringPool is a NodePool as the source of topology domains.
+type offeringPool struct {
+	reqs   requirements.Requirements
+	taints []corev1.Taint
+	types  cloudprovider.InstanceTypes
+}
+
+// addOfferingPool records a ready NodePool (t: its template, nil when it can launch nothing)
+// with its instance types, unless it has none.
+func (s *solver) addOfferingPool(np *v1.NodePool, t *template, types cloudprovider.InstanceTypes) {
+	if len(types) == 0 {
+		return
+	}
+	var reqs requirements.Requirements
+	if t != nil {
+		reqs = t.reqs
+	} else if r, _, err := poolRequirements(np); err == nil {
+		reqs = r
+	} else {
+		return
+	}
+	s.offeringPools = append(s.offeringPools, offeringPool{reqs: reqs, taints: np.Spec.Template.Spec.Taints, types: types})
+}
+
+// offeredDomains maps each domain of key the pools name to the taints of those pools: the
+// values of a pool's own In requirement on key, and the values of each instance type's In
+// requirement on key that the pool allows (Karpenter intersects the two key by key, so a
+// type the pool cannot launch for another reason still names its zones).
+func offeredDomains(key string, pools []offeringPool) map[string][][]corev1.Taint {
+	out := map[string][][]corev1.Taint{}
+	for _, p := range pools {
+		seen := map[string]bool{}
+		pr, constrained := p.reqs[key]
+		if constrained && pr.Operator() == requirements.In {
+			for _, v := range pr.Values() {
+				seen[v] = true
+			}
+		}
+		for _, it := range p.types {
+			if it == nil {
+				continue
+			}
+			r, ok := it.Requirements[key]
+			if !ok || r.Operator() != requirements.In {
+				continue
+			}
+			for _, v := range r.Values() {
+				if !constrained || pr.Has(v) {
+					seen[v] = true
+				}
+			}
+		}
+		for v := range seen {
+			out[v] = append(out[v], p.taints)
+		}
+	}
+	return out
 }
 
 type universeNode struct {
@@ -21,15 +88,20 @@ type universeNode struct {
 	taints []corev1.Taint
 }
 
-// domains are the domains a group starts with: those NodePools can produce (for a spread
-// group honouring taints, only NodePools whose taints its pods tolerate), and the labels of
-// existing nodes (for a spread group, only nodes passing its node filter).
+// domains are the domains a group starts with: for a spread group those NodePools offer,
+// otherwise those they can produce (for a spread group honouring taints, only from NodePools
+// whose taints its pods tolerate), and the labels of existing nodes (for a spread group, only
+// nodes passing its node filter).
 func (u *universe) domains(g *topologyGroup, wellKnown requirements.KeySet) []string {
 	seen := map[string]bool{}
 	spread, _ := g.rule.(*spreadRule)
-	for d, from := range u.templates[g.key] {
-		for _, t := range from {
-			if spread == nil || !spread.honorTaints || tolerates(spread.filterTolerations, schedulingTaints(t.taints)) {
+	from := u.reachable[g.key]
+	if spread != nil {
+		from = u.offered[g.key]
+	}
+	for d, taintSets := range from {
+		for _, taints := range taintSets {
+			if spread == nil || !spread.honorTaints || tolerates(spread.filterTolerations, schedulingTaints(taints)) {
 				seen[d] = true
 				break
 			}
