@@ -206,7 +206,9 @@ func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
 			s.addInflight(c)
 		}
 	} else {
-		cmd.Moves = movesOf(cands, nil, nil) // a forceful command's are the provisioner's (provision)
+		// No simulation: emptiness's pods stay NotSimulated; a forceful command's get the
+		// provisioner's pass's decisions (provision).
+		cmd.Moves = movesOf(cands, nil, nil)
 	}
 	names := make([]string, 0, len(cands))
 	for _, c := range cands {
