@@ -245,7 +245,7 @@ func (a *autoscaler) launch(t *rapid.T, planned []*scheduling.NodeClaim) ([]*v1.
 	out := make([]*v1.NodeClaim, len(planned))
 	all := true
 	for i, c := range planned {
-		nc, err := a.cloud.Create(a.ctx, cluster.NodeClaimFor(c, a.names.Next(c.NodePool), a.snap.NodePool(c.NodePool)))
+		nc, err := a.cloud.Create(a.ctx, scheduling.NodeClaimFor(c, a.names.Next(c.NodePool), a.snap.NodePool(c.NodePool)))
 		if err != nil {
 			if !cloudprovider.IsInsufficientCapacityError(err) {
 				t.Fatalf("Create: %v", err)
@@ -285,22 +285,21 @@ func (a *autoscaler) register(t *rapid.T, launched []*v1.NodeClaim) {
 
 func (a *autoscaler) provision(t *rapid.T) {
 	a.refresh(t)
-	in := a.snap.SchedulingInput(scheduling.Options{})
-	res, err := scheduling.Solve(in)
+	res, err := scheduling.Solve(a.snap, scheduling.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, err := scheduling.Solve(in); err != nil || !reflect.DeepEqual(res, again) {
+	if again, err := scheduling.Solve(a.snap, scheduling.Options{}); err != nil || !reflect.DeepEqual(res, again) {
 		t.Fatalf("Solve is not deterministic (%v)\n%s", err, a.snap)
 	}
-	if vs := verify.Solve(in, res); len(vs) > 0 {
+	if vs := verify.Solve(a.snap, scheduling.Options{}, res); len(vs) > 0 {
 		t.Fatalf("Solve broke a rule: %v\n%s", vs, a.snap)
 	}
 	launched, _ := a.launch(t, res.NewNodeClaims)
 	for _, e := range res.ExistingNodes {
 		a.stats.PodsBound += len(e.Pods)
 	}
-	next, err := a.snap.ApplySolve(res, launched)
+	next, err := scheduling.Apply(a.snap, res, launched)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,25 +308,24 @@ func (a *autoscaler) provision(t *rapid.T) {
 }
 
 // consolidate plans at the machine's clock, checks the plan and carries out its commands in
-// order with ApplyCommand (a command whose replacements do not all launch is abandoned, as
+// order with disruption.Apply (a command whose replacements do not all launch is abandoned, as
 // Karpenter does), up to the first that moves pods: a later command's simulation planned
 // that one's pods again, possibly elsewhere, so its Moves do not hold on top of the first's
-// (see ApplyCommand); the next Plan sees the cluster as it is. Every pod a command moves is
+// (see disruption.Apply); the next Plan sees the cluster as it is. Every pod a command moves is
 // bound where its Moves say; when every launch got the offering planned, the cluster's price
 // falls by at least the applied savings.
 func (a *autoscaler) consolidate(t *rapid.T, events ...interruption.Event) {
 	a.refresh(t)
-	in := a.snap.DisruptionInput(a.now, disruption.Options{SpotToSpotConsolidation: a.spotToSpot})
-	in.Interruptions = events
-	res, err := disruption.Plan(in)
+	opts, planned := disruption.Options{SpotToSpotConsolidation: a.spotToSpot}, a.snap.WithInterruptions(events...)
+	res, err := disruption.Plan(planned, a.now, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, err := disruption.Plan(in); err != nil || !reflect.DeepEqual(res, again) {
+	if again, err := disruption.Plan(planned, a.now, opts); err != nil || !reflect.DeepEqual(res, again) {
 		t.Fatalf("Plan is not deterministic (%v)\n%s", err, a.snap)
 	}
-	if vs := verify.Plan(in, res); len(vs) > 0 {
-		t.Fatalf("Plan broke a rule: %v\n%s%s", vs, a.snap, dumpPlan(in, res))
+	if vs := verify.Plan(planned, a.now, opts, res); len(vs) > 0 {
+		t.Fatalf("Plan broke a rule: %v\n%s%s", vs, a.snap, dumpPlan(planned, res))
 	}
 	a.checkPlan(t, res)
 	before, saved, asPlanned := a.price(t), 0.0, true
@@ -352,7 +350,7 @@ func (a *autoscaler) consolidate(t *rapid.T, events ...interruption.Event) {
 				asPlanned = false // the cloud failed over to another offering
 			}
 		}
-		next, err := a.snap.ApplyCommand(cmd, launched)
+		next, err := disruption.Apply(a.snap, cmd, launched)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,11 +377,11 @@ func (a *autoscaler) consolidate(t *rapid.T, events ...interruption.Event) {
 		}
 		saved += cmd.SavingsPerHour
 		// The forceful commands share the provisioner's simulation; any later command planned
-		// their pods and those of this one again: Plan anew (see ApplyCommand).
+		// their pods and those of this one again: Plan anew (see disruption.Apply).
 		moved = moved || len(cmd.Moves) > 0
 	}
 	if after := a.price(t); asPlanned && after > before-saved+1e-6 {
-		t.Fatalf("consolidation saved %.6f/h, the plan said %.6f/h\n%s%s", before-after, saved, a.snap, dumpPlan(in, res))
+		t.Fatalf("consolidation saved %.6f/h, the plan said %.6f/h\n%s%s", before-after, saved, a.snap, dumpPlan(planned, res))
 	}
 }
 
@@ -565,7 +563,7 @@ func movesText(ms []disruption.PodMove) []string {
 
 // checkBound: the pods bound to n fit its allocatable (cpu, memory, pods), their node
 // selectors hold, and no two of them share it against a required hostname anti-affinity.
-func checkBound(t *rapid.T, n *scheduling.Node, snap *cluster.Snapshot, when string) {
+func checkBound(t *rapid.T, n *cluster.Node, snap *cluster.Snapshot, when string) {
 	var cpu, mem resource.Quantity
 	for _, p := range n.Pods {
 		for _, c := range p.Spec.Containers {
@@ -605,7 +603,7 @@ func checkBound(t *rapid.T, n *scheduling.Node, snap *cluster.Snapshot, when str
 }
 
 // dumpPlan is the input's objects and the result as YAML-ish text, for a failing run.
-func dumpPlan(in *disruption.Input, res *disruption.Result) string {
-	b, _ := yaml.Marshal(map[string]any{"result": res, "daemonsets": in.DaemonSets, "pdbs": in.PodDisruptionBudgets, "nodes": in.Nodes, "pods": in.Pods})
+func dumpPlan(snap *cluster.Snapshot, res *disruption.Result) string {
+	b, _ := yaml.Marshal(map[string]any{"result": res, "daemonsets": snap.DaemonSets(), "pdbs": snap.PodDisruptionBudgets(), "nodes": snap.Nodes(), "pods": snap.Pending()})
 	return "\n" + string(b)
 }

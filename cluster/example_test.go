@@ -63,7 +63,7 @@ spec:
 		var claims []*v1.NodeClaim
 		var nodes []*corev1.Node
 		for _, c := range planned {
-			nc, err := cloud.Create(ctx, cluster.NodeClaimFor(c, names.Next(c.NodePool), snap.NodePool(c.NodePool)))
+			nc, err := cloud.Create(ctx, scheduling.NodeClaimFor(c, names.Next(c.NodePool), snap.NodePool(c.NodePool)))
 			if err != nil {
 				panic(err)
 			}
@@ -76,12 +76,12 @@ spec:
 	if err != nil {
 		panic(err)
 	}
-	res, err := scheduling.Solve(snap.SchedulingInput(scheduling.Options{}))
+	res, err := scheduling.Solve(snap, scheduling.Options{})
 	if err != nil {
 		panic(err)
 	}
 	claims, nodes := launch(snap, res.NewNodeClaims)
-	if snap, err = snap.ApplySolve(res, claims); err != nil {
+	if snap, err = scheduling.Apply(snap, res, claims); err != nil {
 		panic(err)
 	}
 	if snap, err = snap.WithNodes(nodes...); err != nil {
@@ -96,13 +96,13 @@ spec:
 	}
 	snap = snap.WithoutPods(leaving...)
 	now = now.Add(time.Hour)
-	plan, err := disruption.Plan(snap.DisruptionInput(now, disruption.Options{}))
+	plan, err := disruption.Plan(snap, now, disruption.Options{})
 	if err != nil {
 		panic(err)
 	}
 	for _, cmd := range plan.Commands {
 		claims, nodes := launch(snap, cmd.Replacements)
-		if snap, err = snap.ApplyCommand(cmd, claims); err != nil {
+		if snap, err = disruption.Apply(snap, cmd, claims); err != nil {
 			panic(err)
 		}
 		if snap, err = snap.WithNodes(nodes...); err != nil {
@@ -112,16 +112,16 @@ spec:
 			fmt.Printf("%s %s: %s\n", cmd.Method, cmd.Reason, name)
 		}
 		if len(cmd.Moves) > 0 {
-			break // the later commands planned these pods again: Plan anew (see ApplyCommand)
+			break // the later commands planned these pods again: Plan anew (see disruption.Apply)
 		}
 	}
-	// ApplyCommand bound the displaced pods where the plan's simulation sent them; a Solve
+	// disruption.Apply bound the displaced pods where the plan's simulation sent them; a Solve
 	// places whatever is still pending.
-	res, err = scheduling.Solve(snap.SchedulingInput(scheduling.Options{}))
+	res, err = scheduling.Solve(snap, scheduling.Options{})
 	if err != nil {
 		panic(err)
 	}
-	if snap, err = snap.ApplySolve(res, make([]*v1.NodeClaim, len(res.NewNodeClaims))); err != nil {
+	if snap, err = scheduling.Apply(snap, res, make([]*v1.NodeClaim, len(res.NewNodeClaims))); err != nil {
 		panic(err)
 	}
 	total := 0.0
@@ -156,19 +156,18 @@ func solveKeepsEveryRule(t *rapid.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := snap.SchedulingInput(scheduling.Options{})
-	res, err := scheduling.Solve(in)
+	res, err := scheduling.Solve(snap, scheduling.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if vs := verify.Solve(in, res); len(vs) > 0 {
+	if vs := verify.Solve(snap, scheduling.Options{}, res); len(vs) > 0 {
 		t.Fatalf("%v\n%s", vs, snap)
 	}
 	launched := make([]*v1.NodeClaim, len(res.NewNodeClaims))
 	for i, c := range res.NewNodeClaims {
-		launched[i] = cluster.NodeClaimFor(c, fmt.Sprintf("claim-%d", i), snap.NodePool(c.NodePool))
+		launched[i] = scheduling.NodeClaimFor(c, fmt.Sprintf("claim-%d", i), snap.NodePool(c.NodePool))
 	}
-	next, err := snap.ApplySolve(res, launched)
+	next, err := scheduling.Apply(snap, res, launched)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,73 +2,145 @@ package cluster
 
 import (
 	"fmt"
+	"maps"
+	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
-	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/interruption"
 )
 
-// fork is a shallow copy of s whose node list and index the caller may change. Every node,
-// pod and object is shared with s; change a node only through edit.
+// fork is a copy of s whose node list, index and pod lists the caller may change. Every
+// node, pod and object is shared with s; change a node only through edit.
 func (s *Snapshot) fork() *Snapshot {
 	c := *s
-	c.nodes = append([]*scheduling.Node(nil), s.nodes...)
-	c.byName = make(map[string]int, len(s.byName))
-	for k, v := range s.byName {
-		c.byName[k] = v
+	c.nodes = append([]*Node(nil), s.nodes...)
+	c.idx = builtIndex(maps.Clone(s.byName()))
+	if c.idx.m == nil {
+		c.idx.m = map[string]int{}
 	}
 	c.pending = append([]*corev1.Pod(nil), s.pending...)
+	c.moving = append([]*corev1.Pod(nil), s.moving...)
 	c.notPlanned = append([]NotPlanned(nil), s.notPlanned...)
 	return &c
 }
 
 // edit replaces node i by a shallow copy of it (its own Pods slice) and returns the copy.
-func (s *Snapshot) edit(i int) *scheduling.Node {
+func (s *Snapshot) edit(i int) *Node {
 	n := *s.nodes[i]
 	n.Pods = append([]*corev1.Pod(nil), n.Pods...)
 	s.nodes[i] = &n
 	return &n
 }
 
-// reindex rebuilds byName after nodes were removed.
-func (s *Snapshot) reindex() {
-	s.byName = make(map[string]int, len(s.nodes))
-	for i, n := range s.nodes {
-		s.byName[key(n)] = i
-	}
-}
-
-// key is the name pods bind to: the Node's, else the in-flight claim's own.
-func key(n *scheduling.Node) string {
-	if n.Node != nil {
+// key is the name pods bind to: the Node's, else the in-flight claim's own ("" for a node
+// with neither, which only the transitional Assemble holds).
+func key(n *Node) string {
+	switch {
+	case n.Node != nil:
 		return n.Node.Name
+	case n.NodeClaim != nil:
+		return n.NodeClaim.Name
 	}
-	return n.NodeClaim.Name
+	return ""
 }
 
-// Without is the snapshot as if the named nodes (or in-flight NodeClaims), and every pod
-// bound to them, were gone. Unknown names are ignored.
-func (s *Snapshot) Without(names ...string) *Snapshot {
-	gone := map[string]bool{}
+// nameSet is the set of names, and whether node n is named in it (by the name pods bind to
+// or by Name).
+type nameSet map[string]bool
+
+func newNameSet(names []string) nameSet {
+	set := make(nameSet, len(names))
 	for _, n := range names {
-		gone[n] = true
+		set[n] = true
 	}
-	c := s.fork()
-	kept := c.nodes[:0]
-	for _, n := range c.nodes {
-		if !gone[key(n)] && !gone[n.Name()] {
-			kept = append(kept, n)
+	return set
+}
+
+func (set nameSet) has(n *Node) bool { return set[key(n)] || set[n.Name()] }
+
+// Without is the snapshot as if the named nodes (or in-flight NodeClaims, by the name pods
+// bind to or by Name), and every pod bound to them, were gone; the other nodes keep their
+// order. Unknown names are ignored. It keeps the parent's PDB reading (a simulation asks
+// where the pods of these nodes would go, not whether they were ever there).
+func (s *Snapshot) Without(names ...string) *Snapshot {
+	gone := newNameSet(names)
+	c := *s
+	c.nodes = make([]*Node, 0, len(s.nodes))
+	for _, n := range s.nodes {
+		if !gone.has(n) {
+			c.nodes = append(c.nodes, n)
 		}
 	}
-	c.nodes = kept
-	c.reindex()
-	return c
+	c.idx = &nameIndex{}
+	return &c
 }
 
-// WithoutPods is the snapshot as if these pods (matched by namespace/name: pending, bound or
-// not planned) were gone.
+// Deleting is the snapshot as if the named nodes were marked for deletion (Karpenter's
+// MarkedForDeletion; see Node.MarkedDeleting): they take no new pods, and scheduling.Solve
+// plans their reschedulable pods again with the pending ones, except pods with
+// karpenter.sh/do-not-disrupt=true and pods PodDisruptionBudgets keep in place. Unknown
+// names are ignored; every node keeps its place.
+func (s *Snapshot) Deleting(names ...string) *Snapshot {
+	return s.mark(names, func(n *Node) { n.markedDeleting = true })
+}
+
+// ClosedToMoves is the snapshot with the named nodes closed to moved pods (see
+// Node.ClosedToMoves): Karpenter's consolidation simulations close the nodes whose
+// NodePool's consolidateAfter has not elapsed since their last pod event. Unknown names are
+// ignored; every node keeps its place.
+func (s *Snapshot) ClosedToMoves(names ...string) *Snapshot {
+	return s.mark(names, func(n *Node) { n.closedToMoves = true })
+}
+
+// mark is the snapshot with set applied to copies of the named nodes.
+func (s *Snapshot) mark(names []string, set func(*Node)) *Snapshot {
+	if len(names) == 0 {
+		return s
+	}
+	named := newNameSet(names)
+	c := *s
+	c.nodes = append([]*Node(nil), s.nodes...)
+	for i, n := range c.nodes {
+		if named.has(n) {
+			cp := *n
+			set(&cp)
+			c.nodes[i] = &cp
+		}
+	}
+	return &c
+}
+
+// WithMoving is the snapshot with these pods to place again (see Moving), after the ones
+// it already moves: what a simulation does with the pods of the nodes it removed with
+// Without. The pods are kept as they are (pointer, spec.nodeName); the PDB reading is the
+// parent's.
+func (s *Snapshot) WithMoving(pods ...*corev1.Pod) *Snapshot {
+	c := *s
+	c.moving = append(append(make([]*corev1.Pod, 0, len(s.moving)+len(pods)), s.moving...), pods...)
+	return &c
+}
+
+// ByName is the snapshot with its nodes ordered by Name (stably), the order disruption.Plan
+// judges and simulates them in. Nodes with neither a Node nor a NodeClaim (only the
+// transitional Assemble holds such) are dropped.
+func (s *Snapshot) ByName() *Snapshot {
+	c := *s
+	c.nodes = make([]*Node, 0, len(s.nodes))
+	for _, n := range s.nodes {
+		if n.Node != nil || n.NodeClaim != nil {
+			c.nodes = append(c.nodes, n)
+		}
+	}
+	sort.SliceStable(c.nodes, func(i, j int) bool { return c.nodes[i].Name() < c.nodes[j].Name() })
+	c.idx = &nameIndex{}
+	return &c
+}
+
+// WithoutPods is the snapshot as if these pods (matched by namespace/name: pending, moving,
+// bound or not planned) were gone.
 func (s *Snapshot) WithoutPods(pods ...*corev1.Pod) *Snapshot {
 	gone := map[string]bool{}
 	for _, p := range pods {
@@ -76,6 +148,7 @@ func (s *Snapshot) WithoutPods(pods ...*corev1.Pod) *Snapshot {
 	}
 	c := s.fork()
 	c.pending = dropPods(c.pending, gone)
+	c.moving = dropPods(c.moving, gone)
 	np := c.notPlanned[:0]
 	for _, n := range c.notPlanned {
 		if !gone[PodKey(n.Pod)] {
@@ -92,6 +165,7 @@ func (s *Snapshot) WithoutPods(pods ...*corev1.Pod) *Snapshot {
 			}
 		}
 	}
+	c.readPDBs()
 	return c
 }
 
@@ -125,7 +199,7 @@ func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
 		case r != "":
 			c.notPlanned = append(c.notPlanned, NotPlanned{Pod: p, Reason: r})
 		case p.Spec.NodeName != "":
-			i := c.byName[p.Spec.NodeName]
+			i := c.idx.m[p.Spec.NodeName]
 			n := c.nodes[i]
 			if !edited[i] {
 				n, edited[i] = c.edit(i), true
@@ -136,6 +210,7 @@ func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
 		}
 	}
 	sortNotPlanned(c.notPlanned)
+	c.readPDBs()
 	return c, nil
 }
 
@@ -143,6 +218,9 @@ func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
 func (s *Snapshot) podKeys() map[string]bool {
 	out := map[string]bool{}
 	for _, p := range s.pending {
+		out[PodKey(p)] = true
+	}
+	for _, p := range s.moving {
 		out[PodKey(p)] = true
 	}
 	for _, n := range s.notPlanned {
@@ -157,8 +235,8 @@ func (s *Snapshot) podKeys() map[string]bool {
 }
 
 // WithClaims is the snapshot with these NodeClaims added, each paired with its Node when
-// the snapshot holds one (as New pairs them) and in flight otherwise. A NodeClaim whose name
-// the snapshot already holds is an error.
+// the snapshot holds one (as New pairs them) and in flight otherwise (after the other
+// nodes, in the given order). A NodeClaim whose name the snapshot already holds is an error.
 func (s *Snapshot) WithClaims(claims ...*v1.NodeClaim) (*Snapshot, error) {
 	c := s.fork()
 	if err := c.addClaims(claims); err != nil {
@@ -167,7 +245,26 @@ func (s *Snapshot) WithClaims(claims ...*v1.NodeClaim) (*Snapshot, error) {
 	return c, nil
 }
 
-// addClaims pairs each claim with its Node (see pairedNode) or adds it in flight.
+// WithInFlight is the snapshot with these NodeClaims in flight after the other nodes, in the
+// given order, as claims just launched are: never paired with a Node (they have none yet)
+// and never an error. Unlike WithClaims it does not check names: a claim named like a node
+// the snapshot holds shadows it in Node and Find. disruption.Plan adds the claims it launches
+// to its later simulations this way.
+func (s *Snapshot) WithInFlight(claims ...*v1.NodeClaim) *Snapshot {
+	c := *s
+	c.nodes = make([]*Node, 0, len(s.nodes)+len(claims))
+	c.nodes = append(c.nodes, s.nodes...)
+	for _, nc := range claims {
+		if nc != nil {
+			c.nodes = append(c.nodes, &Node{NodeClaim: nc})
+		}
+	}
+	c.idx = &nameIndex{}
+	return &c
+}
+
+// addClaims pairs each claim with its Node (see pairedNode) or adds it in flight. s must
+// own its nodes and index (New, fork).
 func (s *Snapshot) addClaims(claims []*v1.NodeClaim) error {
 	claimNames := map[string]bool{}
 	byProviderID := map[string]int{}
@@ -193,11 +290,11 @@ func (s *Snapshot) addClaims(claims []*v1.NodeClaim) error {
 			s.edit(i).NodeClaim = nc
 			continue
 		}
-		if i, taken := s.byName[nc.Name]; taken {
+		if i, taken := s.idx.m[nc.Name]; taken {
 			return fmt.Errorf("cluster: NodeClaim %q: no Node of its own, and its name is taken by Node %q", nc.Name, key(s.nodes[i]))
 		}
-		s.byName[nc.Name] = len(s.nodes)
-		s.nodes = append(s.nodes, &scheduling.Node{NodeClaim: nc})
+		s.idx.m[nc.Name] = len(s.nodes)
+		s.nodes = append(s.nodes, &Node{NodeClaim: nc})
 	}
 	return nil
 }
@@ -213,13 +310,13 @@ func (s *Snapshot) WithNodes(nodes ...*corev1.Node) (*Snapshot, error) {
 		if node == nil {
 			return nil, fmt.Errorf("cluster: a nil Node")
 		}
-		if i, ok := c.byName[node.Name]; ok && c.nodes[i].Node != nil {
+		if i, ok := c.idx.m[node.Name]; ok && c.nodes[i].Node != nil {
 			return nil, fmt.Errorf("cluster: Node %q: the snapshot already holds a Node of this name", node.Name)
 		}
 		i, ok := c.inFlightClaimOf(node)
 		if !ok {
-			c.byName[node.Name] = len(c.nodes)
-			c.nodes = append(c.nodes, &scheduling.Node{Node: node})
+			c.idx.m[node.Name] = len(c.nodes)
+			c.nodes = append(c.nodes, &Node{Node: node})
 			continue
 		}
 		old := key(c.nodes[i])
@@ -230,8 +327,8 @@ func (s *Snapshot) WithNodes(nodes ...*corev1.Node) (*Snapshot, error) {
 				n.Pods[j] = boundTo(p, node.Name)
 			}
 		}
-		delete(c.byName, old)
-		c.byName[node.Name] = i
+		delete(c.idx.m, old)
+		c.idx.m[node.Name] = i
 	}
 	return c, nil
 }
@@ -260,5 +357,27 @@ func (s *Snapshot) inFlightClaimOf(node *corev1.Node) (int, bool) {
 func (s *Snapshot) WithInstanceTypes(types map[string]cloudprovider.InstanceTypes) *Snapshot {
 	c := *s
 	c.objs.InstanceTypes = types
+	return &c
+}
+
+// WithInterruptions is the snapshot with its interruption events replaced by events (those
+// the host read from the cloud since).
+func (s *Snapshot) WithInterruptions(events ...interruption.Event) *Snapshot {
+	c := *s
+	c.objs.Interruptions = events
+	return &c
+}
+
+// WithRepairPolicies is the snapshot with the cloud's repair policies replaced.
+func (s *Snapshot) WithRepairPolicies(policies ...cloudprovider.RepairPolicy) *Snapshot {
+	c := *s
+	c.objs.RepairPolicies = policies
+	return &c
+}
+
+// WithProviderDrift is the snapshot with the cloud's IsDrifted answers replaced.
+func (s *Snapshot) WithProviderDrift(drift map[string]cloudprovider.DriftReason) *Snapshot {
+	c := *s
+	c.objs.ProviderDrift = drift
 	return &c
 }

@@ -47,13 +47,13 @@ func (n NotPlanned) Message() string {
 // notPlannedReason is why p is neither pending nor bound, or "" when it is one of them.
 func (s *Snapshot) notPlannedReason(p *corev1.Pod) NotPlannedReason {
 	if p.Spec.NodeName != "" {
-		if _, ok := s.byName[p.Spec.NodeName]; ok {
+		if _, ok := s.byName()[p.Spec.NodeName]; ok {
 			return ""
 		}
 		return NotPlannedNodeMissing
 	}
 	switch {
-	case p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed:
+	case IsTerminal(p):
 		return NotPlannedTerminal
 	case p.DeletionTimestamp != nil:
 		return NotPlannedTerminating
@@ -62,19 +62,6 @@ func (s *Snapshot) notPlannedReason(p *corev1.Pod) NotPlannedReason {
 	}
 	return ""
 }
-
-// IsDaemonSetPod reports whether a DaemonSet owns p.
-func IsDaemonSetPod(p *corev1.Pod) bool {
-	for _, o := range p.OwnerReferences {
-		if o.Kind == "DaemonSet" {
-			return true
-		}
-	}
-	return false
-}
-
-// PodKey is a pod's namespace/name.
-func PodKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 
 func sortNotPlanned(ns []NotPlanned) {
 	sort.SliceStable(ns, func(i, j int) bool { return PodKey(ns[i].Pod) < PodKey(ns[j].Pod) })

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -11,8 +12,8 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/requirements"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // Objects are the plain slices a Snapshot is built from, as a cluster (or a dump of one)
@@ -36,6 +37,20 @@ type Objects struct {
 	CSINodes               []*storagev1.CSINode
 	Namespaces             []*corev1.Namespace
 	Leases                 []*coordinationv1.Lease
+
+	// The cloud's observations disruption.Plan reads (the host asks the cloud before Plan,
+	// so that Plan stays pure).
+	//
+	// Interruptions are the interruption events read from the cloud (Karpenter's SQS
+	// queue, parsed by package interruption).
+	Interruptions []interruption.Event
+	// RepairPolicies are the CloudProvider's RepairPolicies: a node whose condition matches
+	// one for longer than its toleration is repaired. Empty: node repair is off
+	// (Karpenter's NodeRepair feature gate, default off).
+	RepairPolicies []cloudprovider.RepairPolicy
+	// ProviderDrift is the CloudProvider's IsDrifted answer per NodeClaim name ("" or
+	// absent: not drifted).
+	ProviderDrift map[string]cloudprovider.DriftReason
 }
 
 // Snapshot is a read-only view of a cluster (see the package doc). The zero value is an
@@ -45,13 +60,46 @@ type Snapshot struct {
 	// current (those live in nodes, pending and notPlanned).
 	objs Objects
 	// nodes are the Nodes in input order, then the in-flight NodeClaims in input order.
-	nodes []*scheduling.Node
-	// byName indexes nodes by the name pods bind to: a Node's name, an in-flight claim's
-	// own name.
-	byName map[string]int
-	// pending are the pending pods in input order.
+	nodes []*Node
+	// idx indexes nodes by the name pods bind to (see key), built once, on first use by
+	// forks that move nodes.
+	idx *nameIndex
+	// pending are the pending pods in input order; moving the pods WithMoving added.
 	pending    []*corev1.Pod
+	moving     []*corev1.Pod
 	notPlanned []NotPlanned
+	// pdbs is the reading of the PodDisruptionBudgets against every bound and pending pod.
+	pdbs *PDBLimits
+}
+
+// nameIndex maps the name pods bind to onto a position in nodes. Forks that keep every
+// node at its position share it; it is built at most once (safe for concurrent readers).
+type nameIndex struct {
+	once sync.Once
+	m    map[string]int
+}
+
+// builtIndex is an index already built (the constructors and the forks that add nodes fill
+// it themselves).
+func builtIndex(m map[string]int) *nameIndex {
+	ix := &nameIndex{m: m}
+	ix.once.Do(func() {})
+	return ix
+}
+
+// byName is the name index, built from nodes on first use.
+func (s *Snapshot) byName() map[string]int {
+	if s.idx == nil {
+		return nil
+	}
+	s.idx.once.Do(func() {
+		m := make(map[string]int, len(s.nodes))
+		for i, n := range s.nodes {
+			m[key(n)] = i
+		}
+		s.idx.m = m
+	})
+	return s.idx.m
 }
 
 // New builds a Snapshot: it pairs Nodes with NodeClaims, binds pods to their nodes and sorts
@@ -59,7 +107,7 @@ type Snapshot struct {
 // of one name, and an in-flight NodeClaim named like a Node paired with another claim, are
 // errors.
 func New(o Objects) (*Snapshot, error) {
-	s := &Snapshot{objs: o, byName: make(map[string]int, len(o.Nodes)+len(o.NodeClaims))}
+	s := &Snapshot{objs: o, idx: builtIndex(make(map[string]int, len(o.Nodes)+len(o.NodeClaims)))}
 	if s.objs.InstanceTypes == nil {
 		s.objs.InstanceTypes = map[string]cloudprovider.InstanceTypes{}
 	}
@@ -67,11 +115,11 @@ func New(o Objects) (*Snapshot, error) {
 		if n == nil {
 			return nil, fmt.Errorf("cluster: a nil Node")
 		}
-		if _, dup := s.byName[n.Name]; dup {
+		if _, dup := s.idx.m[n.Name]; dup {
 			return nil, fmt.Errorf("cluster: Node %q: two Nodes of this name", n.Name)
 		}
-		s.byName[n.Name] = len(s.nodes)
-		s.nodes = append(s.nodes, &scheduling.Node{Node: n})
+		s.idx.m[n.Name] = len(s.nodes)
+		s.nodes = append(s.nodes, &Node{Node: n})
 	}
 	if err := s.addClaims(o.NodeClaims); err != nil {
 		return nil, err
@@ -84,20 +132,31 @@ func New(o Objects) (*Snapshot, error) {
 		case r != "":
 			s.notPlanned = append(s.notPlanned, NotPlanned{Pod: p, Reason: r})
 		case p.Spec.NodeName != "":
-			n := s.nodes[s.byName[p.Spec.NodeName]]
+			n := s.nodes[s.idx.m[p.Spec.NodeName]]
 			n.Pods = append(n.Pods, p)
 		default:
 			s.pending = append(s.pending, p)
 		}
 	}
 	sortNotPlanned(s.notPlanned)
+	s.readPDBs()
 	return s, nil
+}
+
+// readPDBs reads the PodDisruptionBudgets against every bound and pending pod (the
+// disruption controller's view; pods the snapshot does not plan are not counted).
+func (s *Snapshot) readPDBs() {
+	pods := append([]*corev1.Pod(nil), s.pending...)
+	for _, n := range s.nodes {
+		pods = append(pods, n.Pods...)
+	}
+	s.pdbs = NewPDBLimits(s.objs.PodDisruptionBudgets, pods)
 }
 
 // pairedNode is the index of the Node nc belongs to, by status.nodeName, providerID or name.
 func (s *Snapshot) pairedNode(nc *v1.NodeClaim, byProviderID map[string]int) (int, bool) {
 	if name := nc.Status.NodeName; name != "" {
-		if i, ok := s.byName[name]; ok && s.nodes[i].Node != nil {
+		if i, ok := s.byName()[name]; ok && s.nodes[i].Node != nil {
 			return i, true
 		}
 	}
@@ -106,7 +165,7 @@ func (s *Snapshot) pairedNode(nc *v1.NodeClaim, byProviderID map[string]int) (in
 			return i, true
 		}
 	}
-	if i, ok := s.byName[nc.Name]; ok && s.nodes[i].Node != nil && s.nodes[i].NodeClaim == nil {
+	if i, ok := s.byName()[nc.Name]; ok && s.nodes[i].Node != nil && s.nodes[i].NodeClaim == nil {
 		return i, true
 	}
 	return 0, false
@@ -131,12 +190,12 @@ func (s *Snapshot) InstanceTypes() map[string]cloudprovider.InstanceTypes {
 }
 
 // Nodes are the Nodes (with their NodeClaims and bound pods) in input order, then the
-// in-flight NodeClaims in input order.
-func (s *Snapshot) Nodes() []*scheduling.Node { return s.nodes }
+// in-flight NodeClaims in input order (forks say how they change the order).
+func (s *Snapshot) Nodes() []*Node { return s.nodes }
 
 // Node is the Node or in-flight NodeClaim pods bound to name run on, or nil.
-func (s *Snapshot) Node(name string) *scheduling.Node {
-	if i, ok := s.byName[name]; ok {
+func (s *Snapshot) Node(name string) *Node {
+	if i, ok := s.byName()[name]; ok {
 		return s.nodes[i]
 	}
 	return nil
@@ -145,12 +204,21 @@ func (s *Snapshot) Node(name string) *scheduling.Node {
 // Pending are the pods waiting to be placed, in input order.
 func (s *Snapshot) Pending() []*corev1.Pod { return s.pending }
 
+// Moving are the pods WithMoving added: placed again by scheduling.Solve together with the
+// pending pods (after them), kept as they are (spec.nodeName included).
+func (s *Snapshot) Moving() []*corev1.Pod { return s.moving }
+
+// PDBLimits is the snapshot's reading of its PodDisruptionBudgets against every bound and
+// pending pod, computed when it was built. Forks that only remove or mark nodes, or add
+// moving pods, keep their parent's reading; forks that add or remove pods read again.
+func (s *Snapshot) PDBLimits() *PDBLimits { return s.pdbs }
+
 // NotPlanned are the pods neither pending nor bound to a node of the snapshot, sorted by
 // namespace/name.
 func (s *Snapshot) NotPlanned() []NotPlanned { return s.notPlanned }
 
-// DaemonSets, PodDisruptionBudgets, the volume objects, Namespaces and Leases are passed
-// through as given.
+// DaemonSets, PodDisruptionBudgets, Namespaces, Leases, the well-known labels and the
+// volume objects are passed through as given.
 func (s *Snapshot) DaemonSets() []*appsv1.DaemonSet { return s.objs.DaemonSets }
 func (s *Snapshot) PodDisruptionBudgets() []*policyv1.PodDisruptionBudget {
 	return s.objs.PodDisruptionBudgets
@@ -158,3 +226,17 @@ func (s *Snapshot) PodDisruptionBudgets() []*policyv1.PodDisruptionBudget {
 func (s *Snapshot) Namespaces() []*corev1.Namespace      { return s.objs.Namespaces }
 func (s *Snapshot) Leases() []*coordinationv1.Lease      { return s.objs.Leases }
 func (s *Snapshot) WellKnownLabels() requirements.KeySet { return s.objs.WellKnownLabels }
+func (s *Snapshot) PersistentVolumeClaims() []*corev1.PersistentVolumeClaim {
+	return s.objs.PersistentVolumeClaims
+}
+func (s *Snapshot) PersistentVolumes() []*corev1.PersistentVolume { return s.objs.PersistentVolumes }
+func (s *Snapshot) StorageClasses() []*storagev1.StorageClass     { return s.objs.StorageClasses }
+func (s *Snapshot) CSINodes() []*storagev1.CSINode                { return s.objs.CSINodes }
+
+// Interruptions, RepairPolicies and ProviderDrift are the cloud's observations the snapshot
+// was built with (see Objects).
+func (s *Snapshot) Interruptions() []interruption.Event          { return s.objs.Interruptions }
+func (s *Snapshot) RepairPolicies() []cloudprovider.RepairPolicy { return s.objs.RepairPolicies }
+func (s *Snapshot) ProviderDrift() map[string]cloudprovider.DriftReason {
+	return s.objs.ProviderDrift
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/manifest"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 func node(name, providerID string) *corev1.Node {
@@ -125,9 +124,6 @@ spec: {containers: [{name: c, image: x}]}
 	require.NoError(t, err)
 	assert.Equal(t, [][2]string{{"n1", "default-x"}}, pairing(s))
 	assert.Equal(t, []string{"default/web"}, keys(s.Pending()))
-	in := s.SchedulingInput(scheduling.Options{})
-	assert.Equal(t, s.Pending(), in.Pods)
-	assert.Equal(t, s.Nodes(), in.Nodes)
 }
 
 func keys(pods []*corev1.Pod) []string {

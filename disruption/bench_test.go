@@ -110,7 +110,7 @@ func BenchmarkPlan(b *testing.B) {
 			var res *Result
 			for b.Loop() {
 				var err error
-				if res, err = Plan(in); err != nil {
+				if res, err = PlanInput(in); err != nil {
 					b.Fatal(err)
 				}
 			}

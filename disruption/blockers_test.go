@@ -117,7 +117,7 @@ func TestBlockersListEveryReason(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := input(tt.pools, tt.node)
 			in.PodDisruptionBudgets = tt.pdbs
-			res, err := Plan(in)
+			res, err := PlanInput(in)
 			if err != nil {
 				t.Fatal(err)
 			}

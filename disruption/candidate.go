@@ -12,18 +12,15 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/requirements"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-const (
-	podDeletionCostAnnotation = "controller.kubernetes.io/pod-deletion-cost"
-	mirrorPodAnnotation       = "kubernetes.io/config.mirror"
-)
+const podDeletionCostAnnotation = "controller.kubernetes.io/pod-deletion-cost"
 
 // node is what Plan knows about one input node.
 type node struct {
-	sn       *scheduling.Node
+	sn       *cluster.Node
 	index    int // position in the sorted node list (identity)
 	name     string
 	labels   map[string]string
@@ -72,88 +69,14 @@ func (n *node) policy() v1.ConsolidationPolicy {
 }
 
 // nodeLabels are the Node's labels, or the NodeClaim's labels and single-valued requirements.
-func nodeLabels(sn *scheduling.Node) map[string]string { return sn.Labels() }
-
-// buildPDBs reads the PodDisruptionBudgets once against every pod of the snapshot, bound
-// and pending (scheduling's reading, so the simulations agree with the candidate checks).
-func (s *state) buildPDBs() {
-	var all []*corev1.Pod
-	for _, n := range s.in.Nodes {
-		if n != nil {
-			all = append(all, n.Pods...)
-		}
-	}
-	all = append(all, s.in.Pods...)
-	s.pdbs = scheduling.NewPDBLimits(s.in.PodDisruptionBudgets, all)
-}
-
-func isTerminal(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
-}
-
-func ownerKind(p *corev1.Pod) string {
-	owner := ""
-	for _, o := range p.OwnerReferences {
-		if (o.Controller != nil && *o.Controller) || owner == "" {
-			owner = o.Kind
-		}
-	}
-	return owner
-}
-
-func isMirror(p *corev1.Pod) bool {
-	_, ok := p.Annotations[mirrorPodAnnotation]
-	return ok || ownerKind(p) == "Node"
-}
-
-func isDaemon(p *corev1.Pod) bool {
-	for _, o := range p.OwnerReferences {
-		if o.Kind == "DaemonSet" {
-			return true
-		}
-	}
-	return false
-}
-
-// isReschedulable: active (or a terminating StatefulSet pod), not a DaemonSet or mirror pod.
-func isReschedulable(p *corev1.Pod) bool {
-	if isTerminal(p) || isDaemon(p) || isMirror(p) {
-		return false
-	}
-	return p.DeletionTimestamp == nil || ownerKind(p) == "StatefulSet"
-}
-
-// doNotDisrupt reports whether p's karpenter.sh/do-not-disrupt annotation is active at now:
-// "true", or a positive duration not yet elapsed since the pod started (no start time:
-// active). Other values are ignored.
-func doNotDisrupt(p *corev1.Pod, now time.Time) (bool, string) {
-	v, ok := p.Annotations[v1.DoNotDisruptAnnotationKey]
-	if !ok {
-		return false, ""
-	}
-	if v == "true" {
-		return true, "true"
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return false, ""
-	}
-	if p.Status.StartTime == nil {
-		return true, v + " (pod has no start time)"
-	}
-	until := p.Status.StartTime.Add(d)
-	if now.Before(until) {
-		return true, fmt.Sprintf("%s, until %s", v, until.UTC().Format(time.RFC3339))
-	}
-	return false, ""
-}
+func nodeLabels(sn *cluster.Node) map[string]string { return sn.Labels() }
 
 // podBlocks are the reasons p forbids a graceful disruption of its node: its active
 // do-not-disrupt annotation, then a PodDisruptionBudget allowing no disruption of it.
 func (s *state) podBlocks(p *corev1.Pod) []block {
 	var out []block
 	pod := p.Namespace + "/" + p.Name
-	if ok, why := doNotDisrupt(p, s.now); ok {
+	if ok, why := cluster.DoNotDisrupt(p, s.now); ok {
 		out = append(out, newBlock(BlockDoNotDisruptPod, pod, fmt.Sprintf("pod %s has karpenter.sh/do-not-disrupt=%s", pod, why)))
 	}
 	if why := s.pdbs.Blocking(p); why != "" {
@@ -209,7 +132,7 @@ func nodeReady(n *corev1.Node) bool {
 }
 
 // buildNode derives everything Plan needs about sn.
-func (s *state) buildNode(sn *scheduling.Node, index int) *node {
+func (s *state) buildNode(sn *cluster.Node, index int) *node {
 	n := &node{sn: sn, index: index, name: sn.Name(), labels: nodeLabels(sn)}
 	n.poolName = n.labels[v1.NodePoolLabelKey]
 	if n.poolName == "" && sn.NodeClaim != nil {
@@ -220,7 +143,7 @@ func (s *state) buildNode(sn *scheduling.Node, index int) *node {
 	if sn.NodeClaim != nil && sn.Node == nil {
 		n.initialized = false
 	}
-	n.deleting = sn.MarkedForDeletion || (sn.Node != nil && sn.Node.DeletionTimestamp != nil) || (sn.NodeClaim != nil && sn.NodeClaim.DeletionTimestamp != nil)
+	n.deleting = sn.Deleting()
 	terminating := false
 	if sn.NodeClaim != nil {
 		if c := hasCondition(sn.NodeClaim.Status.Conditions, v1.ConditionTypeInstanceTerminating); c != nil && c.Status == metav1.ConditionTrue {
@@ -254,7 +177,7 @@ func (s *state) buildNode(sn *scheduling.Node, index int) *node {
 	case n.notCandidate != "":
 	case sn.Node.Annotations[v1.DoNotDisruptAnnotationKey] == "true":
 		notCand(BlockDoNotDisruptNode, n.name, "node has karpenter.sh/do-not-disrupt=true")
-	case len(s.in.InstanceTypes[n.poolName]) == 0:
+	case len(s.snap.InstanceTypes()[n.poolName]) == 0:
 		notCand(BlockNoInstanceTypes, n.poolName, fmt.Sprintf("NodePool %q has no instance types", n.poolName))
 	}
 
@@ -264,7 +187,7 @@ func (s *state) buildNode(sn *scheduling.Node, index int) *node {
 		if p == nil {
 			continue
 		}
-		active := !isTerminal(p) && p.DeletionTimestamp == nil
+		active := !cluster.IsTerminal(p) && p.DeletionTimestamp == nil
 		blocked := ""
 		if active {
 			bs := s.podBlocks(p)
@@ -278,7 +201,7 @@ func (s *state) buildNode(sn *scheduling.Node, index int) *node {
 		if blocked != "" && n.podBlocker == "" {
 			n.podBlocker = blocked
 		}
-		if isReschedulable(p) {
+		if cluster.IsReschedulable(p) {
 			n.reschedulable = append(n.reschedulable, p)
 			n.cost += math.Max(0, evictionCost(p))
 			if blocked == "" {
@@ -291,7 +214,7 @@ func (s *state) buildNode(sn *scheduling.Node, index int) *node {
 	n.zone, n.ct = n.labels[v1.LabelTopologyZone], n.labels[v1.CapacityTypeLabelKey]
 	if n.pool != nil {
 		name := n.labels[v1.LabelInstanceType]
-		for _, it := range s.in.InstanceTypes[n.poolName] {
+		for _, it := range s.snap.InstanceTypes()[n.poolName] {
 			if it != nil && it.Name == name {
 				n.it = it
 				break

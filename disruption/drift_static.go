@@ -115,9 +115,9 @@ func compactStrings(s []string) []string {
 // NodeClaim (by NodeClaim name, else by node name), or "".
 func (s *state) providerDrift(n *node) string {
 	if n.sn.NodeClaim != nil {
-		if r := s.in.ProviderDrift[n.sn.NodeClaim.Name]; r != "" {
+		if r := s.snap.ProviderDrift()[n.sn.NodeClaim.Name]; r != "" {
 			return string(r)
 		}
 	}
-	return string(s.in.ProviderDrift[n.name])
+	return string(s.snap.ProviderDrift()[n.name])
 }

@@ -75,7 +75,7 @@ func TestStaticDrift(t *testing.T) {
 				tc.pool(np)
 			}
 			in := input([]*v1.NodePool{np}, n, testNode("big", "p", "large", ""))
-			res, err := Plan(in)
+			res, err := PlanInput(in)
 			require.NoError(t, err)
 			got := driftOf(res, "n")
 			if tc.drift == "" {
@@ -95,12 +95,12 @@ func TestProviderDrift(t *testing.T) {
 	n.NodeClaim.Spec.NodeClassRef = ptr(*np.Spec.Template.Spec.NodeClassRef)
 	in := input([]*v1.NodePool{np}, n, testNode("big", "p", "large", ""))
 	in.ProviderDrift = map[string]cloudprovider.DriftReason{"claim-n": "AMIDrift"}
-	res, err := Plan(in)
+	res, err := PlanInput(in)
 	require.NoError(t, err)
 	assert.Equal(t, "AMIDrift", driftOf(res, "n"))
 	// an empty answer is no drift
 	in.ProviderDrift = map[string]cloudprovider.DriftReason{"claim-n": ""}
-	res, err = Plan(in)
+	res, err = PlanInput(in)
 	require.NoError(t, err)
 	assert.Empty(t, driftOf(res, "n"))
 }
@@ -155,7 +155,7 @@ func TestRequirementsDrift(t *testing.T) {
 			tc.change(np)
 			n := claimed(testNode("n", "p", "small", "", bound("n1", "1")), 0)
 			in := input([]*v1.NodePool{np}, n)
-			res, err := Plan(in)
+			res, err := PlanInput(in)
 			require.NoError(t, err)
 			got := driftOf(res, "n")
 			if !tc.drifted {

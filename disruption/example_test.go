@@ -9,9 +9,9 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // A large on-demand node runs one small pod: Plan replaces it by the cheapest type that fits.
@@ -29,13 +29,17 @@ func ExamplePlan() {
 	}
 	pod := fake.Pod("web").Requests("500m", "512Mi").NodeName("node-a").Obj()
 	pod.Status.Phase = corev1.PodRunning
-	res, err := disruption.Plan(&disruption.Input{
-		Now:             created.Add(time.Hour),
+	snap, err := cluster.New(cluster.Objects{
 		NodePools:       []*v1.NodePool{np},
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": types},
 		WellKnownLabels: fake.WellKnownLabels(),
-		Nodes:           []*scheduling.Node{{Node: node, Pods: []*corev1.Pod{pod}}},
+		Nodes:           []*corev1.Node{node},
+		Pods:            []*corev1.Pod{pod},
 	})
+	if err != nil {
+		panic(err)
+	}
+	res, err := disruption.Plan(snap, created.Add(time.Hour), disruption.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -91,7 +92,7 @@ func TestRoundProperties(t *testing.T) {
 			all = append(all, n.Pods...)
 		}
 		all = append(all, in.Pods...)
-		pdbs := scheduling.NewPDBLimits(in.PodDisruptionBudgets, all)
+		pdbs := cluster.NewPDBLimits(in.PodDisruptionBudgets, all)
 		gone := map[string]bool{} // expired or in a command
 		for _, n := range in.Nodes {
 			gone[n.Name()] = n.MarkedForDeletion
@@ -130,7 +131,7 @@ func TestRoundProperties(t *testing.T) {
 					continue
 				}
 				for _, p := range byName[name].Pods {
-					if isReschedulable(p) {
+					if cluster.IsReschedulable(p) {
 						displaced[p] = true
 					}
 				}
@@ -226,7 +227,7 @@ func replay(in *Input, gone map[string]bool, inflight ...[]*scheduling.NodeClaim
 			sin.Nodes = append(sin.Nodes, &scheduling.Node{NodeClaim: nc})
 		}
 	}
-	res, err := scheduling.Solve(sin)
+	res, err := scheduling.SolveInput(sin)
 	if err != nil {
 		panic(err)
 	}

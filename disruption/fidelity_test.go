@@ -180,7 +180,7 @@ func TestFidelity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := Plan(tt.in())
+			res, err := PlanInput(tt.in())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,7 +33,7 @@ func TestPlanNeverPanicsOnNil(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			in := input([]*v1.NodePool{pool("default")}, node())
 			mod(in)
-			assert.NotPanics(t, func() { _, _ = Plan(in) })
+			assert.NotPanics(t, func() { _, _ = PlanInput(in) })
 		})
 	}
 }
@@ -44,7 +44,7 @@ func TestUncountableBoundPodIsNotFree(t *testing.T) {
 	huge := bound("huge", "100m")
 	huge.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("1e30")
 	in := input([]*v1.NodePool{pool("default")}, testNode("node-a", "default", "large", "", huge))
-	res, err := Plan(in)
+	res, err := PlanInput(in)
 	if err != nil {
 		return // refusing the input is as good
 	}

@@ -50,7 +50,7 @@ func TestInflightClaimDaemonSetOverhead(t *testing.T) {
 			in := input([]*v1.NodePool{pool("default", spotToo)}, nodeA, nodeB, nodeS)
 			in.DaemonSets = []*appsv1.DaemonSet{fake.DaemonSet("logs", ds)}
 			in.Pods = []*corev1.Pod{fake.Pod("p").Requests("1200m", "100Mi").Obj()}
-			res, err := Plan(in)
+			res, err := PlanInput(in)
 			if err != nil {
 				t.Fatal(err)
 			}

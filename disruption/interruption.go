@@ -71,7 +71,7 @@ func (s *state) instanceTypes() map[string]cloudprovider.InstanceTypes {
 	if s.mech.types != nil {
 		return s.mech.types
 	}
-	return s.in.InstanceTypes
+	return s.snap.InstanceTypes()
 }
 
 // interruptions turns the input's interruption events into commands as Karpenter's
@@ -81,7 +81,7 @@ func (s *state) instanceTypes() map[string]cloudprovider.InstanceTypes {
 // pods, on capacity that avoids the interrupted spot offering); rebalance recommendations
 // are only recorded. Events are taken oldest first; one instance is deleted once.
 func (s *state) interruptions() []InterruptionOutcome {
-	if len(s.in.Interruptions) == 0 {
+	if len(s.snap.Interruptions()) == 0 {
 		return nil
 	}
 	byInstance := map[string]*node{}
@@ -90,7 +90,7 @@ func (s *state) interruptions() []InterruptionOutcome {
 			byInstance[id] = n
 		}
 	}
-	evs := append([]interruption.Event(nil), s.in.Interruptions...)
+	evs := append([]interruption.Event(nil), s.snap.Interruptions()...)
 	sort.SliceStable(evs, func(i, j int) bool {
 		a, b := evs[i], evs[j]
 		if !a.Time.Equal(b.Time) {
@@ -204,7 +204,7 @@ func (s *state) markUnavailable(kind interruption.Kind, n *node) string {
 	}
 	if s.mech.types == nil {
 		s.mech.types = map[string]cloudprovider.InstanceTypes{}
-		for k, v := range s.in.InstanceTypes {
+		for k, v := range s.snap.InstanceTypes() {
 			s.mech.types[k] = v
 		}
 	}

@@ -60,7 +60,7 @@ func TestInterruptionEvents(t *testing.T) {
 			// a zero budget: interruption is forceful and ignores it
 			in := input([]*v1.NodePool{pool("p", spotToo, budget("0"))}, a, b, d, u)
 			in.Interruptions = tc.events
-			res, err := Plan(in)
+			res, err := PlanInput(in)
 			require.NoError(t, err)
 			var codes []InterruptionCode
 			for _, o := range res.Interruptions {
@@ -89,7 +89,7 @@ func TestSpotInterruptionReplacementAvoidsTheOffering(t *testing.T) {
 	in := input([]*v1.NodePool{pool("p", spotToo)}, a)
 	in.Interruptions = []interruption.Event{event(interruption.SpotInterrupted, 0, "i-a")}
 	snapshot := deepCopyInput(in)
-	res, err := Plan(in)
+	res, err := PlanInput(in)
 	require.NoError(t, err)
 	require.Len(t, res.Interruptions, 1)
 	o := res.Interruptions[0]
@@ -119,7 +119,7 @@ func TestCapacityReservationInterruptionMarksTheReservation(t *testing.T) {
 	a.Node.Labels[cloudprovider.ReservationIDLabel] = "cr-1"
 	in := input([]*v1.NodePool{pool("p")}, a)
 	in.Interruptions = []interruption.Event{event(interruption.CapacityReservationInterrupted, 0, "i-a")}
-	res, err := Plan(in)
+	res, err := PlanInput(in)
 	require.NoError(t, err)
 	require.Len(t, res.Interruptions, 1)
 	assert.Equal(t, "capacity reservation cr-1", res.Interruptions[0].Unavailable)

@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -98,7 +99,7 @@ func checkDrainsHoldPDBs(t *rapid.T, in *Input, res *Result) {
 	for _, n := range in.Nodes {
 		all = append(all, n.Pods...)
 	}
-	limits := scheduling.NewPDBLimits(in.PodDisruptionBudgets, all)
+	limits := cluster.NewPDBLimits(in.PodDisruptionBudgets, all)
 	evicted := map[*policyv1.PodDisruptionBudget]int32{}
 	for _, d := range res.Drains {
 		for _, g := range d.Groups {
@@ -141,7 +142,7 @@ func checkDrainsLoseNoPod(t *rapid.T, in *Input, res *Result) {
 		seen := map[*corev1.Pod]int{}
 		check := func(p PodDrain) {
 			seen[p.Pod]++
-			move := p.Action != DrainLeaveAlone && isReschedulable(p.Pod)
+			move := p.Action != DrainLeaveAlone && cluster.IsReschedulable(p.Pod)
 			if move && (p.Destination == "") == (p.Pending == "") {
 				t.Fatalf("drain of %s: pod %s has destination %q and pending %q", d.Node, p.Pod.Name, p.Destination, p.Pending)
 			}

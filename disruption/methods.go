@@ -14,7 +14,7 @@ func (s *state) expiration() {
 		// Karpenter's expiration controller reads the NodeClaim: a Node being deleted whose
 		// NodeClaim is not is still expired (and counted once against its budget).
 		claimDeleting := n.sn.NodeClaim != nil && n.sn.NodeClaim.DeletionTimestamp != nil
-		if s.taken[n] || n.pool == nil || claimDeleting || n.sn.MarkedForDeletion || n.expiresAt.IsZero() || s.now.Before(n.expiresAt) {
+		if s.taken[n] || n.pool == nil || claimDeleting || n.sn.MarkedDeleting() || n.expiresAt.IsZero() || s.now.Before(n.expiresAt) {
 			continue
 		}
 		s.commit(Command{Method: MethodExpiration, Reason: ReasonExpired}, []*node{n}, nil)

@@ -81,7 +81,7 @@ func TestCommandMoves(t *testing.T) {
 		}, MethodEmptiness, []moveWant{{"a1", "node-a", "", -1, -1, MoveNotSimulated}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Plan(tc.in())
+			res, err := PlanInput(tc.in())
 			require.NoError(t, err)
 			var cmd *Command
 			for i := range res.Commands {
@@ -110,7 +110,7 @@ func TestMovesAreDestinations(t *testing.T) {
 		testNode("node-a", "p", "large", "", bound("a1", "1")),
 		testNode("node-b", "p", "large", "", bound("b1", "1")),
 		testNode("node-c", "p", "large", "", bound("c1", "5")))
-	res, err := Plan(in)
+	res, err := PlanInput(in)
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Commands)
 	for _, c := range res.Commands {

@@ -60,7 +60,7 @@ func TestPDBOneReading(t *testing.T) {
 			in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")), testNode("b", "p", "large", ""))
 			in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{b}
 			in.Pods = pending
-			res, err := Plan(in)
+			res, err := PlanInput(in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func TestPDBOneReading(t *testing.T) {
 			sin := &scheduling.Input{NodePools: in.NodePools, InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels,
 				Nodes: []*scheduling.Node{del, testNode("b", "p", "large", "")}, Pods: pending,
 				PodDisruptionBudgets: in.PodDisruptionBudgets}
-			sres, err := scheduling.Solve(sin)
+			sres, err := scheduling.SolveInput(sin)
 			if err != nil {
 				t.Fatal(err)
 			}

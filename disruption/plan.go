@@ -8,18 +8,23 @@ import (
 	"time"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// state is one Plan's working set. Input objects are only read; everything Plan changes
+// state is one Plan's working set. The snapshot is only read; everything Plan changes
 // (commands taken, pods moved, replacements in flight) lives here.
 type state struct {
-	in    *Input
+	snap *cluster.Snapshot
+	// base is snap with its nodes by name and the NodeClaims launched so far in flight
+	// after them: what every simulation forks.
+	base  *cluster.Snapshot
 	now   time.Time
+	opts  Options
 	pools map[string]*v1.NodePool // defaulted copies
 	names []string                // NodePool names, sorted
-	nodes []*node                 // input nodes, sorted by name
-	pdbs  *scheduling.PDBLimits
+	nodes []*node                 // the snapshot's nodes, sorted by name
+	pdbs  *cluster.PDBLimits
 
 	// taken nodes are expired or in an earlier command: marked for deletion in every later
 	// simulation, so their pods are planned again together with the candidates' pods.
@@ -27,7 +32,6 @@ type state struct {
 	// nominated nodes are where the provisioner or an earlier command's simulation sends
 	// pods (by node name): they may receive pods but are no candidates.
 	nominated   map[string]bool
-	inflight    []*scheduling.Node      // NodeClaims launched so far (replacements, provisioner), empty
 	provisioned []*scheduling.NodeClaim // what the provisioner pass launches
 	disrupting  map[string]int          // NodePool -> counted nodes disrupting (input + commands)
 	reasons     map[*node]block
@@ -41,14 +45,15 @@ type state struct {
 	mech  mechState // interruption, repair and termination (interruption.go)
 }
 
-// Plan returns the commands Karpenter would start now and, for every other managed node,
-// why it is not disrupted. See the package documentation.
-func Plan(in *Input) (*Result, error) {
-	if in == nil {
-		return nil, errors.New("disruption: nil input")
+// Plan returns the commands Karpenter would start at now in snap and, for every other
+// managed node, why it is not disrupted. See the package documentation (and cluster's for
+// what it reads of each object). Plan never modifies snap.
+func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (*Result, error) {
+	if snap == nil {
+		return nil, errors.New("disruption: nil snapshot")
 	}
 	s := &state{
-		in: in, now: in.Now,
+		snap: snap, now: now, opts: opts,
 		pools:       map[string]*v1.NodePool{},
 		taken:       map[*node]bool{},
 		nominated:   map[string]bool{},
@@ -60,7 +65,7 @@ func Plan(in *Input) (*Result, error) {
 		cache:       scheduling.NewCache(),
 		mech:        mechState{forceful: map[*node]bool{}, repair: map[*node]string{}, repairCode: map[*node]BlockReason{}, claimName: map[*scheduling.NodeClaim]string{}},
 	}
-	for i, np := range in.NodePools {
+	for i, np := range snap.NodePools() {
 		if np == nil {
 			return nil, fmt.Errorf("disruption: nodePools[%d] is nil", i)
 		}
@@ -73,14 +78,9 @@ func Plan(in *Input) (*Result, error) {
 		s.names = append(s.names, np.Name)
 	}
 	sort.Strings(s.names)
-	s.buildPDBs()
-	var sns []*scheduling.Node
-	for _, sn := range in.Nodes {
-		if sn != nil && (sn.Node != nil || sn.NodeClaim != nil) {
-			sns = append(sns, sn)
-		}
-	}
-	sort.SliceStable(sns, func(i, j int) bool { return sns[i].Name() < sns[j].Name() })
+	s.pdbs = snap.PDBLimits()
+	s.base = snap.ByName()
+	sns := s.base.Nodes()
 	for i := 1; i < len(sns); i++ {
 		if sns[i].Name() == sns[i-1].Name() {
 			return nil, fmt.Errorf("disruption: node %q is given twice (a Node and an unpaired NodeClaim of the same name?)", sns[i].Name())
@@ -206,9 +206,7 @@ func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
 			s.addInflight(c)
 		}
 	} else {
-		// No simulation: emptiness's pods stay NotSimulated; a forceful command's get the
-		// provisioner's pass's decisions (provision).
-		cmd.Moves = movesOf(cands, nil, nil)
+		cmd.Moves = movesOf(cands, nil, nil) // a forceful command's are the provisioner's (provision)
 	}
 	names := make([]string, 0, len(cands))
 	for _, c := range cands {
@@ -238,7 +236,7 @@ func (s *state) nominate(res *scheduling.Result) []string {
 // to are nominated and the NodeClaims it launches are in flight (empty) in every later
 // simulation.
 func (s *state) provision() error {
-	if len(s.in.Pods) == 0 && !s.anyDeletingPods() {
+	if len(s.snap.Pending())+len(s.snap.Moving()) == 0 && !s.anyDeletingPods() {
 		return nil
 	}
 	sim, err := s.simulateFor(nil, nil, false)
@@ -287,9 +285,10 @@ func (s *state) anyDeletingPods() bool {
 	return false
 }
 
-// addInflight adds a launched NodeClaim as an uninitialized in-flight node without pods (the
-// pods planned onto it are still pending, or still on their deleting nodes). It reports
-// whether the claim could be launched (it has an instance type and an offering).
+// addInflight adds a launched NodeClaim to every later simulation as an uninitialized
+// in-flight node without pods (the pods planned onto it are still pending, or still on
+// their deleting nodes). It reports whether the claim could be launched (it has an instance
+// type and an offering).
 func (s *state) addInflight(c *scheduling.NodeClaim) bool {
 	if c == nil || c.InstanceType == nil || c.Offering == nil {
 		return false
@@ -316,7 +315,7 @@ func (s *state) addInflight(c *scheduling.NodeClaim) bool {
 	nc.Spec.StartupTaints = c.StartupTaints
 	nc.Status.Allocatable = c.InstanceType.Allocatable()
 	nc.Status.Capacity = c.InstanceType.Capacity
-	s.inflight = append(s.inflight, &scheduling.Node{NodeClaim: nc})
+	s.base = s.base.WithInFlight(nc)
 	s.mech.claimName[c] = name
 	s.uninit[name] = true
 	return true

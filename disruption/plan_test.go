@@ -291,7 +291,7 @@ func TestPlan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := tt.in()
-			res, err := Plan(in)
+			res, err := PlanInput(in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -326,7 +326,7 @@ func planNothingLost(t interface {
 	Errorf(string, ...any)
 }, in *Input) *Result {
 	t.Helper()
-	res, err := Plan(in)
+	res, err := PlanInput(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestBudgetsAcrossNodePools(t *testing.T) {
 			nodes = append(nodes, testNode(fmt.Sprintf("%s-%02d", p, i), p, "small", ""))
 		}
 	}
-	res, err := Plan(input([]*v1.NodePool{pool("p1", budget("2")), pool("p2", budget("20%"))}, nodes...))
+	res, err := PlanInput(input([]*v1.NodePool{pool("p1", budget("2")), pool("p2", budget("20%"))}, nodes...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,12 +399,12 @@ func TestBudgetsAcrossNodePools(t *testing.T) {
 }
 
 func TestNilAndOddInput(t *testing.T) {
-	if _, err := Plan(nil); err == nil {
+	if _, err := PlanInput(nil); err == nil {
 		t.Error("nil input: want an error")
 	}
 	in := input([]*v1.NodePool{pool("p")}, nil, &scheduling.Node{}, testNode("a", "p", "small", "", nil))
 	in.Nodes[2].Pods = []*corev1.Pod{nil}
-	if _, err := Plan(in); err != nil {
+	if _, err := PlanInput(in); err != nil {
 		t.Fatal(err)
 	}
 	_ = time.Second

@@ -59,7 +59,7 @@ func TestProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := drawCluster(t)
 		snapshot := deepCopyInput(in)
-		res, err := Plan(in)
+		res, err := PlanInput(in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestProperties(t *testing.T) {
 		for i, j := 0, len(rev.Nodes)-1; i < j; i, j = i+1, j-1 {
 			rev.Nodes[i], rev.Nodes[j] = rev.Nodes[j], rev.Nodes[i]
 		}
-		res2, err := Plan(rev)
+		res2, err := PlanInput(rev)
 		if err != nil {
 			t.Fatal(err)
 		}

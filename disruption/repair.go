@@ -23,7 +23,7 @@ type unhealthy struct {
 // the one whose toleration ends first, as Karpenter's health controller picks it.
 func (s *state) unhealthyCondition(n *corev1.Node) *unhealthy {
 	var best *unhealthy
-	for _, p := range s.in.RepairPolicies {
+	for _, p := range s.snap.RepairPolicies() {
 		for _, c := range n.Status.Conditions {
 			if c.Type != p.ConditionType || c.Status != p.ConditionStatus {
 				continue
@@ -44,7 +44,7 @@ func (s *state) unhealthyCondition(n *corev1.Node) *unhealthy {
 // budget limits it. A NodePool (or, for a NodeClaim without one, the cluster) with more than
 // 20 % of its nodes unhealthy repairs none of them. The provisioner pass then plans the pods.
 func (s *state) repair() {
-	if len(s.in.RepairPolicies) == 0 {
+	if len(s.snap.RepairPolicies()) == 0 {
 		return
 	}
 	total, sick := map[string]int{}, map[string]int{}

@@ -70,7 +70,7 @@ func TestRepairPolicies(t *testing.T) {
 			// a zero budget: repair is forceful and ignores it
 			in := input([]*v1.NodePool{pool("p", budget("0"))}, nodes...)
 			in.RepairPolicies = tc.policies
-			res, err := Plan(in)
+			res, err := PlanInput(in)
 			require.NoError(t, err)
 			n := 0
 			for _, c := range res.Commands {
@@ -100,7 +100,7 @@ func TestRepairIsForcefulInTheDrain(t *testing.T) {
 	in := input([]*v1.NodePool{pool("p")}, bad, testNode("ok", "p", "large", ""))
 	in.RepairPolicies = awsRepairPolicies
 	in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, pdbFor("p1"))
-	res, err := Plan(in)
+	res, err := PlanInput(in)
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Commands)
 	assert.Equal(t, MethodRepair, res.Commands[0].Method)
@@ -140,7 +140,7 @@ func TestEveryAWSRepairPolicy(t *testing.T) {
 				in := input([]*v1.NodePool{pool("p", budget("0"))}, bad, testNode("ok-1", "p", "small", ""), testNode("ok-2", "p", "small", ""),
 					testNode("ok-3", "p", "small", ""), testNode("ok-4", "p", "small", ""))
 				in.RepairPolicies = catalog.RepairPolicies()
-				res, err := Plan(in)
+				res, err := PlanInput(in)
 				require.NoError(t, err)
 				repaired := len(res.Commands) == 1 && res.Commands[0].Method == MethodRepair && res.Commands[0].Candidates[0] == "bad"
 				assert.Equal(t, tc.repaired, repaired, "%v", cmdSummary(res))

@@ -39,60 +39,43 @@ func (s *state) simulateConsolidation(cands []*node) (*simulation, error) {
 	return s.simulateFor(cands, reschedulable, true)
 }
 
+// simulateFor forks the snapshot: without the candidates, the taken nodes marked deleting,
+// (for consolidation) the nodes under consolidateAfter closed to moves, and the
+// candidates' pods moving.
 func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, consolidation bool) (*simulation, error) {
-	excluded := map[*node]bool{}
+	excluded := make(map[*node]bool, len(cands))
+	gone := make([]string, 0, len(cands))
 	for _, c := range cands {
 		excluded[c] = true
+		gone = append(gone, c.name)
 	}
-	in := &scheduling.Input{
-		Cache:                  s.cache,
-		NodePools:              s.in.NodePools,
-		InstanceTypes:          s.instanceTypes(),
-		WellKnownLabels:        s.in.WellKnownLabels,
-		DaemonSets:             s.in.DaemonSets,
-		PersistentVolumeClaims: s.in.PersistentVolumeClaims,
-		PersistentVolumes:      s.in.PersistentVolumes,
-		StorageClasses:         s.in.StorageClasses,
-		CSINodes:               s.in.CSINodes,
-		Namespaces:             s.in.Namespaces,
-		PodDisruptionBudgets:   s.in.PodDisruptionBudgets,
-		PDBLimits:              s.pdbs,
-		Options: scheduling.Options{
-			ConsolidationSimulation:          consolidation,
-			SingleRound:                      true, // a Karpenter simulation is one Solve
-			MinValuesPolicy:                  s.in.Options.MinValuesPolicy,
-			PreferencePolicy:                 s.in.Options.PreferencePolicy,
-			Packing:                          s.in.Options.Packing,
-			DefaultTopologySpreadConstraints: s.in.Options.DefaultTopologySpreadConstraints,
-		},
-	}
-	in.Nodes = make([]*scheduling.Node, 0, len(s.nodes)+len(s.inflight))
+	var taken, recent []string
 	for _, n := range s.nodes {
 		if excluded[n] {
 			continue
 		}
-		sn := n.sn
-		marked := s.taken[n] && !sn.MarkedForDeletion
-		if recent := consolidation && s.underConsolidateAfter(n); marked || recent {
-			cp := *sn
-			cp.MarkedForDeletion = cp.MarkedForDeletion || marked
-			cp.UnderConsolidateAfter = recent
-			sn = &cp
+		if s.taken[n] && !n.sn.MarkedDeleting() {
+			taken = append(taken, n.name)
 		}
-		in.Nodes = append(in.Nodes, sn)
+		if consolidation && s.underConsolidateAfter(n) {
+			recent = append(recent, n.name)
+		}
 	}
-	in.Nodes = append(in.Nodes, s.inflight...)
 	sim := &simulation{own: map[*corev1.Pod]bool{}}
-	in.Pods = append(make([]*corev1.Pod, 0, len(s.in.Pods)), s.in.Pods...)
+	var moving []*corev1.Pod
 	for _, c := range cands {
 		for _, p := range podsOf(c) {
 			if !sim.own[p] {
 				sim.own[p] = true
-				in.Pods = append(in.Pods, p)
+				moving = append(moving, p)
 			}
 		}
 	}
-	res, err := scheduling.Solve(in)
+	fork := s.base.Without(gone...).Deleting(taken...).ClosedToMoves(recent...).WithMoving(moving...)
+	if s.mech.types != nil {
+		fork = fork.WithInstanceTypes(s.mech.types)
+	}
+	res, err := s.cache.Solve(fork, s.simOptions())
 	if err != nil {
 		return nil, fmt.Errorf("disruption: simulating %s: %w", joinNames(cands), err)
 	}
@@ -119,6 +102,17 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 		}
 	}
 	return sim, nil
+}
+
+// simOptions are the scheduling options of every simulation: one Karpenter Solve.
+func (s *state) simOptions() scheduling.Options {
+	return scheduling.Options{
+		SingleRound:                      true,
+		MinValuesPolicy:                  s.opts.MinValuesPolicy,
+		PreferencePolicy:                 s.opts.PreferencePolicy,
+		Packing:                          s.opts.Packing,
+		DefaultTopologySpreadConstraints: s.opts.DefaultTopologySpreadConstraints,
+	}
 }
 
 // underConsolidateAfter is Karpenter's IsUnderConsolidateAfter: an initialized node whose
@@ -286,7 +280,7 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 		}
 	}
 	if allSpot && ct.Has(v1.CapacityTypeSpot) {
-		if !s.in.Options.SpotToSpotConsolidation {
+		if !s.opts.SpotToSpotConsolidation {
 			return nil, "spot-to-spot consolidation is disabled (SpotToSpotConsolidation) and every candidate is spot"
 		}
 		reqs.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))

@@ -8,7 +8,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/cluster"
 )
 
 // Drain is the termination plan Karpenter's termination finalizer runs for one node being
@@ -164,9 +164,9 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 		pd.Pod = p
 		class := podClass(p)
 		switch {
-		case isTerminal(p):
+		case cluster.IsTerminal(p):
 			pd.Action, pd.Reason = DrainLeaveAlone, "finished"
-		case isMirror(p):
+		case cluster.IsMirrorPod(p):
 			pd.Action, pd.Reason = DrainLeaveAlone, "static pod: the kubelet owns it, it ends with the node"
 		case tolerates(p):
 			pd.Action, pd.Reason = DrainLeaveAlone, "tolerates "+v1.DisruptedTaintKey+":NoSchedule"
@@ -175,7 +175,7 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 		case d.Forceful:
 			pd.Action = DrainDelete
 		default:
-			if ok, why := doNotDisrupt(p, s.now); ok {
+			if ok, why := cluster.DoNotDisrupt(p, s.now); ok {
 				pd.Action, pd.Reason = DrainWaitDoNotDisrupt, "karpenter.sh/do-not-disrupt="+why
 			} else if why := s.pdbRefuses(p, used); why != "" {
 				pd.Action, pd.Reason = DrainWaitPDB, why
@@ -224,18 +224,18 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 func podClass(p *corev1.Pod) PodClass {
 	critical := p.Spec.PriorityClassName == "system-cluster-critical" || p.Spec.PriorityClassName == "system-node-critical"
 	switch {
-	case critical && isDaemon(p):
+	case critical && cluster.IsDaemonSetPod(p):
 		return PodCriticalDaemonSet
 	case critical:
 		return PodCritical
-	case isDaemon(p):
+	case cluster.IsDaemonSetPod(p):
 		return PodNonCriticalDaemonSet
 	}
 	return PodNonCritical
 }
 
 // tolerates: the pod tolerates karpenter.sh/disrupted:NoSchedule, so the drain leaves it.
-func tolerates(p *corev1.Pod) bool { return scheduling.ToleratesDisruptedTaint(p) }
+func tolerates(p *corev1.Pod) bool { return cluster.ToleratesDisruptedTaint(p) }
 
 func podGracePeriod(p *corev1.Pod) time.Duration {
 	if g := p.Spec.TerminationGracePeriodSeconds; g != nil && *g >= 0 {
@@ -333,7 +333,7 @@ func (s *state) landing(draining []*node) (map[*corev1.Pod]PodDrain, error) {
 func movable(n *node) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, p := range n.sn.Pods {
-		if p != nil && isReschedulable(p) && !tolerates(p) {
+		if p != nil && cluster.IsReschedulable(p) && !tolerates(p) {
 			out = append(out, p)
 		}
 	}

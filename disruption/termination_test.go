@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -61,7 +62,7 @@ func TestDrainOrderPerPodClass(t *testing.T) {
 	}
 	n := deleting(testNode("gone", "p", "small", "", pods...), t0)
 	in := input([]*v1.NodePool{pool("p")}, n, testNode("stay", "p", "large", ""))
-	res, err := Plan(in)
+	res, err := PlanInput(in)
 	require.NoError(t, err)
 	d := drainOf(res, "gone")
 	require.NotNil(t, d)
@@ -90,7 +91,7 @@ func TestDrainOrderPerPodClass(t *testing.T) {
 	// the reschedulable pods land on the node that stays; DaemonSet pods do not move
 	for _, g := range d.Groups {
 		for _, p := range g.Pods {
-			if isDaemon(p.Pod) {
+			if cluster.IsDaemonSetPod(p.Pod) {
 				assert.Empty(t, p.Destination+p.Pending, p.Pod.Name)
 			} else {
 				assert.Equal(t, "stay", p.Destination, p.Pod.Name)
@@ -110,7 +111,7 @@ func TestDrainWaitsForPDBAndDoNotDisrupt(t *testing.T) {
 		n.NodeClaim.DeletionTimestamp = n.Node.DeletionTimestamp
 		in := input([]*v1.NodePool{pool("p")}, n, testNode("stay", "p", "large", ""))
 		in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, pdbFor("a")) // maxUnavailable 1
-		res, err := Plan(in)
+		res, err := PlanInput(in)
 		require.NoError(t, err)
 		return res
 	}
@@ -161,7 +162,7 @@ func TestDrainWaitsForPDBAndDoNotDisrupt(t *testing.T) {
 // Nodes taken by a command of this Plan are drained too, named by their command.
 func TestDrainOfACommand(t *testing.T) {
 	in := input([]*v1.NodePool{pool("p")}, testNode("empty", "p", "small", ""))
-	res, err := Plan(in)
+	res, err := PlanInput(in)
 	require.NoError(t, err)
 	require.Len(t, res.Commands, 1)
 	d := drainOf(res, "empty")
@@ -196,7 +197,7 @@ func TestDrainClassOrder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := deleting(testNode("gone", "p", "small", "", tc.pod()), t0)
-			res, err := Plan(input([]*v1.NodePool{pool("p")}, n, testNode("stay", "p", "large", "")))
+			res, err := PlanInput(input([]*v1.NodePool{pool("p")}, n, testNode("stay", "p", "large", "")))
 			require.NoError(t, err)
 			d := drainOf(res, "gone")
 			require.NotNil(t, d)
@@ -228,7 +229,7 @@ func TestDrainClassOrder(t *testing.T) {
 	} {
 		t.Run("left alone: "+tc.name, func(t *testing.T) {
 			n := deleting(testNode("gone", "p", "small", "", tc.pod()), t0)
-			res, err := Plan(input([]*v1.NodePool{pool("p")}, n))
+			res, err := PlanInput(input([]*v1.NodePool{pool("p")}, n))
 			require.NoError(t, err)
 			d := drainOf(res, "gone")
 			require.NotNil(t, d)
@@ -244,7 +245,7 @@ func TestDrainClassOrder(t *testing.T) {
 func TestNoDrainForUnmanagedNodes(t *testing.T) {
 	n := deleting(testNode("other", "", "small", "", bound("x", "100m")), t0)
 	delete(n.Node.Labels, v1.NodePoolLabelKey)
-	res, err := Plan(input([]*v1.NodePool{pool("p")}, n))
+	res, err := PlanInput(input([]*v1.NodePool{pool("p")}, n))
 	require.NoError(t, err)
 	assert.Empty(t, res.Drains)
 }

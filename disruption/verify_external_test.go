@@ -8,7 +8,7 @@ import (
 func init() {
 	disruption.VerifyPlan = func(in *disruption.Input, res *disruption.Result) []string {
 		var out []string
-		for _, v := range verify.Plan(in, res) {
+		for _, v := range verify.PlanInput(in, res) {
 			out = append(out, v.String())
 		}
 		return out

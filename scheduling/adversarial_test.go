@@ -52,7 +52,7 @@ func TestAdversarialInputs(t *testing.T) {
 	}
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {
-			res, err := scheduling.Solve(in)
+			res, err := scheduling.SolveInput(in)
 			require.NoError(t, err)
 			seen := 0
 			for _, c := range res.NewNodeClaims {

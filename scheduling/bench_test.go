@@ -117,7 +117,7 @@ func benchmarkSolve(b *testing.B, n int, packing scheduling.Packing) {
 	start := time.Now()
 	for b.Loop() {
 		var err error
-		if res, err = scheduling.Solve(in); err != nil {
+		if res, err = scheduling.SolveInput(in); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -20,7 +21,7 @@ type Cache struct {
 	// computed in one Solve stay valid (or are recomputed when the index has grown).
 	res      *resourceIndex
 	indexed  map[any]bool // objects whose resource names res holds
-	valid    map[any]bool // objects validateInput accepted
+	valid    map[any]bool // objects validate accepted
 	podVecs  map[*corev1.Pod]vec
 	typeVecs map[*cloudprovider.InstanceType][2]vec // capacity, allocatable
 	// templates are prepared NodePools (instance types filtered, priced, indexed), keyed
@@ -164,7 +165,7 @@ func (s *solver) podRequests(p *corev1.Pod) corev1.ResourceList {
 
 // nodeRequirements are a node's labels as requirements, with kubernetes.io/hostname defaulting
 // to the node's name; remembered per Node when the solver has a cache.
-func (s *solver) nodeRequirements(n *Node) requirements.Requirements {
+func (s *solver) nodeRequirements(n *cluster.Node) requirements.Requirements {
 	if s.cache != nil && n.Node != nil {
 		if r, ok := s.cache.labels[n.Node]; ok {
 			return r

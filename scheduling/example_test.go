@@ -9,6 +9,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -25,7 +26,7 @@ func podNames(pods []*corev1.Pod) string {
 // Solve packs pending pods onto new NodeClaims, choosing for each the cheapest instance type
 // that fits its pods.
 func ExampleSolve() {
-	in := &scheduling.Input{
+	snap, err := cluster.New(cluster.Objects{
 		Pods: []*corev1.Pod{
 			fake.Pod("web-1").Requests("1500m", "1Gi").Obj(),
 			fake.Pod("web-2").Requests("1500m", "1Gi").Obj(),
@@ -38,12 +39,15 @@ func ExampleSolve() {
 		// fake-it-0 .. fake-it-3: 1..4 vCPU, 2..8 GiB, priced at 0.1 per vCPU and per GB.
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
 		WellKnownLabels: fake.WellKnownLabels(),
-	}
-	res, err := scheduling.Solve(in)
+	})
 	if err != nil {
 		panic(err)
 	}
-	mustVerify(in, res)
+	res, err := scheduling.Solve(snap, scheduling.Options{})
+	if err != nil {
+		panic(err)
+	}
+	mustVerify(snap, res)
 	total := 0.0
 	for _, c := range res.NewNodeClaims {
 		fmt.Printf("%s %s/%s $%.4f: %s\n", c.InstanceType.Name, c.Offering.Zone(), c.Offering.CapacityType(),
@@ -60,7 +64,7 @@ func ExampleSolve() {
 // A pod that no instance type can hold is reported in PodErrors with the reason, never
 // dropped.
 func ExampleSolve_unschedulable() {
-	in := &scheduling.Input{
+	snap, err := cluster.New(cluster.Objects{
 		Pods: []*corev1.Pod{
 			fake.Pod("small").Requests("500m", "512Mi").Obj(),
 			fake.Pod("huge").Requests("64", "1Gi").Obj(),
@@ -68,12 +72,15 @@ func ExampleSolve_unschedulable() {
 		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
 		WellKnownLabels: fake.WellKnownLabels(),
-	}
-	res, err := scheduling.Solve(in)
+	})
 	if err != nil {
 		panic(err)
 	}
-	mustVerify(in, res)
+	res, err := scheduling.Solve(snap, scheduling.Options{})
+	if err != nil {
+		panic(err)
+	}
+	mustVerify(snap, res)
 	for _, c := range res.NewNodeClaims {
 		fmt.Printf("%s: %s\n", c.InstanceType.Name, podNames(c.Pods))
 	}
@@ -102,25 +109,26 @@ func ExampleSolve_existingNode() {
 			Allocatable: it.Allocatable().DeepCopy(),
 		},
 	}
-	in := &scheduling.Input{
+	snap, err := cluster.New(cluster.Objects{
 		Pods: []*corev1.Pod{
 			fake.Pod("fits").Requests("1", "1Gi").Obj(),
 			fake.Pod("too-big").Requests("3", "1Gi").Obj(),
+			// Bound by spec.nodeName: it already uses 2 of the node's 3.9 allocatable vCPU.
+			fake.Pod("running").Requests("2", "2Gi").NodeName("node-a").Obj(),
 		},
-		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
-		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
-		Nodes: []*scheduling.Node{{
-			Node: node,
-			// A bound pod already uses 2 of the node's 3.9 allocatable vCPU.
-			Pods: []*corev1.Pod{fake.Pod("running").Requests("2", "2Gi").NodeName("node-a").Obj()},
-		}},
+		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
+		Nodes:           []*corev1.Node{node},
 		WellKnownLabels: fake.WellKnownLabels(),
-	}
-	res, err := scheduling.Solve(in)
+	})
 	if err != nil {
 		panic(err)
 	}
-	mustVerify(in, res)
+	res, err := scheduling.Solve(snap, scheduling.Options{})
+	if err != nil {
+		panic(err)
+	}
+	mustVerify(snap, res)
 	for _, e := range res.ExistingNodes {
 		fmt.Printf("existing %s: %s\n", e.Name, podNames(e.Pods))
 	}

@@ -7,12 +7,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // existingNode is a node (or in-flight NodeClaim) that already exists.
 type existingNode struct {
-	node        *Node
+	node        *cluster.Node
 	name        string
 	reqs        requirements.Requirements
 	taints      []corev1.Taint
@@ -77,10 +78,7 @@ func (s *solver) buildExisting() {
 		}
 	}
 	for _, n := range s.nodes {
-		if n.MarkedForDeletion {
-			continue
-		}
-		if n.Node != nil && n.Node.DeletionTimestamp != nil {
+		if n.Draining() {
 			continue
 		}
 		if n.Node == nil && (n.NodeClaim == nil || n.NodeClaim.DeletionTimestamp != nil) {
@@ -113,7 +111,7 @@ func (s *solver) buildExisting() {
 		e.volumeClaims = map[string]map[string]bool{}
 		boundDaemons := map[string]bool{}
 		for _, p := range n.Pods {
-			if p == nil || isTerminal(p) {
+			if p == nil || cluster.IsTerminal(p) {
 				continue
 			}
 			if _, uses, _ := s.volumes.podVolumes(p); len(uses) > 0 {
@@ -177,7 +175,7 @@ func (s *solver) buildExisting() {
 // initialized yet will lose its known ephemeral and startup taints), and whether it is
 // initialized. Placement and topology counting both read them, so a pod placed on such a node
 // sees the pods there counted.
-func (s *solver) effectiveTaints(n *Node, lbls map[string]string) ([]corev1.Taint, bool) {
+func (s *solver) effectiveTaints(n *cluster.Node, lbls map[string]string) ([]corev1.Taint, bool) {
 	_, managed := lbls[v1.NodePoolLabelKey]
 	initialized := !managed || lbls[v1.NodeInitializedLabelKey] == "true"
 	var taints []corev1.Taint
@@ -232,10 +230,6 @@ func containsTaint(ts []corev1.Taint, t corev1.Taint) bool {
 	return false
 }
 
-func isTerminal(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
-}
-
 // countBoundPods records pods already running in the topology groups that select them.
 func (s *solver) countBoundPods() {
 	if len(s.topo.ordered) == 0 {
@@ -254,7 +248,7 @@ func (s *solver) countBoundPods() {
 		reqs := s.nodeRequirements(n)
 		taints, _ := s.effectiveTaints(n, nodeLabels(n))
 		for _, bp := range n.Pods {
-			if bp == nil || isTerminal(bp) || bp.DeletionTimestamp != nil || replanned[bp] {
+			if bp == nil || cluster.IsTerminal(bp) || bp.DeletionTimestamp != nil || replanned[bp] {
 				continue
 			}
 			selected, _ := s.topo.selecting(bp)
@@ -288,7 +282,7 @@ func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
 // check reports whether p (form f) fits the node; when it does not and why is not nil, why
 // gets the cause (the details cost only then).
 func (e *existingNode) check(s *solver, p *podData, f *podForm, why *Cause) bool {
-	if s.opts.ConsolidationSimulation && e.node.UnderConsolidateAfter && p.pod.Spec.NodeName != "" && !s.deleting[p.pod.Spec.NodeName] {
+	if e.node.ClosedToMoves() && p.pod.Spec.NodeName != "" && !s.deleting[p.pod.Spec.NodeName] {
 		return e.reject(why, Cause{Code: ConsolidateAfter})
 	}
 	for i, x := range p.requests {

@@ -53,7 +53,7 @@ func TestSolveRejectsInvalidInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var res *scheduling.Result
 			var err error
-			require.NotPanics(t, func() { res, err = scheduling.Solve(in) })
+			require.NotPanics(t, func() { res, err = scheduling.SolveInput(in) })
 			assert.Error(t, err)
 			assert.Nil(t, res)
 		})
@@ -103,7 +103,7 @@ func TestPropCacheChangesNothing(t *testing.T) {
 		inputs := []*scheduling.Input{inA, inB, &variant, inA, &variant}
 		want := make([]string, len(inputs))
 		for i, in := range inputs {
-			res, err := scheduling.Solve(in)
+			res, err := scheduling.SolveInput(in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +118,7 @@ func TestPropCacheChangesNothing(t *testing.T) {
 		for i, in := range inputs {
 			c := *in
 			c.Cache = cache
-			res, err := scheduling.Solve(&c)
+			res, err := scheduling.SolveInput(&c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +244,7 @@ func TestOutOfRangeQuantitiesAreErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			in := base()
 			c.mod(in)
-			_, err := scheduling.Solve(in)
+			_, err := scheduling.SolveInput(in)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.want)
 		})
@@ -365,7 +365,7 @@ func TestPropHostileInputs(t *testing.T) {
 				Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceMemory: alloc}}}, Pods: []*corev1.Pod{b}}}
 		}
 
-		res, err := scheduling.Solve(in)
+		res, err := scheduling.SolveInput(in)
 		if invalid {
 			if err == nil {
 				t.Fatal("invalid input accepted")

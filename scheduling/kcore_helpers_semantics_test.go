@@ -337,7 +337,7 @@ func kcRun(t *testing.T, cases []kcCase) {
 				t.Skip(c.skip)
 			}
 			in := c.input()
-			res, err := scheduling.Solve(in)
+			res, err := scheduling.SolveInput(in)
 			require.NoError(t, err)
 			r := kcIndex(t, in, res)
 			c.verify(t, r)

@@ -255,9 +255,9 @@ func TestKCoreSemDeterminismAndPurity(t *testing.T) {
 	for _, tc := range inputs {
 		t.Run(tc.name+": Solve on two deep copies gives identical results", func(t *testing.T) {
 			in := tc.in()
-			r1, err := scheduling.Solve(kcCopyInput(in))
+			r1, err := scheduling.SolveInput(kcCopyInput(in))
 			require.NoError(t, err)
-			r2, err := scheduling.Solve(kcCopyInput(in))
+			r2, err := scheduling.SolveInput(kcCopyInput(in))
 			require.NoError(t, err)
 			require.NotEmpty(t, r1.NewNodeClaims)
 			assert.Equal(t, kcSummary(r1), kcSummary(r2))
@@ -265,16 +265,16 @@ func TestKCoreSemDeterminismAndPurity(t *testing.T) {
 		})
 		t.Run(tc.name+": Solve twice on the same input gives identical results", func(t *testing.T) {
 			in := tc.in()
-			r1, err := scheduling.Solve(in)
+			r1, err := scheduling.SolveInput(in)
 			require.NoError(t, err)
-			r2, err := scheduling.Solve(in)
+			r2, err := scheduling.SolveInput(in)
 			require.NoError(t, err)
 			assert.Equal(t, kcSummary(r1), kcSummary(r2))
 		})
 		t.Run(tc.name+": Solve does not modify its input", func(t *testing.T) {
 			in := tc.in()
 			pristine := kcCopyInput(in)
-			_, err := scheduling.Solve(in)
+			_, err := scheduling.SolveInput(in)
 			require.NoError(t, err)
 			assert.True(t, reflect.DeepEqual(pristine.Pods, in.Pods), "pods modified")
 			assert.True(t, reflect.DeepEqual(pristine.NodePools, in.NodePools), "NodePools modified")

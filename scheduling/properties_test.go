@@ -490,7 +490,7 @@ func (sc *scenarioSpec) build() *scheduling.Input {
 // solve builds a fresh input and solves it.
 func solve(t *rapid.T, sc *scenarioSpec) (*scheduling.Input, *scheduling.Result) {
 	in := sc.build()
-	res, err := scheduling.Solve(in)
+	res, err := scheduling.SolveInput(in)
 	if err != nil {
 		t.Fatalf("Solve: %v", err)
 	}
@@ -1157,7 +1157,7 @@ func TestPropDeterministic(t *testing.T) {
 		sc := scenarioGen().Draw(t, "scenario")
 		in, res := solve(t, sc)
 		want := render(res)
-		again, err := scheduling.Solve(in)
+		again, err := scheduling.SolveInput(in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1177,7 +1177,7 @@ func TestPropDeterministic(t *testing.T) {
 		for _, np := range shuffled.NodePools {
 			shuffled.InstanceTypes[np.Name] = rapid.Permutation(shuffled.InstanceTypes[np.Name]).Draw(t, np.Name+"/instance-types-order")
 		}
-		shufRes, err := scheduling.Solve(shuffled)
+		shufRes, err := scheduling.SolveInput(shuffled)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1200,7 +1200,7 @@ func TestPropPure(t *testing.T) {
 		if !reflect.DeepEqual(in, ref) {
 			t.Fatal("two builds of one scenario differ")
 		}
-		if _, err := scheduling.Solve(in); err != nil {
+		if _, err := scheduling.SolveInput(in); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(in, ref) {

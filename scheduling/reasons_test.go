@@ -175,7 +175,7 @@ func TestReasonCodes(t *testing.T) {
 				n.UnderConsolidateAfter = true
 				return []*scheduling.Node{n}
 			}(),
-			edit: func(in *scheduling.Input) { in.Options.ConsolidationSimulation = true },
+			edit: func(in *scheduling.Input) { in.ConsolidationSimulation = true },
 			code: scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.ConsolidateAfter, node: "n1"}},
 		{name: "invalid spec", pod: fake.Pod("Bad_Name").Obj(), code: scheduling.InvalidPodSpec, want: wantCause{code: scheduling.InvalidPodSpec}},
 		{name: "daemonset", pod: daemon, code: scheduling.NotProvisionable, want: wantCause{code: scheduling.NotProvisionable}},

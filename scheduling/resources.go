@@ -72,7 +72,7 @@ func (ri *resourceIndex) vec(rl corev1.ResourceList) vec {
 	return v
 }
 
-// quantityValue is q in the vector's unit; a value beyond int64 saturates (validateInput
+// quantityValue is q in the vector's unit; a value beyond int64 saturates (validate
 // rejects those before any vector is built).
 func quantityValue(name corev1.ResourceName, q resource.Quantity) int64 {
 	v, _ := quantity.Int64(name, q)

@@ -67,7 +67,7 @@ func TestOddInputNeverPanics(t *testing.T) {
 	}
 	for name, mk := range cases {
 		t.Run(name, func(t *testing.T) {
-			assert.NotPanics(t, func() { _, _ = Solve(mk()) })
+			assert.NotPanics(t, func() { _, _ = SolveInput(mk()) })
 		})
 	}
 }
@@ -76,7 +76,7 @@ func TestRestrictedSelectorReasonIsStable(t *testing.T) {
 	seen := map[string]bool{}
 	for i := 0; i < 30; i++ {
 		p := fake.Pod("p").NodeSelector(v1.LabelHostname, "x").NodeSelector("karpenter.sh/foo", "y").Obj()
-		r, err := Solve(rrInput([]*corev1.Pod{p}, nil))
+		r, err := SolveInput(rrInput([]*corev1.Pod{p}, nil))
 		require.NoError(t, err)
 		seen[r.PodErrors[0].Reason] = true
 	}
@@ -113,7 +113,7 @@ func TestAffinityIgnoresPreferredNodeAffinityWhenFindingPeers(t *testing.T) {
 	n := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, fake.Pod("peer").Label("app", "a").NodeName("n1").Obj())
 	p := fake.Pod("p").Label("app", "a").PodAffinity(v1.LabelTopologyZone, map[string]string{"app": "a"}).
 		PreferredNodeRequirement(10, v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone2).Obj()
-	r, err := Solve(rrInput([]*corev1.Pod{p}, []*Node{n}))
+	r, err := SolveInput(rrInput([]*corev1.Pod{p}, []*Node{n}))
 	require.NoError(t, err)
 	require.Len(t, r.NewNodeClaims, 1)
 	assert.Equal(t, []string{fake.TestZone1}, r.NewNodeClaims[0].Requirements.Get(v1.LabelTopologyZone).Values(), "required affinity wins over the preference")
@@ -132,7 +132,7 @@ func TestSpreadMinimumUsesEveryDomainUnderIgnorePolicy(t *testing.T) {
 			n1 := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, fake.Pod("b1").Label("app", "a").NodeName("n1").Obj())
 			n2 := rrNode("n2", map[string]string{v1.LabelTopologyZone: fake.TestZone2}, fake.Pod("b2").Label("app", "a").NodeName("n2").Obj())
 			p := fake.Pod("p").Label("app", "a").TopologySpreadConstraint(c).NodeRequirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1, fake.TestZone2).Obj()
-			r, err := Solve(rrInput([]*corev1.Pod{p}, []*Node{n1, n2}))
+			r, err := SolveInput(rrInput([]*corev1.Pod{p}, []*Node{n1, n2}))
 			require.NoError(t, err)
 			if tc.placed {
 				assert.Empty(t, r.PodErrors)
@@ -155,7 +155,7 @@ func TestPodsKeptOnDeletingNodesCountForTopology(t *testing.T) {
 	p := fake.Pod("p").Label("app", "web").PodAntiAffinity(v1.LabelTopologyZone, map[string]string{"app": "web"}).Obj()
 	in := rrInput([]*corev1.Pod{p}, []*Node{n1})
 	in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb}
-	r, err := Solve(in)
+	r, err := SolveInput(in)
 	require.NoError(t, err)
 	require.Len(t, r.NewNodeClaims, 1)
 	for _, c := range r.NewNodeClaims {
@@ -170,7 +170,7 @@ func TestDefaultSpreadSkipsPodsWithoutLabels(t *testing.T) {
 	}
 	in := rrInput(pods, nil)
 	in.Options.DefaultTopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule}}
-	r, err := Solve(in)
+	r, err := SolveInput(in)
 	require.NoError(t, err)
 	assert.Len(t, r.NewNodeClaims, 1)
 }
@@ -184,7 +184,7 @@ func TestDefaultSpreadAppliesOnlyToPodsWithoutTheirOwn(t *testing.T) {
 	own := fake.Pod("own").Label("app", "web").CPU("100m").TopologySpread(v1.LabelTopologyZone, 5, map[string]string{"app": "web"}).Obj()
 	in := rrInput(append(pods, own), nil)
 	in.Options.DefaultTopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule}}
-	r, err := Solve(in)
+	r, err := SolveInput(in)
 	require.NoError(t, err)
 	require.Empty(t, r.PodErrors)
 	host := map[string]string{}

@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -12,12 +13,15 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // solver is the state of one Solve call.
 type solver struct {
-	in        *Input
+	snap *cluster.Snapshot
+	// toPlace are the snapshot's pending pods, then its moving pods.
+	toPlace   []*corev1.Pod
 	opts      Options
 	wellKnown requirements.KeySet
 	res       *resourceIndex
@@ -45,11 +49,11 @@ type solver struct {
 	volumes            *volumeIndex
 	noDynamicNodePools bool
 	cache              *Cache
-	// deleting are the names of nodes marked for deletion.
+	// deleting are the names of the Draining nodes.
 	deleting map[string]bool
-	// nodes are Input.Nodes without empty entries.
-	nodes []*Node
-	// pending are Input.Pods plus the reschedulable pods of nodes marked for deletion.
+	// nodes are the snapshot's nodes that have a Node or a NodeClaim.
+	nodes []*cluster.Node
+	// pending are toPlace plus the reschedulable pods of Draining nodes.
 	pending []*corev1.Pod
 	// reservations is the capacity left in each capacity reservation (the smallest
 	// ReservationCapacity any instance type reports for it).
@@ -59,18 +63,39 @@ type solver struct {
 	limitRefused bool
 }
 
-// Solve places the pending pods of in. It returns an error only for invalid input (a nil
-// Input, a nil pod, a NodePool whose requirements do not parse, an instance type without a
-// name or with a nil offering, and a resource quantity of a NodePool's limits, an instance
-// type, a node, a bound pod or a DaemonSet that is negative or beyond an int64 of millicores
-// or units); pods that cannot be placed, pending pods the API server would reject included
-// (invalid resources, spread constraints, tolerations, names), are reported in
-// Result.PodErrors, never dropped.
-func Solve(in *Input) (*Result, error) {
-	if err := validateInput(in); err != nil {
+// Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),
+// then the reschedulable pods of its Draining nodes (not DaemonSet or static pods, not
+// terminal, without karpenter.sh/do-not-disrupt=true, not kept in place by a
+// PodDisruptionBudget of snap.PDBLimits), against the bound pods of the other nodes. Draining
+// nodes, and in-flight NodeClaims being deleted, take no pods; a node ClosedToMoves takes no
+// pod with spec.nodeName unless it comes from a Draining node. Solve never modifies snap.
+//
+// It returns an error only for invalid input (a nil snapshot, a nil pod, a NodePool whose
+// requirements do not parse, an instance type without a name or with a nil offering, and a
+// resource quantity of a NodePool's limits, an instance type, a node, a bound pod or a
+// DaemonSet that is negative or beyond an int64 of millicores or units); pods that cannot be
+// placed, pending pods the API server would reject included (invalid resources, spread
+// constraints, tolerations, names), are reported in Result.PodErrors, never dropped.
+func Solve(snap *cluster.Snapshot, opts Options) (*Result, error) { return solve(snap, opts, nil) }
+
+// Solve is scheduling.Solve remembering per-pod and per-node work in c across Solves (a nil
+// Cache remembers nothing).
+func (c *Cache) Solve(snap *cluster.Snapshot, opts Options) (*Result, error) {
+	return solve(snap, opts, c)
+}
+
+func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (*Result, error) {
+	if snap == nil {
+		return nil, errors.New("scheduling: nil snapshot")
+	}
+	s := &solver{snap: snap, opts: opts, wellKnown: snap.WellKnownLabels(), cache: cache, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{}}
+	s.toPlace = snap.Pending()
+	if moving := snap.Moving(); len(moving) > 0 {
+		s.toPlace = append(append(make([]*corev1.Pod, 0, len(s.toPlace)+len(moving)), s.toPlace...), moving...)
+	}
+	if err := validate(snap, s.toPlace, cache); err != nil {
 		return nil, err
 	}
-	s := &solver{in: in, opts: in.Options, wellKnown: in.WellKnownLabels, cache: in.Cache, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{}}
 	if s.wellKnown == nil {
 		s.wellKnown = v1.WellKnownLabels
 	}
@@ -81,19 +106,19 @@ func Solve(in *Input) (*Result, error) {
 		return nil, err
 	}
 	s.deleting = map[string]bool{}
-	for _, n := range in.Nodes {
+	for _, n := range snap.Nodes() {
 		if n != nil && (n.Node != nil || n.NodeClaim != nil) {
 			s.nodes = append(s.nodes, n)
-			if n.MarkedForDeletion || (n.Node != nil && n.Node.DeletionTimestamp != nil) {
+			if n.Draining() {
 				s.deleting[n.Name()] = true
 			}
 		}
 	}
-	s.pending = append(append([]*corev1.Pod(nil), in.Pods...), reschedulablePods(s.nodes, s.pdbLimits())...)
+	s.pending = append(append([]*corev1.Pod(nil), s.toPlace...), reschedulablePods(s.nodes, snap.PDBLimits())...)
 	s.buildResourceIndex()
 	s.topo = newTopology(s.universe(), s.wellKnown)
-	s.volumes = newVolumeIndex(in)
-	s.topo.namespaces = knownNamespaces(in, s.pending)
+	s.volumes = newVolumeIndex(snap)
+	s.topo.namespaces = knownNamespaces(snap, s.pending)
 	pods, err := s.preparePods()
 	if err != nil {
 		return nil, err
@@ -116,7 +141,7 @@ func Solve(in *Input) (*Result, error) {
 
 func (s *solver) buildTemplates() error {
 	var pools []*v1.NodePool
-	for _, np := range s.in.NodePools {
+	for _, np := range s.snap.NodePools() {
 		if np != nil {
 			pools = append(pools, np)
 		}
@@ -140,11 +165,11 @@ func (s *solver) buildTemplates() error {
 		// As Karpenter, with no usable NodePool at all nothing is planned, not even
 		// placements on existing nodes.
 		s.noDynamicNodePools = false
-		t, why, err := s.template(np, s.in.InstanceTypes[np.Name])
+		t, why, err := s.template(np, s.snap.InstanceTypes()[np.Name])
 		if err != nil {
 			return err
 		}
-		s.addOfferingPool(np, t, s.in.InstanceTypes[np.Name])
+		s.addOfferingPool(np, t, s.snap.InstanceTypes()[np.Name])
 		if t == nil {
 			s.templateErrors = append(s.templateErrors, why)
 			continue
@@ -203,7 +228,7 @@ func (s *solver) buildResourceIndex() {
 			}
 		}
 	}
-	for _, ds := range s.in.DaemonSets {
+	for _, ds := range s.snap.DaemonSets() {
 		if ds != nil {
 			s.res.addAll(podRequests(&corev1.Pod{Spec: ds.Spec.Template.Spec}))
 		}
@@ -290,7 +315,7 @@ func (s *solver) universe() *universe {
 
 // nodeLabels are an existing node's labels, or an in-flight NodeClaim's labels plus its
 // single-valued requirements.
-func nodeLabels(n *Node) map[string]string { return n.Labels() }
+func nodeLabels(n *cluster.Node) map[string]string { return n.Labels() }
 
 // preparePods computes per-pod data and builds the topology groups of every pod.
 func (s *solver) preparePods() ([]*podData, error) {
@@ -306,13 +331,13 @@ func (s *solver) preparePods() ([]*podData, error) {
 		p.ports = hostPortsOf(pod)
 		var volumeReason string
 		p.volumeAlternatives, p.volumes, volumeReason = s.volumes.podVolumes(pod)
-		if kind := controllerKind(pod); kind == "DaemonSet" || kind == "Node" {
+		if kind := cluster.ControllerKind(pod); kind == "DaemonSet" || kind == "Node" {
 			p.invalid = detailCause(NotProvisionable, fmt.Sprintf("pod is owned by a %s: Karpenter does not provision for it (DaemonSet overhead is counted on every node instead)", kind))
 		} else if hasDRAClaims(pod) {
 			p.invalid = detailCause(NotProvisionable, "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for")
 		} else if volumeReason != "" {
 			p.invalid = detailCause(VolumeUnresolved, volumeReason)
-		} else if why := invalidPodSpec(pod, s.pendingRequests[i], i >= len(s.in.Pods)); why != "" {
+		} else if why := invalidPodSpec(pod, s.pendingRequests[i], i >= len(s.toPlace)); why != "" {
 			p.invalid = detailCause(InvalidPodSpec, why)
 		} else if why := refusedRequirements(pod); why != "" {
 			p.invalid = detailCause(NotProvisionable, why)
@@ -450,7 +475,7 @@ func byWeight(terms []corev1.WeightedPodAffinityTerm) []int {
 // buildTemplateTypes computes, per template and instance type, allocatable, capacity and
 // the overhead of the DaemonSets that would run there; and the NodePool limits.
 func (s *solver) buildTemplateTypes() {
-	for _, ds := range s.in.DaemonSets {
+	for _, ds := range s.snap.DaemonSets() {
 		if ds == nil {
 			continue
 		}
@@ -760,11 +785,11 @@ func refusedRequirements(pod *corev1.Pod) string {
 	return ""
 }
 
-// knownNamespaces are Input.Namespaces plus every namespace a pod lives in (with the
+// knownNamespaces are the snapshot's Namespaces plus every namespace a pod lives in (with the
 // kubernetes.io/metadata.name label the API server gives every namespace), sorted by name.
-func knownNamespaces(in *Input, pending []*corev1.Pod) []*corev1.Namespace {
+func knownNamespaces(snap *cluster.Snapshot, pending []*corev1.Pod) []*corev1.Namespace {
 	byName := map[string]*corev1.Namespace{}
-	for _, ns := range in.Namespaces {
+	for _, ns := range snap.Namespaces() {
 		if ns != nil {
 			byName[ns.Name] = ns
 		}
@@ -782,7 +807,7 @@ func knownNamespaces(in *Input, pending []*corev1.Pod) []*corev1.Namespace {
 			add(p.Namespace)
 		}
 	}
-	for _, n := range in.Nodes {
+	for _, n := range snap.Nodes() {
 		if n == nil {
 			continue
 		}

@@ -19,7 +19,7 @@ import (
 
 func mustSolve(t *testing.T, in *scheduling.Input) *scheduling.Result {
 	t.Helper()
-	res, err := scheduling.Solve(in)
+	res, err := scheduling.SolveInput(in)
 	require.NoError(t, err)
 	return res
 }

@@ -1,27 +1,24 @@
 package scheduling
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/internal/podspec"
 	"github.com/nodeplan/nodeplan/internal/quantity"
 )
 
-// validateInput rejects inputs Solve's contract calls invalid before anything reads them:
-// a nil Input or pod; instance types that are nameless or hold a nil offering (they would be
+// validate rejects inputs Solve's contract calls invalid before anything reads them:
+// a nil pod to place; instance types that are nameless or hold a nil offering (they would be
 // launched nameless or crash the offering index); and resource quantities of NodePools,
 // instance types, nodes, bound pods and DaemonSets that are negative or do not fit an int64
 // in nodeplan's units (1e30 cpu read as 0, or wrapping negative, made pods fit where they do
 // not). A pending pod's spec is its own problem: a PodError (see invalidPodSpec).
-func validateInput(in *Input) error {
-	if in == nil {
-		return errors.New("scheduling: nil input")
-	}
-	for _, np := range in.NodePools {
+func validate(snap *cluster.Snapshot, toPlace []*corev1.Pod, cache *Cache) error {
+	for _, np := range snap.NodePools() {
 		if np == nil {
 			continue
 		}
@@ -29,13 +26,14 @@ func validateInput(in *Input) error {
 			return fmt.Errorf("NodePool %q: %w", np.Name, err)
 		}
 	}
-	pools := make([]string, 0, len(in.InstanceTypes))
-	for name := range in.InstanceTypes {
+	types := snap.InstanceTypes()
+	pools := make([]string, 0, len(types))
+	for name := range types {
 		pools = append(pools, name)
 	}
 	sort.Strings(pools)
 	for _, pool := range pools {
-		for i, it := range in.InstanceTypes[pool] {
+		for i, it := range types[pool] {
 			if it == nil {
 				continue // a nil entry is no type, as everywhere in cloudprovider
 			}
@@ -47,29 +45,29 @@ func validateInput(in *Input) error {
 					return fmt.Errorf("instance type %q: offerings[%d] is nil", it.Name, j)
 				}
 			}
-			if in.Cache.checked(it) {
+			if cache.checked(it) {
 				continue
 			}
 			if err := checkInstanceType(it.Capacity, it.Overhead); err != nil {
 				return fmt.Errorf("instance type %q: %w", it.Name, err)
 			}
-			in.Cache.markChecked(it)
+			cache.markChecked(it)
 		}
 	}
-	for i, p := range in.Pods {
+	for i, p := range toPlace {
 		if p == nil {
 			return fmt.Errorf("pods[%d]: nil pod", i)
 		}
 	}
-	for _, n := range in.Nodes {
+	for _, n := range snap.Nodes() {
 		if n == nil {
 			continue
 		}
-		if err := checkNode(n, in.Cache); err != nil {
+		if err := checkNode(n, cache); err != nil {
 			return err
 		}
 	}
-	for _, ds := range in.DaemonSets {
+	for _, ds := range snap.DaemonSets() {
 		if ds == nil {
 			continue
 		}
@@ -96,7 +94,7 @@ func checkPod(p *corev1.Pod) error {
 
 // invalidPodSpec is why the API server would reject a pending pod (see internal/podspec),
 // or why its resources cannot be counted (a total of its requests beyond an int64); "" if
-// neither. specChecked: validateInput already accepted p.Spec (a bound pod rescheduled off a
+// neither. specChecked: validate already accepted p.Spec (a bound pod rescheduled off a
 // deleting node), so it is not checked again on every simulation.
 func invalidPodSpec(p *corev1.Pod, requests corev1.ResourceList, specChecked bool) string {
 	if err := podspec.CheckName(p.Name); err != nil {
@@ -116,7 +114,7 @@ func invalidPodSpec(p *corev1.Pod, requests corev1.ResourceList, specChecked boo
 	return ""
 }
 
-func checkNode(n *Node, cache *Cache) error {
+func checkNode(n *cluster.Node, cache *Cache) error {
 	if n.Node != nil {
 		if err := quantity.CheckList("status.allocatable", n.Node.Status.Allocatable); err != nil {
 			return fmt.Errorf("node %q: %w", n.Node.Name, err)

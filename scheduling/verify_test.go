@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/verify"
 )
 
 // verifyErr is what verify.Solve finds wrong with res, as an error (nil: valid).
 func verifyErr(in *scheduling.Input, res *scheduling.Result) error {
-	vs := verify.Solve(in, res)
+	vs := verify.SolveInput(in, res)
 	if len(vs) == 0 {
 		return nil
 	}
@@ -22,8 +23,8 @@ func verifyErr(in *scheduling.Input, res *scheduling.Result) error {
 }
 
 // mustVerify panics when verify.Solve finds a violation (for Examples).
-func mustVerify(in *scheduling.Input, res *scheduling.Result) {
-	if err := verifyErr(in, res); err != nil {
-		panic(err)
+func mustVerify(snap *cluster.Snapshot, res *scheduling.Result) {
+	if vs := verify.Solve(snap, scheduling.Options{}, res); len(vs) > 0 {
+		panic(fmt.Sprint(vs))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -43,27 +44,27 @@ type volumeIndex struct {
 	csiNodeLimits map[string]map[string]int // node -> driver -> max volumes
 }
 
-func newVolumeIndex(in *Input) *volumeIndex {
+func newVolumeIndex(snap *cluster.Snapshot) *volumeIndex {
 	vi := &volumeIndex{
 		pvcs:          map[string]*corev1.PersistentVolumeClaim{},
 		pvs:           map[string]*corev1.PersistentVolume{},
 		classes:       map[string]*storagev1.StorageClass{},
 		csiNodeLimits: map[string]map[string]int{},
 	}
-	for _, c := range in.PersistentVolumeClaims {
+	for _, c := range snap.PersistentVolumeClaims() {
 		if c == nil {
 			continue
 		}
 		vi.pvcs[c.Namespace+"/"+c.Name] = c
 	}
-	for _, pv := range in.PersistentVolumes {
+	for _, pv := range snap.PersistentVolumes() {
 		if pv == nil {
 			continue
 		}
 		vi.pvs[pv.Name] = pv
 	}
 	var defaults []*storagev1.StorageClass
-	for _, sc := range in.StorageClasses {
+	for _, sc := range snap.StorageClasses() {
 		if sc == nil {
 			continue
 		}
@@ -83,7 +84,7 @@ func newVolumeIndex(in *Input) *volumeIndex {
 	if len(defaults) > 0 {
 		vi.defaultClass = defaults[0]
 	}
-	for _, cn := range in.CSINodes {
+	for _, cn := range snap.CSINodes() {
 		if cn == nil {
 			continue
 		}

@@ -83,7 +83,7 @@ func TestVolumeTopology(t *testing.T) {
 		in := volumeInput(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"))
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "gp3", "pv-1")}
 		in.PersistentVolumes = []*corev1.PersistentVolume{zonalPV("pv-1", "ebs.csi.aws.com", []string{fake.TestZone3})}
-		res, err := scheduling.Solve(in)
+		res, err := scheduling.SolveInput(in)
 		require.NoError(t, err)
 		assert.Equal(t, fake.TestZone3, zoneOf(t, res, "db"))
 	})
@@ -93,7 +93,7 @@ func TestVolumeTopology(t *testing.T) {
 		in := volumeInput(a, b)
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("shared", "", "pv-x")}
 		in.PersistentVolumes = []*corev1.PersistentVolume{zonalPV("pv-x", "efs.csi.aws.com", []string{fake.TestZone1}, []string{fake.TestZone2})}
-		res, err := scheduling.Solve(in)
+		res, err := scheduling.SolveInput(in)
 		require.NoError(t, err)
 		require.Empty(t, res.PodErrors)
 		za, zb := zoneOf(t, res, "a"), zoneOf(t, res, "b")
@@ -105,7 +105,7 @@ func TestVolumeTopology(t *testing.T) {
 		in := volumeInput(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"))
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "zonal", "")}
 		in.StorageClasses = []*storagev1.StorageClass{storageClass("zonal", wffc, fake.TestZone2)}
-		res, err := scheduling.Solve(in)
+		res, err := scheduling.SolveInput(in)
 		require.NoError(t, err)
 		assert.Equal(t, fake.TestZone2, zoneOf(t, res, "db"))
 	})
@@ -113,7 +113,7 @@ func TestVolumeTopology(t *testing.T) {
 		in := volumeInput(withPVC(fake.Pod("db").NodeSelector(v1.LabelTopologyZone, fake.TestZone1).Requests("1", "1Gi").Obj(), "data", "data-db"))
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "zonal", "")}
 		in.StorageClasses = []*storagev1.StorageClass{storageClass("zonal", wffc, fake.TestZone2)}
-		res, err := scheduling.Solve(in)
+		res, err := scheduling.SolveInput(in)
 		require.NoError(t, err)
 		require.Len(t, res.PodErrors, 1)
 		assert.Empty(t, res.NewNodeClaims)
@@ -126,7 +126,7 @@ func TestVolumeTopology(t *testing.T) {
 		in := volumeInput(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"))
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "local", "local-1")}
 		in.PersistentVolumes = []*corev1.PersistentVolume{pv}
-		res, err := scheduling.Solve(in)
+		res, err := scheduling.SolveInput(in)
 		require.NoError(t, err)
 		assert.Empty(t, res.PodErrors)
 		assert.Len(t, res.NewNodeClaims, 1)
@@ -164,7 +164,7 @@ func TestVolumeRefusals(t *testing.T) {
 			if tc.class != nil {
 				in.StorageClasses = []*storagev1.StorageClass{tc.class}
 			}
-			res, err := scheduling.Solve(in)
+			res, err := scheduling.SolveInput(in)
 			require.NoError(t, err)
 			require.Len(t, res.PodErrors, 1)
 			assert.Equal(t, "db", res.PodErrors[0].Pod.Name)
@@ -198,7 +198,7 @@ func TestCSIAttachLimit(t *testing.T) {
 	in.CSINodes = []*storagev1.CSINode{csiNode}
 	in.StorageClasses = []*storagev1.StorageClass{storageClass("gp3", wffc)}
 	in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("claim-a", "gp3", ""), pvc("claim-b", "gp3", "")}
-	res, err := scheduling.Solve(in)
+	res, err := scheduling.SolveInput(in)
 	require.NoError(t, err)
 	require.Empty(t, res.PodErrors)
 	require.Len(t, res.ExistingNodes, 1)

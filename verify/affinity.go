@@ -9,12 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/cluster"
 )
 
 // namespaceLabels are the labels of every namespace the input knows (listed ones, and
 // the namespaces of its pods with their kubernetes.io/metadata.name label).
-func namespaceLabels(nss []*corev1.Namespace, pods []*corev1.Pod, nodes []*scheduling.Node) map[string]map[string]string {
+func namespaceLabels(nss []*corev1.Namespace, pods []*corev1.Pod, nodes []*cluster.Node) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	add := func(ns string) {
 		if _, ok := out[ns]; !ok {

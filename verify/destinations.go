@@ -9,20 +9,15 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// schedulingInput is the disruption snapshot as a scheduling snapshot.
-func (p *planWorld) schedulingInput() *scheduling.Input {
-	in := p.in
-	return &scheduling.Input{Pods: in.Pods, NodePools: in.NodePools, InstanceTypes: in.InstanceTypes,
-		WellKnownLabels: in.WellKnownLabels, Nodes: in.Nodes, DaemonSets: in.DaemonSets,
-		PersistentVolumeClaims: in.PersistentVolumeClaims, PersistentVolumes: in.PersistentVolumes,
-		StorageClasses: in.StorageClasses, CSINodes: in.CSINodes, Namespaces: in.Namespaces}
-}
+// world is the plan's snapshot as Solve's world: the pods of every node where they are,
+// the pending ones to place (DefaultTopologySpreadConstraints play no part here).
+func (p *planWorld) world() *world { return newWorld(p.snap, scheduling.Options{}) }
 
 // claims checks the NodeClaims a command (or, with command -1, the provisioner) launches
 // like new NodeClaims of Solve: the launch choice, and that their pods fit them.
 func (p *planWorld) claims(command int, cs []*scheduling.NodeClaim) []Violation {
 	var out []Violation
-	w := newWorld(p.schedulingInput())
+	w := p.world()
 	for i, c := range cs {
 		if c == nil {
 			continue
@@ -80,7 +75,7 @@ type movedPod struct {
 // and the launched NodeClaims' room left — with resources, node selector, taints and host
 // ports.
 func (p *planWorld) destinations(res *disruption.Result) []Violation {
-	w := newWorld(p.schedulingInput())
+	w := p.world()
 	disrupted := map[string]bool{}
 	for _, cmd := range res.Commands {
 		for _, name := range cmd.Candidates {
@@ -153,7 +148,7 @@ func (p *planWorld) destinations(res *disruption.Result) []Violation {
 	ports := make([][]hostPort, len(bins))
 	for i, l := range bins {
 		used := corev1.ResourceList{}
-		for _, q := range append(l.pods(), daemonsOn(p.in.DaemonSets, l)...) {
+		for _, q := range append(l.pods(), daemonsOn(p.snap.DaemonSets(), l)...) {
 			addTo(used, requests(q))
 			ports[i] = append(ports[i], hostPortsOf(q)...)
 		}

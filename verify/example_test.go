@@ -7,6 +7,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/verify"
@@ -15,7 +16,7 @@ import (
 // Solve checks a plan as launched; a valid one gives no violation, and a hand-broken one
 // names the rule, the objects and the numbers.
 func ExampleSolve() {
-	in := &scheduling.Input{
+	snap, err := cluster.New(cluster.Objects{
 		Pods: []*corev1.Pod{
 			fake.Pod("web-1").Requests("1500m", "1Gi").Obj(),
 			fake.Pod("web-2").Requests("1500m", "1Gi").Obj(),
@@ -23,18 +24,21 @@ func ExampleSolve() {
 		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
 		WellKnownLabels: fake.WellKnownLabels(),
-	}
-	res, err := scheduling.Solve(in)
+	})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("valid:", len(verify.Solve(in, res)))
+	res, err := scheduling.Solve(snap, scheduling.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("valid:", len(verify.Solve(snap, scheduling.Options{}, res)))
 
 	// Launch the claim on the smallest type instead: the pods no longer fit.
 	c := res.NewNodeClaims[0]
-	c.InstanceType = in.InstanceTypes["default"][0]
+	c.InstanceType = snap.InstanceTypes()["default"][0]
 	c.Offering = c.InstanceType.Offerings[0]
-	for _, v := range verify.Solve(in, res) {
+	for _, v := range verify.Solve(snap, scheduling.Options{}, res) {
 		fmt.Println(v)
 	}
 	// Output:

@@ -51,7 +51,7 @@ func daemonsOn(daemons []*appsv1.DaemonSet, l *location) []*corev1.Pod {
 // and volumes.
 func (w *world) checkFit(l *location) []Violation {
 	var out []Violation
-	daemons := daemonsOn(w.in.DaemonSets, l)
+	daemons := daemonsOn(w.snap.DaemonSets(), l)
 	if l.launched {
 		out = append(out, resourcesFit(l, daemons)...)
 	}

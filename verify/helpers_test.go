@@ -65,7 +65,7 @@ func schedInput(pods ...*corev1.Pod) *scheduling.Input {
 
 func mustSolve(t *testing.T, in *scheduling.Input) *scheduling.Result {
 	t.Helper()
-	res, err := scheduling.Solve(in)
+	res, err := scheduling.SolveInput(in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func (w *world) checkLaunch(l *location) []Violation {
 		return append(out, l.violation(LaunchMissing))
 	}
 	it, o := c.InstanceType, c.Offering
-	if !hasType(w.in.InstanceTypes[c.NodePool], it.Name) || !hasType(c.InstanceTypeOptions, it.Name) {
+	if !hasType(w.snap.InstanceTypes()[c.NodePool], it.Name) || !hasType(c.InstanceTypeOptions, it.Name) {
 		v := l.violation(LaunchTypeNotAllowed)
 		v.Key = it.Name
 		out = append(out, v)
@@ -124,7 +124,7 @@ func unmetKey(node, reqs requirements.Requirements) (string, bool) {
 // being deleted) plus the launched types' capacity stay within spec.limits.
 func (w *world) checkLimits() []Violation {
 	var out []Violation
-	for _, np := range w.in.NodePools {
+	for _, np := range w.snap.NodePools() {
 		if np == nil || len(np.Spec.Limits) == 0 {
 			continue
 		}

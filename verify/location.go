@@ -9,6 +9,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -18,7 +19,7 @@ import (
 type location struct {
 	name   string
 	claim  int // index of the new NodeClaim, -1 for an existing node
-	node   *scheduling.Node
+	node   *cluster.Node
 	nc     *scheduling.NodeClaim
 	pool   string
 	labels map[string]string
@@ -55,9 +56,10 @@ func (l *location) finish() {
 	l.k8s = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: l.name, Labels: l.labels}, Spec: corev1.NodeSpec{Taints: l.taints}}
 }
 
-// isMarked: the node is being deleted (marked by the caller or by a deletionTimestamp).
-func isMarked(n *scheduling.Node) bool {
-	return n.MarkedForDeletion || (n.Node != nil && n.Node.DeletionTimestamp != nil) ||
+// isMarked: the node is being deleted (marked by the snapshot's Deleting fork, or by a
+// deletionTimestamp of its Node or, for an in-flight claim, of its NodeClaim).
+func isMarked(n *cluster.Node) bool {
+	return n.MarkedDeleting() || (n.Node != nil && n.Node.DeletionTimestamp != nil) ||
 		(n.Node == nil && n.NodeClaim != nil && n.NodeClaim.DeletionTimestamp != nil)
 }
 
@@ -80,7 +82,7 @@ func sameTaint(a, b corev1.Taint) bool {
 
 // existingLocation builds the location of an existing node; types resolve the allocatable
 // an uninitialized node does not report yet.
-func existingLocation(n *scheduling.Node, typesByName map[string]*cloudprovider.InstanceType, pools map[string]*v1.NodePool) *location {
+func existingLocation(n *cluster.Node, typesByName map[string]*cloudprovider.InstanceType, pools map[string]*v1.NodePool) *location {
 	l := &location{name: n.Name(), claim: -1, node: n, marked: isMarked(n), launched: true}
 	l.labels = map[string]string{}
 	for k, v := range n.Labels() {

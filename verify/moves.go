@@ -43,7 +43,7 @@ func (p *planWorld) moves(res *disruption.Result) []Violation {
 			disrupted[name] = true
 		}
 	}
-	w := newWorld(p.schedulingInput())
+	w := p.world()
 	type sim struct {
 		command int // the command reported for fit violations of this group (-1: provisioner)
 		onto    map[string][]*corev1.Pod

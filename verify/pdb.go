@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 )
 
@@ -24,22 +25,22 @@ type pdbState struct {
 // buildPDBs computes each budget's allowance: from its status when the snapshot carries
 // one, else with the disruption controller's arithmetic over the pods the input knows,
 // pending pods included (they are expected but not healthy).
-func buildPDBs(in *disruption.Input) []*pdbState {
+func buildPDBs(snap *cluster.Snapshot) []*pdbState {
 	var all []*corev1.Pod
-	for _, n := range in.Nodes {
+	for _, n := range snap.Nodes() {
 		if n != nil {
 			all = append(all, n.Pods...)
 		}
 	}
 	pending := map[*corev1.Pod]bool{}
-	for _, p := range in.Pods {
+	for _, p := range toPlace(snap) {
 		if p != nil {
 			all = append(all, p)
 			pending[p] = true
 		}
 	}
 	var out []*pdbState
-	for _, pdb := range in.PodDisruptionBudgets {
+	for _, pdb := range snap.PodDisruptionBudgets() {
 		if pdb == nil {
 			continue
 		}
@@ -173,7 +174,7 @@ func (p *planWorld) blocked(pod *corev1.Pod) bool {
 	if !active(pod) {
 		return false
 	}
-	if doNotDisrupt(pod, p.in.Now) {
+	if doNotDisrupt(pod, p.now) {
 		return true
 	}
 	if isMirror(pod) || toleratesDisrupted(pod) {
@@ -204,7 +205,7 @@ func (p *planWorld) blockers(ci int, cmd disruption.Command) []Violation {
 			if pod == nil || !active(pod) {
 				continue
 			}
-			if doNotDisrupt(pod, p.in.Now) {
+			if doNotDisrupt(pod, p.now) {
 				v := planViolation(PlanDoNotDisruptPod, ci, name)
 				v.Pod, v.NodePool = key(pod), poolOf(n)
 				out = append(out, v)

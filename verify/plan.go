@@ -9,17 +9,18 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// Plan checks that res is a valid outcome of disruption.Plan for in; see the package doc
-// for what is and is not checked. It never modifies its arguments.
-func Plan(in *disruption.Input, res *disruption.Result) []Violation {
-	if in == nil || res == nil {
+// Plan checks that res is a valid outcome of disruption.Plan(snap, now, opts); see the
+// package doc for what is and is not checked (no rule it checks depends on opts yet: it
+// takes them so that a caller passes what Plan was given). It never modifies its arguments.
+func Plan(snap *cluster.Snapshot, now time.Time, opts disruption.Options, res *disruption.Result) []Violation {
+	if snap == nil || res == nil {
 		return nil
 	}
-	p := newPlanWorld(in)
+	p := newPlanWorld(snap, now)
 	var out []Violation
 	out = append(out, p.accounting(res)...)
 	out = append(out, p.budgets(res)...)
@@ -35,18 +36,19 @@ func Plan(in *disruption.Input, res *disruption.Result) []Violation {
 }
 
 type planWorld struct {
-	in          *disruption.Input
-	nodes       map[string]*scheduling.Node
+	snap        *cluster.Snapshot
+	now         time.Time
+	nodes       map[string]*cluster.Node
 	names       []string
 	pools       map[string]*v1.NodePool // defaulted copies
 	typesByName map[string]*cloudprovider.InstanceType
 	pdbs        []*pdbState
 }
 
-func newPlanWorld(in *disruption.Input) *planWorld {
-	p := &planWorld{in: in, nodes: map[string]*scheduling.Node{}, pools: map[string]*v1.NodePool{},
+func newPlanWorld(snap *cluster.Snapshot, now time.Time) *planWorld {
+	p := &planWorld{snap: snap, now: now, nodes: map[string]*cluster.Node{}, pools: map[string]*v1.NodePool{},
 		typesByName: map[string]*cloudprovider.InstanceType{}}
-	for _, n := range in.Nodes {
+	for _, n := range snap.Nodes() {
 		if n == nil || (n.Node == nil && n.NodeClaim == nil) {
 			continue
 		}
@@ -56,31 +58,32 @@ func newPlanWorld(in *disruption.Input) *planWorld {
 		}
 	}
 	sort.Strings(p.names)
-	for _, np := range in.NodePools {
+	for _, np := range snap.NodePools() {
 		if np != nil {
 			c := np.DeepCopy()
 			c.SetDefaults()
 			p.pools[np.Name] = c
 		}
 	}
-	pools := make([]string, 0, len(in.InstanceTypes))
-	for name := range in.InstanceTypes {
+	types := snap.InstanceTypes()
+	pools := make([]string, 0, len(types))
+	for name := range types {
 		pools = append(pools, name)
 	}
 	sort.Strings(pools)
 	for _, name := range pools {
-		for _, it := range in.InstanceTypes[name] {
+		for _, it := range types[name] {
 			if it != nil && p.typesByName[it.Name] == nil {
 				p.typesByName[it.Name] = it
 			}
 		}
 	}
-	p.pdbs = buildPDBs(in)
+	p.pdbs = buildPDBs(snap)
 	return p
 }
 
 // poolOf is the node's NodePool name ("" when not managed).
-func poolOf(n *scheduling.Node) string {
+func poolOf(n *cluster.Node) string {
 	if v := n.Labels()[v1.NodePoolLabelKey]; v != "" {
 		return v
 	}
@@ -141,7 +144,7 @@ func (p *planWorld) accounting(res *disruption.Result) []Violation {
 // candidate: a managed, initialized Node of a known NodePool that is not being deleted;
 // for expiration (Karpenter's NodeClaim lifecycle, not its disruption controller) any
 // node of a known NodePool whose NodeClaim is not being deleted.
-func (p *planWorld) candidate(n *scheduling.Node, reason disruption.Reason) bool {
+func (p *planWorld) candidate(n *cluster.Node, reason disruption.Reason) bool {
 	if reason.Forceful() {
 		return p.pools[poolOf(n)] != nil && (n.NodeClaim == nil || n.NodeClaim.DeletionTimestamp == nil)
 	}
@@ -151,7 +154,7 @@ func (p *planWorld) candidate(n *scheduling.Node, reason disruption.Reason) bool
 	return n.Node.Labels[v1.NodeInitializedLabelKey] == "true"
 }
 
-func terminating(n *scheduling.Node) bool {
+func terminating(n *cluster.Node) bool {
 	if n.NodeClaim == nil {
 		return false
 	}
@@ -168,7 +171,7 @@ func terminating(n *scheduling.Node) bool {
 
 // counted nodes make up a NodePool's size for its budgets: managed, initialized, not
 // terminating.
-func (p *planWorld) counted(n *scheduling.Node) bool {
+func (p *planWorld) counted(n *cluster.Node) bool {
 	return p.pools[poolOf(n)] != nil && n.Node != nil && n.Node.Labels[v1.NodeInitializedLabelKey] == "true" && !terminating(n)
 }
 
@@ -219,7 +222,7 @@ func (p *planWorld) budgets(res *disruption.Result) []Violation {
 			if np == nil {
 				continue
 			}
-			allowed := allowedDisruptions(np, p.in.Now, size[pool], v1.DisruptionReason(cmd.Reason))
+			allowed := allowedDisruptions(np, p.now, size[pool], v1.DisruptionReason(cmd.Reason))
 			if disrupting[pool] > allowed {
 				v := newViolation(PlanBudget)
 				v.Command, v.NodePool, v.Key = ci, pool, string(cmd.Reason)

@@ -107,11 +107,11 @@ func drawPlanInput(t *rapid.T) *disruption.Input {
 func TestPropPlanIsValid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := drawPlanInput(t)
-		res, err := disruption.Plan(in)
+		res, err := disruption.PlanInput(in)
 		if err != nil {
 			t.Fatalf("Plan: %v", err)
 		}
-		if vs := verify.Plan(in, res); len(vs) > 0 {
+		if vs := verify.PlanInput(in, res); len(vs) > 0 {
 			s := ""
 			for _, v := range vs {
 				s += v.String() + "\n"

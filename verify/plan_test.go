@@ -157,7 +157,7 @@ func TestPlanCodes(t *testing.T) {
 			return planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "3")),
 				node("node-b", "default", fake.TestZone1, 4, running("b", "3")))
 		}, func(in *disruption.Input, res *disruption.Result) {
-			sres, err := scheduling.Solve(&scheduling.Input{Pods: []*corev1.Pod{in.Nodes[0].Pods[0]}, NodePools: in.NodePools,
+			sres, err := scheduling.SolveInput(&scheduling.Input{Pods: []*corev1.Pod{in.Nodes[0].Pods[0]}, NodePools: in.NodePools,
 				InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels})
 			if err != nil || len(sres.NewNodeClaims) != 1 {
 				panic("setup")
@@ -235,7 +235,7 @@ func TestPlanCodes(t *testing.T) {
 			res.Blocked = nil
 		}},
 		{"provisioned", verify.LaunchOfferingUnavailable, twoNodes, func(in *disruption.Input, res *disruption.Result) {
-			sres, err := scheduling.Solve(&scheduling.Input{Pods: []*corev1.Pod{pending("p", "1").Obj()}, NodePools: in.NodePools,
+			sres, err := scheduling.SolveInput(&scheduling.Input{Pods: []*corev1.Pod{pending("p", "1").Obj()}, NodePools: in.NodePools,
 				InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels})
 			if err != nil || len(sres.NewNodeClaims) != 1 {
 				panic("setup")
@@ -250,15 +250,15 @@ func TestPlanCodes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := c.in()
-			res, err := disruption.Plan(in)
+			res, err := disruption.PlanInput(in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if vs := verify.Plan(in, res); len(vs) > 0 {
+			if vs := verify.PlanInput(in, res); len(vs) > 0 {
 				t.Fatalf("Plan's own result reported: %v", vs)
 			}
 			c.breakIt(in, res)
-			vs := verify.Plan(in, res)
+			vs := verify.PlanInput(in, res)
 			if !hasCode(vs, c.code) {
 				t.Fatalf("want %s, got %v", c.code, vs)
 			}
@@ -277,7 +277,7 @@ func TestPlanExemptions(t *testing.T) {
 	in.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "0"}}
 	res := &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-a"}}},
 		Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
-	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
+	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
 		t.Fatalf("expiration: %v", vs)
 	}
 
@@ -288,11 +288,11 @@ func TestPlanExemptions(t *testing.T) {
 	in.Nodes[0].NodeClaim.Spec.TerminationGracePeriod = &metav1.Duration{Duration: 3600e9}
 	res = &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodDrift, Reason: disruption.ReasonDrifted, Candidates: []string{"node-a"}}},
 		Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
-	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
+	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
 		t.Fatalf("drift with a grace period: %v", vs)
 	}
 	in.Nodes[0].NodeClaim.Spec.TerminationGracePeriod = nil
-	if vs := verify.Plan(in, res); !hasCode(vs, verify.PlanDoNotDisruptPod) {
+	if vs := verify.PlanInput(in, res); !hasCode(vs, verify.PlanDoNotDisruptPod) {
 		t.Fatalf("drift without a grace period: %v", vs)
 	}
 
@@ -306,7 +306,7 @@ func TestPlanExemptions(t *testing.T) {
 	res = &disruption.Result{}
 	deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 	res.Blocked = []disruption.Blocked{{Node: "node-b", Reason: "x"}}
-	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
+	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
 		t.Fatalf("AlwaysAllow, pod not ready: %v", vs)
 	}
 }
@@ -320,11 +320,11 @@ func TestPlanPDBCountsPendingPods(t *testing.T) {
 	in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, nil, intOrStr(1))}
 	res := &disruption.Result{Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
 	deleteNode(res, disruption.ReasonUnderutilized, "node-a")
-	if vs := verify.Plan(in, res); !hasCode(vs, verify.PlanPDB) {
+	if vs := verify.PlanInput(in, res); !hasCode(vs, verify.PlanPDB) {
 		t.Fatalf("want PlanPDB, got %v", vs)
 	}
 	in.Pods = nil
-	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
+	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
 		t.Fatalf("without the pending pod one eviction is allowed: %v", vs)
 	}
 }
@@ -344,11 +344,11 @@ func TestPlanDestinationsSearch(t *testing.T) {
 		node("z", "default", fake.TestZone1, 1, pod("z-fill", "0", "6800Mi")))
 	res := &disruption.Result{Blocked: []disruption.Blocked{{Node: "x"}, {Node: "y"}, {Node: "z"}}}
 	deleteNode(res, disruption.ReasonUnderutilized, "d")
-	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
+	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
 		t.Fatalf("a, b, c fit x, z, y: %v", vs)
 	}
 	in.Nodes[0].Pods = append(in.Nodes[0].Pods, pod("huge", "3", "100Mi"))
-	vs := notMoves(verify.Plan(in, res))
+	vs := notMoves(verify.PlanInput(in, res))
 	if len(vs) != 1 || vs[0].Code != verify.PlanNoDestination || vs[0].Pod != "default/huge" {
 		t.Fatalf("want PlanNoDestination for huge only, got %v", vs)
 	}
@@ -361,11 +361,11 @@ func TestPlanExpiresDeletingNodeOfLiveClaim(t *testing.T) {
 	in := planInput(node("a", "default", fake.TestZone1, 4))
 	in.Nodes[0].Node.DeletionTimestamp = &metav1.Time{Time: now}
 	res := &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"a"}}}}
-	if vs := verify.Plan(in, res); len(vs) > 0 {
+	if vs := verify.PlanInput(in, res); len(vs) > 0 {
 		t.Fatalf("%v", vs)
 	}
 	in.Nodes[0].NodeClaim = &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "a", DeletionTimestamp: &metav1.Time{Time: now}}}
-	if vs := verify.Plan(in, res); !hasCode(vs, verify.PlanNodeNotCandidate) {
+	if vs := verify.PlanInput(in, res); !hasCode(vs, verify.PlanNodeNotCandidate) {
 		t.Fatalf("want PlanNodeNotCandidate, got %v", vs)
 	}
 }
@@ -377,7 +377,7 @@ func TestPlanLaterCommandReplansPods(t *testing.T) {
 	a1, b1, b2 := running("a1", "1"), running("b1", "500m"), running("b2", "1500m")
 	in := planInput(node("node-a", "default", fake.TestZone1, 4, a1), node("node-b", "default", fake.TestZone1, 4, b1, b2))
 	claimFor := func(pods ...*corev1.Pod) *scheduling.NodeClaim {
-		res, err := scheduling.Solve(&scheduling.Input{Pods: pods, NodePools: in.NodePools, InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels})
+		res, err := scheduling.SolveInput(&scheduling.Input{Pods: pods, NodePools: in.NodePools, InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels})
 		if err != nil || len(res.NewNodeClaims) != 1 {
 			t.Fatalf("setup: %v %v", err, res)
 		}
@@ -391,11 +391,11 @@ func TestPlanLaterCommandReplansPods(t *testing.T) {
 		{Method: disruption.MethodDrift, Reason: disruption.ReasonDrifted, Candidates: []string{"node-a"}, Replacements: []*scheduling.NodeClaim{r1}},
 		{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-b"}, Replacements: []*scheduling.NodeClaim{r2}},
 	}}
-	if vs := notMoves(verify.Plan(in, res)); len(vs) > 0 {
+	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
 		t.Fatalf("b2 fits r1 once a1 moved to r2: %v", vs)
 	}
 	res.Commands[1].Replacements[0] = claimFor(b1)
-	if vs := verify.Plan(in, res); !hasCode(vs, verify.PlanNoDestination) {
+	if vs := verify.PlanInput(in, res); !hasCode(vs, verify.PlanNoDestination) {
 		t.Fatalf("a1 stays on r1, and b2 fits neither r1 nor r2: %v", vs)
 	}
 }
@@ -414,14 +414,14 @@ func TestPlanForcefulMovesFitTogether(t *testing.T) {
 		{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-a"}, Moves: moveTo(0, "node-b")},
 		{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-c"}, Moves: moveTo(2, "node-b")},
 	}, Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
-	vs := verify.Plan(in, res)
+	vs := verify.PlanInput(in, res)
 	if len(vs) != 1 || vs[0].Code != verify.ResourcesExceeded || vs[0].Node != "node-b" || vs[0].Command != -1 {
 		t.Fatalf("want ResourcesExceeded on node-b for the provisioner's pass, got %v", vs)
 	}
 	for i := range res.Commands {
 		res.Commands[i].Method, res.Commands[i].Reason = disruption.MethodSingleNode, disruption.ReasonUnderutilized
 	}
-	if vs := verify.Plan(in, res); hasCode(vs, verify.ResourcesExceeded) {
+	if vs := verify.PlanInput(in, res); hasCode(vs, verify.ResourcesExceeded) {
 		t.Fatalf("graceful commands' moves are each their own simulation's: %v", vs)
 	}
 }

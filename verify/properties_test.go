@@ -130,11 +130,11 @@ func TestPropSolveIsValid(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				in := drawSolveInput(t)
 				in.Options.Packing = packing
-				res, err := scheduling.Solve(in)
+				res, err := scheduling.SolveInput(in)
 				if err != nil {
 					t.Fatalf("Solve: %v", err)
 				}
-				if vs := verify.Solve(in, res); len(vs) > 0 {
+				if vs := verify.SolveInput(in, res); len(vs) > 0 {
 					t.Fatalf("%d violations:\n%s", len(vs), describe(in, res, vs))
 				}
 			})

@@ -19,19 +19,19 @@ func TestOddResultsNeverPanic(t *testing.T) {
 		ExistingNodes: []*scheduling.ExistingNodePlacement{nil, {Name: "node-a"}},
 		PodErrors:     []scheduling.PodError{{}},
 	}
-	if vs := verify.Solve(in, res); !hasCode(vs, verify.LaunchMissing) {
+	if vs := verify.SolveInput(in, res); !hasCode(vs, verify.LaunchMissing) {
 		t.Fatalf("want LaunchMissing, got %v", vs)
 	}
-	if vs := verify.Solve(nil, res); vs != nil {
+	if vs := verify.SolveInput(nil, res); vs != nil {
 		t.Fatal(vs)
 	}
 	pin := planInput(nil, node("node-a", "default", fake.TestZone1, 4))
 	pres := &disruption.Result{Commands: []disruption.Command{{Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-a", ""},
 		Replacements: []*scheduling.NodeClaim{nil, {NodePool: "default"}}}}, Provisioned: []*scheduling.NodeClaim{nil}}
-	if vs := verify.Plan(pin, pres); !hasCode(vs, verify.PlanNodeUnknown) {
+	if vs := verify.PlanInput(pin, pres); !hasCode(vs, verify.PlanNodeUnknown) {
 		t.Fatalf("want PlanNodeUnknown, got %v", vs)
 	}
-	if vs := verify.Plan(pin, nil); vs != nil {
+	if vs := verify.PlanInput(pin, nil); vs != nil {
 		t.Fatal(vs)
 	}
 }

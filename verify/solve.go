@@ -7,18 +7,19 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// Solve checks that res is a valid outcome of scheduling.Solve for in, with every new
+// Solve checks that res is a valid outcome of scheduling.Solve(snap, opts), with every new
 // NodeClaim launched on its InstanceType and Offering. It returns nil when the plan is
 // valid; see the package doc for what is and is not checked. It never modifies its
 // arguments.
-func Solve(in *scheduling.Input, res *scheduling.Result) []Violation {
-	if in == nil || res == nil {
+func Solve(snap *cluster.Snapshot, opts scheduling.Options, res *scheduling.Result) []Violation {
+	if snap == nil || res == nil {
 		return nil
 	}
-	w := newWorld(in)
+	w := newWorld(snap, opts)
 	var out []Violation
 	out = append(out, w.placeResult(res)...)
 	for _, l := range w.locs {
@@ -38,7 +39,10 @@ func Solve(in *scheduling.Input, res *scheduling.Result) []Violation {
 
 // world is the final placement: every location with its pods, and what the checks look up.
 type world struct {
-	in          *scheduling.Input
+	snap *cluster.Snapshot
+	opts scheduling.Options
+	// pods are the pods Solve was to place: the snapshot's pending, then moving pods.
+	pods        []*corev1.Pod
 	locs        []*location
 	byName      map[string]*location
 	typesByName map[string]*cloudprovider.InstanceType
@@ -48,27 +52,28 @@ type world struct {
 	namespaces  map[string]map[string]string
 }
 
-func newWorld(in *scheduling.Input) *world {
-	w := &world{in: in, byName: map[string]*location{}, typesByName: map[string]*cloudprovider.InstanceType{},
+func newWorld(snap *cluster.Snapshot, opts scheduling.Options) *world {
+	w := &world{snap: snap, opts: opts, pods: toPlace(snap), byName: map[string]*location{}, typesByName: map[string]*cloudprovider.InstanceType{},
 		pools: map[string]*v1.NodePool{}, where: map[*corev1.Pod]*location{}}
-	poolNames := make([]string, 0, len(in.InstanceTypes))
-	for name := range in.InstanceTypes {
+	types := snap.InstanceTypes()
+	poolNames := make([]string, 0, len(types))
+	for name := range types {
 		poolNames = append(poolNames, name)
 	}
 	sort.Strings(poolNames)
 	for _, name := range poolNames {
-		for _, it := range in.InstanceTypes[name] {
+		for _, it := range types[name] {
 			if it != nil && w.typesByName[it.Name] == nil {
 				w.typesByName[it.Name] = it
 			}
 		}
 	}
-	for _, np := range in.NodePools {
+	for _, np := range snap.NodePools() {
 		if np != nil {
 			w.pools[np.Name] = np
 		}
 	}
-	for _, n := range in.Nodes {
+	for _, n := range snap.Nodes() {
 		if n == nil || (n.Node == nil && n.NodeClaim == nil) {
 			continue
 		}
@@ -80,7 +85,7 @@ func newWorld(in *scheduling.Input) *world {
 		w.byName[l.name] = l
 		w.locs = append(w.locs, l)
 	}
-	w.namespaces = namespaceLabels(in.Namespaces, in.Pods, in.Nodes)
+	w.namespaces = namespaceLabels(snap.Namespaces(), w.pods, snap.Nodes())
 	return w
 }
 
@@ -89,7 +94,7 @@ func newWorld(in *scheduling.Input) *world {
 func (w *world) placeResult(res *scheduling.Result) []Violation {
 	var out []Violation
 	inputs := map[string]bool{}
-	for _, p := range w.in.Pods {
+	for _, p := range w.pods {
 		if p != nil {
 			inputs[key(p)] = true
 		}
@@ -173,7 +178,7 @@ func (w *world) placeResult(res *scheduling.Result) []Violation {
 			}
 		}
 	}
-	for _, p := range w.in.Pods {
+	for _, p := range w.pods {
 		if p != nil && seen[key(p)] == 0 {
 			v := newViolation(PodMissing)
 			v.Pod = key(p)
@@ -197,4 +202,9 @@ func removePod(ps []*corev1.Pod, k string) []*corev1.Pod {
 		}
 	}
 	return out
+}
+
+// toPlace are the pods a Solve of snap places: its pending, then its moving pods.
+func toPlace(snap *cluster.Snapshot) []*corev1.Pod {
+	return append(append([]*corev1.Pod(nil), snap.Pending()...), snap.Moving()...)
 }

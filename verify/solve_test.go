@@ -176,11 +176,11 @@ func TestSolveCodes(t *testing.T) {
 			if len(res.PodErrors) > 0 {
 				t.Fatalf("setup: %v", res.PodErrors)
 			}
-			if vs := verify.Solve(in, res); len(vs) > 0 {
+			if vs := verify.SolveInput(in, res); len(vs) > 0 {
 				t.Fatalf("valid result reported: %v", vs)
 			}
 			c.breakIt(in, res)
-			vs := verify.Solve(in, res)
+			vs := verify.SolveInput(in, res)
 			if !hasCode(vs, c.code) {
 				t.Fatalf("want %s, got %v", c.code, vs)
 			}
@@ -203,21 +203,21 @@ func TestSolveDaemonSetsAsTheyRun(t *testing.T) {
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "kube-system"},
 		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: big.Spec}}}
 	in.DaemonSets = []*appsv1.DaemonSet{ds}
-	if vs := verify.Solve(in, res); !hasCode(vs, verify.ResourcesExceeded) {
+	if vs := verify.SolveInput(in, res); !hasCode(vs, verify.ResourcesExceeded) {
 		t.Fatalf("a 64-CPU DaemonSet must not fit: %v", vs)
 	}
 	ds.Spec.Template.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu"}}
-	if vs := verify.Solve(in, res); len(vs) > 0 {
+	if vs := verify.SolveInput(in, res); len(vs) > 0 {
 		t.Fatalf("DRA DaemonSet counted: %v", vs)
 	}
 	ds.Spec.Template.Spec.ResourceClaims = nil
 	res.NewNodeClaims[0].Taints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
 	in.Pods[0].Spec.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}
-	if vs := verify.Solve(in, res); len(vs) > 0 {
+	if vs := verify.SolveInput(in, res); len(vs) > 0 {
 		t.Fatalf("DaemonSet kept off by a NoSchedule taint counted: %v", vs)
 	}
 	res.NewNodeClaims[0].Taints[0].Effect = corev1.TaintEffectPreferNoSchedule
-	if vs := verify.Solve(in, res); !hasCode(vs, verify.ResourcesExceeded) {
+	if vs := verify.SolveInput(in, res); !hasCode(vs, verify.ResourcesExceeded) {
 		t.Fatalf("PreferNoSchedule keeps no DaemonSet away: %v", vs)
 	}
 }

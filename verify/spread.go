@@ -21,7 +21,7 @@ func (w *world) spreadConstraints(p *corev1.Pod) []corev1.TopologySpreadConstrai
 		return p.Spec.TopologySpreadConstraints
 	}
 	var out []corev1.TopologySpreadConstraint
-	for _, c := range w.in.Options.DefaultTopologySpreadConstraints {
+	for _, c := range w.opts.DefaultTopologySpreadConstraints {
 		c = *c.DeepCopy()
 		if c.LabelSelector == nil {
 			c.LabelSelector = &metav1.LabelSelector{MatchLabels: p.Labels}
@@ -284,7 +284,7 @@ func (w *world) eligibleDomains(k string, f spreadFilter) map[string]bool {
 		terms = podTerms(f.pod)
 	}
 	nk := v1.NormalizeLabelKey(k)
-	for _, np := range w.in.NodePools {
+	for _, np := range w.snap.NodePools() {
 		if !usablePool(np) {
 			continue
 		}
@@ -298,7 +298,7 @@ func (w *world) eligibleDomains(k string, f spreadFilter) map[string]bool {
 			continue
 		}
 		base.Add(requirementValues(requirements.FromLabels(np.Spec.Template.ObjectMeta.Labels))...)
-		for _, it := range w.in.InstanceTypes[np.Name] {
+		for _, it := range w.snap.InstanceTypes()[np.Name] {
 			if it == nil || !base.HasIntersection(it.Requirements) {
 				continue
 			}

@@ -39,7 +39,7 @@ func (w *world) volumeTopology(l *location, p *corev1.Pod) []Violation {
 }
 
 func (w *world) findPVC(ns, name string) *corev1.PersistentVolumeClaim {
-	for _, c := range w.in.PersistentVolumeClaims {
+	for _, c := range w.snap.PersistentVolumeClaims() {
 		if c != nil && c.Namespace == ns && c.Name == name {
 			return c
 		}
@@ -49,7 +49,7 @@ func (w *world) findPVC(ns, name string) *corev1.PersistentVolumeClaim {
 
 func (w *world) claimAdmits(pvc *corev1.PersistentVolumeClaim, l *location) bool {
 	if pvc.Spec.VolumeName != "" {
-		for _, pv := range w.in.PersistentVolumes {
+		for _, pv := range w.snap.PersistentVolumes() {
 			if pv == nil || pv.Name != pvc.Spec.VolumeName {
 				continue
 			}
@@ -70,7 +70,7 @@ func (w *world) claimAdmits(pvc *corev1.PersistentVolumeClaim, l *location) bool
 	if pvc.Spec.StorageClassName == nil {
 		return true
 	}
-	for _, sc := range w.in.StorageClasses {
+	for _, sc := range w.snap.StorageClasses() {
 		if sc == nil || sc.Name != *pvc.Spec.StorageClassName {
 			continue
 		}

@@ -258,7 +258,7 @@ func markNotReady(np *v1.NodePool, why string) *v1.NodePool {
 // markDisruptEstimates flags the replacement and provisioned claims whose chosen offering's
 // price is an estimate, and the whole answer when one is, or when a node of the cluster is
 // spot (its price, and so every saving, is then an estimate).
-func markDisruptEstimates(out *disruptOutput, res *disruption.Result, in *scheduling.Input, ic *instanceCatalog) bool {
+func markDisruptEstimates(out *disruptOutput, res *disruption.Result, snap *cluster.Snapshot, ic *instanceCatalog) bool {
 	mark := func(c *claimOutput, o *cloudprovider.Offering) {
 		if ic.estimated(o) {
 			c.PriceEstimated, out.PriceEstimated = true, true
@@ -272,7 +272,7 @@ func markDisruptEstimates(out *disruptOutput, res *disruption.Result, in *schedu
 			mark(&out.Commands[i].Replacements[j], r.Offering)
 		}
 	}
-	for _, n := range in.Nodes {
+	for _, n := range snap.Nodes() {
 		if ic.estimates(nodeCapacityType(n)) {
 			out.PriceEstimated = true
 		}
@@ -281,7 +281,7 @@ func markDisruptEstimates(out *disruptOutput, res *disruption.Result, in *schedu
 }
 
 // nodeCapacityType is the karpenter.sh/capacity-type label of a node or its NodeClaim.
-func nodeCapacityType(n *scheduling.Node) string {
+func nodeCapacityType(n *cluster.Node) string {
 	if n.Node != nil {
 		return n.Node.Labels[v1.CapacityTypeLabelKey]
 	}

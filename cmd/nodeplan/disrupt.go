@@ -35,7 +35,10 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 		}
 		at = judgedAt{Time: t.UTC(), Source: nowFromFlag, TracksDumpTime: true}
 	}
-	set, sin, err := c.load()
+	if nodeRepair {
+		c.repairPolicies = catalog.RepairPolicies()
+	}
+	set, snap, err := c.load()
 	if err != nil {
 		return err
 	}
@@ -46,12 +49,7 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	if at.Warning != "" {
 		fmt.Fprintln(stderr, "nodeplan: warning:", at.Warning)
 	}
-	in := c.disruptionInput(at.Time, spotToSpot)
-	in.Interruptions = set.Interruptions
-	if nodeRepair {
-		in.RepairPolicies = catalog.RepairPolicies()
-	}
-	res, err := disruption.Plan(in)
+	res, err := disruption.Plan(snap, at.Time, c.disruptionOptions(spotToSpot))
 	if err != nil {
 		return err
 	}
@@ -60,7 +58,7 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 		out := newDisruptOutput(res)
 		out.Now = at
 		out.NotPlanned = c.notPlanned
-		markDisruptEstimates(out, res, sin, c.catalog)
+		markDisruptEstimates(out, res, snap, c.catalog)
 		return writeJSON(stdout, out)
 	case "yaml":
 		fmt.Fprintf(stdout, "# nodeplan disrupt %s\n", at)
@@ -76,7 +74,7 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 		if err := writeDisruptTable(stdout, res); err != nil {
 			return err
 		}
-		if est := newDisruptOutput(res); markDisruptEstimates(est, res, sin, c.catalog) {
+		if est := newDisruptOutput(res); markDisruptEstimates(est, res, snap, c.catalog) {
 			fmt.Fprintln(stdout, "\n"+estimateNote)
 		}
 		writeNotPlanned(stdout, c.notPlanned)
@@ -84,12 +82,12 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-// disruptionInput is the loaded snapshot as Plan's input at now, with the flags' options.
-func (c *commonFlags) disruptionInput(now time.Time, spotToSpot bool) *disruption.Input {
-	return c.snapshot.DisruptionInput(now, disruption.Options{
+// disruptionOptions are Plan's options the flags choose.
+func (c *commonFlags) disruptionOptions(spotToSpot bool) disruption.Options {
+	return disruption.Options{
 		Packing: scheduling.Packing(c.packing), MinValuesPolicy: scheduling.MinValuesPolicy(c.minValuesPolicy),
 		PreferencePolicy: scheduling.PreferencePolicy(c.preferencePolicy), SpotToSpotConsolidation: spotToSpot,
-	})
+	}
 }
 
 // disruptOutput is the JSON contract of `nodeplan disrupt -o json` (see DESIGN.md).

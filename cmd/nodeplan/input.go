@@ -33,8 +33,11 @@ type commonFlags struct {
 	stderr  io.Writer
 	catalog *instanceCatalog
 	// snapshot is the cluster load read; notPlanned are the input pods it left out, with why.
-	snapshot   *cluster.Snapshot
-	notPlanned []notPlannedPod
+	snapshot *cluster.Snapshot
+	// repairPolicies are the cloud's node repair policies the snapshot carries (disrupt
+	// --node-repair).
+	repairPolicies []cloudprovider.RepairPolicy
+	notPlanned     []notPlannedPod
 	// semantics
 	packing          string
 	minValuesPolicy  string
@@ -125,9 +128,9 @@ func parseFlags(command string, args []string, extra func(*flag.FlagSet)) (*comm
 	return c, c.check()
 }
 
-// load reads the manifests and the catalog the flags name and builds the scheduling input
-// from them (through a cluster.Snapshot), with the flags' options.
-func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
+// load reads the manifests and the catalog the flags name and builds the cluster snapshot
+// from them, with the cloud's repair policies (set on c before, for disrupt).
+func (c *commonFlags) load() (*manifest.Set, *cluster.Snapshot, error) {
 	set, err := c.loadManifests(c.files)
 	if err != nil {
 		return nil, nil, err
@@ -142,6 +145,7 @@ func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
 	for _, np := range set.NodePools {
 		objs.InstanceTypes[np.Name] = nil // assign fills it in, unless the NodePool is not ready
 	}
+	objs.RepairPolicies = c.repairPolicies
 	if err := ic.assign(&objs, set, c.warn); err != nil {
 		return nil, nil, err
 	}
@@ -150,7 +154,7 @@ func (c *commonFlags) load() (*manifest.Set, *scheduling.Input, error) {
 		return nil, nil, err
 	}
 	c.snapshot, c.notPlanned = snap, notPlannedPods(snap)
-	return set, snap.SchedulingInput(c.options()), nil
+	return set, snap, nil
 }
 
 // warn prints a warning on stderr.

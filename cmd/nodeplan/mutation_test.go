@@ -40,13 +40,12 @@ func checkPlan(t *testing.T, data []byte, types cloudprovider.InstanceTypes, wel
 	if err != nil {
 		return // an in-flight NodeClaim named like another claim's Node: ambiguous, refused
 	}
-	in := snap.SchedulingInput(scheduling.Options{})
-	res, err := scheduling.Solve(in)
+	res, err := scheduling.Solve(snap, scheduling.Options{})
 	if err != nil {
 		t.Fatalf("manifest accepted the input, Solve refused it: %v", err)
 	}
 	want := map[*corev1.Pod]int{}
-	for _, p := range in.Pods {
+	for _, p := range snap.Pending() {
 		want[p]++
 	}
 	got := map[*corev1.Pod]int{}

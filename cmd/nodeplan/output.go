@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -280,7 +279,7 @@ func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, 
 		pools[np.Name] = np
 	}
 	for i, c := range res.NewNodeClaims {
-		nc := cluster.NodeClaimFor(c, nodeClaimName(c, i), pools[c.NodePool])
+		nc := scheduling.NodeClaimFor(c, nodeClaimName(c, i), pools[c.NodePool])
 		b, err := yaml.Marshal(nc)
 		if err != nil {
 			return err

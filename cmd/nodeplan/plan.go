@@ -12,12 +12,12 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	c.stderr = stderr
-	set, in, err := c.load()
+	set, snap, err := c.load()
 	if err != nil {
 		return err
 	}
 	writeWarnings(stderr, set)
-	res, err := scheduling.Solve(in)
+	res, err := scheduling.Solve(snap, c.options())
 	if err != nil {
 		return err
 	}

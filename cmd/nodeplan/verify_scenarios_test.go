@@ -78,17 +78,17 @@ func verifyScenario(t *testing.T, dir string) {
 	if err != nil {
 		t.Skipf("flags: %v", err)
 	}
-	set, sin, err := c.load()
+	set, snap, err := c.load()
 	if err != nil {
 		t.Skipf("input: %v", err)
 	}
 	switch spec.Command {
 	case "plan":
-		res, err := scheduling.Solve(sin)
+		res, err := scheduling.Solve(snap, c.options())
 		if err != nil {
 			t.Skipf("Solve: %v", err)
 		}
-		for _, v := range verify.Solve(sin, res) {
+		for _, v := range verify.Solve(snap, c.options(), res) {
 			t.Error(v)
 		}
 	case "disrupt":
@@ -98,12 +98,12 @@ func verifyScenario(t *testing.T, dir string) {
 				t.Fatal(err)
 			}
 		}
-		in := c.disruptionInput(at.UTC(), spotToSpot)
-		res, err := disruption.Plan(in)
+		opts := c.disruptionOptions(spotToSpot)
+		res, err := disruption.Plan(snap, at.UTC(), opts)
 		if err != nil {
 			t.Skipf("Plan: %v", err)
 		}
-		for _, v := range verify.Plan(in, res) {
+		for _, v := range verify.Plan(snap, at.UTC(), opts, res) {
 			t.Error(v)
 		}
 	}

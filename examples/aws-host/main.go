@@ -36,6 +36,7 @@ import (
 	"github.com/nodeplan/nodeplan/aws"
 	"github.com/nodeplan/nodeplan/aws/awstest"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -65,7 +66,7 @@ type report struct {
 	live              []string // instances still running on the local EC2
 }
 
-func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k8sVersion string) (rep report, err error) {
+func run(ctx context.Context, local bool, clusterName, region, queueURL, dataPath, k8sVersion string) (rep report, err error) {
 	opts := []func(*config.LoadOptions) error{config.WithRegion(region)}
 	var ec2Endpoint, sqsEndpoint, pricingEndpoint, iamEndpoint, ssmEndpoint string
 	var localEC2 *awstest.EC2
@@ -130,7 +131,7 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k
 
 	nodeClass, nodePool := demoNodeClass(), demoNodePool()
 	provider, err := aws.New(aws.Config{
-		ClusterName: cluster, EC2: ec2Client, Pricing: pricingClient, KubernetesVersion: k8sVersion,
+		ClusterName: clusterName, EC2: ec2Client, Pricing: pricingClient, KubernetesVersion: k8sVersion,
 		IAM: iamClient, SSM: ssmClient, Region: cfg.Region,
 		NodeClass: func(_ context.Context, name string) (*awsv1.EC2NodeClass, error) {
 			if name == nodeClass.Name {
@@ -167,11 +168,15 @@ func run(ctx context.Context, local bool, cluster, region, queueURL, dataPath, k
 	fmt.Printf("region %s: %d instance types described, %d usable by NodePool %s\n", region, len(provider.Region().Types), len(types), nodePool.Name)
 
 	// One Solve -> Create round.
-	res, err := scheduling.Solve(&scheduling.Input{
+	snap, err := cluster.New(cluster.Objects{
 		Pods: demoPods(), NodePools: []*v1.NodePool{nodePool},
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{nodePool.Name: types},
 		WellKnownLabels: aws.WellKnownLabels(),
 	})
+	if err != nil {
+		return rep, fmt.Errorf("snapshot: %w", err)
+	}
+	res, err := scheduling.Solve(snap, scheduling.Options{})
 	if err != nil {
 		return rep, fmt.Errorf("solving: %w", err)
 	}

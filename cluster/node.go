@@ -1,0 +1,98 @@
+package cluster
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Node is an existing node (Node set), an in-flight NodeClaim that has no Node yet (Node
+// nil, NodeClaim set), or both, with the pods bound to it. Its objects are shared with the
+// snapshot's input and with every fork: never modify them. Whether the node is being deleted
+// or closed to moved pods is state of the snapshot (the forks Deleting and ClosedToMoves set
+// it), read through its methods.
+type Node struct {
+	Node      *corev1.Node
+	NodeClaim *v1.NodeClaim
+	// Pods are the pods bound to the node (they keep their place and use its resources).
+	Pods []*corev1.Pod
+
+	markedDeleting bool
+	closedToMoves  bool
+}
+
+// Name is the node's name, or for an in-flight claim its status.nodeName, else its name.
+func (n *Node) Name() string {
+	if n.Node != nil {
+		return n.Node.Name
+	}
+	if n.NodeClaim != nil {
+		if n.NodeClaim.Status.NodeName != "" {
+			return n.NodeClaim.Status.NodeName
+		}
+		return n.NodeClaim.Name
+	}
+	return ""
+}
+
+// DeepCopy copies the node, its NodeClaim and its pods (and its snapshot state).
+func (n *Node) DeepCopy() *Node {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	c.Node = n.Node.DeepCopy()
+	c.NodeClaim = n.NodeClaim.DeepCopy()
+	c.Pods = nil
+	for _, p := range n.Pods {
+		c.Pods = append(c.Pods, p.DeepCopy())
+	}
+	return &c
+}
+
+// Labels are the Node's labels, or for an in-flight NodeClaim its labels plus its
+// single-valued requirements. The caller must not modify the map.
+func (n *Node) Labels() map[string]string {
+	if n.Node != nil {
+		return n.Node.Labels
+	}
+	out := map[string]string{}
+	if n.NodeClaim == nil {
+		return out
+	}
+	if reqs, err := requirements.FromNodeSelectorRequirements(n.NodeClaim.Spec.Requirements...); err == nil {
+		for k, v := range reqs.Labels() {
+			out[k] = v
+		}
+	}
+	for k, v := range n.NodeClaim.Labels {
+		out[k] = v
+	}
+	return out
+}
+
+// Deleting reports whether the node is going away: marked by the Deleting fork, or its Node
+// or its NodeClaim has a deletionTimestamp. disruption.Plan counts such a node as deleting
+// (no candidate, disrupting against its budget).
+func (n *Node) Deleting() bool {
+	return n.markedDeleting || (n.Node != nil && n.Node.DeletionTimestamp != nil) ||
+		(n.NodeClaim != nil && n.NodeClaim.DeletionTimestamp != nil)
+}
+
+// MarkedDeleting reports whether the Deleting fork marked the node (as if Karpenter had
+// marked it for deletion), whatever its objects say.
+func (n *Node) MarkedDeleting() bool { return n.markedDeleting }
+
+// Draining reports whether scheduling.Solve plans the node's pods again: it is
+// MarkedDeleting or its Node has a deletionTimestamp. A NodeClaim's deletionTimestamp alone
+// does not count (an in-flight claim being deleted takes no pods, but its pods are not
+// planned again), as before issue #8: Deleting and Draining differ only there.
+func (n *Node) Draining() bool {
+	return n.markedDeleting || (n.Node != nil && n.Node.DeletionTimestamp != nil)
+}
+
+// ClosedToMoves reports whether the ClosedToMoves fork closed the node to moved pods:
+// Karpenter's consolidateAfter rule in a consolidation simulation. A pod being moved (one
+// with spec.nodeName) may not land on it unless it comes from a Draining node.
+func (n *Node) ClosedToMoves() bool { return n.closedToMoves }

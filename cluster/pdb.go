@@ -1,0 +1,154 @@
+package cluster
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// PDBLimits is the one reading of PodDisruptionBudgets that scheduling (which pods of a
+// Draining node are planned again) and disruption (which nodes may be disrupted, how a drain
+// proceeds) share: a PDB allows the disruptions its status says when the snapshot carries a
+// status, and otherwise what Kubernetes' disruption controller would compute from the pods
+// the snapshot holds, pending ones included (expected but not healthy). A Snapshot reads its
+// PDBs once (see Snapshot.PDBLimits). Read-only once built; a nil PDBLimits blocks nothing.
+type PDBLimits struct {
+	items []pdbItem
+}
+
+type pdbItem struct {
+	pdb     *policyv1.PodDisruptionBudget
+	sel     labels.Selector
+	allowed int32
+}
+
+// NewPDBLimits reads pdbs against pods (every pod of the cluster: bound and pending). A PDB
+// without a selector selects nothing; one whose selector does not parse is ignored, as the
+// disruption controller cannot compute it either.
+func NewPDBLimits(pdbs []*policyv1.PodDisruptionBudget, pods []*corev1.Pod) *PDBLimits {
+	l := &PDBLimits{}
+	for _, pdb := range pdbs {
+		if pdb == nil {
+			continue
+		}
+		sel := labels.Nothing()
+		if pdb.Spec.Selector != nil {
+			x, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+			if err != nil {
+				continue
+			}
+			sel = x
+		}
+		it := pdbItem{pdb: pdb, sel: sel}
+		if hasPDBStatus(pdb) {
+			it.allowed = pdb.Status.DisruptionsAllowed
+		} else {
+			it.allowed = computeAllowed(pdb, sel, pods)
+		}
+		l.items = append(l.items, it)
+	}
+	return l
+}
+
+func hasPDBStatus(pdb *policyv1.PodDisruptionBudget) bool {
+	st := pdb.Status
+	return st.ObservedGeneration > 0 || st.ExpectedPods > 0 || st.CurrentHealthy > 0 || st.DesiredHealthy > 0 ||
+		st.DisruptionsAllowed > 0 || len(st.Conditions) > 0
+}
+
+// computeAllowed is the disruption controller's arithmetic: expected = the matching pods that
+// are neither finished nor terminating (pending ones too), healthy = the Ready ones among
+// them, allowed = healthy - desired.
+func computeAllowed(pdb *policyv1.PodDisruptionBudget, sel labels.Selector, pods []*corev1.Pod) int32 {
+	expected, healthy := 0, 0
+	for _, p := range pods {
+		if p == nil || p.Namespace != pdb.Namespace || IsTerminal(p) || p.DeletionTimestamp != nil || !sel.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		expected++
+		if p.Spec.NodeName != "" && PodReady(p) {
+			healthy++
+		}
+	}
+	desired := 0
+	switch {
+	case pdb.Spec.MaxUnavailable != nil:
+		mu, err := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MaxUnavailable, expected, true)
+		if err != nil {
+			return 0
+		}
+		desired = max(expected-mu, 0)
+	case pdb.Spec.MinAvailable != nil:
+		ma, err := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MinAvailable, expected, true)
+		if err != nil {
+			return 0
+		}
+		desired = ma
+	}
+	return int32(max(healthy-desired, 0))
+}
+
+// Blocking says why PodDisruptionBudgets forbid evicting p now ("" when they do not): a
+// matching PDB allows no disruption (unless it lets unhealthy pods go and p is not Ready), or
+// more than one PDB selects p (the eviction API refuses that). Pods Karpenter never evicts
+// (see Evicted) are never blocked.
+func (l *PDBLimits) Blocking(p *corev1.Pod) string {
+	if l == nil || len(l.items) == 0 || !Evicted(p) {
+		return ""
+	}
+	var matched []*pdbItem
+	for i := range l.items {
+		it := &l.items[i]
+		if it.pdb.Namespace == p.Namespace && it.sel.Matches(labels.Set(p.Labels)) {
+			matched = append(matched, it)
+		}
+	}
+	switch {
+	case len(matched) > 1:
+		return fmt.Sprintf("pod %s/%s is selected by more than one PodDisruptionBudget (%s/%s, %s/%s)", p.Namespace, p.Name,
+			matched[0].pdb.Namespace, matched[0].pdb.Name, matched[1].pdb.Namespace, matched[1].pdb.Name)
+	case len(matched) == 1 && matched[0].allowed <= 0:
+		pdb := matched[0].pdb
+		if pdb.Spec.UnhealthyPodEvictionPolicy != nil && *pdb.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow && !PodReady(p) {
+			return ""
+		}
+		return fmt.Sprintf("PodDisruptionBudget %s/%s allows no disruption of pod %s/%s", pdb.Namespace, pdb.Name, p.Namespace, p.Name)
+	}
+	return ""
+}
+
+// Allowance is the one PodDisruptionBudget that limits evicting p and how many disruptions
+// it allows in all, or nil when none does (no PDB, several — Blocking says so —, or one that
+// lets p go because it is unhealthy and the PDB always allows that).
+func (l *PDBLimits) Allowance(p *corev1.Pod) (*policyv1.PodDisruptionBudget, int32) {
+	if l == nil || !Evicted(p) {
+		return nil, 0
+	}
+	var found *pdbItem
+	for i := range l.items {
+		it := &l.items[i]
+		if it.pdb.Namespace == p.Namespace && it.sel.Matches(labels.Set(p.Labels)) {
+			if found != nil {
+				return nil, 0
+			}
+			found = it
+		}
+	}
+	if found == nil {
+		return nil, 0
+	}
+	if pol := found.pdb.Spec.UnhealthyPodEvictionPolicy; pol != nil && *pol == policyv1.AlwaysAllow && !PodReady(p) {
+		return nil, 0
+	}
+	return found.pdb, found.allowed
+}
+
+// Evicted reports whether draining a node would call the eviction API for p: it is not
+// finished, not terminating, not a mirror pod and does not tolerate the disrupted taint.
+func Evicted(p *corev1.Pod) bool {
+	return !IsTerminal(p) && p.DeletionTimestamp == nil && !IsMirrorPod(p) && !ToleratesDisruptedTaint(p)
+}

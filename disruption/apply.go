@@ -1,0 +1,84 @@
+package disruption
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Apply is snap after cmd (a command of a Plan of snap) was carried out: launched[i] is what
+// CloudProvider.Create returned for cmd.Replacements[i] (nil: not launched), added in flight
+// with the pods the replacement was planned for bound to it; the candidates are gone, and each
+// of their pods that moves (cluster.NeedsNewNode) is bound where cmd.Moves sends it: to its
+// existing node (or in-flight claim), or to the launched claim of its replacement. The others
+// are pending, for the next Solve to place: those cmd.Moves gives no destination, sends to a
+// Result.Provisioned claim (the provisioner's, not the command's) or to a replacement not
+// launched, and those it does not list (a terminating pod). A move to a node the snapshot
+// does not hold or that the command deletes, to a replacement out of range, or of a pod that
+// does not move off a candidate is an error.
+//
+// Each command's Moves are its own simulation's, which planned the pods of the commands
+// before it in the same Result again (as Karpenter's simulations do) and may have put them
+// elsewhere than those commands' Moves: after applying a command that moves pods, Plan again
+// before applying a later one, or a node may get both commands' pods. (The forceful commands
+// at the start of a Result share one simulation, the provisioner's, and may be applied
+// together.)
+func Apply(snap *cluster.Snapshot, cmd Command, launched []*v1.NodeClaim) (*cluster.Snapshot, error) {
+	if len(launched) != len(cmd.Replacements) {
+		return nil, fmt.Errorf("disruption: Apply: %d launched NodeClaims for %d replacements", len(launched), len(cmd.Replacements))
+	}
+	candidate := map[*cluster.Node]bool{}
+	var displaced []*corev1.Pod
+	for _, name := range cmd.Candidates {
+		n := snap.Find(name)
+		if n == nil {
+			return nil, fmt.Errorf("disruption: Apply: candidate %q is not in the snapshot", name)
+		}
+		candidate[n] = true
+		for _, p := range n.Pods {
+			if cluster.NeedsNewNode(p) {
+				displaced = append(displaced, p)
+			}
+		}
+	}
+	dest := map[string]string{} // pod key -> the node name it is bound to next
+	for _, m := range cmd.Moves {
+		k := cluster.PodKey(m.Pod)
+		switch {
+		case m.Node != "":
+			n := snap.Find(m.Node)
+			if n == nil || candidate[n] {
+				return nil, fmt.Errorf("disruption: Apply: pod %s moves to node %q, which the snapshot does not hold or the command deletes", k, m.Node)
+			}
+			dest[k] = n.BindName()
+		case m.Replacement >= len(launched):
+			return nil, fmt.Errorf("disruption: Apply: pod %s moves to replacement %d of %d", k, m.Replacement, len(launched))
+		case m.Replacement >= 0 && launched[m.Replacement] != nil:
+			dest[k] = launched[m.Replacement].Name
+		default:
+			dest[k] = ""
+		}
+	}
+	var moves []cluster.Move
+	var pending []*corev1.Pod
+	for _, p := range displaced {
+		k := cluster.PodKey(p)
+		if d := dest[k]; d != "" {
+			moves = append(moves, cluster.Move{Pod: p, To: d})
+		} else {
+			pending = append(pending, p)
+		}
+		delete(dest, k)
+	}
+	if len(dest) > 0 {
+		return nil, fmt.Errorf("disruption: Apply: cmd.Moves lists pods %v, which do not move off a candidate", slices.Sorted(maps.Keys(dest)))
+	}
+	claims, onClaims := scheduling.LaunchedMoves(cmd.Replacements, launched)
+	return snap.Without(cmd.Candidates...).Carry(claims, append(moves, onClaims...), pending)
+}

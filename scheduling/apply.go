@@ -1,0 +1,82 @@
+package scheduling
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
+)
+
+// NodeClaimFor is the karpenter.sh/v1 NodeClaim named name that launches the planned claim c
+// of NodePool pool (nil: a NodePool the caller does not know; the claim then has no
+// nodeClassRef, expireAfter, terminationGracePeriod, annotations or owner): what
+// CloudProvider.Create takes. Labels, taints and startup taints are the plan's, the
+// requirements its narrowed requirements (incl. the instance-type options), the requests its
+// pods' plus DaemonSet overhead. The claim shares maps and slices with c and pool.
+func NodeClaimFor(c *NodeClaim, name string, pool *v1.NodePool) *v1.NodeClaim {
+	nc := &v1.NodeClaim{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1.APIVersion, Kind: v1.KindNodeClaim},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: c.Labels},
+		Spec: v1.NodeClaimSpec{
+			Taints:        c.Taints,
+			StartupTaints: c.StartupTaints,
+			Requirements:  c.Requirements.NodeSelectorRequirements(),
+			Resources:     v1.ResourceRequirements{Requests: c.Requests},
+		},
+	}
+	if pool != nil {
+		t := &pool.Spec.Template
+		nc.Spec.NodeClassRef = t.Spec.NodeClassRef
+		nc.Spec.ExpireAfter = t.Spec.ExpireAfter
+		nc.Spec.TerminationGracePeriod = t.Spec.TerminationGracePeriod
+		if len(t.ObjectMeta.Annotations) > 0 {
+			nc.Annotations = t.ObjectMeta.Annotations
+		}
+		nc.OwnerReferences = []metav1.OwnerReference{{APIVersion: v1.APIVersion, Kind: v1.KindNodePool, Name: pool.Name, UID: pool.UID}}
+	}
+	return nc
+}
+
+// Apply is snap after res (a Solve of snap) was carried out: launched[i] is what
+// CloudProvider.Create returned for res.NewNodeClaims[i] (nil: not launched, its pods stay
+// where they were), added in flight with that claim's pods bound to it; the pods placed on
+// existing nodes and in-flight claims are bound there. A bound pod is a shallow copy with
+// spec.nodeName set to the node's BindName. Register the launched claims' Nodes with
+// WithNodes (see cluster.NodeFor).
+func Apply(snap *cluster.Snapshot, res *Result, launched []*v1.NodeClaim) (*cluster.Snapshot, error) {
+	if len(launched) != len(res.NewNodeClaims) {
+		return nil, fmt.Errorf("scheduling: Apply: %d launched NodeClaims for %d planned", len(launched), len(res.NewNodeClaims))
+	}
+	var moves []cluster.Move
+	for _, p := range res.ExistingNodes {
+		n := snap.Find(p.Name)
+		if n == nil {
+			return nil, fmt.Errorf("scheduling: Apply: pods placed on node %q, which the snapshot does not hold", p.Name)
+		}
+		for _, pod := range p.Pods {
+			moves = append(moves, cluster.Move{Pod: pod, To: n.BindName()})
+		}
+	}
+	claims, onClaims := LaunchedMoves(res.NewNodeClaims, launched)
+	return snap.Carry(claims, append(moves, onClaims...), nil)
+}
+
+// LaunchedMoves are the launched claims (launched[i] is what CloudProvider.Create returned
+// for planned[i]; nil ones are dropped) and a cluster.Move for every pod planned onto one,
+// to it: what Apply and disruption.Apply hand to cluster.Snapshot.Carry.
+func LaunchedMoves(planned []*NodeClaim, launched []*v1.NodeClaim) ([]*v1.NodeClaim, []cluster.Move) {
+	var claims []*v1.NodeClaim
+	var moves []cluster.Move
+	for i, nc := range launched {
+		if nc == nil {
+			continue
+		}
+		claims = append(claims, nc)
+		for _, pod := range planned[i].Pods {
+			moves = append(moves, cluster.Move{Pod: pod, To: nc.Name})
+		}
+	}
+	return claims, moves
+}

@@ -1,0 +1,110 @@
+package scheduling
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// MinValuesPolicy says what to do when a NodeClaim cannot satisfy a requirement's minValues.
+type MinValuesPolicy string
+
+// MinValues policies.
+const (
+	// MinValuesStrict leaves the pod unscheduled (Karpenter's default).
+	MinValuesStrict MinValuesPolicy = "Strict"
+	// MinValuesBestEffort lowers minValues to what the remaining types achieve.
+	MinValuesBestEffort MinValuesPolicy = "BestEffort"
+)
+
+// PreferencePolicy says whether preferences (preferred affinities, ScheduleAnyway spread)
+// are honoured until relaxed, or ignored.
+type PreferencePolicy string
+
+// Preference policies.
+const (
+	PreferencesRespect PreferencePolicy = "Respect"
+	PreferencesIgnore  PreferencePolicy = "Ignore"
+)
+
+// Options tune Solve. The zero value is Karpenter's default behaviour except for Packing,
+// whose zero value is PackingCostAware (see Packing).
+type Options struct {
+	MinValuesPolicy  MinValuesPolicy
+	PreferencePolicy PreferencePolicy
+	// MaxInstanceTypes caps the instance-type options of a NodeClaim (0: 600, Karpenter's).
+	MaxInstanceTypes int
+	// Packing chooses among open NodeClaims that can take a pod; the zero value is
+	// PackingCostAware.
+	Packing Packing
+	// SingleRound stops after one provisioning round: pods NodePool limits refused stay
+	// refused, as in one Karpenter Solve (its disruption simulations are one Solve). By
+	// default Solve gives them Karpenter's later rounds, which count each NodeClaim at the
+	// type it launches.
+	SingleRound bool
+	// DefaultTopologySpreadConstraints are applied to pods that declare none of their own,
+	// with the selector of the pod's own labels (kube-scheduler's cluster defaults).
+	DefaultTopologySpreadConstraints []corev1.TopologySpreadConstraint
+}
+
+// Packing is how a pod chooses among the NodeClaims opened earlier in the same Solve.
+type Packing string
+
+const (
+	// PackingCostAware first looks for a NodeClaim whose cheapest remaining instance type
+	// still has room for the pod (adding it costs nothing), in Karpenter's order, and only
+	// then falls back to Karpenter's rule. It launches the same number of nodes or fewer and
+	// cuts the price of Karpenter's own benchmark by about a quarter.
+	PackingCostAware Packing = "CostAware"
+	// PackingKarpenter is Karpenter's rule exactly: the first NodeClaim, fewest pods first,
+	// that can take the pod.
+	PackingKarpenter Packing = "Karpenter"
+)
+
+// DefaultMaxInstanceTypes is Karpenter's cap on a NodeClaim's instance-type options.
+const DefaultMaxInstanceTypes = 600
+
+// Result is what Solve decided.
+type Result struct {
+	// NewNodeClaims are the NodeClaims to create, in the order they were opened.
+	NewNodeClaims []*NodeClaim
+	// ExistingNodes lists, for each existing node or in-flight NodeClaim that receives
+	// pending pods, the pods placed there, by node name.
+	ExistingNodes []*ExistingNodePlacement
+	// PodErrors holds a reason for every pod that could not be placed (input order).
+	PodErrors []PodError
+}
+
+// NodeClaim is a node to launch.
+type NodeClaim struct {
+	// NodePool is the NodePool it comes from.
+	NodePool string
+	// Hostname is the placeholder hostname the pods' topology was computed with.
+	Hostname string
+	// Pods are the pods it will run, in the order they were placed.
+	Pods []*corev1.Pod
+	// Requirements are the NodePool's requirements narrowed by the pods and by topology,
+	// including the instance-type options.
+	Requirements requirements.Requirements
+	// InstanceTypeOptions are the instance types that fit, cheapest first.
+	InstanceTypeOptions cloudprovider.InstanceTypes
+	// InstanceType and Offering are the cheapest launchable choice among the options.
+	InstanceType *cloudprovider.InstanceType
+	Offering     *cloudprovider.Offering
+	// Labels are the NodePool template's labels plus resolved custom labels.
+	Labels map[string]string
+	// Taints are the NodePool template's taints (StartupTaints separately).
+	Taints        []corev1.Taint
+	StartupTaints []corev1.Taint
+	// Requests are the pods' requests plus the DaemonSet overhead.
+	Requests corev1.ResourceList
+	// MinValuesRelaxed is true when BestEffort lowered a minValues.
+	MinValuesRelaxed bool
+}
+
+// ExistingNodePlacement lists the pending pods placed on an existing node.
+type ExistingNodePlacement struct {
+	Name string
+	Pods []*corev1.Pod
+}
