@@ -1,15 +1,32 @@
 // Package cluster is one read-only snapshot of a cluster for nodeplan's engines: NodePools,
 // the instance types of each NodePool, nodes paired with their NodeClaims and bound pods,
-// in-flight NodeClaims, pending pods, DaemonSets, volumes, PodDisruptionBudgets, namespaces
-// and Leases. A Snapshot is built once, by New from plain slices or by FromSet from loaded
-// manifests, and feeds scheduling.Solve and disruption.Plan through SchedulingInput and
-// DisruptionInput.
+// in-flight NodeClaims, pending pods, DaemonSets, volumes, PodDisruptionBudgets, namespaces,
+// Leases and the cloud's observations (interruption events, repair policies, provider
+// drift). A Snapshot is built once, by New from plain slices or by FromSet from loaded
+// manifests, and is what scheduling.Solve and disruption.Plan take. It also holds the pod
+// and PodDisruptionBudget rules both engines share (pods.go, pdb.go: reschedulable,
+// DaemonSet and mirror pods, do-not-disrupt, PDB allowance), so that there is one
+// implementation of each. The package imports neither engine.
 //
 // A Snapshot never changes after it is built, and nothing it returns may be modified by the
 // caller: slices, maps and objects are shared with the caller's input and with every fork.
-// Forks (Without, WithoutPods, WithPods, WithClaims, WithNodes) and the apply helpers
-// (ApplySolve, ApplyCommand) return a new Snapshot that shares every object it does not
-// change and copies only what it changes; the parent stays as it was.
+// Its indexes (nodes by name, the PDB reading) are computed when it is built (the name
+// index of a fork that moves nodes on first use, once). Forks return a new Snapshot that
+// shares every object it does not change and copies only what it changes; the parent stays
+// as it was:
+//
+//   - Without (nodes gone with their pods), WithoutPods, WithPods, WithClaims (paired or in
+//     flight), WithNodes (a claim's Node registers), WithInstanceTypes, WithInterruptions,
+//     WithRepairPolicies, WithProviderDrift: what a host program sees change.
+//   - Deleting (nodes marked for deletion: they take no pods, Solve plans their pods
+//     again), ClosedToMoves (Karpenter's consolidateAfter rule for moved pods), WithMoving
+//     (pods to place again with the pending ones, as they are), ByName (nodes in name
+//     order) and WithInFlight (claims just launched): what disruption's simulations fork,
+//     each O(nodes) at most, no deep copies.
+//
+// A plan is carried out with the engines' Apply helpers (scheduling.Apply,
+// disruption.Apply, over the primitive Carry) and the neutral pieces here: NodeFor (a
+// launched claim's Node), NodePrice, Find and Node.BindName.
 //
 // Pairing. A NodeClaim belongs to the Node named by its status.nodeName, else to the Node
 // whose spec.providerID equals its status.providerID, else to a Node of its own name that has
@@ -23,7 +40,7 @@
 // are neither pending nor bound: NotPlanned lists them with a NotPlannedReason, so that every
 // input pod is accounted for.
 //
-// What disruption.Plan reads of a node (a scheduling.Node of the snapshot):
+// What disruption.Plan reads of a node (a Node of the snapshot):
 //
 //   - Node labels (or, for an in-flight claim, the claim's labels and single-valued
 //     requirements): karpenter.sh/nodepool (else the NodeClaim's label) names the NodePool;
@@ -31,10 +48,10 @@
 //     node.kubernetes.io/instance-type, topology.kubernetes.io/zone and
 //     karpenter.sh/capacity-type find its offering and so its price (see NodePrice); all of
 //     them are held against the NodePool's requirements for drift.
-//   - Node: metadata.deletionTimestamp (deleting), annotation karpenter.sh/do-not-disrupt,
-//     the Ready condition (a NotReady node counts as disrupting against budgets; no
-//     conditions at all is taken as Ready), metadata.creationTimestamp when there is no
-//     NodeClaim.
+//   - Node: metadata.deletionTimestamp (deleting, as a NodeClaim's or the Deleting fork's
+//     mark: Node.Deleting), annotation karpenter.sh/do-not-disrupt, the Ready condition (a
+//     NotReady node counts as disrupting against budgets; no conditions at all is taken as
+//     Ready), metadata.creationTimestamp when there is no NodeClaim.
 //   - NodeClaim: metadata.deletionTimestamp, metadata.creationTimestamp (expiration, and
 //     consolidateAfter without pod events), status.lastPodEventTime (consolidateAfter), the
 //     conditions InstanceTerminating (already deleting), Initialized (its
@@ -44,15 +61,22 @@
 //     (against the NodePool's, for NodePoolDrifted).
 //   - For interruption events, the Node's spec.providerID and the NodeClaim's
 //     status.providerID (the instance ID is their last path element); for node repair, the
-//     Node's status conditions matched against Input.RepairPolicies; for static drift, the
-//     NodeClaim's labels, taints and spec against the NodePool's template.
+//     Node's status conditions matched against the snapshot's RepairPolicies; for provider
+//     drift, the snapshot's ProviderDrift by NodeClaim name (else node name); for static
+//     drift, the NodeClaim's labels, taints and spec against the NodePool's template.
 //   - Bound pods: phase, deletionTimestamp, owner kind (DaemonSet and StatefulSet), the
 //     mirror-pod annotation, karpenter.sh/do-not-disrupt (true or a duration since
 //     status.startTime), controller.kubernetes.io/pod-deletion-cost and spec.priority
-//     (eviction cost), and the PodDisruptionBudgets that select them.
+//     (eviction cost), and the PodDisruptionBudgets that select them (PDBLimits).
+//   - Pending pods (and moving ones): placed in every simulation; the pending and bound
+//     pods are what the PDB reading counts.
 //
-// DisruptionInput leaves Interruptions, RepairPolicies and ProviderDrift empty: they come
-// from the cloud, and the host sets them on the input it returns.
+// Interruptions, RepairPolicies and ProviderDrift come from the cloud: ObjectsOf fills in a
+// manifest set's interruption messages, and the host sets the rest on the Objects it builds
+// the snapshot from.
+//
+// Assemble (transitional, removed in issue #8 stage 2) builds a snapshot of already paired
+// nodes for the old scheduling.Input and disruption.Input.
 //
 // The package is pure: no clock (times come in as arguments), no environment, no I/O, no
 // goroutines. It never decides anything; Solve and Plan do.

@@ -5,13 +5,20 @@
 // consolidated (deleted, or replaced by one cheaper node) within the NodePools' disruption
 // budgets; and every node being deleted gets the termination finalizer's drain plan.
 //
-// Events, node conditions, the CloudProvider's repair policies and IsDrifted answers come
-// in the Input: the package never reads a queue or calls a provider.
+// [Plan] takes a [cluster.Snapshot], the time and [Options]. Events, node conditions, the
+// CloudProvider's repair policies and IsDrifted answers come in the snapshot
+// (cluster.Objects): the package never reads a queue or calls a provider. Package cluster's
+// doc lists exactly what Plan reads of each object; its pod and PDB rules are cluster's.
 //
-// Plan is a pure function: time comes in the Input (Input.Now, never the wall clock), it
-// starts no goroutines, does no I/O, never modifies its input, and gives the same Result for
-// the same Input whatever the order of equal items. Scheduling simulations are done with
-// scheduling.Solve.
+// Plan is a pure function: time is an argument (never the wall clock), it starts no
+// goroutines, does no I/O, never modifies the snapshot, and gives the same Result for the
+// same input whatever the order of equal items. Its scheduling simulations fork the snapshot
+// (without the candidates, earlier commands' nodes Deleting, nodes under consolidateAfter
+// ClosedToMoves, the candidates' pods WithMoving) and run scheduling's Cache.Solve on the
+// fork. [Apply] carries a command out on the snapshot.
+//
+// [Input] and [PlanInput] are transitional (issue #8 stage 2 removes them): the old
+// hand-written snapshot, planned through [Input.Snapshot].
 //
 // The Result lists the commands Karpenter would start now, pass after pass, before any of
 // them finishes (nodes in an earlier command count against the budgets of later ones, and a

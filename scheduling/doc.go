@@ -1,12 +1,19 @@
 // Package scheduling decides where pending pods go, as Karpenter's provisioner does: onto
 // existing nodes first, then onto NodeClaims being launched, then onto new NodeClaims created
-// from NodePool templates, choosing instance types by price. [Solve] is a pure function of its
-// [Input]: it reads no clock, no environment and no network, starts no goroutine, keeps no
-// global state, never mutates its input, and gives byte-identical results for the same input
-// whatever the order of equal items.
+// from NodePool templates, choosing instance types by price. [Solve] is a pure function of a
+// [cluster.Snapshot] and [Options]: it reads no clock, no environment and no network, starts
+// no goroutine, keeps no global state, never mutates the snapshot, and gives byte-identical
+// results for the same input whatever the order of equal items.
 //
-// Every pending pod ends up in exactly one place in the [Result]: on a new NodeClaim, on an
-// existing node, or in PodErrors with a reason.
+// Solve places the snapshot's pending pods, its moving pods (cluster.Snapshot.WithMoving)
+// and the reschedulable pods of its Draining nodes (cluster.Snapshot.Deleting, or a Node's
+// deletionTimestamp); the pod and PDB rules it applies are package cluster's. Every pod it
+// places ends up in exactly one place in the [Result]: on a new NodeClaim, on an existing
+// node, or in PodErrors with a reason. [Apply] carries a result out on the snapshot, and
+// [NodeClaimFor] is a planned claim as the NodeClaim CloudProvider.Create takes.
+//
+// [Input] and [SolveInput] are transitional (issue #8 stage 2 removes them): the old
+// hand-written snapshot, solved through [Input.Snapshot].
 //
 // The pipeline per pod, in Karpenter's order:
 //
@@ -27,7 +34,7 @@
 // Instance types are indexed per NodePool once (bitsets per requirement and offering), so
 // adding a pod to a NodeClaim costs O(instance types / 64) word operations plus one pass over
 // the types that still fit. A caller that runs many Solves over the same objects (disruption
-// simulations) can pass a [Cache] to share per-pod and per-node work.
+// simulations) can Solve with a [Cache] ([Cache.Solve]) to share per-pod and per-node work.
 //
 // See [Options] for the knobs (minValues and preference policies, packing, instance-type
 // cap, default topology spread) and Example functions for use.

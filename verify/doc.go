@@ -1,6 +1,7 @@
-// Package verify is an independent checker of plans: it takes the input and the result of
-// scheduling.Solve or disruption.Plan and reports, as [Violation] values, every rule the
-// result breaks. It shares no decision code with the solver: it reads labels and
+// Package verify is an independent checker of plans: it takes the input (the
+// cluster.Snapshot and the options, for Plan the time) and the result of scheduling.Solve
+// or disruption.Plan and reports, as [Violation] values, every rule the result breaks
+// ([Solve], [Plan]; [SolveInput] and [PlanInput] are transitional, for the old inputs). It shares no decision code with the solver: it reads labels and
 // requirements with package requirements (the label algebra), resources and taints with
 // Kubernetes' own helpers (k8s.io/component-helpers) or a few lines of its own, and
 // counts topology domains by the rules below. It is pure and deterministic, never modifies
@@ -13,7 +14,8 @@
 // and offering, its Labels, its NodePool and its Hostname.
 //
 //   - Accounting: every input pod is placed once or in PodErrors; no pod is placed twice,
-//     placed and unplaced, or unknown (pods of nodes marked for deletion may be placed
+//     placed and unplaced, or unknown (pods of nodes being deleted — the snapshot's
+//     Deleting mark, a Node's deletionTimestamp, an in-flight claim's — may be placed
 //     again, and count at their new node, or nowhere when they are in PodErrors); no
 //     placement on an unknown node or one marked for deletion; no empty claim.
 //   - Launch choice: the NodePool exists and may launch (not static, not deleting); the
