@@ -139,3 +139,39 @@ func ExampleSolve_existingNode() {
 	// existing node-a: fits
 	// new fake-it-3: too-big
 }
+
+// A host aggregates why pods stay pending from the data, without parsing English: each
+// PodError has a cause per NodePool (and per existing node) and a summary with counts.
+func ExamplePodError_Summary() {
+	snap, err := cluster.New(cluster.Objects{
+		Pods: []*corev1.Pod{fake.Pod("huge").Requests("6", "1Gi").Obj()},
+		NodePools: []*v1.NodePool{
+			fake.NodePool("gpu").Weight(10).Taint("nvidia.com/gpu", "true", corev1.TaintEffectNoSchedule).Obj(),
+			fake.NodePool("general").Obj(),
+		},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"gpu": fake.InstanceTypes(4), "general": fake.InstanceTypes(4)},
+		WellKnownLabels: fake.WellKnownLabels(),
+	})
+	if err != nil {
+		panic(err)
+	}
+	res, err := scheduling.Solve(snap, scheduling.Options{})
+	if err != nil {
+		panic(err)
+	}
+	mustVerify(snap, res)
+	e := res.PodErrors[0]
+	for _, c := range e.Causes {
+		fmt.Printf("%s %s key=%q resource=%q\n", c.NodePool, c.Code, c.Key, c.Resource)
+	}
+	for _, g := range e.Summary().Counts {
+		fmt.Printf("%d x %s\n", g.Count, g.Cause.Code)
+	}
+	fmt.Println(e.Message())
+	// Output:
+	// gpu UntoleratedTaint key="" resource=""
+	// general InsufficientResource key="" resource="cpu"
+	// 1 x UntoleratedTaint
+	// 1 x InsufficientResource
+	// 0/2 NodePools available: 1 untolerated taint nvidia.com/gpu=true:NoSchedule, 1 insufficient cpu (needs 6, largest type offers 3.9)
+}

@@ -19,8 +19,9 @@ const (
 	// UntoleratedTaint: the pod does not tolerate Taint of the NodePool or node.
 	UntoleratedTaint ReasonCode = "UntoleratedTaint"
 	// RequirementsUnsatisfiable: the pod's requirement on Key (Requirement) conflicts with
-	// the node's labels, or no instance type of the NodePool matches it. With Key "", the
-	// NodePool's own requirements leave none of its InstanceTypes.
+	// the node's labels, or no instance type of the NodePool matches it. With InstanceTypes
+	// set, the NodePool's own requirements (on Key, or "" for their combination) leave none of
+	// its InstanceTypes.
 	RequirementsUnsatisfiable ReasonCode = "RequirementsUnsatisfiable"
 	// InsufficientResource: the pod needs Needed of Resource; a node has Available free, a
 	// NodePool's largest instance type Available after DaemonSet overhead. Resource "": every
@@ -127,8 +128,10 @@ func (c Cause) text() string {
 		return "untolerated taint " + c.Taint.ToString()
 	case RequirementsUnsatisfiable:
 		switch {
-		case c.Key == "":
+		case c.InstanceTypes > 0 && c.Key == "":
 			return fmt.Sprintf("its requirements leave none of its %d instance types", c.InstanceTypes)
+		case c.InstanceTypes > 0:
+			return fmt.Sprintf("its requirement on %q leaves none of its %d instance types", c.Key, c.InstanceTypes)
 		case c.Node != "":
 			return fmt.Sprintf("labels do not satisfy %q%s", c.Key, c.requirementText())
 		}

@@ -119,7 +119,7 @@ func TestReasonCodes(t *testing.T) {
 			pools: []*v1.NodePool{pool().Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, "amd64").Obj()},
 			code:  scheduling.RequirementsUnsatisfiable, nodeCause: true, want: wantCause{code: scheduling.RequirementsUnsatisfiable, node: "n1", key: v1.LabelArch}},
 		{name: "NodePool requirements leave no type", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{pool().Requirement(v1.LabelInstanceType, corev1.NodeSelectorOpIn, "nope").Obj()},
-			code: scheduling.NoNodePool, want: wantCause{code: scheduling.RequirementsUnsatisfiable, nodePool: "default", instanceTypes: 4}},
+			code: scheduling.NoNodePool, want: wantCause{code: scheduling.RequirementsUnsatisfiable, nodePool: "default", key: v1.LabelInstanceType, instanceTypes: 4}},
 		{name: "cpu", pod: fake.Pod("p").Requests("100", "1Gi").Obj(),
 			code: scheduling.InsufficientResource, want: wantCause{code: scheduling.InsufficientResource, nodePool: "default", resource: "cpu", needed: "100", available: largest(types, corev1.ResourceCPU)}},
 		{name: "memory", pod: fake.Pod("p").Requests("1", "1Ti").Obj(),

@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -297,7 +298,11 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 		return t.types[i].it.Name < t.types[j].it.Name
 	})
 	if len(t.types) == 0 {
-		return nil, noTypesReason(np.Name, len(types), unavailable), nil
+		why := noTypesReason(np.Name, len(types), unavailable)
+		if why.Code == RequirementsUnsatisfiable {
+			why.Key = excludingKey(types, reqs)
+		}
+		return nil, why, nil
 	}
 	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort {
 		if key, have, want := t.minValuesShortfall(fullBitset(len(t.types)), reqs); key != "" {
@@ -313,6 +318,18 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 	}
 	sort.Slice(t.byName, func(a, b int) bool { return t.types[t.byName[a]].it.Name < t.types[t.byName[b]].it.Name })
 	return t, Cause{}, nil
+}
+
+// excludingKey is the first key of reqs (sorted) on which no instance type of types
+// intersects them, or "" when only their combination excludes every type.
+func excludingKey(types cloudprovider.InstanceTypes, reqs requirements.Requirements) string {
+	for _, k := range reqs.Keys() {
+		one := requirements.Requirements{k: reqs[k]}
+		if !slices.ContainsFunc(types, func(it *cloudprovider.InstanceType) bool { return it != nil && typeIntersects(it.Requirements, one) }) {
+			return k
+		}
+	}
+	return ""
 }
 
 // typeIntersects is Karpenter's Requirements.Intersects between an instance type and
