@@ -163,6 +163,16 @@ func TestReasonCodes(t *testing.T) {
 				in.StorageClasses = []*storagev1.StorageClass{storageClass("zonal", zonal, fake.TestZone2)}
 			},
 			code: scheduling.VolumeTopology, want: wantCause{code: scheduling.VolumeTopology, nodePool: "default", key: v1.LabelTopologyZone}},
+		{name: "volume attach limit", pod: withPVC(fake.Pod("p").Obj(), "data", "claim-a"), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
+			nodes: []*scheduling.Node{reasonNode("n1")},
+			edit: func(in *scheduling.Input) {
+				zero := int32(0)
+				in.CSINodes = []*storagev1.CSINode{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{
+					{Name: "ebs.csi.aws.com", NodeID: "i-1", Allocatable: &storagev1.VolumeNodeResources{Count: &zero}}}}}}
+				in.StorageClasses = []*storagev1.StorageClass{storageClass("gp3", zonal)}
+				in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("claim-a", "gp3", "")}
+			},
+			code: scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.VolumeAttachLimit, node: "n1", key: "ebs.csi.aws.com"}},
 		{name: "volume unresolved", pod: withPVC(fake.Pod("p").Obj(), "data", "missing"),
 			code: scheduling.VolumeUnresolved, want: wantCause{code: scheduling.VolumeUnresolved}},
 		{name: "minValues", pod: fake.Pod("p").Requests("2500m", "1Gi").Obj(), pools: []*v1.NodePool{pool().RequirementWithMinValues(v1.LabelInstanceType, corev1.NodeSelectorOpExists, 3).Obj()},
