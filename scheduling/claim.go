@@ -30,6 +30,9 @@ type claim struct {
 	// options when it was opened (Karpenter's pessimistic count), or of its launched type
 	// after a later round recounted it (rounds.go).
 	counted vec
+	// open are the pods (anti-)affinity groups count in every domain the claim may launch
+	// in; the round's end settles them (rounds.go).
+	open []openCount
 
 	count      int
 	prev, next *claim
@@ -241,7 +244,7 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	c.setHead()
 	c.pods = append(c.pods, p)
 	c.ports = append(c.ports, p.ports...)
-	s.topo.record(p, s.ownedInverse(p, f), c.reqs, t.taints)
+	c.open = append(c.open, s.topo.record(p, s.ownedInverse(p, f), c.reqs, t.taints)...)
 }
 
 // keepTypes makes the types of from that keep accepts the claim's remaining types, with

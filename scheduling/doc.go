@@ -24,12 +24,13 @@
 //	  -> a new NodeClaim from the first NodePool template that fits (weight desc)
 //	  -> on failure: relax one preference and retry; else requeue while others progress
 //
-// What Karpenter reaches over several provisioning rounds (a zone per round for zonal
-// anti-affinity, followers of a pod that is not placed yet) Solve settles in one pass: a pod
-// a non-hostname topology group counts is counted where its NodeClaim launches (the NodeClaim
-// is pinned to its cheapest option's domain), and the NodeClaim of a pod with a non-hostname
-// required anti-affinity is pinned at once. Pods that NodePool limits refused get Karpenter's
-// later rounds, which count each NodeClaim at the type it launches.
+// What Karpenter reaches over several provisioning rounds Solve reaches in one call. A pod a
+// non-hostname spread or pod affinity counts is counted where its NodeClaim launches (the
+// NodeClaim is pinned to its cheapest option's domain). Anti-affinity, as in Karpenter,
+// counts a pod on a NodeClaim still open over zones in every zone it may launch in until the
+// round ends; then such NodeClaims settle in their cheapest option's zone and the pods they
+// kept away get a later round, as do pods NodePool limits refused (a later round counts each
+// NodeClaim of a limited NodePool at the type it launches).
 //
 // Instance types are indexed per NodePool once (bitsets per requirement and offering), so
 // adding a pod to a NodeClaim costs O(instance types / 64) word operations plus one pass over

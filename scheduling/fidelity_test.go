@@ -2,6 +2,7 @@ package scheduling_test
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -595,6 +596,90 @@ instanceTypes:
 			require.NoError(t, verifyErr(in, res))
 			assert.Equal(t, map[string]int{"zone-a": tc.placed}, launchedCounts(in, res, "web-", "topology.kubernetes.io/zone"))
 			assert.Len(t, res.PodErrors, 3-tc.placed)
+		})
+	}
+}
+
+// Zonal anti-affinity counts a pod on a NodeClaim still open over zones in every zone it may
+// launch in until the round ends, as Karpenter does: the pods it repels wait for the next
+// round, which sees the NodeClaim settled in its cheapest option's zone. So the NodeClaim
+// keeps its options meanwhile (difftest plan-7027: the two web pods share the big type only
+// zone-a offers) and the pods that wait do not take NodePool limits first (plan-11: the web
+// pods fill the limit, the second anti replica is refused). Checked against karpenter-plan.
+func TestFidelityAntiAffinitySettlesWhenTheRoundEnds(t *testing.T) {
+	const shareTypes = `
+instanceTypes:
+- name: big
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "8", memory: 16Gi, pods: "110"}
+  offerings: [{zone: zone-a, capacityType: on-demand, price: 0.0853}]
+- name: small
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  overhead: {memory: 256Mi}
+  offerings:
+  - {zone: zone-b, capacityType: on-demand, price: 0.043}
+  - {zone: zone-c, capacityType: on-demand, price: 0.0485}
+`
+	const antiTerm = `      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: %s}}, topologyKey: topology.kubernetes.io/zone}
+`
+	deployment := func(name string, replicas int, requests, spec string) string {
+		return fmt.Sprintf(`
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %[1]s, namespace: default}
+spec:
+  replicas: %[2]d
+  selector: {matchLabels: {app: %[1]s}}
+  template:
+    metadata: {labels: {app: %[1]s}}
+    spec:
+      containers: [{name: c, image: img, resources: {requests: {%[3]s}}}]
+`, name, replicas, requests) + spec
+	}
+	for _, tc := range []struct {
+		name, manifests, types string
+		claims                 []string // instance type and zone of each NodeClaim, sorted
+		refused                []string
+	}{
+		{
+			name:      "the repelled pod waits, the counted pods keep the big type",
+			manifests: fidelityPool + deployment("web", 2, "memory: 4Gi", "") + deployment("anti", 1, "cpu: 100m", fmt.Sprintf(antiTerm, "web")),
+			types:     shareTypes,
+			claims:    []string{"big zone-a [web web]", "small zone-b [anti]"},
+		},
+		{
+			name:      "the waiting replica finds the limit used",
+			manifests: limitedPool("16") + deployment("anti", 2, "cpu: \"5\"", fmt.Sprintf(antiTerm, "anti")) + deployment("web", 2, "cpu: \"4\"", ""),
+			types:     zonePricedTypes,
+			claims:    []string{"s-8x16 zone-1 [anti]", "s-8x16 zone-1 [web web]"},
+			refused:   []string{"anti"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := fidelityInput(t, tc.manifests, tc.types, scheduling.PackingCostAware)
+			res := mustSolve(t, in)
+			require.NoError(t, verifyErr(in, res))
+			var claims []string
+			for _, c := range res.NewNodeClaims {
+				var apps []string
+				for _, p := range c.Pods {
+					apps = append(apps, p.Labels["app"])
+				}
+				sort.Strings(apps)
+				claims = append(claims, fmt.Sprintf("%s %s %v", c.InstanceTypeOptions[0].Name, launchedLabels(c)["topology.kubernetes.io/zone"], apps))
+			}
+			sort.Strings(claims)
+			assert.Equal(t, tc.claims, claims)
+			var refused []string
+			for _, e := range res.PodErrors {
+				refused = append(refused, e.Pod.Labels["app"])
+			}
+			assert.Equal(t, tc.refused, refused)
 		})
 	}
 }

@@ -6,10 +6,11 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// A pod that a topology group counts is counted where its NodeClaim will launch. When it
-// joins a NodeClaim that is still open on the group's key (any zone), or that may launch on
-// a type that passes the group's node filter or on one that does not, the NodeClaim is
-// settled the way its cheapest launch option (the one the plan reports) goes: pinned to
+// A pod that a spread or a pod affinity counts is counted where its NodeClaim will launch
+// (anti-affinity counts it in every domain it may launch in until the round ends: rounds.go).
+// When it joins a NodeClaim that is still open on the group's key (any zone), or that may
+// launch on a type that passes the group's node filter or on one that does not, the NodeClaim
+// is settled the way its cheapest launch option (the one the plan reports) goes: pinned to
 // that option's domain, and narrowed to the options that pass the filter, or to those that
 // fail it. So the plan, as launched, has every pod where the counts put it. (Karpenter counts
 // such a pod only once its node's domain is known, and counts it when the node might pass
@@ -152,20 +153,15 @@ func (p *podData) settles() bool {
 			return true
 		}
 	}
-	for _, g := range p.inverse {
-		if g.key != v1.LabelHostname {
-			return true
-		}
-	}
 	return false
 }
 
 // pinsCounted reports whether a NodeClaim open on g's key is pinned when a pod g counts joins
-// it: for a spread or an affinity (they count a pod only in a known domain) and a required
-// anti-affinity (its owners must see where the pods are), not for a preferred anti-affinity,
-// which counts the pod in every candidate domain; as in Karpenter, its owners then relax it.
+// it: for a spread or an affinity (they count a pod only in a known domain), not for an
+// anti-affinity, which counts the pod in every domain the NodeClaim may launch in until the
+// round ends (rounds.go), as Karpenter does.
 func pinsCounted(g *topologyGroup) bool {
-	return g.key != v1.LabelHostname && (g.kind != groupAntiAffinity || g.required)
+	return g.key != v1.LabelHostname && g.kind != groupAntiAffinity
 }
 
 // hasFilter reports whether a spread group counts only nodes passing non-empty terms.
@@ -223,11 +219,6 @@ func (s *solver) settlement(t *template, p *podData, reqs requirements.Requireme
 			add(l.pin(g.key))
 		}
 		return true
-	}
-	for _, g := range p.inverse {
-		if !pinOpen(g) {
-			return nil, false
-		}
 	}
 	for _, g := range p.selectedBy {
 		if pinsCounted(g) && !pinOpen(g) {

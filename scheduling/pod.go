@@ -30,7 +30,7 @@ type podData struct {
 	// inverse are the inverse groups of the pod's own required anti-affinity terms.
 	inverse []*topologyGroup
 	// collapses: the pod declares a required anti-affinity on a key other than the hostname,
-	// so its node is pinned to one domain of that key.
+	// so its node is kept to the domains of that key the fewest pending pods are pinned to.
 	collapses bool
 	// settling: a group on a key other than the hostname, or a spread group with a node
 	// filter, counts the pod, so the NodeClaim it joins is settled for that group (launch.go).

@@ -1,18 +1,38 @@
 package scheduling
 
-// Karpenter's later provisioning rounds for NodePool limits. Within one Solve Karpenter counts
-// a new NodeClaim against its NodePool's limits at the largest capacity among its options;
-// once the NodeClaim has launched, its next round counts the type that launched, and places
-// pods the first round refused for the limit. nodeplan promises the outcome over the rounds,
-// so after a round in which limits refused a pod, each NodeClaim of a limited NodePool is
-// recounted at its launch choice (the cheapest option) and keeps only the options no larger
-// than that (so the recount holds whichever option launches), and the unplaced pods get
-// another round. Rounds end when one places nothing; that round's narrowing is undone.
+import (
+	"sort"
 
-// roundUndo restores what a recount changed.
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Karpenter's later provisioning rounds. Within one Solve Karpenter counts a new NodeClaim
+// against its NodePool's limits at the largest capacity among its options, and counts a pod
+// on a NodeClaim still open over zones in every zone for anti-affinity; once the NodeClaim
+// has launched, its next round counts the type that launched in the zone it launched in, and
+// places pods the first round refused. nodeplan promises the outcome over the rounds, so
+// after a round that left pods unplaced, each NodeClaim with such open counts is settled in
+// its launch choice's zone (the cheapest option), and, when limits refused a pod, each
+// NodeClaim of a limited NodePool is recounted at its launch choice and keeps only the
+// options no larger than that (so the recount holds whichever option launches); then the
+// unplaced pods get another round. Rounds end when one places nothing; that round's
+// settling and narrowing are undone.
+
+// roundUndo restores what a recount or a settlement changed.
 type roundUndo struct {
 	claims    []claimTypes
 	remaining map[*template]vec
+	settled   []settledClaim
+}
+
+// settledClaim is a NodeClaim before its settlement, and where its open counts went.
+type settledClaim struct {
+	c      *claim
+	reqs   requirements.Requirements
+	values []string
+	types  bitset
+	open   []openCount
+	to     []string // per open count, the domain it was moved to ("" for none)
 }
 
 type claimTypes struct {
@@ -21,7 +41,7 @@ type claimTypes struct {
 	counted vec
 }
 
-func (u *roundUndo) apply() {
+func (u *roundUndo) apply(topo *topology) {
 	for _, ct := range u.claims {
 		ct.c.keepTypes(ct.types, func(*templateType) bool { return true })
 		ct.c.counted = ct.counted
@@ -29,15 +49,108 @@ func (u *roundUndo) apply() {
 	for t, r := range u.remaining {
 		t.remaining = r
 	}
+	for _, sc := range u.settled {
+		c := sc.c
+		c.reqs, c.values, c.open = sc.reqs, sc.values, sc.open
+		c.keepTypes(sc.types, func(*templateType) bool { return true })
+		for i, oc := range sc.open {
+			if sc.to[i] != "" {
+				topo.uncount(oc.g, sc.to[i])
+			}
+			topo.count(oc.g, oc.domains...)
+		}
+	}
 }
 
-// laterRound recounts the NodeClaims of limited NodePools when limits refused a pod in the
-// round that just ended, and returns the pods to try again (nil when there is no reason to).
+// laterRound settles the NodeClaims still open where anti-affinity counted their pods, and
+// recounts the NodeClaims of limited NodePools when limits refused a pod in the round that
+// just ended; it returns the pods to try again (nil when there is no reason to).
 func (s *solver) laterRound(pods []*podData, errs map[*podData]podFailure) ([]*podData, *roundUndo) {
-	if !s.limitRefused || len(errs) == 0 || s.opts.SingleRound {
+	if len(errs) == 0 || s.opts.SingleRound {
+		return nil, nil
+	}
+	var queue []*podData
+	for _, p := range pods {
+		if _, failed := errs[p]; failed && p.invalid == nil {
+			queue = append(queue, p)
+		}
+	}
+	if len(queue) == 0 {
 		return nil, nil
 	}
 	u := &roundUndo{remaining: map[*template]vec{}}
+	settled := s.settleOpen(u)
+	if s.limitRefused {
+		recount := &roundUndo{remaining: map[*template]vec{}}
+		if s.recountLimited(recount) {
+			u.claims, u.remaining = recount.claims, recount.remaining
+			return queue, u
+		}
+		recount.apply(s.topo)
+	}
+	if !settled {
+		return nil, nil
+	}
+	return queue, u
+}
+
+// settleOpen settles, as Karpenter's next round sees them launched, the NodeClaims whose pods
+// anti-affinity counted in every domain they might launch in: each is pinned to the domain of
+// its cheapest launch option, and its pods are counted there only. It reports whether any was.
+func (s *solver) settleOpen(u *roundUndo) bool {
+	settled := false
+	for _, c := range s.claims {
+		if len(c.open) == 0 {
+			continue
+		}
+		l, ok := cheapestLaunch(c.t, c.reqs, c.types, func(int) bool { return true })
+		if !ok {
+			continue
+		}
+		sc := settledClaim{c: c, reqs: c.reqs, values: append([]string(nil), c.values...), types: c.types, open: c.open, to: make([]string, len(c.open))}
+		reqs := c.reqs
+		var pinned []string
+		for i, oc := range c.open {
+			key := oc.g.key
+			v := singleValue(s.topo.get(reqs, key))
+			if v == "" {
+				if lv, has := l.value(key); has {
+					v = lv
+				}
+				if len(pinned) == 0 {
+					reqs = reqs.Copy()
+				}
+				if v != "" {
+					reqs[key] = s.topo.get(reqs, key).Intersection(oc.g.domainRequirement(v))
+				} else {
+					reqs[key] = requirements.MustNew(key, requirements.DoesNotExist)
+				}
+				pinned = append(pinned, key)
+			}
+			s.topo.uncount(oc.g, oc.domains...)
+			if v != "" {
+				s.topo.count(oc.g, v)
+			}
+			sc.to[i] = v
+		}
+		if len(pinned) > 0 {
+			sort.Strings(pinned)
+			types := c.types.clone()
+			c.t.narrowTypes(types, pinned, reqs)
+			c.reqs = reqs
+			c.values = s.topo.singleValues(c.reqs, c.values)
+			c.keepTypes(types, func(*templateType) bool { return true })
+		}
+		c.open = nil
+		u.settled = append(u.settled, sc)
+		settled = true
+	}
+	return settled
+}
+
+// recountLimited recounts each NodeClaim of a limited NodePool at its launch choice, and
+// reports whether that left any NodePool more room.
+func (s *solver) recountLimited(u *roundUndo) bool {
 	grew := false
 	for _, c := range s.claims {
 		t := c.t
@@ -70,17 +183,7 @@ func (s *solver) laterRound(pods []*podData, errs map[*podData]podFailure) ([]*p
 			return true
 		})
 	}
-	if !grew {
-		u.apply()
-		return nil, nil
-	}
-	var queue []*podData
-	for _, p := range pods {
-		if _, failed := errs[p]; failed && p.invalid == nil {
-			queue = append(queue, p)
-		}
-	}
-	return queue, u
+	return grew
 }
 
 func anyTrue(bs []bool) bool {

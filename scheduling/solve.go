@@ -447,7 +447,6 @@ func (s *solver) affinityGroups(kind groupKind, pod *corev1.Pod, required []core
 		if err != nil {
 			return nil, nil, err
 		}
-		g.required = true
 		req = append(req, g)
 	}
 	if ignore {
@@ -580,7 +579,7 @@ func (s *solver) run(pods []*podData) map[*podData]podFailure {
 	for len(queue) > 0 {
 		s.limitRefused = false
 		if placed := s.runQueue(queue, errs); placed == 0 && undo != nil {
-			undo.apply() // a later round that places nothing changes nothing
+			undo.apply(s.topo) // a later round that places nothing changes nothing
 			break
 		}
 		queue, undo = s.laterRound(pods, errs)

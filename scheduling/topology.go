@@ -140,36 +140,62 @@ func (t *topology) count(g *topologyGroup, domains ...string) {
 	}
 }
 
+// openCount is a pod an (anti-)affinity group counts in every domain its node may still be
+// in.
+type openCount struct {
+	g       *topologyGroup
+	domains []string
+}
+
 // record counts pod p, placed on a node with requirements nodeReqs and taints, in every
-// group that selects it, and records it as owner of its inverse groups.
-func (t *topology) record(p *podData, inverse []*topologyGroup, nodeReqs requirements.Requirements, taints []corev1.Taint) {
+// group that selects it, and records it as owner of its inverse groups. It returns the
+// counts made in several domains, the node being open on the group's key.
+func (t *topology) record(p *podData, inverse []*topologyGroup, nodeReqs requirements.Requirements, taints []corev1.Taint) (open []openCount) {
 	for _, g := range p.selectedBy {
 		if !g.passesFilter(nodeReqs, taints, t.wellKnown) {
 			continue
 		}
-		t.recordDomains(g, t.get(nodeReqs, g.key))
+		if ds := t.recordDomains(g, t.get(nodeReqs, g.key)); ds != nil {
+			open = append(open, openCount{g: g, domains: ds})
+		}
 	}
 	t.pinPending(p, -1)
 	for _, g := range inverse {
-		t.recordDomains(g, t.get(nodeReqs, g.key))
+		if ds := t.recordDomains(g, t.get(nodeReqs, g.key)); ds != nil {
+			open = append(open, openCount{g: g, domains: ds})
+		}
 	}
+	return open
 }
 
-func (t *topology) recordDomains(g *topologyGroup, r *requirements.Requirement) {
+// recordDomains counts a pod on a node whose requirement on g's key is r, and returns the
+// domains when it counted it in several.
+func (t *topology) recordDomains(g *topologyGroup, r *requirements.Requirement) []string {
 	if v := singleValue(r); v != "" {
 		t.count(g, v)
-		return
+		return nil
 	}
 	if g.kind == groupAntiAffinity || g.kind == groupInverse {
 		// The pod may land in any of these domains: block them all until it is known.
-		t.count(g, g.domainsIn(r)...)
+		ds := g.domainsIn(r)
+		t.count(g, ds...)
+		return ds
+	}
+	return nil
+}
+
+// uncount undoes count.
+func (t *topology) uncount(g *topologyGroup, domains ...string) {
+	for _, d := range domains {
+		g.total--
+		g.counts[d]--
 	}
 }
 
 // markCollapses notes, per pod, whether it declares a required anti-affinity on a key other
-// than the hostname (so requirementsFor must pin its node's domain) and whether groups count
-// it where its NodeClaim may still be open (settling), and counts the pods pinned to each
-// domain of the inverse groups that repel them.
+// than the hostname (so requirementsFor must narrow its node's domains) and whether groups
+// count it where its NodeClaim may still be open (settling), and counts the pods pinned to
+// each domain of the inverse groups that repel them.
 func (t *topology) markCollapses(pods []*podData) {
 	for _, p := range pods {
 		p.settling = p.settles()

@@ -68,11 +68,10 @@ func (t *topology) pinPending(p *podData, delta int) {
 }
 
 // settleInverse narrows the domains of p's node for its own required anti-affinity terms.
-// A pod with a required anti-affinity is recorded where it is, so the pods it repels keep
-// away; a NodeClaim open across domains would block them all. Karpenter leaves it open and
-// settles one domain per provisioning round; nodeplan keeps the NodeClaim to the free domains
-// the fewest pending pods are pinned to (so it does not take their place), and settles it in
-// its cheapest one (launch.go) in the same pass.
+// A pod with a required anti-affinity is recorded in every domain its NodeClaim may launch
+// in, so the pods it repels keep away from all of them until the round ends (rounds.go).
+// Karpenter keeps the NodeClaim to every free domain; nodeplan keeps it to those the fewest
+// pending pods are pinned to, so it does not take their place.
 func (t *topology) settleInverse(p *podData, nodeReqs, narrowed requirements.Requirements) requirements.Requirements {
 	for _, g := range p.inverse {
 		if g.key == v1.LabelHostname {

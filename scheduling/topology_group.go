@@ -27,9 +27,6 @@ type topologyGroup struct {
 	key        string
 	namespaces map[string]bool // nil: every namespace
 	selector   labels.Selector
-	// required: an anti-affinity group some pod's required term uses (its owners must see
-	// where the pods it selects are; a preferred one may just block every candidate domain).
-	required bool
 
 	counts  map[string]int
 	total   int
