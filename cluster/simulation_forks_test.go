@@ -1,0 +1,195 @@
+package cluster_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/interruption"
+	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/verify"
+)
+
+// twoNodes is a cluster of two initialized nodes "a" and "b" of the largest of four fake
+// types, with pods bound to them.
+func twoNodes(t *testing.T, pods ...*corev1.Pod) *cluster.Snapshot {
+	t.Helper()
+	types := fake.InstanceTypes(4)
+	it := types[3]
+	na, ca := fake.NodeAndClaim("a", "default", it, it.Offerings[0], t0)
+	nb, cb := fake.NodeAndClaim("b", "default", it, it.Offerings[0], t0)
+	s, err := cluster.New(cluster.Objects{
+		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": types},
+		WellKnownLabels: fake.WellKnownLabels(),
+		Nodes:           []*corev1.Node{na, nb},
+		NodeClaims:      []*v1.NodeClaim{ca, cb},
+		Pods:            pods,
+	})
+	require.NoError(t, err)
+	return s
+}
+
+// placedOn is where res puts each pod (node name, "claim" for a new NodeClaim, "" for
+// unplaced), by pod name.
+func placedOn(res *scheduling.Result) map[string]string {
+	out := map[string]string{}
+	for _, e := range res.ExistingNodes {
+		for _, p := range e.Pods {
+			out[p.Name] = e.Name
+		}
+	}
+	for _, c := range res.NewNodeClaims {
+		for _, p := range c.Pods {
+			out[p.Name] = "claim"
+		}
+	}
+	for _, e := range res.PodErrors {
+		out[e.Pod.Name] = ""
+	}
+	return out
+}
+
+func solveVerified(t *testing.T, s *cluster.Snapshot) *scheduling.Result {
+	t.Helper()
+	res, err := scheduling.Solve(s, scheduling.Options{})
+	require.NoError(t, err)
+	require.Empty(t, verify.Solve(s, scheduling.Options{}, res))
+	return res
+}
+
+// TestDeletingFork: a node the Deleting fork marks takes no pods, and Solve plans its
+// reschedulable pods again (not its DaemonSet pods, not do-not-disrupt=true ones); the
+// parent is unchanged.
+func TestDeletingFork(t *testing.T) {
+	moves := fake.Pod("moves").Requests("1", "1Gi").NodeName("a").Obj()
+	stays := fake.Pod("stays").Requests("1", "1Gi").Annotation(v1.DoNotDisruptAnnotationKey, "true").NodeName("a").Obj()
+	daemon := fake.Pod("daemon").Requests("100m", "64Mi").NodeName("a").Obj()
+	daemon.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "ds", Controller: new(bool)}}
+	*daemon.OwnerReferences[0].Controller = true
+	s := twoNodes(t, moves, stays, daemon, fake.Pod("new").Requests("1", "1Gi").Obj())
+
+	fork := s.Deleting("a")
+	assert.True(t, fork.Node("a").MarkedDeleting())
+	assert.True(t, fork.Node("a").Deleting())
+	assert.True(t, fork.Node("a").Draining())
+	assert.False(t, s.Node("a").Deleting(), "the parent is unchanged")
+	assert.Same(t, s.Node("b"), fork.Node("b"), "unmarked nodes are shared")
+	assert.Same(t, s.PDBLimits(), fork.PDBLimits(), "marking keeps the PDB reading")
+
+	assert.Equal(t, map[string]string{"new": "a"}, placedOn(solveVerified(t, s)), "without the mark, a takes the pending pod first")
+	assert.Equal(t, map[string]string{"new": "b", "moves": "b"}, placedOn(solveVerified(t, fork)))
+	assert.Same(t, s, s.Deleting(), "no names: the same snapshot")
+}
+
+// TestDrainingIsNotDeletingForAClaimBeingDeleted: a NodeClaim's deletionTimestamp alone makes
+// a node Deleting (disruption's reading) but not Draining (Solve does not plan its pods
+// again), as before issue #8.
+func TestDrainingIsNotDeletingForAClaimBeingDeleted(t *testing.T) {
+	s := twoNodes(t)
+	n := *s.Node("a")
+	nc := n.NodeClaim.DeepCopy()
+	now := metav1.NewTime(t0)
+	nc.DeletionTimestamp = &now
+	n.NodeClaim = nc
+	assert.True(t, n.Deleting())
+	assert.False(t, n.Draining())
+	assert.False(t, n.MarkedDeleting())
+}
+
+// TestClosedToMovesFork: a node closed to moves takes pending pods but no pod being moved
+// (spec.nodeName set, from a node that is not Draining); WithMoving adds the moved pods after
+// the pending ones, as they are.
+func TestClosedToMovesFork(t *testing.T) {
+	moved := fake.Pod("moved").Requests("1", "1Gi").NodeName("b").Obj()
+	s := twoNodes(t, moved, fake.Pod("pending").Requests("1", "1Gi").Obj())
+
+	open := s.Without("b").WithMoving(moved)
+	assert.Equal(t, []*corev1.Pod{moved}, open.Moving())
+	assert.Empty(t, s.Moving(), "the parent moves nothing")
+	assert.Same(t, s.PDBLimits(), open.PDBLimits(), "Without and WithMoving keep the PDB reading")
+	assert.Equal(t, map[string]string{"pending": "a", "moved": "a"}, placedOn(solveVerified(t, open)))
+
+	closed := open.ClosedToMoves("a")
+	assert.True(t, closed.Node("a").ClosedToMoves())
+	assert.False(t, open.Node("a").ClosedToMoves())
+	assert.Equal(t, map[string]string{"pending": "a", "moved": "claim"}, placedOn(solveVerified(t, closed)))
+
+	// A pod moved off a Draining node may land on a closed one.
+	fromDraining := s.Deleting("b").ClosedToMoves("a")
+	assert.Equal(t, map[string]string{"pending": "a", "moved": "a"}, placedOn(solveVerified(t, fromDraining)))
+}
+
+// TestPDBReadingForks: forks that add or remove pods read the PDBs again.
+func TestPDBReadingForks(t *testing.T) {
+	web := fake.Pod("web").Label("app", "web").Requests("1", "1Gi").NodeName("a").Obj()
+	web.Status.Phase = corev1.PodRunning
+	s := twoNodes(t, web)
+	pdb := fake.PDB("web", "default", map[string]string{"app": "web"}, 0)
+	withPDB, err := cluster.New(cluster.Objects{NodePools: s.NodePools(), InstanceTypes: s.InstanceTypes(),
+		Nodes: []*corev1.Node{s.Node("a").Node}, Pods: []*corev1.Pod{web}, PodDisruptionBudgets: []*policyv1.PodDisruptionBudget{pdb}})
+	require.NoError(t, err)
+	assert.NotEmpty(t, withPDB.PDBLimits().Blocking(web), "maxUnavailable 0 blocks the pod")
+	gone := withPDB.WithoutPods(web)
+	assert.NotSame(t, withPDB.PDBLimits(), gone.PDBLimits())
+	// Drained anyway: the pod stays where it is, as the PDB keeps it.
+	res := solveVerified(t, withPDB.Deleting("a"))
+	assert.Empty(t, placedOn(res))
+}
+
+// TestByNameAndWithInFlight: ByName orders nodes by Name (stably); WithInFlight appends
+// claims after them, never paired, even with a Node of the claim's name.
+func TestByNameAndWithInFlight(t *testing.T) {
+	s, err := cluster.New(cluster.Objects{Nodes: []*corev1.Node{node("c", ""), node("a", ""), node("b", "")},
+		NodeClaims: []*v1.NodeClaim{claim("0-in-flight", "", "")}})
+	require.NoError(t, err)
+	assert.Equal(t, [][2]string{{"", "0-in-flight"}, {"a", ""}, {"b", ""}, {"c", ""}}, pairing(s.ByName()))
+	assert.Equal(t, [][2]string{{"c", ""}, {"a", ""}, {"b", ""}, {"", "0-in-flight"}}, pairing(s), "the parent keeps its order")
+	f := s.WithInFlight(claim("a", "", ""))
+	assert.Equal(t, [][2]string{{"c", ""}, {"a", ""}, {"b", ""}, {"", "0-in-flight"}, {"", "a"}}, pairing(f))
+	assert.Len(t, s.Nodes(), 4)
+}
+
+// TestObservationForks: the cloud's observations are replaced, the parent keeps its own.
+func TestObservationForks(t *testing.T) {
+	s := twoNodes(t)
+	ev := interruption.Event{Kind: interruption.SpotInterrupted, InstanceIDs: []string{"i-1"}}
+	f := s.WithInterruptions(ev).WithRepairPolicies(cloudprovider.RepairPolicy{ConditionType: "Ready"}).
+		WithProviderDrift(map[string]cloudprovider.DriftReason{"a": "AMIDrift"})
+	assert.Equal(t, []interruption.Event{ev}, f.Interruptions())
+	assert.Len(t, f.RepairPolicies(), 1)
+	assert.Equal(t, cloudprovider.DriftReason("AMIDrift"), f.ProviderDrift()["a"])
+	assert.Empty(t, s.Interruptions())
+	assert.Empty(t, s.RepairPolicies())
+	assert.Empty(t, s.ProviderDrift())
+}
+
+// TestReschedulableReadings: the two readings of a reschedulable pod differ only where
+// their doc says (a mirror annotation without a Node controller, a DaemonSet owner that is
+// not the controller).
+func TestReschedulableReadings(t *testing.T) {
+	yes := true
+	mirror := fake.Pod("mirror").Annotation(corev1.MirrorPodAnnotationKey, "x").Obj()
+	dsNotController := fake.Pod("ds").Obj()
+	dsNotController.OwnerReferences = []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", Controller: &yes}, {Kind: "DaemonSet", Name: "ds"}}
+	static := fake.Pod("static").Obj()
+	static.OwnerReferences = []metav1.OwnerReference{{Kind: "Node", Name: "n", Controller: &yes}}
+	done := fake.Pod("done").Obj()
+	done.Status.Phase = corev1.PodSucceeded
+	plain := fake.Pod("plain").Obj()
+	for _, c := range []struct {
+		pod                  *corev1.Pod
+		disruption, solveOff bool
+	}{{mirror, false, true}, {dsNotController, false, true}, {static, false, false}, {done, false, false}, {plain, true, true}} {
+		assert.Equal(t, c.disruption, cluster.IsReschedulable(c.pod), c.pod.Name)
+		assert.Equal(t, c.solveOff, cluster.IsReschedulableByController(c.pod), c.pod.Name)
+	}
+}
