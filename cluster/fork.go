@@ -47,19 +47,39 @@ func key(n *Node) string {
 	return ""
 }
 
-// nameSet is the set of names, and whether node n is named in it (by the name pods bind to
-// or by Name).
-type nameSet map[string]bool
+// nameSet is a set of node names; has reports whether node n is named in it (by the name
+// pods bind to or by Name). Simulations name a few nodes among many, so a short set is
+// scanned rather than hashed.
+type nameSet struct {
+	few  []string
+	many map[string]bool
+}
+
+const fewNames = 8
 
 func newNameSet(names []string) nameSet {
-	set := make(nameSet, len(names))
+	if len(names) <= fewNames {
+		return nameSet{few: names}
+	}
+	set := nameSet{many: make(map[string]bool, len(names))}
 	for _, n := range names {
-		set[n] = true
+		set.many[n] = true
 	}
 	return set
 }
 
-func (set nameSet) has(n *Node) bool { return set[key(n)] || set[n.Name()] }
+func (set nameSet) has(n *Node) bool {
+	k, name := key(n), n.Name()
+	if set.many != nil {
+		return set.many[k] || (name != k && set.many[name])
+	}
+	for _, x := range set.few {
+		if x == k || x == name {
+			return true
+		}
+	}
+	return false
+}
 
 // Without is the snapshot as if the named nodes (or in-flight NodeClaims, by the name pods
 // bind to or by Name), and every pod bound to them, were gone; the other nodes keep their
