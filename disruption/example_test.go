@@ -12,6 +12,7 @@ import (
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/verify"
 )
 
 // A large on-demand node runs one small pod: Plan replaces it by the cheapest type that fits.
@@ -39,9 +40,13 @@ func ExamplePlan() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := disruption.Plan(snap, created.Add(time.Hour), disruption.Options{})
+	now := created.Add(time.Hour)
+	res, err := disruption.Plan(snap, now, disruption.Options{})
 	if err != nil {
 		panic(err)
+	}
+	if vs := verify.Plan(snap, now, disruption.Options{}, res); len(vs) > 0 {
+		panic(fmt.Sprint(vs)) // the plan breaks a rule verify checks independently
 	}
 	for _, c := range res.Commands {
 		fmt.Printf("%s %s %v -> %s, saves $%.2f/h\n", c.Method, c.Reason, c.Candidates, c.Replacements[0].InstanceType.Name, c.SavingsPerHour)

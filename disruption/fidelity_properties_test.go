@@ -18,7 +18,7 @@ import (
 // drawBusyCluster is drawCluster with what makes a round interesting: pods of a few apps,
 // PodDisruptionBudgets on some, do-not-disrupt pods, pending pods (some of a PDB's app),
 // nodes already deleting and NodePools whose nodes have expired.
-func drawBusyCluster(t *rapid.T) *Input {
+func drawBusyCluster(t *rapid.T) *fixture {
 	apps := []string{"a0", "a1", "a2", "a3"}
 	var pools []*v1.NodePool
 	np := rapid.IntRange(1, 3).Draw(t, "pools")
@@ -43,7 +43,8 @@ func drawBusyCluster(t *rapid.T) *Input {
 		}
 		return p
 	}
-	var nodes []*scheduling.Node
+	var nodes []*cluster.Node
+	var deleting []string
 	for i, nn := 0, rapid.IntRange(0, 10).Draw(t, "nodes"); i < nn; i++ {
 		var pods []*corev1.Pod
 		for j := rapid.IntRange(0, 4).Draw(t, "pods"); j > 0; j-- {
@@ -51,10 +52,13 @@ func drawBusyCluster(t *rapid.T) *Input {
 		}
 		n := testNode(fmt.Sprintf("node-%02d", i), fmt.Sprintf("p%d", rapid.IntRange(0, np-1).Draw(t, "pool")),
 			rapid.SampledFrom([]string{"small", "medium", "large"}).Draw(t, "type"), "", pods...)
-		n.MarkedForDeletion = rapid.IntRange(0, 9).Draw(t, "deleting") == 0
+		if rapid.IntRange(0, 9).Draw(t, "deleting") == 0 {
+			deleting = append(deleting, n.Name())
+		}
 		nodes = append(nodes, n)
 	}
 	in := input(pools, nodes...)
+	in.Deleting = deleting
 	for i, n := 0, rapid.IntRange(0, 3).Draw(t, "pending"); i < n; i++ {
 		in.Pods = append(in.Pods, pod(fmt.Sprintf("pending-%d", i), false))
 	}
@@ -85,7 +89,7 @@ func TestRoundProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := drawBusyCluster(t)
 		res := planNothingLost(t, in)
-		byName := map[string]*scheduling.Node{}
+		byName := map[string]*cluster.Node{}
 		var all []*corev1.Pod
 		for _, n := range in.Nodes {
 			byName[n.Name()] = n
@@ -94,8 +98,8 @@ func TestRoundProperties(t *testing.T) {
 		all = append(all, in.Pods...)
 		pdbs := cluster.NewPDBLimits(in.PodDisruptionBudgets, all)
 		gone := map[string]bool{} // expired or in a command
-		for _, n := range in.Nodes {
-			gone[n.Name()] = n.MarkedForDeletion
+		for _, name := range in.Deleting {
+			gone[name] = true
 		}
 		for _, c := range res.Commands {
 			if c.Reason == ReasonExpired {
@@ -105,7 +109,7 @@ func TestRoundProperties(t *testing.T) {
 
 		// Nominations: the provisioner's destinations, then each command's.
 		nominated := map[string]string{}
-		for _, name := range destinations(replay(in, gone)) {
+		for _, name := range destinations(replay(t, in, gone)) {
 			nominated[name] = "the provisioner"
 		}
 		for i, c := range res.Commands {
@@ -138,7 +142,7 @@ func TestRoundProperties(t *testing.T) {
 			}
 		}
 		if len(displaced) > 0 {
-			final := replay(in, gone, res.Provisioned, launched, nil)
+			final := replay(t, in, gone, res.Provisioned, launched, nil)
 			for _, e := range final.PodErrors {
 				if displaced[e.Pod] {
 					t.Fatalf("displaced pod %s has no home: %s\ncommands: %v", e.Pod.Name, e.Reason, cmdSummary(res))
@@ -155,10 +159,8 @@ func TestRoundProperties(t *testing.T) {
 
 		// Budgets, PDBs and do-not-disrupt.
 		disrupting := map[string]int{}
-		for _, n := range in.Nodes {
-			if n.MarkedForDeletion {
-				disrupting[poolOf(n)]++
-			}
+		for _, name := range in.Deleting {
+			disrupting[poolOf(byName[name])]++
 		}
 		count := map[string]int{}
 		for _, n := range in.Nodes {
@@ -193,9 +195,9 @@ func TestRoundProperties(t *testing.T) {
 	})
 }
 
-func poolOf(n *scheduling.Node) string { return n.Node.Labels[v1.NodePoolLabelKey] }
+func poolOf(n *cluster.Node) string { return n.Node.Labels[v1.NodePoolLabelKey] }
 
-func touches(c Command, byName map[string]*scheduling.Node, poolName string) bool {
+func touches(c Command, byName map[string]*cluster.Node, poolName string) bool {
 	for _, name := range c.Candidates {
 		if poolOf(byName[name]) == poolName {
 			return true
@@ -205,33 +207,34 @@ func touches(c Command, byName map[string]*scheduling.Node, poolName string) boo
 }
 
 // replay solves the pending pods and the pods of the gone nodes (marked for deletion) on the
-// other nodes, with the given NodeClaims in flight (empty, not initialized).
-func replay(in *Input, gone map[string]bool, inflight ...[]*scheduling.NodeClaim) *scheduling.Result {
-	sin := &scheduling.Input{NodePools: in.NodePools, InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels,
-		Pods: in.Pods, PodDisruptionBudgets: in.PodDisruptionBudgets}
+// other nodes, with the given NodeClaims in flight (empty, not initialized); verify.Solve
+// checks the result.
+func replay(t tb, in *fixture, gone map[string]bool, inflight ...[]*scheduling.NodeClaim) *scheduling.Result {
+	t.Helper()
+	f := *in
+	f.Deleting = nil
 	for _, n := range in.Nodes {
-		cp := *n
-		cp.MarkedForDeletion = gone[n.Name()]
-		sin.Nodes = append(sin.Nodes, &cp)
+		if gone[n.Name()] {
+			f.Deleting = append(f.Deleting, n.Name())
+		}
 	}
-	i := 0
-	for _, claims := range inflight {
-		for _, c := range claims {
-			i++
-			name := fmt.Sprintf("inflight-%d", i)
+	snap, err := f.snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims []*v1.NodeClaim
+	for _, cs := range inflight {
+		for _, c := range cs {
+			name := fmt.Sprintf("inflight-%d", len(claims)+1)
 			nc := &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
 				v1.NodePoolLabelKey: c.NodePool, v1.LabelInstanceType: c.InstanceType.Name, v1.LabelHostname: name,
 				v1.LabelTopologyZone: c.Offering.Zone(), v1.CapacityTypeLabelKey: c.Offering.CapacityType(),
 			}}}
 			nc.Status.Allocatable, nc.Status.Capacity = c.InstanceType.Allocatable(), c.InstanceType.Capacity
-			sin.Nodes = append(sin.Nodes, &scheduling.Node{NodeClaim: nc})
+			claims = append(claims, nc)
 		}
 	}
-	res, err := scheduling.SolveInput(sin)
-	if err != nil {
-		panic(err)
-	}
-	return res
+	return solveVerified(t, snap.WithInFlight(claims...), scheduling.Options{})
 }
 
 func destinations(res *scheduling.Result) []string {

@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // TestFidelity pins the behaviours of Karpenter's disruption controller that issue #6 found
@@ -23,14 +23,14 @@ func TestFidelity(t *testing.T) {
 		np.Spec.Template.Spec.ExpireAfter = v1.MustParseNillableDuration("30m")
 		return np
 	}
-	uninitialized := func(n *scheduling.Node) *scheduling.Node {
+	uninitialized := func(n *cluster.Node) *cluster.Node {
 		delete(n.Node.Labels, v1.NodeInitializedLabelKey)
 		n.Node.CreationTimestamp.Time = now.Add(-10 * time.Minute)
 		return n
 	}
 	tests := []struct {
 		name        string
-		in          func() *Input
+		in          func() *fixture
 		commands    []string
 		blocked     map[string]string // node -> substring of its reason
 		provisioned int
@@ -40,7 +40,7 @@ func TestFidelity(t *testing.T) {
 			// a's pod moves onto b; b, now nominated, is no candidate, though b with a's pod
 			// would fit onto c.
 			name: "a destination is nominated, not a later candidate",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")},
 					testNode("a", "p", "large", "", bound("x", "1")),
 					testNode("b", "p", "medium", "", bound("y", "1")),
@@ -51,7 +51,7 @@ func TestFidelity(t *testing.T) {
 		},
 		{
 			name: "a node the provisioner sends a pending pod to is nominated",
-			in: func() *Input {
+			in: func() *fixture {
 				in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
 				in.Pods = append(in.Pods, pending("w", "1"))
 				return in
@@ -63,7 +63,7 @@ func TestFidelity(t *testing.T) {
 			// x's pods together with e's against the bound pods only, so one 3.5-cpu pod of x
 			// and e's two small pods share h and the replacement is a medium, not a large.
 			name: "pods of expired nodes are planned together with the candidates'",
-			in: func() *Input {
+			in: func() *fixture {
 				in := input([]*v1.NodePool{pool("p"), expiring("old")},
 					testNode("e", "old", "small", "", bound("e1", "500m"), bound("e2", "500m")),
 					testNode("h", "p", "large", "", bound("h1", "4")),
@@ -81,19 +81,19 @@ func TestFidelity(t *testing.T) {
 			// so m is replaced by a small. Placing b's pod first as fixed load would put it on
 			// c and m's pod on a medium, which is no cheaper.
 			name: "pods of a deleting node compete with the candidate's",
-			in: func() *Input {
-				b := testNode("b", "p", "small", "", bound("y", "2"))
-				b.MarkedForDeletion = true
-				return input([]*v1.NodePool{pool("p")}, b,
+			in: func() *fixture {
+				in := input([]*v1.NodePool{pool("p")}, testNode("b", "p", "small", "", bound("y", "2")),
 					testNode("c", "p", "large", "", bound("z", "5")),
 					testNode("m", "p", "medium", "", bound("x", "2500m")))
+				in.Deleting = []string{"b"}
+				return in
 			},
 			commands: []string{"single-node Underutilized [m] [small/on-demand]"},
 			blocked:  map[string]string{"b": "already deleting", "c": "nominated for a pending pod"},
 		},
 		{
 			name: "a consolidation whose pod would first fit on an uninitialized node is refused",
-			in: func() *Input {
+			in: func() *fixture {
 				q := pool("q")
 				q.Spec.Disruption.ConsolidateAfter = v1.MustParseNillableDuration("1h")
 				return input([]*v1.NodePool{pool("p"), q},
@@ -104,7 +104,7 @@ func TestFidelity(t *testing.T) {
 		},
 		{
 			name: "initialized nodes are tried before uninitialized ones",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")},
 					testNode("a", "p", "medium", "", bound("x", "1")),
 					uninitialized(testNode("b", "p", "large", "")),
@@ -117,7 +117,7 @@ func TestFidelity(t *testing.T) {
 			// Karpenter's expiration controller reads the NodeClaim: a Node being deleted whose
 			// NodeClaim is not (or that has none) is still expired; a deleting NodeClaim is not.
 			name: "expiration of nodes already being deleted",
-			in: func() *Input {
+			in: func() *fixture {
 				a := testNode("a", "old", "small", "")
 				a.Node.DeletionTimestamp = &metav1.Time{Time: now.Add(-time.Minute)}
 				b := testNode("b", "old", "small", "")
@@ -135,7 +135,7 @@ func TestFidelity(t *testing.T) {
 			// Node is going (Karpenter deletes its claim as soon as it sees that), so its pods
 			// are planned again (nominating c) and it uses the budget of one.
 			name: "a Node being deleted whose NodeClaim is not yet is deleting",
-			in: func() *Input {
+			in: func() *fixture {
 				a := testNode("a", "p", "small", "", bound("x", "1"))
 				a.Node.DeletionTimestamp = &metav1.Time{Time: now.Add(-time.Minute)}
 				a.NodeClaim = &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "a", CreationTimestamp: metav1.NewTime(t0)}}
@@ -151,7 +151,7 @@ func TestFidelity(t *testing.T) {
 			// cpu limit at its largest option (8 of the 4 left), so the second pod of x, kept
 			// apart by anti-affinity, has no room; a later provisioning round would fit it.
 			name: "a simulation is one provisioning round (NodePool limits)",
-			in: func() *Input {
+			in: func() *fixture {
 				np := pool("p")
 				np.Spec.Limits = v1.Limits{corev1.ResourceCPU: resource.MustParse("12")}
 				apart := func(name string) *corev1.Pod {
@@ -168,7 +168,7 @@ func TestFidelity(t *testing.T) {
 		},
 		{
 			name: "one expiration command per NodeClaim; the provisioner launches for their pods",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{expiring("old")},
 					testNode("a", "old", "small", "", bound("x", "1500m")),
 					testNode("b", "old", "small", "", bound("y", "1500m")))
@@ -180,7 +180,7 @@ func TestFidelity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := PlanInput(tt.in())
+			res, err := plan(t, tt.in())
 			if err != nil {
 				t.Fatal(err)
 			}

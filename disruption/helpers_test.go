@@ -10,8 +10,8 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 var (
@@ -71,7 +71,7 @@ func budget(nodes string) func(*v1.NodePool) {
 }
 
 // testNode is an initialized node of type typ (on-demand unless ct is given) created at t0.
-func testNode(name, poolName, typ string, ct string, pods ...*corev1.Pod) *scheduling.Node {
+func testNode(name, poolName, typ string, ct string, pods ...*corev1.Pod) *cluster.Node {
 	it := typeByName(testTypes(), typ)
 	if ct == "" {
 		ct = v1.CapacityTypeOnDemand
@@ -95,7 +95,7 @@ func testNode(name, poolName, typ string, ct string, pods ...*corev1.Pod) *sched
 			p.Spec.NodeName = name
 		}
 	}
-	return &scheduling.Node{Node: n, Pods: pods}
+	return &cluster.Node{Node: n, Pods: pods}
 }
 
 // bound is a running pod requesting cpu.
@@ -108,12 +108,83 @@ func bound(name, cpu string) *corev1.Pod {
 	return p
 }
 
-func input(pools []*v1.NodePool, nodes ...*scheduling.Node) *Input {
-	in := &Input{Now: now, NodePools: pools, InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels(), Nodes: nodes}
+// fixture is a test cluster as the tests write it: the snapshot's Objects with each node
+// given as one cluster.Node (a Node and/or NodeClaim with its bound pods), the nodes to
+// mark for deletion, and Plan's time and options. snapshot flattens it for cluster.New.
+type fixture struct {
+	// Objects are the snapshot's objects; its Pods are the pending pods. Its Nodes and
+	// NodeClaims are taken as they are, before those of the Nodes below.
+	cluster.Objects
+	// Nodes are the nodes with their bound pods (each pod's spec.nodeName names its node's
+	// BindName); they hide Objects.Nodes.
+	Nodes []*cluster.Node
+	// Deleting are the names of the nodes marked for deletion (the Deleting fork).
+	Deleting []string
+	Now      time.Time
+	Options  Options
+}
+
+// input is a fixture of these NodePools (each with testTypes) and nodes at now.
+func input(pools []*v1.NodePool, nodes ...*cluster.Node) *fixture {
+	in := &fixture{Now: now, Nodes: nodes, Objects: cluster.Objects{NodePools: pools,
+		InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels()}}
 	for _, np := range pools {
 		in.InstanceTypes[np.Name] = testTypes()
 	}
 	return in
+}
+
+// snapshot is f as a cluster.Snapshot: cluster.New over the Objects with every node's Node,
+// NodeClaim and pods added, then Deleting. A pod not bound to its node's name, or a Node and
+// NodeClaim that New does not pair, is an error: the fixture would not mean what it says.
+func (f *fixture) snapshot() (*cluster.Snapshot, error) {
+	o := f.Objects
+	o.Nodes = append([]*corev1.Node(nil), f.Objects.Nodes...)
+	o.NodeClaims = append([]*v1.NodeClaim(nil), f.Objects.NodeClaims...)
+	o.Pods = nil
+	for i, n := range f.Nodes {
+		if n == nil {
+			return nil, fmt.Errorf("fixture: nodes[%d] is nil", i)
+		}
+		if n.Node != nil {
+			o.Nodes = append(o.Nodes, n.Node)
+		}
+		if n.NodeClaim != nil {
+			o.NodeClaims = append(o.NodeClaims, n.NodeClaim)
+		}
+		for _, p := range n.Pods {
+			if p != nil && p.Spec.NodeName != n.BindName() {
+				return nil, fmt.Errorf("fixture: pod %s of node %s is bound to %q", p.Name, n.BindName(), p.Spec.NodeName)
+			}
+			o.Pods = append(o.Pods, p)
+		}
+	}
+	o.Pods = append(o.Pods, f.Objects.Pods...)
+	snap, err := cluster.New(o)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range f.Nodes {
+		if sn := snap.Node(n.BindName()); sn == nil || sn.Node != n.Node || sn.NodeClaim != n.NodeClaim {
+			return nil, fmt.Errorf("fixture: node %s: cluster.New does not pair its Node and NodeClaim", n.BindName())
+		}
+	}
+	return snap.Deleting(f.Deleting...), nil
+}
+
+// plan is Plan over f's snapshot at f.Now with f.Options, the result checked by verify.Plan
+// when Plan succeeds. The test stops if the snapshot cannot be built.
+func plan(t tb, f *fixture) (*Result, error) {
+	t.Helper()
+	snap, err := f.snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Plan(snap, f.Now, f.Options)
+	if err == nil {
+		verified(t, snap, f.Now, f.Options, res)
+	}
+	return res, err
 }
 
 func cmdSummary(r *Result) []string {

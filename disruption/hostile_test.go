@@ -9,31 +9,42 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
-	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/cluster"
 )
 
-// TestPlanNeverPanicsOnNil: nil entries anywhere in the input are skipped or an error, never
-// a panic.
+// TestPlanNeverPanicsOnNil: nil entries anywhere in the input are refused by cluster.New
+// (nil Nodes, NodeClaims, pods), or skipped or an error of Plan, never a panic.
 func TestPlanNeverPanicsOnNil(t *testing.T) {
-	node := func() *scheduling.Node { return testNode("node-a", "default", "small", "", bound("a", "100m")) }
+	node := func() *cluster.Node { return testNode("node-a", "default", "small", "", bound("a", "100m")) }
 	nilOffering := testType("small", 2, 0.1)
 	nilOffering.Offerings = append(nilOffering.Offerings, nil)
-	for name, mod := range map[string]func(*Input){
-		"nil node":          func(in *Input) { in.Nodes = append(in.Nodes, nil) },
-		"empty node":        func(in *Input) { in.Nodes = append(in.Nodes, &scheduling.Node{}) },
-		"nil bound pod":     func(in *Input) { in.Nodes[0].Pods = append(in.Nodes[0].Pods, nil) },
-		"nil pending pod":   func(in *Input) { in.Pods = []*corev1.Pod{nil} },
-		"nil type":          func(in *Input) { in.InstanceTypes["default"] = append(in.InstanceTypes["default"], nil) },
-		"nil offering":      func(in *Input) { in.InstanceTypes["default"] = cloudprovider.InstanceTypes{nilOffering} },
-		"nil NodePool":      func(in *Input) { in.NodePools = append(in.NodePools, nil) },
-		"nil DaemonSet":     func(in *Input) { in.DaemonSets = append(in.DaemonSets, nil) },
-		"nil PDB":           func(in *Input) { in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, nil) },
-		"no instance types": func(in *Input) { in.InstanceTypes = nil },
+	for name, tc := range map[string]struct {
+		mod     func(*fixture)
+		refused bool // by cluster.New
+	}{
+		"nil node":          {func(in *fixture) { in.Objects.Nodes = append(in.Objects.Nodes, nil) }, true},
+		"nil NodeClaim":     {func(in *fixture) { in.NodeClaims = append(in.NodeClaims, nil) }, true},
+		"nameless node":     {func(in *fixture) { in.Objects.Nodes = append(in.Objects.Nodes, &corev1.Node{}) }, false},
+		"nil bound pod":     {func(in *fixture) { in.Nodes[0].Pods = append(in.Nodes[0].Pods, nil) }, true},
+		"nil pending pod":   {func(in *fixture) { in.Pods = []*corev1.Pod{nil} }, true},
+		"nil type":          {func(in *fixture) { in.InstanceTypes["default"] = append(in.InstanceTypes["default"], nil) }, false},
+		"nil offering":      {func(in *fixture) { in.InstanceTypes["default"] = cloudprovider.InstanceTypes{nilOffering} }, false},
+		"nil NodePool":      {func(in *fixture) { in.NodePools = append(in.NodePools, nil) }, false},
+		"nil DaemonSet":     {func(in *fixture) { in.DaemonSets = append(in.DaemonSets, nil) }, false},
+		"nil PDB":           {func(in *fixture) { in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, nil) }, false},
+		"no instance types": {func(in *fixture) { in.InstanceTypes = nil }, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			in := input([]*v1.NodePool{pool("default")}, node())
-			mod(in)
-			assert.NotPanics(t, func() { _, _ = PlanInput(in) })
+			tc.mod(in)
+			assert.NotPanics(t, func() {
+				snap, err := in.snapshot()
+				if assert.Equal(t, tc.refused, err != nil, "cluster.New refuses: %v", err) && err == nil {
+					if res, err := Plan(snap, in.Now, in.Options); err == nil {
+						verified(t, snap, in.Now, in.Options, res)
+					}
+				}
+			})
 		})
 	}
 }
@@ -44,7 +55,7 @@ func TestUncountableBoundPodIsNotFree(t *testing.T) {
 	huge := bound("huge", "100m")
 	huge.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("1e30")
 	in := input([]*v1.NodePool{pool("default")}, testNode("node-a", "default", "large", "", huge))
-	res, err := PlanInput(in)
+	res, err := plan(t, in)
 	if err != nil {
 		return // refusing the input is as good
 	}

@@ -8,8 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // An in-flight NodeClaim carries the labels the cloud gives a launched one (its type's
@@ -39,7 +39,7 @@ func TestInflightClaimDaemonSetOverhead(t *testing.T) {
 			nodeA := testNode("A", "default", "small", v1.CapacityTypeSpot, a)
 			nodeB := testNode("B", "default", "small", v1.CapacityTypeSpot, b)
 			nodeS := testNode("S", "default", "medium", v1.CapacityTypeSpot, s)
-			for _, n := range []*scheduling.Node{nodeA, nodeB, nodeS} {
+			for _, n := range []*cluster.Node{nodeA, nodeB, nodeS} {
 				n.Node.Labels["rack"] = "r1"
 				// the DaemonSet's pod already runs on every existing node (whatever it selects)
 				d := bound("logs-"+n.Node.Name, "500m")
@@ -50,11 +50,10 @@ func TestInflightClaimDaemonSetOverhead(t *testing.T) {
 			in := input([]*v1.NodePool{pool("default", spotToo)}, nodeA, nodeB, nodeS)
 			in.DaemonSets = []*appsv1.DaemonSet{fake.DaemonSet("logs", ds)}
 			in.Pods = []*corev1.Pod{fake.Pod("p").Requests("1200m", "100Mi").Obj()}
-			res, err := PlanInput(in)
+			res, err := plan(t, in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			verified(t, in, res)
 			if len(res.Provisioned) != 1 || res.Provisioned[0].InstanceType.Name != "small" {
 				t.Fatalf("want the pending pod on one new small node, got %v", res.Provisioned)
 			}

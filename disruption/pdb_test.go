@@ -60,7 +60,7 @@ func TestPDBOneReading(t *testing.T) {
 			in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")), testNode("b", "p", "large", ""))
 			in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{b}
 			in.Pods = pending
-			res, err := PlanInput(in)
+			res, err := plan(t, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,15 +70,13 @@ func TestPDBOneReading(t *testing.T) {
 			}
 
 			// scheduling: is the pod of a node marked for deletion planned again?
-			del := testNode("a", "p", "large", "", bound("x", "1"))
-			del.MarkedForDeletion = true
-			sin := &scheduling.Input{NodePools: in.NodePools, InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels,
-				Nodes: []*scheduling.Node{del, testNode("b", "p", "large", "")}, Pods: pending,
-				PodDisruptionBudgets: in.PodDisruptionBudgets}
-			sres, err := scheduling.SolveInput(sin)
+			sin := input(in.NodePools, testNode("a", "p", "large", "", bound("x", "1")), testNode("b", "p", "large", ""))
+			sin.PodDisruptionBudgets, sin.Pods, sin.Deleting = in.PodDisruptionBudgets, pending, []string{"a"}
+			snap, err := sin.snapshot()
 			if err != nil {
 				t.Fatal(err)
 			}
+			sres := solveVerified(t, snap, scheduling.Options{})
 			if replanned := placed(sres, "x"); replanned == tc.blocked {
 				t.Fatalf("scheduling: pod x planned again = %v, but disruption says blocked = %v", replanned, tc.blocked)
 			}

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -13,11 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/cluster"
 )
 
-func emptyNodes(n int, poolName string) []*scheduling.Node {
-	var out []*scheduling.Node
+func emptyNodes(n int, poolName string) []*cluster.Node {
+	var out []*cluster.Node
 	for i := 0; i < n; i++ {
 		out = append(out, testNode(fmt.Sprintf("empty-%02d", i), poolName, "small", ""))
 	}
@@ -36,14 +35,14 @@ func TestPlan(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		in       func() *Input
+		in       func() *fixture
 		commands []string
 		blocked  map[string]string      // node -> substring of its reason
 		first    map[string]BlockReason // node -> code of its first blocker
 	}{
 		{
 			name: "empty node deleted, busy cheapest node stays",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", ""), testNode("b", "p", "small", "", bound("x", "1")))
 			},
 			commands: []string{"emptiness Empty [a] []"},
@@ -51,29 +50,29 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name:     "budget 30% of 10 empty nodes deletes 3",
-			in:       func() *Input { return input([]*v1.NodePool{pool("p", budget("30%"))}, emptyNodes(10, "p")...) },
+			in:       func() *fixture { return input([]*v1.NodePool{pool("p", budget("30%"))}, emptyNodes(10, "p")...) },
 			commands: []string{"emptiness Empty [empty-00 empty-01 empty-02] []"},
 			blocked:  map[string]string{"empty-09": "allows no more Empty disruptions (3 of 10"},
 		},
 		{
 			name:    "budget 0% deletes nothing",
-			in:      func() *Input { return input([]*v1.NodePool{pool("p", budget("0%"))}, emptyNodes(3, "p")...) },
+			in:      func() *fixture { return input([]*v1.NodePool{pool("p", budget("0%"))}, emptyNodes(3, "p")...) },
 			blocked: map[string]string{"empty-00": "allows no more Empty"},
 			first:   map[string]BlockReason{"empty-00": BlockBudget},
 		},
 		{
 			name: "budget counts nodes already deleting",
-			in: func() *Input {
-				ns := emptyNodes(10, "p")
-				ns[0].MarkedForDeletion = true
-				return input([]*v1.NodePool{pool("p", budget("3"))}, ns...)
+			in: func() *fixture {
+				in := input([]*v1.NodePool{pool("p", budget("3"))}, emptyNodes(10, "p")...)
+				in.Deleting = []string{"empty-00"}
+				return in
 			},
 			commands: []string{"emptiness Empty [empty-01 empty-02] []"},
 			blocked:  map[string]string{"empty-00": "already deleting"},
 		},
 		{
 			name: "do-not-disrupt pod blocks consolidation",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", annotated(bound("x", "1"), "true")))
 			},
 			blocked: map[string]string{"a": "do-not-disrupt=true"},
@@ -81,14 +80,14 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "elapsed do-not-disrupt duration does not block",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", annotated(bound("x", "1"), "30m")))
 			},
 			commands: []string{"single-node Underutilized [a] [small/on-demand]"},
 		},
 		{
 			name: "active do-not-disrupt duration blocks",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", annotated(bound("x", "1"), "2h")))
 			},
 			blocked: map[string]string{"a": "do-not-disrupt=2h"},
@@ -96,7 +95,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "do-not-disrupt node annotation",
-			in: func() *Input {
+			in: func() *fixture {
 				n := testNode("a", "p", "large", "")
 				n.Node.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
 				return input([]*v1.NodePool{pool("p")}, n)
@@ -106,7 +105,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "PDB allowing no disruption blocks",
-			in: func() *Input {
+			in: func() *fixture {
 				in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
 				in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("x", 0, "x")}
 				return in
@@ -116,7 +115,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "PDB status disruptionsAllowed 0 blocks",
-			in: func() *Input {
+			in: func() *fixture {
 				in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
 				b := pdb("x", 1, "x")
 				b.Status.ObservedGeneration, b.Status.DisruptionsAllowed = 1, 0
@@ -128,7 +127,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "PDB with room does not block",
-			in: func() *Input {
+			in: func() *fixture {
 				in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
 				in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("x", 1, "x")}
 				return in
@@ -137,7 +136,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "two PDBs on a pod block",
-			in: func() *Input {
+			in: func() *fixture {
 				in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
 				in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("x", 1, "x"), pdb("y", 1, "x")}
 				return in
@@ -147,7 +146,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "consolidateAfter not elapsed",
-			in: func() *Input {
+			in: func() *fixture {
 				np := pool("p")
 				np.Spec.Disruption.ConsolidateAfter = v1.MustParseNillableDuration("2h")
 				return input([]*v1.NodePool{np}, testNode("a", "p", "large", ""))
@@ -157,7 +156,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "consolidateAfter Never",
-			in: func() *Input {
+			in: func() *fixture {
 				np := pool("p")
 				np.Spec.Disruption.ConsolidateAfter = v1.NeverDuration()
 				return input([]*v1.NodePool{np}, testNode("a", "p", "large", ""))
@@ -167,7 +166,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "expireAfter elapsed: forceful, ignores a 0 budget",
-			in: func() *Input {
+			in: func() *fixture {
 				np := pool("p", budget("0"))
 				np.Spec.Template.Spec.ExpireAfter = v1.MustParseNillableDuration("30m")
 				return input([]*v1.NodePool{np}, testNode("a", "p", "small", "", bound("x", "1")))
@@ -176,7 +175,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "WhenEmpty does not consolidate a busy node",
-			in: func() *Input {
+			in: func() *fixture {
 				np := pool("p")
 				np.Spec.Disruption.ConsolidationPolicy = v1.ConsolidationPolicyWhenEmpty
 				return input([]*v1.NodePool{np}, testNode("a", "p", "large", "", bound("x", "1")))
@@ -186,7 +185,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "spot-to-spot off",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p", spotToo)}, testNode("a", "p", "large", v1.CapacityTypeSpot, bound("x", "1")))
 			},
 			blocked: map[string]string{"a": "spot-to-spot consolidation is disabled"},
@@ -194,7 +193,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "spot-to-spot on, but fewer than 15 cheaper types",
-			in: func() *Input {
+			in: func() *fixture {
 				in := input([]*v1.NodePool{pool("p", spotToo)}, testNode("a", "p", "large", v1.CapacityTypeSpot, bound("x", "1")))
 				in.Options.SpotToSpotConsolidation = true
 				return in
@@ -204,28 +203,28 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "replace with a cheaper node (spot preferred when the NodePool allows it)",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p", spotToo)}, testNode("a", "p", "large", "", bound("x", "1")))
 			},
 			commands: []string{"single-node Underutilized [a] [small/spot]"},
 		},
 		{
 			name: "replace on-demand only",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1")))
 			},
 			commands: []string{"single-node Underutilized [a] [small/on-demand]"},
 		},
 		{
 			name: "delete when another node has room",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "medium", "", bound("x", "1")), testNode("b", "p", "large", "", bound("y", "1")))
 			},
 			commands: []string{"multi-node Underutilized [a b] [small/on-demand]"},
 		},
 		{
 			name: "delete onto a busy node with room",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "small", "", bound("x", "1")), testNode("b", "p", "large", "", bound("y", "6")))
 			},
 			commands: []string{"single-node Underutilized [a] []"},
@@ -233,14 +232,14 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "multi-node merges two half-empty nodes into one cheaper",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "1500m")), testNode("b", "p", "large", "", bound("y", "1500m")))
 			},
 			commands: []string{"multi-node Underutilized [a b] [medium/on-demand]"},
 		},
 		{
 			name: "multi-node does not replace two nodes by one of their type; single-node deletes one",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "3")), testNode("b", "p", "large", "", bound("y", "3")))
 			},
 			commands: []string{"single-node Underutilized [a] []"},
@@ -248,7 +247,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "pods cannot reschedule",
-			in: func() *Input {
+			in: func() *fixture {
 				p := bound("x", "1")
 				p.Spec.NodeSelector = map[string]string{"team": "a"}
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", p))
@@ -258,14 +257,14 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "requirements drift replaces the node",
-			in: func() *Input {
+			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "small", v1.CapacityTypeSpot, bound("x", "1")))
 			},
 			commands: []string{"drift Drifted [a] [small/on-demand]"},
 		},
 		{
 			name: "drift condition, do-not-disrupt pod without TGP blocks",
-			in: func() *Input {
+			in: func() *fixture {
 				n := testNode("a", "p", "small", "", annotated(bound("x", "1"), "true"))
 				n.NodeClaim = &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "a", CreationTimestamp: metav1.NewTime(t0)}}
 				n.NodeClaim.Status.NodeName = "a"
@@ -277,7 +276,7 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "uninitialized and unmanaged nodes",
-			in: func() *Input {
+			in: func() *fixture {
 				u := testNode("u", "p", "large", "")
 				delete(u.Node.Labels, v1.NodeInitializedLabelKey)
 				x := testNode("x", "p", "large", "")
@@ -291,7 +290,7 @@ func TestPlan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := tt.in()
-			res, err := PlanInput(in)
+			res, err := plan(t, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,15 +317,11 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-// planNothingLost plans in, stops the test if Plan fails, and checks that the result loses
-// no node and no pod (checkNothingLost).
-func planNothingLost(t interface {
-	Helper()
-	Fatal(...any)
-	Errorf(string, ...any)
-}, in *Input) *Result {
+// planNothingLost plans in (verified), stops the test if Plan fails, and checks that the
+// result loses no node and no pod (checkNothingLost).
+func planNothingLost(t tb, in *fixture) *Result {
 	t.Helper()
-	res, err := PlanInput(in)
+	res, err := plan(t, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +330,7 @@ func planNothingLost(t interface {
 }
 
 // checkNothingLost: every managed node is in exactly one command or blocked, never both.
-func checkNothingLost(t interface{ Errorf(string, ...any) }, in *Input, res *Result) {
+func checkNothingLost(t interface{ Errorf(string, ...any) }, in *fixture, res *Result) {
 	seen := map[string]int{}
 	for _, c := range res.Commands {
 		for _, n := range c.Candidates {
@@ -383,13 +378,13 @@ func pdbFor(app string) *policyv1.PodDisruptionBudget {
 }
 
 func TestBudgetsAcrossNodePools(t *testing.T) {
-	var nodes []*scheduling.Node
+	var nodes []*cluster.Node
 	for _, p := range []string{"p1", "p2"} {
 		for i := 0; i < 10; i++ {
 			nodes = append(nodes, testNode(fmt.Sprintf("%s-%02d", p, i), p, "small", ""))
 		}
 	}
-	res, err := PlanInput(input([]*v1.NodePool{pool("p1", budget("2")), pool("p2", budget("20%"))}, nodes...))
+	res, err := plan(t, input([]*v1.NodePool{pool("p1", budget("2")), pool("p2", budget("20%"))}, nodes...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,13 +394,24 @@ func TestBudgetsAcrossNodePools(t *testing.T) {
 }
 
 func TestNilAndOddInput(t *testing.T) {
-	if _, err := PlanInput(nil); err == nil {
-		t.Error("nil input: want an error")
+	if _, err := Plan(nil, now, Options{}); err == nil {
+		t.Error("nil snapshot: want an error")
 	}
-	in := input([]*v1.NodePool{pool("p")}, nil, &scheduling.Node{}, testNode("a", "p", "small", "", nil))
-	in.Nodes[2].Pods = []*corev1.Pod{nil}
-	if _, err := PlanInput(in); err != nil {
-		t.Fatal(err)
+	in := input([]*v1.NodePool{pool("p")}, testNode("a", "p", "small", ""))
+	in.Pods = []*corev1.Pod{nil}
+	if _, err := in.snapshot(); err == nil {
+		t.Error("nil pod: want cluster.New's error")
 	}
-	_ = time.Second
+	in.Pods = nil
+	in.Objects.Nodes = []*corev1.Node{nil}
+	if _, err := in.snapshot(); err == nil {
+		t.Error("nil Node: want cluster.New's error")
+	}
+	in.Objects.Nodes = nil
+	in.Nodes = append(in.Nodes, testNode("a", "p", "large", ""))
+	if _, err := in.snapshot(); err == nil {
+		t.Error("two nodes named a: want cluster.New's error")
+	}
+	in.Nodes = in.Nodes[:1]
+	planNothingLost(t, in)
 }

@@ -10,12 +10,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/cluster"
 )
 
 // Regressions found in review; each failed before its fix.
 
-func withClaim(n *scheduling.Node, mod func(*v1.NodeClaim)) *scheduling.Node {
+func withClaim(n *cluster.Node, mod func(*v1.NodeClaim)) *cluster.Node {
 	nc := &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: n.Node.Name, Labels: n.Node.Labels, CreationTimestamp: n.Node.CreationTimestamp}}
 	nc.Status.NodeName = n.Node.Name
 	mod(nc)
@@ -26,13 +26,13 @@ func withClaim(n *scheduling.Node, mod func(*v1.NodeClaim)) *scheduling.Node {
 func TestExpirationReadsTheNodeClaimsExpireAfter(t *testing.T) {
 	thirty := v1.MustParseNillableDuration("30m")
 	short := withClaim(testNode("a", "p", "small", "", bound("x", "1")), func(nc *v1.NodeClaim) { nc.Spec.ExpireAfter = thirty })
-	res, err := PlanInput(input([]*v1.NodePool{pool("p")}, short))
+	res, err := plan(t, input([]*v1.NodePool{pool("p")}, short))
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Commands)
 	assert.Equal(t, MethodExpiration, res.Commands[0].Method, "the NodeClaim expires after 30m although its NodePool says 720h")
 
 	never := withClaim(testNode("a", "p", "small", "", bound("x", "1")), func(nc *v1.NodeClaim) { nc.Spec.ExpireAfter = v1.MustParseNillableDuration("Never") })
-	res, err = PlanInput(input([]*v1.NodePool{pool("p", func(np *v1.NodePool) { np.Spec.Template.Spec.ExpireAfter = thirty })}, never))
+	res, err = plan(t, input([]*v1.NodePool{pool("p", func(np *v1.NodePool) { np.Spec.Template.Spec.ExpireAfter = thirty })}, never))
 	require.NoError(t, err)
 	for _, c := range res.Commands {
 		assert.NotEqual(t, MethodExpiration, c.Method, "a NodePool change is drift, not expiration")
@@ -44,7 +44,7 @@ func TestHashDriftNeedsBothVersions(t *testing.T) {
 		nc.Annotations = map[string]string{v1.NodePoolHashAnnotationKey: "bbb"}
 	})
 	np := pool("p", func(np *v1.NodePool) { np.Annotations = map[string]string{v1.NodePoolHashAnnotationKey: "aaa"} })
-	res, err := PlanInput(input([]*v1.NodePool{np}, n))
+	res, err := plan(t, input([]*v1.NodePool{np}, n))
 	require.NoError(t, err)
 	for _, c := range res.Commands {
 		assert.NotEqual(t, MethodDrift, c.Method)
@@ -53,9 +53,9 @@ func TestHashDriftNeedsBothVersions(t *testing.T) {
 
 func TestDeletingNodesUnschedulablePodBlocksConsolidation(t *testing.T) {
 	x := testNode("x", "p", "large", "", bound("huge", "100"))
-	x.MarkedForDeletion = true
 	in := input([]*v1.NodePool{pool("p")}, x, testNode("a", "p", "small", "", bound("pa", "500m")), testNode("b", "p", "large", "", bound("pb", "1")))
-	res, err := PlanInput(in)
+	in.Deleting = []string{"x"}
+	res, err := plan(t, in)
 	require.NoError(t, err)
 	for _, c := range res.Commands {
 		assert.NotEqual(t, ReasonUnderutilized, c.Reason, "a pod of a node already being deleted has nowhere to go: %v", cmdSummary(res))
@@ -67,7 +67,7 @@ func TestConsolidateAfterProtectsDestinations(t *testing.T) {
 	a := testNode("a", "p", "small", "", bound("pa", "500m"))
 	b := testNode("b", "p", "large", "", bound("pb", "1"))
 	b.Node.CreationTimestamp = metav1.NewTime(now.Add(-10 * time.Minute)) // changed 10 minutes ago
-	res, err := PlanInput(input([]*v1.NodePool{np}, a, b))
+	res, err := plan(t, input([]*v1.NodePool{np}, a, b))
 	require.NoError(t, err)
 	for _, c := range res.Commands {
 		assert.NotContains(t, c.Candidates, "a", "a's pod may not move onto b inside b's consolidateAfter: %v", cmdSummary(res))
@@ -80,16 +80,16 @@ func TestBalancedScoresMoves(t *testing.T) {
 	for _, n := range []string{"q1", "q2", "q3", "q4", "q5"} {
 		pods = append(pods, bound(n, "600m"))
 	}
-	nodes := []*scheduling.Node{testNode("n1", "p", "large", "", pods...)}
+	nodes := []*cluster.Node{testNode("n1", "p", "large", "", pods...)}
 	for _, n := range []string{"m01", "m02", "m03", "m04", "m05", "m06", "m07", "m08", "m09", "m10"} {
 		nodes = append(nodes, testNode(n, "p", "large", "", bound("big-"+n, "7900m")))
 	}
-	res, err := PlanInput(input([]*v1.NodePool{pool("p", balanced)}, nodes...))
+	res, err := plan(t, input([]*v1.NodePool{pool("p", balanced)}, nodes...))
 	require.NoError(t, err)
 	assert.Empty(t, res.Commands, "saving $0.2/h of $4.4/h does not justify moving 5 of 15 pods")
 	assert.Equal(t, BlockBalanced, firstBlocker(res, "n1"), blockedReason(res, "n1"))
 
-	res, err = PlanInput(input([]*v1.NodePool{pool("p")}, nodes...))
+	res, err = plan(t, input([]*v1.NodePool{pool("p")}, nodes...))
 	require.NoError(t, err)
 	assert.NotEmpty(t, res.Commands, "WhenEmptyOrUnderutilized takes the same move")
 }
@@ -97,7 +97,7 @@ func TestBalancedScoresMoves(t *testing.T) {
 func TestInstanceTypeNotFoundIsDrift(t *testing.T) {
 	retired := testNode("old", "p", "small", "", bound("x", "1"))
 	retired.Node.Labels[v1.LabelInstanceType] = "retired-type"
-	res, err := PlanInput(input([]*v1.NodePool{pool("p")}, retired))
+	res, err := plan(t, input([]*v1.NodePool{pool("p")}, retired))
 	require.NoError(t, err)
 	require.Len(t, res.Commands, 1, "%v", res.Blocked)
 	assert.Equal(t, MethodDrift, res.Commands[0].Method)
@@ -106,7 +106,7 @@ func TestInstanceTypeNotFoundIsDrift(t *testing.T) {
 	young := testNode("new", "p", "small", "", bound("y", "1"))
 	young.Node.Labels[v1.LabelInstanceType] = "retired-type"
 	young.Node.CreationTimestamp = metav1.NewTime(now.Add(-30 * time.Minute))
-	res, err = PlanInput(input([]*v1.NodePool{pool("p")}, young))
+	res, err = plan(t, input([]*v1.NodePool{pool("p")}, young))
 	require.NoError(t, err)
 	assert.Empty(t, res.Commands, "not checked before the node is an hour old")
 }

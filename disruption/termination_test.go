@@ -11,7 +11,6 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 func daemonPod(p *corev1.Pod) *corev1.Pod {
@@ -27,16 +26,17 @@ func critical(p *corev1.Pod) *corev1.Pod {
 func ptr[T any](v T) *T { return &v }
 
 // deleting marks the node's Node deleted at since.
-func deleting(sn *scheduling.Node, since time.Time) *scheduling.Node {
+func deleting(sn *cluster.Node, since time.Time) *cluster.Node {
 	t := metav1.NewTime(since)
 	sn.Node.DeletionTimestamp = &t
 	return sn
 }
 
 // claimed gives the node a NodeClaim of its name, with a terminationGracePeriod when tgp > 0.
-func claimed(sn *scheduling.Node, tgp time.Duration) *scheduling.Node {
+func claimed(sn *cluster.Node, tgp time.Duration) *cluster.Node {
 	nc := &v1.NodeClaim{}
 	nc.Name = sn.Node.Name
+	nc.Status.NodeName = sn.Node.Name
 	nc.Labels = map[string]string{}
 	for k, v := range sn.Node.Labels {
 		nc.Labels[k] = v
@@ -62,7 +62,7 @@ func TestDrainOrderPerPodClass(t *testing.T) {
 	}
 	n := deleting(testNode("gone", "p", "small", "", pods...), t0)
 	in := input([]*v1.NodePool{pool("p")}, n, testNode("stay", "p", "large", ""))
-	res, err := PlanInput(in)
+	res, err := plan(t, in)
 	require.NoError(t, err)
 	d := drainOf(res, "gone")
 	require.NotNil(t, d)
@@ -111,7 +111,7 @@ func TestDrainWaitsForPDBAndDoNotDisrupt(t *testing.T) {
 		n.NodeClaim.DeletionTimestamp = n.Node.DeletionTimestamp
 		in := input([]*v1.NodePool{pool("p")}, n, testNode("stay", "p", "large", ""))
 		in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, pdbFor("a")) // maxUnavailable 1
-		res, err := PlanInput(in)
+		res, err := plan(t, in)
 		require.NoError(t, err)
 		return res
 	}
@@ -162,7 +162,7 @@ func TestDrainWaitsForPDBAndDoNotDisrupt(t *testing.T) {
 // Nodes taken by a command of this Plan are drained too, named by their command.
 func TestDrainOfACommand(t *testing.T) {
 	in := input([]*v1.NodePool{pool("p")}, testNode("empty", "p", "small", ""))
-	res, err := PlanInput(in)
+	res, err := plan(t, in)
 	require.NoError(t, err)
 	require.Len(t, res.Commands, 1)
 	d := drainOf(res, "empty")
@@ -197,7 +197,7 @@ func TestDrainClassOrder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := deleting(testNode("gone", "p", "small", "", tc.pod()), t0)
-			res, err := PlanInput(input([]*v1.NodePool{pool("p")}, n, testNode("stay", "p", "large", "")))
+			res, err := plan(t, input([]*v1.NodePool{pool("p")}, n, testNode("stay", "p", "large", "")))
 			require.NoError(t, err)
 			d := drainOf(res, "gone")
 			require.NotNil(t, d)
@@ -229,7 +229,7 @@ func TestDrainClassOrder(t *testing.T) {
 	} {
 		t.Run("left alone: "+tc.name, func(t *testing.T) {
 			n := deleting(testNode("gone", "p", "small", "", tc.pod()), t0)
-			res, err := PlanInput(input([]*v1.NodePool{pool("p")}, n))
+			res, err := plan(t, input([]*v1.NodePool{pool("p")}, n))
 			require.NoError(t, err)
 			d := drainOf(res, "gone")
 			require.NotNil(t, d)
@@ -245,7 +245,7 @@ func TestDrainClassOrder(t *testing.T) {
 func TestNoDrainForUnmanagedNodes(t *testing.T) {
 	n := deleting(testNode("other", "", "small", "", bound("x", "100m")), t0)
 	delete(n.Node.Labels, v1.NodePoolLabelKey)
-	res, err := PlanInput(input([]*v1.NodePool{pool("p")}, n))
+	res, err := plan(t, input([]*v1.NodePool{pool("p")}, n))
 	require.NoError(t, err)
 	assert.Empty(t, res.Drains)
 }

@@ -1,23 +1,38 @@
 package disruption
 
-import "fmt"
+import (
+	"fmt"
+	"time"
 
-// VerifyPlan checks a Plan result with package verify. verify imports disruption, so the
-// tests of this package cannot import it; verify_external_test.go (package
-// disruption_test, compiled into the same test binary) sets it in an init function.
-var VerifyPlan func(in *Input, res *Result) []string
+	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
 
-// verified fails the test when verify.Plan finds a violation in res.
-func verified(t interface {
+// VerifyPlan and VerifySolve check a Plan or Solve result with package verify. verify
+// imports disruption, so the tests of this package cannot import it;
+// verify_external_test.go (package disruption_test, compiled into the same test binary)
+// sets them in an init function.
+var (
+	VerifyPlan  func(snap *cluster.Snapshot, now time.Time, opts Options, res *Result) []string
+	VerifySolve func(snap *cluster.Snapshot, opts scheduling.Options, res *scheduling.Result) []string
+)
+
+// tb is what the helpers need of *testing.T, *testing.B and *rapid.T.
+type tb interface {
 	Helper()
 	Fatal(...any)
 	Fatalf(string, ...any)
-}, in *Input, res *Result) {
+	Errorf(string, ...any)
+}
+
+// verified fails the test when verify.Plan finds a violation in res, Plan's result for snap
+// at now with opts.
+func verified(t tb, snap *cluster.Snapshot, now time.Time, opts Options, res *Result) {
 	t.Helper()
 	if VerifyPlan == nil {
 		t.Fatal("VerifyPlan is not set (verify_external_test.go missing?)")
 	}
-	if vs := VerifyPlan(in, res); len(vs) > 0 {
+	if vs := VerifyPlan(snap, now, opts, res); len(vs) > 0 {
 		var dest []string
 		for _, c := range res.Commands {
 			var pods []string
@@ -30,4 +45,21 @@ func verified(t interface {
 		}
 		t.Fatalf("verify.Plan: %d violations: %v\ncommands: %v\n%v", len(vs), vs, cmdSummary(res), dest)
 	}
+}
+
+// solveVerified is scheduling.Solve(snap, opts), failing the test when Solve fails or
+// verify.Solve finds a violation in its result.
+func solveVerified(t tb, snap *cluster.Snapshot, opts scheduling.Options) *scheduling.Result {
+	t.Helper()
+	if VerifySolve == nil {
+		t.Fatal("VerifySolve is not set (verify_external_test.go missing?)")
+	}
+	res, err := scheduling.Solve(snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs := VerifySolve(snap, opts, res); len(vs) > 0 {
+		t.Fatalf("verify.Solve: %d violations: %v", len(vs), vs)
+	}
+	return res
 }
