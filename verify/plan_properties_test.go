@@ -13,10 +13,10 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/interruption"
-	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/verify"
 )
 
@@ -24,18 +24,18 @@ import (
 var planSettings = fake.PodSettings{ZoneSelector: 0.1, Toleration: 0.3, HostnameAntiAffinity: 0.1, HostPort: 0.1,
 	MaxCPUMillis: 1000, MaxMemoryMi: 2048}
 
-// drawPlanInput draws 1-2 NodePools (budgets, reasons, policies) over 1-4 instance types,
+// drawPlanWorld draws 1-2 NodePools (budgets, reasons, policies) over 1-4 instance types,
 // 0-8 nodes of them (some old enough to expire, NotReady, marked for deletion or
 // annotated do-not-disrupt) with up to 3 running pods each (some do-not-disrupt), 0-2
 // PodDisruptionBudgets over the apps, 0-2 pending pods, sometimes node repair, and
 // interruption events for some nodes.
-func drawPlanInput(t *rapid.T) *disruption.Input {
-	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+func drawPlanWorld(t *rapid.T) (w *world, now time.Time) {
+	now = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	types := fake.InstanceTypesGenerator(4).Draw(t, "instance-types")
 	pools := rapid.SliceOfNDistinct(fake.NodePoolGenerator(), 1, 2, func(np *v1.NodePool) string { return np.Name }).Draw(t, "nodepools")
-	in := &disruption.Input{Now: now, NodePools: pools, InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels()}
+	w = &world{Objects: cluster.Objects{NodePools: pools, InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels()}}
 	for _, np := range pools {
-		in.InstanceTypes[np.Name] = types
+		w.InstanceTypes[np.Name] = types
 		b := v1.Budget{Nodes: rapid.SampledFrom([]string{"0", "1", "2", "50%", "100%"}).Draw(t, np.Name+"/budget")}
 		if rapid.IntRange(0, 3).Draw(t, np.Name+"/budget-reason?") == 0 {
 			b.Reasons = []v1.DisruptionReason{rapid.SampledFrom([]v1.DisruptionReason{v1.DisruptionReasonEmpty,
@@ -54,22 +54,22 @@ func drawPlanInput(t *rapid.T) *disruption.Input {
 		n.CreationTimestamp = metav1.NewTime(now.Add(-time.Duration(rapid.IntRange(1, 800).Draw(t, name+"/age-hours")) * time.Hour))
 		n.Spec.ProviderID = "fake:///" + n.Labels[v1.LabelTopologyZone] + "/i-" + name
 		if rapid.IntRange(0, 5).Draw(t, name+"/interrupted") == 5 {
-			in.Interruptions = append(in.Interruptions, interruption.Event{
+			w.Interruptions = append(w.Interruptions, interruption.Event{
 				Kind: rapid.SampledFrom([]interruption.Kind{interruption.SpotInterrupted, interruption.ScheduledChange,
 					interruption.InstanceStopped, interruption.RebalanceRecommendation}).Draw(t, name+"/event"),
 				ID: "ev-" + name, Time: now.Add(-time.Minute), InstanceIDs: []string{"i-" + name}})
 		}
-		sn := &scheduling.Node{Node: n}
+		w.Nodes = append(w.Nodes, n)
 		switch rapid.IntRange(0, 7).Draw(t, name+"/state") {
 		case 1:
 			n.Status.Conditions[0].Status = corev1.ConditionFalse
 		case 2:
-			sn.MarkedForDeletion = true
+			w.deleting = append(w.deleting, name)
 		case 3:
 			n.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
 		}
 		for _, p := range fake.PodsGeneratorWith(3, name+"-pod", planSettings).Draw(t, name+"/pods") {
-			p.Spec.NodeName, p.Status.Phase = name, corev1.PodRunning
+			p.Status.Phase = corev1.PodRunning
 			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 			start := metav1.NewTime(n.CreationTimestamp.Time)
 			p.Status.StartTime = &start
@@ -77,9 +77,8 @@ func drawPlanInput(t *rapid.T) *disruption.Input {
 				p.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
 			}
 			apps[p.Labels["app"]] = true
-			sn.Pods = append(sn.Pods, p)
+			w.bind(name, p)
 		}
-		in.Nodes = append(in.Nodes, sn)
 	}
 	for i := rapid.IntRange(0, 2).Draw(t, "pdbs"); i > 0; i-- {
 		name := fmt.Sprintf("pdb-%d", i)
@@ -92,26 +91,27 @@ func drawPlanInput(t *rapid.T) *disruption.Input {
 		} else {
 			pdb.Spec.MaxUnavailable = &v
 		}
-		in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, pdb)
+		w.PodDisruptionBudgets = append(w.PodDisruptionBudgets, pdb)
 	}
-	in.Pods = fake.PodsGeneratorWith(2, "pending", planSettings).Draw(t, "pending")
+	w.Pods = fake.PodsGeneratorWith(2, "pending", planSettings).Draw(t, "pending")
 	if rapid.Bool().Draw(t, "node-repair") {
 		// NotReady nodes (their condition has no transition time: long ago) get repaired.
-		in.RepairPolicies = []cloudprovider.RepairPolicy{{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionFalse, TolerationDuration: 600}}
+		w.RepairPolicies = []cloudprovider.RepairPolicy{{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionFalse, TolerationDuration: 600}}
 	}
-	return in
+	return w, now
 }
 
 // TestPropPlanIsValid: Plan's result breaks no rule verify checks (accounting, budgets,
 // PDBs, do-not-disrupt, replacements, destinations).
 func TestPropPlanIsValid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		in := drawPlanInput(t)
-		res, err := disruption.PlanInput(in)
+		w, now := drawPlanWorld(t)
+		snap := w.snap(t)
+		res, err := disruption.Plan(snap, now, disruption.Options{})
 		if err != nil {
 			t.Fatalf("Plan: %v", err)
 		}
-		if vs := verify.PlanInput(in, res); len(vs) > 0 {
+		if vs := verify.Plan(snap, now, disruption.Options{}, res); len(vs) > 0 {
 			s := ""
 			for _, v := range vs {
 				s += v.String() + "\n"

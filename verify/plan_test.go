@@ -12,20 +12,64 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/verify"
 )
 
-// planInput is NodePool "default" (consolidateAfter 0s, budget 100%) over
-// fake.InstanceTypes(4) with the nodes.
-func planInput(nodes ...*scheduling.Node) *disruption.Input {
+// planWorld is NodePool "default" (consolidateAfter 0s, budget 100%) over
+// fake.InstanceTypes(4), without nodes.
+func planWorld() *world {
 	np := fake.NodePool("default").Disruption(v1.Disruption{ConsolidateAfter: v1.MustParseNillableDuration("0s"),
 		Budgets: []v1.Budget{{Nodes: "100%"}}}).Obj()
-	return &disruption.Input{Now: now, NodePools: []*v1.NodePool{np},
+	return &world{Objects: cluster.Objects{NodePools: []*v1.NodePool{np},
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
-		WellKnownLabels: fake.WellKnownLabels(), Nodes: nodes}
+		WellKnownLabels: fake.WellKnownLabels()}}
+}
+
+// twoNodes is planWorld with node-a running a (aCPU) and node-b running b (bCPU), both
+// in zone 1 with 4 CPUs.
+func twoNodes(aCPU, bCPU string) *world {
+	w := planWorld()
+	w.addNode("node-a", "default", fake.TestZone1, 4, running("a", aCPU))
+	w.addNode("node-b", "default", fake.TestZone1, 4, running("b", bCPU))
+	return w
+}
+
+// mustPlan plans snap at now and requires verify to find nothing wrong.
+func mustPlan(t tb, snap *cluster.Snapshot) *disruption.Result {
+	t.Helper()
+	res, err := disruption.Plan(snap, now, disruption.Options{})
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	if vs := verify.Plan(snap, now, disruption.Options{}, res); len(vs) > 0 {
+		t.Fatalf("Plan's own result reported: %v", vs)
+	}
+	return res
+}
+
+// claimFor is the one NodeClaim a Solve over w's NodePools launches for the pods, placed
+// as they are (bound ones as moved).
+func claimFor(t tb, w *world, pods ...*corev1.Pod) *scheduling.NodeClaim {
+	t.Helper()
+	snap, err := cluster.New(cluster.Objects{NodePools: w.NodePools, InstanceTypes: w.InstanceTypes, WellKnownLabels: w.WellKnownLabels})
+	if err != nil {
+		t.Fatalf("setup: %v", err)
+	}
+	res := mustSolve(t, snap.WithMoving(pods...), scheduling.Options{})
+	if len(res.NewNodeClaims) != 1 {
+		t.Fatalf("setup: want one claim, got %v", res)
+	}
+	return res.NewNodeClaims[0]
+}
+
+// plan is Plan's verdict on res over w's snapshot at now.
+func (w *world) plan(t tb, res *disruption.Result) []verify.Violation {
+	t.Helper()
+	return verify.Plan(w.snap(t), now, disruption.Options{}, res)
 }
 
 func pdb(name string, sel map[string]string, minAvailable, maxUnavailable *intstr.IntOrString) *policyv1.PodDisruptionBudget {
@@ -73,137 +117,130 @@ func notMoves(vs []verify.Violation) []verify.Violation {
 // TestPlanCodes: for every code, Plan's own result passes and a hand-made broken one is
 // caught with that code.
 func TestPlanCodes(t *testing.T) {
-	twoNodes := func() *disruption.Input {
-		return planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")),
-			node("node-b", "default", fake.TestZone1, 4, running("b", "3")))
-	}
+	oneAndThree := func() *world { return twoNodes("1", "3") }
 	cases := []struct {
 		name    string
 		code    verify.ViolationCode
-		in      func() *disruption.Input
-		breakIt func(in *disruption.Input, res *disruption.Result)
+		in      func() *world
+		breakIt func(t *testing.T, w *world, res *disruption.Result)
 	}{
-		{"unknown", verify.PlanNodeUnknown, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"unknown", verify.PlanNodeUnknown, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			res.Commands = append(res.Commands, disruption.Command{Reason: disruption.ReasonEmpty, Candidates: []string{"ghost"}})
 		}},
-		{"twice", verify.PlanNodeTwice, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"twice", verify.PlanNodeTwice, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			res.Blocked = append(res.Blocked, res.Blocked...)
 			if len(res.Blocked) == 0 {
 				res.Commands = append(res.Commands, res.Commands...)
 			}
 		}},
-		{"unaccounted", verify.PlanNodeUnaccounted, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"unaccounted", verify.PlanNodeUnaccounted, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			res.Commands, res.Blocked = nil, nil
 		}},
-		{"not a candidate", verify.PlanNodeNotCandidate, func() *disruption.Input {
-			in := twoNodes()
-			in.Nodes = append(in.Nodes, node("plain", "", fake.TestZone1, 4))
-			return in
-		}, func(in *disruption.Input, res *disruption.Result) {
+		{"not a candidate", verify.PlanNodeNotCandidate, func() *world {
+			w := oneAndThree()
+			w.addNode("plain", "", fake.TestZone1, 4)
+			return w
+		}, func(t *testing.T, w *world, res *disruption.Result) {
 			deleteNode(res, disruption.ReasonEmpty, "plain")
 		}},
-		{"budget", verify.PlanBudget, func() *disruption.Input {
-			in := twoNodes()
-			in.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "0"}}
-			return in
-		}, func(in *disruption.Input, res *disruption.Result) {
+		{"budget", verify.PlanBudget, func() *world {
+			w := oneAndThree()
+			w.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "0"}}
+			return w
+		}, func(t *testing.T, w *world, res *disruption.Result) {
 			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 		}},
-		{"budget counts disrupting nodes", verify.PlanBudget, func() *disruption.Input {
-			in := twoNodes()
-			in.Nodes = append(in.Nodes, node("node-c", "default", fake.TestZone1, 4))
-			in.Nodes[2].MarkedForDeletion = true
-			in.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "1"}}
-			return in
-		}, func(in *disruption.Input, res *disruption.Result) {
+		{"budget counts disrupting nodes", verify.PlanBudget, func() *world {
+			w := oneAndThree()
+			w.addNode("node-c", "default", fake.TestZone1, 4)
+			w.deleting = []string{"node-c"}
+			w.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "1"}}
+			return w
+		}, func(t *testing.T, w *world, res *disruption.Result) {
+			res.Commands = nil // one command alone, within the budget were node-c not deleting
 			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 		}},
-		{"pdb", verify.PlanPDB, func() *disruption.Input {
-			in := twoNodes()
-			in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, intOrStr(1), nil)}
-			return in
-		}, func(in *disruption.Input, res *disruption.Result) {
+		{"pdb", verify.PlanPDB, func() *world {
+			w := oneAndThree()
+			w.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, intOrStr(1), nil)}
+			return w
+		}, func(t *testing.T, w *world, res *disruption.Result) {
 			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 		}},
-		{"two pdbs", verify.PlanPDB, func() *disruption.Input {
-			in := twoNodes()
-			in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, nil, intOrStr(5)),
+		{"two pdbs", verify.PlanPDB, func() *world {
+			w := oneAndThree()
+			w.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, nil, intOrStr(5)),
 				pdb("a2", map[string]string{"app": "a"}, nil, intOrStr(5))}
-			return in
-		}, func(in *disruption.Input, res *disruption.Result) {
+			return w
+		}, func(t *testing.T, w *world, res *disruption.Result) {
 			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 		}},
-		{"do-not-disrupt pod", verify.PlanDoNotDisruptPod, func() *disruption.Input {
-			in := twoNodes()
-			in.Nodes[0].Pods[0].Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
-			return in
-		}, func(in *disruption.Input, res *disruption.Result) {
+		{"do-not-disrupt pod", verify.PlanDoNotDisruptPod, func() *world {
+			w := oneAndThree()
+			w.pod("a").Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+			return w
+		}, func(t *testing.T, w *world, res *disruption.Result) {
 			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 		}},
-		{"do-not-disrupt node", verify.PlanDoNotDisruptNode, func() *disruption.Input {
-			in := twoNodes()
-			in.Nodes[0].Node.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
-			return in
-		}, func(in *disruption.Input, res *disruption.Result) {
+		{"do-not-disrupt node", verify.PlanDoNotDisruptNode, func() *world {
+			w := oneAndThree()
+			w.node("node-a").Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+			return w
+		}, func(t *testing.T, w *world, res *disruption.Result) {
 			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 		}},
-		{"no destination", verify.PlanNoDestination, func() *disruption.Input {
-			return planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "3")),
-				node("node-b", "default", fake.TestZone1, 4, running("b", "3")))
-		}, func(in *disruption.Input, res *disruption.Result) {
+		{"no destination", verify.PlanNoDestination, func() *world {
+			return twoNodes("3", "3")
+		}, func(t *testing.T, w *world, res *disruption.Result) {
 			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 		}},
-		{"replacement", verify.LaunchOfferingUnavailable, func() *disruption.Input {
-			return planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "3")),
-				node("node-b", "default", fake.TestZone1, 4, running("b", "3")))
-		}, func(in *disruption.Input, res *disruption.Result) {
-			sres, err := scheduling.SolveInput(&scheduling.Input{Pods: []*corev1.Pod{in.Nodes[0].Pods[0]}, NodePools: in.NodePools,
-				InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels})
-			if err != nil || len(sres.NewNodeClaims) != 1 {
-				panic("setup")
-			}
-			c := sres.NewNodeClaims[0]
+		{"replacement", verify.LaunchOfferingUnavailable, func() *world {
+			return twoNodes("3", "3")
+		}, func(t *testing.T, w *world, res *disruption.Result) {
+			c := claimFor(t, w, w.pod("a"))
 			o := *c.Offering
 			o.Available = false
 			c.Offering = &o
 			deleteNode(res, disruption.ReasonDrifted, "node-a")
 			res.Commands[len(res.Commands)-1].Replacements = []*scheduling.NodeClaim{c}
 		}},
-		{"move missing", verify.PlanMoveMissing, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"move missing", verify.PlanMoveMissing, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			firstMove(res).Moves = nil
 		}},
-		{"move twice", verify.PlanMoveTwice, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"move twice", verify.PlanMoveTwice, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			c := firstMove(res)
 			c.Moves = append(c.Moves, c.Moves[0])
 		}},
-		{"move of a pod not displaced", verify.PlanMoveNotDisplaced, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"move of a pod not displaced", verify.PlanMoveNotDisplaced, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			c := firstMove(res)
-			c.Moves = append(c.Moves, disruption.PodMove{Pod: in.Nodes[1].Pods[0], From: "node-b", Node: "node-a", Replacement: -1, Provisioned: -1})
+			c.Moves = append(c.Moves, disruption.PodMove{Pod: w.pod("b"), From: "node-b", Node: "node-a", Replacement: -1, Provisioned: -1})
 		}},
-		{"move with two destinations", verify.PlanMoveMalformed, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"move with two destinations", verify.PlanMoveMalformed, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			firstMove(res).Moves[0].Pending = disruption.MoveWaits
 		}},
-		{"move with an error but a destination", verify.PlanMoveMalformed, twoNodes, func(in *disruption.Input, res *disruption.Result) {
-			firstMove(res).Moves[0].Error = &scheduling.PodError{Pod: in.Nodes[0].Pods[0], Reason: "x"}
+		{"move with an error but a destination", verify.PlanMoveMalformed, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
+			firstMove(res).Moves[0].Error = &scheduling.PodError{Pod: w.pod("a"), Reason: "x"}
 		}},
-		{"move to an unknown node", verify.PlanMoveNodeUnknown, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"move to an unknown node", verify.PlanMoveNodeUnknown, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			firstMove(res).Moves[0].Node = "ghost"
 		}},
-		{"move to a candidate", verify.PlanMoveNodeDisrupted, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"move to a candidate", verify.PlanMoveNodeDisrupted, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			c := firstMove(res)
 			c.Moves[0].Node = c.Candidates[0]
 		}},
-		{"move to a replacement out of range", verify.PlanMoveClaimUnknown, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"move to a replacement out of range", verify.PlanMoveClaimUnknown, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			m := &firstMove(res).Moves[0]
 			m.Node, m.Replacement = "", 3
 		}},
-		{"move to a provisioned claim out of range", verify.PlanMoveClaimUnknown, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"move to a provisioned claim out of range", verify.PlanMoveClaimUnknown, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			m := &firstMove(res).Moves[0]
 			m.Node, m.Provisioned = "", 0
 		}},
-		{"move to a replacement without the pod", verify.PlanMoveNotOnClaim, func() *disruption.Input {
-			return planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")))
-		}, func(in *disruption.Input, res *disruption.Result) {
+		{"move to a replacement without the pod", verify.PlanMoveNotOnClaim, func() *world {
+			w := planWorld()
+			w.addNode("node-a", "default", fake.TestZone1, 4, running("a", "1"))
+			return w
+		}, func(t *testing.T, w *world, res *disruption.Result) {
 			c := firstMove(res)
 			if c.Moves[0].Replacement != 0 {
 				panic("setup: no replacement")
@@ -212,35 +249,30 @@ func TestPlanCodes(t *testing.T) {
 			r.Pods = nil
 			c.Replacements[0] = &r
 		}},
-		{"graceful move without destination", verify.PlanNoDestination, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"graceful move without destination", verify.PlanNoDestination, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			m := &firstMove(res).Moves[0]
 			m.Node, m.Pending, m.Error = "", disruption.MoveUnschedulable, &scheduling.PodError{Pod: m.Pod, Reason: "x"}
 		}},
-		{"move waits without a blocker", verify.PlanNoDestination, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"move waits without a blocker", verify.PlanNoDestination, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			m := &firstMove(res).Moves[0]
 			m.Node, m.Pending = "", disruption.MoveWaits
 		}},
-		{"move overcommits its node", verify.ResourcesExceeded, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"move overcommits its node", verify.ResourcesExceeded, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			firstMove(res)
-			in.Nodes[1].Pods[0].Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("3500m")
+			w.pod("b").Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("3500m")
 		}},
-		{"move to a node the pod does not tolerate", verify.TaintNotTolerated, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"move to a node the pod does not tolerate", verify.TaintNotTolerated, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			firstMove(res)
-			in.Nodes[1].Node.Spec.Taints = []corev1.Taint{{Key: "team", Value: "b", Effect: corev1.TaintEffectNoSchedule}}
+			w.node("node-b").Spec.Taints = []corev1.Taint{{Key: "team", Value: "b", Effect: corev1.TaintEffectNoSchedule}}
 		}},
-		{"destination disrupted", verify.PlanDestinationDisrupted, twoNodes, func(in *disruption.Input, res *disruption.Result) {
+		{"destination disrupted", verify.PlanDestinationDisrupted, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			res.Commands = []disruption.Command{
 				{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-a"}, Destinations: []string{"node-b"}},
 				{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-b"}}}
 			res.Blocked = nil
 		}},
-		{"provisioned", verify.LaunchOfferingUnavailable, twoNodes, func(in *disruption.Input, res *disruption.Result) {
-			sres, err := scheduling.SolveInput(&scheduling.Input{Pods: []*corev1.Pod{pending("p", "1").Obj()}, NodePools: in.NodePools,
-				InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels})
-			if err != nil || len(sres.NewNodeClaims) != 1 {
-				panic("setup")
-			}
-			c := sres.NewNodeClaims[0]
+		{"provisioned", verify.LaunchOfferingUnavailable, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
+			c := claimFor(t, w, pending("p", "1").Obj())
 			o := *c.Offering
 			o.Available = false
 			c.Offering = &o
@@ -249,16 +281,10 @@ func TestPlanCodes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in := c.in()
-			res, err := disruption.PlanInput(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if vs := verify.PlanInput(in, res); len(vs) > 0 {
-				t.Fatalf("Plan's own result reported: %v", vs)
-			}
-			c.breakIt(in, res)
-			vs := verify.PlanInput(in, res)
+			w := c.in()
+			res := mustPlan(t, w.snap(t))
+			c.breakIt(t, w, res)
+			vs := w.plan(t, res)
 			if !hasCode(vs, c.code) {
 				t.Fatalf("want %s, got %v", c.code, vs)
 			}
@@ -270,43 +296,42 @@ func TestPlanCodes(t *testing.T) {
 // terminationGracePeriod ignores pod blockers; an unhealthy pod under an AlwaysAllow PDB
 // may go.
 func TestPlanExemptions(t *testing.T) {
-	in := planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")),
-		node("node-b", "default", fake.TestZone1, 4, running("b", "1")))
-	in.Nodes[0].Pods[0].Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
-	in.Nodes[0].Node.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
-	in.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "0"}}
+	w := twoNodes("1", "1")
+	w.pod("a").Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+	w.node("node-a").Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+	w.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "0"}}
 	res := &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-a"}}},
 		Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
-	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
+	if vs := notMoves(w.plan(t, res)); len(vs) > 0 {
 		t.Fatalf("expiration: %v", vs)
 	}
 
-	in = planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")),
-		node("node-b", "default", fake.TestZone1, 4, running("b", "1")))
-	in.Nodes[0].Pods[0].Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
-	in.Nodes[0].NodeClaim = &v1.NodeClaim{}
-	in.Nodes[0].NodeClaim.Spec.TerminationGracePeriod = &metav1.Duration{Duration: 3600e9}
+	w = twoNodes("1", "1")
+	w.pod("a").Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+	claim := &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}
+	claim.Status.NodeName = "node-a"
+	claim.Spec.TerminationGracePeriod = &metav1.Duration{Duration: 3600e9}
+	w.NodeClaims = []*v1.NodeClaim{claim}
 	res = &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodDrift, Reason: disruption.ReasonDrifted, Candidates: []string{"node-a"}}},
 		Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
-	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
+	if vs := notMoves(w.plan(t, res)); len(vs) > 0 {
 		t.Fatalf("drift with a grace period: %v", vs)
 	}
-	in.Nodes[0].NodeClaim.Spec.TerminationGracePeriod = nil
-	if vs := verify.PlanInput(in, res); !hasCode(vs, verify.PlanDoNotDisruptPod) {
+	claim.Spec.TerminationGracePeriod = nil
+	if vs := w.plan(t, res); !hasCode(vs, verify.PlanDoNotDisruptPod) {
 		t.Fatalf("drift without a grace period: %v", vs)
 	}
 
-	in = planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")),
-		node("node-b", "default", fake.TestZone1, 4, running("b", "1")))
-	in.Nodes[0].Pods[0].Status.Conditions = nil
+	w = twoNodes("1", "1")
+	w.pod("a").Status.Conditions = nil
 	always := policyv1.AlwaysAllow
 	p := pdb("a", map[string]string{"app": "a"}, intOrStr(1), nil)
 	p.Spec.UnhealthyPodEvictionPolicy = &always
-	in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{p}
+	w.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{p}
 	res = &disruption.Result{}
 	deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 	res.Blocked = []disruption.Blocked{{Node: "node-b", Reason: "x"}}
-	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
+	if vs := notMoves(w.plan(t, res)); len(vs) > 0 {
 		t.Fatalf("AlwaysAllow, pod not ready: %v", vs)
 	}
 }
@@ -314,17 +339,16 @@ func TestPlanExemptions(t *testing.T) {
 // TestPlanPDBCountsPendingPods: a pending pod a PDB selects is expected but not healthy,
 // so maxUnavailable 1 over one running and one pending pod allows no eviction.
 func TestPlanPDBCountsPendingPods(t *testing.T) {
-	in := planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "1")),
-		node("node-b", "default", fake.TestZone1, 4, running("b", "1")))
-	in.Pods = []*corev1.Pod{pending("a2", "100m").Label("app", "a").NodeSelector("no-such", "label").Obj()}
-	in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, nil, intOrStr(1))}
+	w := twoNodes("1", "1")
+	w.Pods = []*corev1.Pod{pending("a2", "100m").Label("app", "a").NodeSelector("no-such", "label").Obj()}
+	w.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, nil, intOrStr(1))}
 	res := &disruption.Result{Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
 	deleteNode(res, disruption.ReasonUnderutilized, "node-a")
-	if vs := verify.PlanInput(in, res); !hasCode(vs, verify.PlanPDB) {
+	if vs := w.plan(t, res); !hasCode(vs, verify.PlanPDB) {
 		t.Fatalf("want PlanPDB, got %v", vs)
 	}
-	in.Pods = nil
-	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
+	w.Pods = nil
+	if vs := notMoves(w.plan(t, res)); len(vs) > 0 {
 		t.Fatalf("without the pending pod one eviction is allowed: %v", vs)
 	}
 }
@@ -337,18 +361,18 @@ func TestPlanDestinationsSearch(t *testing.T) {
 		p.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory] = resource.MustParse(mem)
 		return p
 	}
-	in := planInput(
-		node("d", "default", fake.TestZone1, 4, pod("a", "1250m", "2300Mi"), pod("b", "1", "256Mi"), pod("c", "750m", "3800Mi")),
-		node("x", "default", fake.TestZone1, 2, pod("x-fill", "650m", "100Mi")),
-		node("y", "default", fake.TestZone1, 2, pod("y-fill", "550m", "3500Mi")),
-		node("z", "default", fake.TestZone1, 1, pod("z-fill", "0", "6800Mi")))
+	w := planWorld()
+	w.addNode("d", "default", fake.TestZone1, 4, pod("a", "1250m", "2300Mi"), pod("b", "1", "256Mi"), pod("c", "750m", "3800Mi"))
+	w.addNode("x", "default", fake.TestZone1, 2, pod("x-fill", "650m", "100Mi"))
+	w.addNode("y", "default", fake.TestZone1, 2, pod("y-fill", "550m", "3500Mi"))
+	w.addNode("z", "default", fake.TestZone1, 1, pod("z-fill", "0", "6800Mi"))
 	res := &disruption.Result{Blocked: []disruption.Blocked{{Node: "x"}, {Node: "y"}, {Node: "z"}}}
 	deleteNode(res, disruption.ReasonUnderutilized, "d")
-	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
+	if vs := notMoves(w.plan(t, res)); len(vs) > 0 {
 		t.Fatalf("a, b, c fit x, z, y: %v", vs)
 	}
-	in.Nodes[0].Pods = append(in.Nodes[0].Pods, pod("huge", "3", "100Mi"))
-	vs := notMoves(verify.PlanInput(in, res))
+	w.bind("d", pod("huge", "3", "100Mi"))
+	vs := notMoves(w.plan(t, res))
 	if len(vs) != 1 || vs[0].Code != verify.PlanNoDestination || vs[0].Pod != "default/huge" {
 		t.Fatalf("want PlanNoDestination for huge only, got %v", vs)
 	}
@@ -358,14 +382,15 @@ func TestPlanDestinationsSearch(t *testing.T) {
 // deleted (without a NodeClaim that is) may be expired; one whose NodeClaim is deleting may
 // not.
 func TestPlanExpiresDeletingNodeOfLiveClaim(t *testing.T) {
-	in := planInput(node("a", "default", fake.TestZone1, 4))
-	in.Nodes[0].Node.DeletionTimestamp = &metav1.Time{Time: now}
+	w := planWorld()
+	w.addNode("a", "default", fake.TestZone1, 4)
+	w.node("a").DeletionTimestamp = &metav1.Time{Time: now}
 	res := &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"a"}}}}
-	if vs := verify.PlanInput(in, res); len(vs) > 0 {
+	if vs := w.plan(t, res); len(vs) > 0 {
 		t.Fatalf("%v", vs)
 	}
-	in.Nodes[0].NodeClaim = &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "a", DeletionTimestamp: &metav1.Time{Time: now}}}
-	if vs := verify.PlanInput(in, res); !hasCode(vs, verify.PlanNodeNotCandidate) {
+	w.NodeClaims = []*v1.NodeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "a", DeletionTimestamp: &metav1.Time{Time: now}}}}
+	if vs := w.plan(t, res); !hasCode(vs, verify.PlanNodeNotCandidate) {
 		t.Fatalf("want PlanNodeNotCandidate, got %v", vs)
 	}
 }
@@ -375,15 +400,10 @@ func TestPlanExpiresDeletingNodeOfLiveClaim(t *testing.T) {
 // and the room it leaves on the earlier one can take another displaced pod.
 func TestPlanLaterCommandReplansPods(t *testing.T) {
 	a1, b1, b2 := running("a1", "1"), running("b1", "500m"), running("b2", "1500m")
-	in := planInput(node("node-a", "default", fake.TestZone1, 4, a1), node("node-b", "default", fake.TestZone1, 4, b1, b2))
-	claimFor := func(pods ...*corev1.Pod) *scheduling.NodeClaim {
-		res, err := scheduling.SolveInput(&scheduling.Input{Pods: pods, NodePools: in.NodePools, InstanceTypes: in.InstanceTypes, WellKnownLabels: in.WellKnownLabels})
-		if err != nil || len(res.NewNodeClaims) != 1 {
-			t.Fatalf("setup: %v %v", err, res)
-		}
-		return res.NewNodeClaims[0]
-	}
-	r1, r2 := claimFor(a1), claimFor(b1, a1)
+	w := planWorld()
+	w.addNode("node-a", "default", fake.TestZone1, 4, a1)
+	w.addNode("node-b", "default", fake.TestZone1, 4, b1, b2)
+	r1, r2 := claimFor(t, w, a1), claimFor(t, w, b1, a1)
 	if alloc := r1.InstanceType.Allocatable(); alloc.Cpu().MilliValue() >= 2500 {
 		t.Fatalf("setup: %s takes a1 and b2 anyway", r1.InstanceType.Name)
 	}
@@ -391,11 +411,11 @@ func TestPlanLaterCommandReplansPods(t *testing.T) {
 		{Method: disruption.MethodDrift, Reason: disruption.ReasonDrifted, Candidates: []string{"node-a"}, Replacements: []*scheduling.NodeClaim{r1}},
 		{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-b"}, Replacements: []*scheduling.NodeClaim{r2}},
 	}}
-	if vs := notMoves(verify.PlanInput(in, res)); len(vs) > 0 {
+	if vs := notMoves(w.plan(t, res)); len(vs) > 0 {
 		t.Fatalf("b2 fits r1 once a1 moved to r2: %v", vs)
 	}
-	res.Commands[1].Replacements[0] = claimFor(b1)
-	if vs := verify.PlanInput(in, res); !hasCode(vs, verify.PlanNoDestination) {
+	res.Commands[1].Replacements[0] = claimFor(t, w, b1)
+	if vs := w.plan(t, res); !hasCode(vs, verify.PlanNoDestination) {
 		t.Fatalf("a1 stays on r1, and b2 fits neither r1 nor r2: %v", vs)
 	}
 }
@@ -404,24 +424,26 @@ func TestPlanLaterCommandReplansPods(t *testing.T) {
 // (the provisioner's pass), so the pods they send to one node must fit it together; two
 // graceful commands' moves are judged each alone.
 func TestPlanForcefulMovesFitTogether(t *testing.T) {
-	in := planInput(node("node-a", "default", fake.TestZone1, 4, running("a", "2")),
-		node("node-b", "default", fake.TestZone1, 4, running("b", "1")),
-		node("node-c", "default", fake.TestZone1, 4, running("c", "2")))
-	moveTo := func(n int, node string) []disruption.PodMove {
-		return []disruption.PodMove{{Pod: in.Nodes[n].Pods[0], From: in.Nodes[n].Name(), Node: node, Replacement: -1, Provisioned: -1}}
+	w := planWorld()
+	w.addNode("node-a", "default", fake.TestZone1, 4, running("a", "2"))
+	w.addNode("node-b", "default", fake.TestZone1, 4, running("b", "1"))
+	w.addNode("node-c", "default", fake.TestZone1, 4, running("c", "2"))
+	moveTo := func(pod, node string) []disruption.PodMove {
+		p := w.pod(pod)
+		return []disruption.PodMove{{Pod: p, From: p.Spec.NodeName, Node: node, Replacement: -1, Provisioned: -1}}
 	}
 	res := &disruption.Result{Commands: []disruption.Command{
-		{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-a"}, Moves: moveTo(0, "node-b")},
-		{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-c"}, Moves: moveTo(2, "node-b")},
+		{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-a"}, Moves: moveTo("a", "node-b")},
+		{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-c"}, Moves: moveTo("c", "node-b")},
 	}, Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
-	vs := verify.PlanInput(in, res)
+	vs := w.plan(t, res)
 	if len(vs) != 1 || vs[0].Code != verify.ResourcesExceeded || vs[0].Node != "node-b" || vs[0].Command != -1 {
 		t.Fatalf("want ResourcesExceeded on node-b for the provisioner's pass, got %v", vs)
 	}
 	for i := range res.Commands {
 		res.Commands[i].Method, res.Commands[i].Reason = disruption.MethodSingleNode, disruption.ReasonUnderutilized
 	}
-	if vs := verify.PlanInput(in, res); hasCode(vs, verify.ResourcesExceeded) {
+	if vs := w.plan(t, res); hasCode(vs, verify.ResourcesExceeded) {
 		t.Fatalf("graceful commands' moves are each their own simulation's: %v", vs)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/verify"
@@ -28,14 +29,14 @@ var propSettings = fake.PodSettings{
 	MaxCPUMillis: 2000, MaxMemoryMi: 4096,
 }
 
-// drawSolveInput draws 1-3 NodePools (most without limits, sometimes an unconstrained one
+// drawSolveWorld draws 1-3 NodePools (most without limits, sometimes an unconstrained one
 // besides) sharing 1-6 drawn instance types and five plain ones, 0-3 existing nodes (some
 // of a NodePool, with its taints, some marked for deletion, some not initialized or only
 // an in-flight NodeClaim, and up to 3 bound pods), 0-2 DaemonSets, up to 40 pending pods
 // (some with init containers, sidecars, overhead or limits only, some with a volume bound
 // in a zone) and options
 // (preferences ignored, BestEffort minValues, a cluster default zone spread).
-func drawSolveInput(t *rapid.T) *scheduling.Input {
+func drawSolveWorld(t *rapid.T) (*world, scheduling.Options) {
 	// Drawn types, plus five plain ones in every zone so that most pods can go somewhere.
 	types := append(fake.InstanceTypesGenerator(6).Draw(t, "instance-types"), fake.InstanceTypes(5)...)
 	pools := rapid.SliceOfNDistinct(fake.NodePoolGenerator(), 1, 3, func(np *v1.NodePool) string { return np.Name }).Draw(t, "nodepools")
@@ -47,10 +48,11 @@ func drawSolveInput(t *rapid.T) *scheduling.Input {
 	if rapid.Bool().Draw(t, "open-nodepool") {
 		pools = append(pools, fake.NodePool("open").Obj()) // takes what the drawn ones refuse
 	}
-	in := &scheduling.Input{InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels(), NodePools: pools}
+	w := &world{Objects: cluster.Objects{InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels(), NodePools: pools}}
+	var opts scheduling.Options
 	names := []string{""}
 	for _, np := range pools {
-		in.InstanceTypes[np.Name] = types
+		w.InstanceTypes[np.Name] = types
 		names = append(names, np.Name)
 	}
 	for i := rapid.IntRange(0, 3).Draw(t, "nodes"); i > 0; i-- {
@@ -62,35 +64,41 @@ func drawSolveInput(t *rapid.T) *scheduling.Input {
 				n.Spec.Taints = append(n.Spec.Taints, np.Spec.Template.Spec.Taints...)
 			}
 		}
-		sn := &scheduling.Node{Node: n, MarkedForDeletion: rapid.IntRange(0, 5).Draw(t, name+"/marked") == 5}
+		if rapid.IntRange(0, 5).Draw(t, name+"/marked") == 5 {
+			w.deleting = append(w.deleting, name)
+		}
+		inFlight := false
 		if pool != "" && rapid.IntRange(0, 4).Draw(t, name+"/uninitialized") == 4 {
 			// Not initialized yet: its startup and ephemeral taints do not count.
 			delete(n.Labels, v1.NodeInitializedLabelKey)
 			n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
-			sn.NodeClaim = &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.NodePoolLabelKey: pool}}}
-			sn.NodeClaim.Status.NodeName = name
-			if rapid.Bool().Draw(t, name+"/in-flight") {
+			nc := &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.NodePoolLabelKey: pool}}}
+			nc.Status.NodeName = name
+			if inFlight = rapid.Bool().Draw(t, name+"/in-flight"); inFlight {
 				// No Node yet: only the NodeClaim, with its labels and capacity.
-				sn.NodeClaim.Labels = n.Labels
-				sn.NodeClaim.Status.Capacity, sn.NodeClaim.Status.Allocatable = n.Status.Capacity, n.Status.Allocatable
-				sn.NodeClaim.Spec.Taints = n.Spec.Taints
-				sn.Node = nil
+				nc.Labels = n.Labels
+				nc.Status.Capacity, nc.Status.Allocatable = n.Status.Capacity, n.Status.Allocatable
+				nc.Spec.Taints = n.Spec.Taints
 			}
+			w.NodeClaims = append(w.NodeClaims, nc)
 		}
-		for _, p := range fake.PodsGeneratorWith(3, name+"-pod", propSettings).Draw(t, name+"/bound") {
-			p.Spec.NodeName, p.Status.Phase = name, corev1.PodRunning
-			sn.Pods = append(sn.Pods, p)
+		if !inFlight {
+			w.Nodes = append(w.Nodes, n)
 		}
-		in.Nodes = append(in.Nodes, sn)
+		pods := fake.PodsGeneratorWith(3, name+"-pod", propSettings).Draw(t, name+"/bound")
+		for _, p := range pods {
+			p.Status.Phase = corev1.PodRunning
+		}
+		w.bind(name, pods...)
 	}
 	for i := rapid.IntRange(0, 2).Draw(t, "daemonsets"); i > 0; i-- {
-		in.DaemonSets = append(in.DaemonSets, fake.DaemonSetGenerator(fmt.Sprintf("ds-%d", i)).Draw(t, "daemonset"))
+		w.DaemonSets = append(w.DaemonSets, fake.DaemonSetGenerator(fmt.Sprintf("ds-%d", i)).Draw(t, "daemonset"))
 	}
-	in.Pods = fake.PodsGeneratorWith(40, "pod", propSettings).Draw(t, "pending")
-	for _, p := range in.Pods {
+	w.Pods = fake.PodsGeneratorWith(40, "pod", propSettings).Draw(t, "pending")
+	for _, p := range w.Pods {
 		drawRequestShape(t, p)
 	}
-	for _, p := range in.Pods {
+	for _, p := range w.Pods {
 		if rapid.IntRange(0, 9).Draw(t, p.Name+"/volume") < 9 {
 			continue
 		}
@@ -98,27 +106,27 @@ func drawSolveInput(t *rapid.T) *scheduling.Input {
 		claim, pv := "data-"+p.Name, "pv-"+p.Name
 		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}})
-		in.PersistentVolumeClaims = append(in.PersistentVolumeClaims, &corev1.PersistentVolumeClaim{
+		w.PersistentVolumeClaims = append(w.PersistentVolumeClaims, &corev1.PersistentVolumeClaim{
 			ObjectMeta: metav1.ObjectMeta{Name: claim, Namespace: p.Namespace, Annotations: map[string]string{"pv.kubernetes.io/bind-completed": "yes"}},
 			Spec:       corev1.PersistentVolumeClaimSpec{VolumeName: pv}})
-		in.PersistentVolumes = append(in.PersistentVolumes, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pv},
+		w.PersistentVolumes = append(w.PersistentVolumes, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pv},
 			Spec: corev1.PersistentVolumeSpec{NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{
 				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{
 					Key: v1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}}}}}}}})
 	}
 	if rapid.IntRange(0, 3).Draw(t, "ignore-preferences") == 0 {
-		in.Options.PreferencePolicy = scheduling.PreferencesIgnore
+		opts.PreferencePolicy = scheduling.PreferencesIgnore
 	}
 	if rapid.IntRange(0, 3).Draw(t, "best-effort-min-values") == 0 {
-		in.Options.MinValuesPolicy = scheduling.MinValuesBestEffort
+		opts.MinValuesPolicy = scheduling.MinValuesBestEffort
 	}
 	if rapid.IntRange(0, 3).Draw(t, "default-spread") == 0 {
-		in.Options.DefaultTopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+		opts.DefaultTopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
 			MaxSkew: int32(rapid.IntRange(1, 2).Draw(t, "default-spread/max-skew")), TopologyKey: v1.LabelTopologyZone,
 			WhenUnsatisfiable: rapid.SampledFrom([]corev1.UnsatisfiableConstraintAction{corev1.DoNotSchedule, corev1.ScheduleAnyway}).Draw(t, "default-spread/when"),
 		}}
 	}
-	return in
+	return w, opts
 }
 
 // TestPropSolveIsValid: for every packing, Solve's result breaks no rule verify checks
@@ -128,14 +136,15 @@ func TestPropSolveIsValid(t *testing.T) {
 	for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
 		t.Run(string(packing), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
-				in := drawSolveInput(t)
-				in.Options.Packing = packing
-				res, err := scheduling.SolveInput(in)
+				w, opts := drawSolveWorld(t)
+				opts.Packing = packing
+				snap := w.snap(t)
+				res, err := scheduling.Solve(snap, opts)
 				if err != nil {
 					t.Fatalf("Solve: %v", err)
 				}
-				if vs := verify.SolveInput(in, res); len(vs) > 0 {
-					t.Fatalf("%d violations:\n%s", len(vs), describe(in, res, vs))
+				if vs := verify.Solve(snap, opts, res); len(vs) > 0 {
+					t.Fatalf("%d violations:\n%s", len(vs), describe(snap, res, vs))
 				}
 			})
 		})
@@ -143,10 +152,10 @@ func TestPropSolveIsValid(t *testing.T) {
 }
 
 // describe lists the violations, the pods they name and the plan, for a failure report.
-func describe(in *scheduling.Input, res *scheduling.Result, vs []verify.Violation) string {
+func describe(snap *cluster.Snapshot, res *scheduling.Result, vs []verify.Violation) string {
 	s := ""
-	all := append([]*corev1.Pod(nil), in.Pods...)
-	for _, n := range in.Nodes {
+	all := append([]*corev1.Pod(nil), snap.Pending()...)
+	for _, n := range snap.Nodes() {
 		all = append(all, n.Pods...)
 	}
 	for _, v := range vs {
@@ -161,7 +170,7 @@ func describe(in *scheduling.Input, res *scheduling.Result, vs []verify.Violatio
 			}
 		}
 	}
-	for _, n := range in.Nodes {
+	for _, n := range snap.Nodes() {
 		lbls, inFlight := n.Labels(), n.Node == nil
 		s += fmt.Sprintf("input node %s zone=%s arch=%s pool=%s initialized=%s in-flight=%v:", n.Name(), lbls[v1.LabelTopologyZone], lbls[v1.LabelArch],
 			lbls[v1.NodePoolLabelKey], lbls[v1.NodeInitializedLabelKey], inFlight)

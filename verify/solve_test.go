@@ -19,151 +19,150 @@ import (
 // TestSolveCodes: for every code, a valid Solve result passes and the same result broken
 // by hand is caught with that code.
 func TestSolveCodes(t *testing.T) {
-	twoPods := func() *scheduling.Input { return schedInput(pending("a", "100m").Obj(), pending("b", "100m").Obj()) }
-	onNode := func() *scheduling.Input {
-		in := schedInput(pending("a", "100m").Obj())
-		in.Nodes = []*scheduling.Node{node("node-a", "default", fake.TestZone1, 4)}
-		return in
+	twoPods := func() *world { return schedWorld(pending("a", "100m").Obj(), pending("b", "100m").Obj()) }
+	onNode := func() *world {
+		w := schedWorld(pending("a", "100m").Obj())
+		w.addNode("node-a", "default", fake.TestZone1, 4)
+		return w
 	}
-	zoned := func(zone string) func() *scheduling.Input {
-		return func() *scheduling.Input {
-			return schedInput(pending("a", "100m").NodeSelector(v1.LabelTopologyZone, zone).Obj(),
+	zoned := func(zone string) func() *world {
+		return func() *world {
+			return schedWorld(pending("a", "100m").NodeSelector(v1.LabelTopologyZone, zone).Obj(),
 				pending("b", "100m").NodeSelector(v1.LabelTopologyZone, zone).Obj())
 		}
 	}
 	cases := []struct {
 		code    verify.ViolationCode
-		in      func() *scheduling.Input
-		breakIt func(in *scheduling.Input, res *scheduling.Result)
+		in      func() *world
+		breakIt func(w *world, res *scheduling.Result)
 	}{
-		{verify.PodMissing, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
+		{verify.PodMissing, twoPods, func(w *world, res *scheduling.Result) {
 			res.NewNodeClaims[0].Pods = res.NewNodeClaims[0].Pods[:1]
 		}},
-		{verify.PodDuplicated, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
-			res.PodErrors = append(res.PodErrors, scheduling.PodError{Pod: in.Pods[0], Reason: "x"})
+		{verify.PodDuplicated, twoPods, func(w *world, res *scheduling.Result) {
+			res.PodErrors = append(res.PodErrors, scheduling.PodError{Pod: w.Pods[0], Reason: "x"})
 		}},
-		{verify.PodUnknown, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
+		{verify.PodUnknown, twoPods, func(w *world, res *scheduling.Result) {
 			res.NewNodeClaims[0].Pods = append(res.NewNodeClaims[0].Pods, pending("stranger", "1m").Obj())
 		}},
-		{verify.NodeUnknown, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
+		{verify.NodeUnknown, twoPods, func(w *world, res *scheduling.Result) {
 			res.ExistingNodes = append(res.ExistingNodes, &scheduling.ExistingNodePlacement{Name: "ghost"})
 		}},
-		{verify.NodeMarkedForDeletion, onNode, func(in *scheduling.Input, res *scheduling.Result) {
-			in.Nodes[0].MarkedForDeletion = true
+		{verify.NodeMarkedForDeletion, onNode, func(w *world, res *scheduling.Result) {
+			w.deleting = []string{"node-a"}
 		}},
-		{verify.ClaimEmpty, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
+		{verify.ClaimEmpty, twoPods, func(w *world, res *scheduling.Result) {
 			res.NewNodeClaims = append(res.NewNodeClaims, &scheduling.NodeClaim{NodePool: "default", Hostname: "empty"})
 		}},
-		{verify.ClaimNodePoolUnknown, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
+		{verify.ClaimNodePoolUnknown, twoPods, func(w *world, res *scheduling.Result) {
 			res.NewNodeClaims[0].NodePool = "nope"
 		}},
-		{verify.LaunchMissing, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
+		{verify.LaunchMissing, twoPods, func(w *world, res *scheduling.Result) {
 			res.NewNodeClaims[0].Offering = nil
 		}},
-		{verify.LaunchTypeNotAllowed, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
+		{verify.LaunchTypeNotAllowed, twoPods, func(w *world, res *scheduling.Result) {
 			c := res.NewNodeClaims[0]
 			c.InstanceType = fake.NewInstanceType(fake.InstanceTypeOptions{Name: "other", Offerings: c.InstanceType.Offerings})
 		}},
-		{verify.LaunchOfferingUnavailable, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
+		{verify.LaunchOfferingUnavailable, twoPods, func(w *world, res *scheduling.Result) {
 			o := *res.NewNodeClaims[0].Offering
 			o.Available = false
 			res.NewNodeClaims[0].Offering = &o
 		}},
-		{verify.LaunchRequirements, zoned(fake.TestZone2), func(in *scheduling.Input, res *scheduling.Result) {
+		{verify.LaunchRequirements, zoned(fake.TestZone2), func(w *world, res *scheduling.Result) {
 			c := res.NewNodeClaims[0]
 			c.Offering = offeringIn(c.InstanceType, fake.TestZone1, c.Offering.CapacityType())
 		}},
-		{verify.LaunchNodePool, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
-			in.NodePools[0].Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"}
+		{verify.LaunchNodePool, twoPods, func(w *world, res *scheduling.Result) {
+			w.NodePools[0].Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"}
 		}},
-		{verify.ResourcesExceeded, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
-			in.Pods[0].Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("64")
+		{verify.ResourcesExceeded, twoPods, func(w *world, res *scheduling.Result) {
+			w.Pods[0].Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("64")
 		}},
-		{verify.ResourcesExceeded, onNode, func(in *scheduling.Input, res *scheduling.Result) {
-			in.Nodes[0].Pods = append(in.Nodes[0].Pods, running("big", "3950m"))
+		{verify.ResourcesExceeded, onNode, func(w *world, res *scheduling.Result) {
+			w.bind("node-a", running("big", "3950m"))
 		}},
-		{verify.NodeSelectorMismatch, zoned(fake.TestZone2), func(in *scheduling.Input, res *scheduling.Result) {
-			in.Pods[0].Spec.NodeSelector[v1.LabelTopologyZone] = fake.TestZone3
+		{verify.NodeSelectorMismatch, zoned(fake.TestZone2), func(w *world, res *scheduling.Result) {
+			w.Pods[0].Spec.NodeSelector[v1.LabelTopologyZone] = fake.TestZone3
 		}},
-		{verify.TaintNotTolerated, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
+		{verify.TaintNotTolerated, twoPods, func(w *world, res *scheduling.Result) {
 			res.NewNodeClaims[0].Taints = []corev1.Taint{{Key: "team", Value: "a", Effect: corev1.TaintEffectNoSchedule}}
 		}},
-		{verify.TaintNotTolerated, onNode, func(in *scheduling.Input, res *scheduling.Result) {
-			in.Nodes[0].Node.Spec.Taints = []corev1.Taint{{Key: "team", Value: "a", Effect: corev1.TaintEffectNoExecute}}
+		{verify.TaintNotTolerated, onNode, func(w *world, res *scheduling.Result) {
+			w.node("node-a").Spec.Taints = []corev1.Taint{{Key: "team", Value: "a", Effect: corev1.TaintEffectNoExecute}}
 		}},
-		{verify.HostPortConflict, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
-			withPort(in.Pods[0], 8080)
-			withPort(in.Pods[1], 8080)
+		{verify.HostPortConflict, twoPods, func(w *world, res *scheduling.Result) {
+			withPort(w.Pods[0], 8080)
+			withPort(w.Pods[1], 8080)
 		}},
-		{verify.VolumeTopology, zoned(fake.TestZone2), func(in *scheduling.Input, res *scheduling.Result) {
-			in.Pods[0].Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+		{verify.VolumeTopology, zoned(fake.TestZone2), func(w *world, res *scheduling.Result) {
+			w.Pods[0].Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
 				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
-			in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "default"},
+			w.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "default"},
 				Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "pv-data"}}}
-			in.PersistentVolumes = []*corev1.PersistentVolume{{ObjectMeta: metav1.ObjectMeta{Name: "pv-data"},
+			w.PersistentVolumes = []*corev1.PersistentVolume{{ObjectMeta: metav1.ObjectMeta{Name: "pv-data"},
 				Spec: corev1.PersistentVolumeSpec{NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{
 					NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{
 						Key: v1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{fake.TestZone1}}}}}}}}}}
 		}},
-		{verify.TopologySpread, func() *scheduling.Input {
-			return schedInput(pending("a", "100m").Label("app", "web").Obj(), pending("b", "100m").Label("app", "web").Obj(),
+		{verify.TopologySpread, func() *world {
+			return schedWorld(pending("a", "100m").Label("app", "web").Obj(), pending("b", "100m").Label("app", "web").Obj(),
 				pending("c", "100m").Label("app", "web").Obj())
-		}, func(in *scheduling.Input, res *scheduling.Result) {
-			for _, p := range in.Pods {
+		}, func(w *world, res *scheduling.Result) {
+			for _, p := range w.Pods {
 				p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone,
 					WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
 			}
 		}},
-		{verify.TopologySpreadAffinityIgnored, func() *scheduling.Input {
-			in := schedInput(pending("p", "100m").Label("app", "web").NodeSelector(v1.LabelTopologyZone, fake.TestZone3).
+		{verify.TopologySpreadAffinityIgnored, func() *world {
+			w := schedWorld(pending("p", "100m").Label("app", "web").NodeSelector(v1.LabelTopologyZone, fake.TestZone3).
 				TopologySpread(v1.LabelTopologyZone, 1, map[string]string{"app": "web"}).Obj())
 			w1, w2 := running("w1", "100m"), running("w2", "100m")
 			w1.Labels["app"], w2.Labels["app"] = "web", "web"
-			in.Nodes = []*scheduling.Node{node("node-c", "", fake.TestZone3, 4, w1, w2)}
-			return in
-		}, func(in *scheduling.Input, res *scheduling.Result) {
+			w.addNode("node-c", "", fake.TestZone3, 4, w1, w2)
+			return w
+		}, func(w *world, res *scheduling.Result) {
 			ignore := corev1.NodeInclusionPolicyIgnore
-			in.Pods[0].Spec.TopologySpreadConstraints[0].NodeAffinityPolicy = &ignore
+			w.Pods[0].Spec.TopologySpreadConstraints[0].NodeAffinityPolicy = &ignore
 		}},
-		{verify.PodAffinity, func() *scheduling.Input {
-			in := schedInput(pending("a", "100m").NodeSelector(v1.LabelTopologyZone, fake.TestZone1).Obj())
-			in.Nodes = []*scheduling.Node{node("node-b", "", fake.TestZone2, 1, running("db", "100m"))}
-			return in
-		}, func(in *scheduling.Input, res *scheduling.Result) {
-			in.Pods[0].Spec.NodeSelector = nil
-			in.Pods[0].Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+		{verify.PodAffinity, func() *world {
+			w := schedWorld(pending("a", "100m").NodeSelector(v1.LabelTopologyZone, fake.TestZone1).Obj())
+			w.addNode("node-b", "", fake.TestZone2, 1, running("db", "100m"))
+			return w
+		}, func(w *world, res *scheduling.Result) {
+			w.Pods[0].Spec.NodeSelector = nil
+			w.Pods[0].Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 				TopologyKey: v1.LabelTopologyZone, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}}}
 		}},
-		{verify.PodAffinityBootstrap, func() *scheduling.Input {
-			return schedInput(pending("a", "100m").Label("app", "g").NodeSelector(v1.LabelTopologyZone, fake.TestZone1).Obj(),
+		{verify.PodAffinityBootstrap, func() *world {
+			return schedWorld(pending("a", "100m").Label("app", "g").NodeSelector(v1.LabelTopologyZone, fake.TestZone1).Obj(),
 				pending("b", "100m").Label("app", "g").NodeSelector(v1.LabelTopologyZone, fake.TestZone2).Obj())
-		}, func(in *scheduling.Input, res *scheduling.Result) {
-			for _, p := range in.Pods {
+		}, func(w *world, res *scheduling.Result) {
+			for _, p := range w.Pods {
 				p.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 					TopologyKey: v1.LabelTopologyZone, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "g"}}}}}}
 			}
 		}},
-		{verify.PodAntiAffinity, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
-			in.Pods[0].Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+		{verify.PodAntiAffinity, twoPods, func(w *world, res *scheduling.Result) {
+			w.Pods[0].Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 				TopologyKey: v1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "b"}}}}}}
 		}},
-		{verify.PodAntiAffinity, onNode, func(in *scheduling.Input, res *scheduling.Result) {
+		{verify.PodAntiAffinity, onNode, func(w *world, res *scheduling.Result) {
 			q := running("guard", "100m")
-			q.Spec.NodeName = "node-a"
 			q.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 				TopologyKey: v1.LabelTopologyZone, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}}}
-			in.Nodes[0].Pods = append(in.Nodes[0].Pods, q)
+			w.bind("node-a", q)
 		}},
-		{verify.NodePoolLimit, twoPods, func(in *scheduling.Input, res *scheduling.Result) {
-			in.NodePools[0].Spec.Limits = v1.Limits{corev1.ResourceCPU: resource.MustParse("500m")}
+		{verify.NodePoolLimit, twoPods, func(w *world, res *scheduling.Result) {
+			w.NodePools[0].Spec.Limits = v1.Limits{corev1.ResourceCPU: resource.MustParse("500m")}
 		}},
-		{verify.NodePoolLimit, onNode, func(in *scheduling.Input, res *scheduling.Result) {
-			in.NodePools[0].Spec.Limits = v1.Limits{"nodes": resource.MustParse("1")}
-			in.Pods[0].Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: fake.TestZone2}
+		{verify.NodePoolLimit, onNode, func(w *world, res *scheduling.Result) {
+			w.NodePools[0].Spec.Limits = v1.Limits{"nodes": resource.MustParse("1")}
+			w.Pods[0].Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: fake.TestZone2}
 			res.ExistingNodes = nil
-			c := &scheduling.NodeClaim{NodePool: "default", Hostname: "h", Pods: in.Pods,
+			c := &scheduling.NodeClaim{NodePool: "default", Hostname: "h", Pods: w.Pods,
 				Requirements: requirements.NewRequirements(requirements.MustNew(v1.LabelTopologyZone, requirements.In, fake.TestZone2)),
-				InstanceType: in.InstanceTypes["default"][3]}
+				InstanceType: w.InstanceTypes["default"][3]}
 			c.InstanceTypeOptions = cloudprovider.InstanceTypes{c.InstanceType}
 			c.Offering = offeringIn(c.InstanceType, fake.TestZone2, v1.CapacityTypeOnDemand)
 			res.NewNodeClaims = []*scheduling.NodeClaim{c}
@@ -171,16 +170,13 @@ func TestSolveCodes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.code), func(t *testing.T) {
-			in := c.in()
-			res := mustSolve(t, in)
+			w := c.in()
+			res := mustSolve(t, w.snap(t), scheduling.Options{})
 			if len(res.PodErrors) > 0 {
 				t.Fatalf("setup: %v", res.PodErrors)
 			}
-			if vs := verify.SolveInput(in, res); len(vs) > 0 {
-				t.Fatalf("valid result reported: %v", vs)
-			}
-			c.breakIt(in, res)
-			vs := verify.SolveInput(in, res)
+			c.breakIt(w, res)
+			vs := verify.Solve(w.snap(t), scheduling.Options{}, res)
 			if !hasCode(vs, c.code) {
 				t.Fatalf("want %s, got %v", c.code, vs)
 			}
@@ -197,27 +193,27 @@ func TestSolveCodes(t *testing.T) {
 // (as Karpenter leaves it), one that does not tolerate a NoSchedule taint does not run
 // there, and PreferNoSchedule does not keep one away.
 func TestSolveDaemonSetsAsTheyRun(t *testing.T) {
-	in := schedInput(pending("a", "100m").Obj())
-	res := mustSolve(t, in)
+	w := schedWorld(pending("a", "100m").Obj())
+	res := mustSolve(t, w.snap(t), scheduling.Options{})
 	big := pending("ds", "64").Obj()
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "kube-system"},
 		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: big.Spec}}}
-	in.DaemonSets = []*appsv1.DaemonSet{ds}
-	if vs := verify.SolveInput(in, res); !hasCode(vs, verify.ResourcesExceeded) {
+	w.DaemonSets = []*appsv1.DaemonSet{ds}
+	if vs := verify.Solve(w.snap(t), scheduling.Options{}, res); !hasCode(vs, verify.ResourcesExceeded) {
 		t.Fatalf("a 64-CPU DaemonSet must not fit: %v", vs)
 	}
 	ds.Spec.Template.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu"}}
-	if vs := verify.SolveInput(in, res); len(vs) > 0 {
+	if vs := verify.Solve(w.snap(t), scheduling.Options{}, res); len(vs) > 0 {
 		t.Fatalf("DRA DaemonSet counted: %v", vs)
 	}
 	ds.Spec.Template.Spec.ResourceClaims = nil
 	res.NewNodeClaims[0].Taints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
-	in.Pods[0].Spec.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}
-	if vs := verify.SolveInput(in, res); len(vs) > 0 {
+	w.Pods[0].Spec.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}
+	if vs := verify.Solve(w.snap(t), scheduling.Options{}, res); len(vs) > 0 {
 		t.Fatalf("DaemonSet kept off by a NoSchedule taint counted: %v", vs)
 	}
 	res.NewNodeClaims[0].Taints[0].Effect = corev1.TaintEffectPreferNoSchedule
-	if vs := verify.SolveInput(in, res); !hasCode(vs, verify.ResourcesExceeded) {
+	if vs := verify.Solve(w.snap(t), scheduling.Options{}, res); !hasCode(vs, verify.ResourcesExceeded) {
 		t.Fatalf("PreferNoSchedule keeps no DaemonSet away: %v", vs)
 	}
 }
