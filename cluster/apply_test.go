@@ -227,6 +227,7 @@ func TestForksNeverModifyTheParent(t *testing.T) {
 	first := s.Nodes()[0]
 	res, err := scheduling.Solve(s, scheduling.Options{})
 	require.NoError(t, err)
+	require.Empty(t, verify.Solve(s, scheduling.Options{}, res))
 
 	_ = s.Without(first.Node.Name)
 	_ = s.WithoutPods(first.Pods[0], s.Pending()[0])

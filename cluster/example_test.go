@@ -72,6 +72,13 @@ spec:
 		return claims, nodes
 	}
 
+	// valid stops the loop when verify finds a rule the plan breaks.
+	valid := func(vs []verify.Violation) {
+		if len(vs) > 0 {
+			panic(fmt.Sprint(vs))
+		}
+	}
+
 	snap, err := cluster.FromSet(set, typesNow(set.NodePools))
 	if err != nil {
 		panic(err)
@@ -80,6 +87,7 @@ spec:
 	if err != nil {
 		panic(err)
 	}
+	valid(verify.Solve(snap, scheduling.Options{}, res))
 	claims, nodes := launch(snap, res.NewNodeClaims)
 	if snap, err = scheduling.Apply(snap, res, claims); err != nil {
 		panic(err)
@@ -100,6 +108,7 @@ spec:
 	if err != nil {
 		panic(err)
 	}
+	valid(verify.Plan(snap, now, disruption.Options{}, plan))
 	for _, cmd := range plan.Commands {
 		claims, nodes := launch(snap, cmd.Replacements)
 		if snap, err = disruption.Apply(snap, cmd, claims); err != nil {
@@ -121,6 +130,7 @@ spec:
 	if err != nil {
 		panic(err)
 	}
+	valid(verify.Solve(snap, scheduling.Options{}, res))
 	if snap, err = scheduling.Apply(snap, res, make([]*v1.NodeClaim, len(res.NewNodeClaims))); err != nil {
 		panic(err)
 	}

@@ -18,12 +18,13 @@ import (
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/verify"
 )
 
 // checkPlan is what FuzzPlan and the mutation test hold of any input: what manifest accepts,
-// Solve accepts; every pending pod of the snapshot comes back exactly once (placed or with a
-// reason) and nothing else comes back; no NodeClaim holds more cpu or memory than its
-// instance type's allocatable.
+// Solve accepts, and verify finds no rule its plan breaks; every pending pod of the snapshot
+// comes back exactly once (placed or with a reason) and nothing else comes back; no
+// NodeClaim holds more cpu or memory than its instance type's allocatable.
 func checkPlan(t *testing.T, data []byte, types cloudprovider.InstanceTypes, wellKnown requirements.KeySet) {
 	t.Helper()
 	set, err := manifest.Parse(data, "fuzz.yaml")
@@ -43,6 +44,9 @@ func checkPlan(t *testing.T, data []byte, types cloudprovider.InstanceTypes, wel
 	res, err := scheduling.Solve(snap, scheduling.Options{})
 	if err != nil {
 		t.Fatalf("manifest accepted the input, Solve refused it: %v", err)
+	}
+	for _, v := range verify.Solve(snap, scheduling.Options{}, res) {
+		t.Errorf("verify: %v", v)
 	}
 	want := map[*corev1.Pod]int{}
 	for _, p := range snap.Pending() {

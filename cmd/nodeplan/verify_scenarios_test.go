@@ -10,22 +10,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/verify"
 )
 
-// TestScenariosVerify loads every scenario of testdata/own-scenarios (and of the scenario
-// roots listed in NODEPLAN_VERIFY_SCENARIOS, colon-separated: the shared suite, difftest
-// cases) the way the CLI does, plans or disrupts, and requires verify to find no
-// violation. A directory's command comes from its expect.json, else from its name
-// (plan-…, disrupt-…). Scenarios whose input the CLI rejects are skipped (they check the
+// TestScenariosVerify loads every scenario of testdata/scenarios and testdata/own-scenarios
+// (and of the scenario roots listed in NODEPLAN_VERIFY_SCENARIOS, colon-separated: the
+// shared suite, difftest cases) the way the check scripts run the CLI, plans or disrupts,
+// and requires verify to find no violation. A directory's command comes from its
+// expect.json, else from its name (plan-…, disrupt-…); its catalog is expect.json's
+// instanceTypes (default instance-types.yaml, null for the embedded one) in the directory,
+// else in the root. Scenarios whose input the CLI rejects are skipped (they check the
 // error); -short skips the test.
 func TestScenariosVerify(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	roots := []string{filepath.Join("..", "..", "testdata", "own-scenarios")}
+	roots := []string{filepath.Join("..", "..", "testdata", "scenarios"), filepath.Join("..", "..", "testdata", "own-scenarios")}
 	if extra := os.Getenv("NODEPLAN_VERIFY_SCENARIOS"); extra != "" {
 		roots = append(roots, strings.Split(extra, ":")...)
 	}
@@ -45,38 +48,51 @@ func verifyScenario(t *testing.T, dir string) {
 		cmd := strings.SplitN(filepath.Base(dir), "-", 2)[0]
 		raw = []byte(`{"command":"` + cmd + `"}`)
 	}
-	var spec struct {
-		Command       string          `json:"command"`
-		Args          []string        `json:"args"`
-		InstanceTypes json.RawMessage `json:"instanceTypes"`
-	}
+	spec := struct {
+		Command       string   `json:"command"`
+		Args          []string `json:"args"`
+		InstanceTypes *string  `json:"instanceTypes"`
+	}{InstanceTypes: new(string)}
+	*spec.InstanceTypes = "instance-types.yaml"
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	var args []string
-	catalog := filepath.Join(dir, "instance-types.yaml")
-	for _, f := range files {
-		if f != catalog {
-			args = append(args, "-f", f)
-		}
+	if spec.Command == "" {
+		spec.Command = "plan"
 	}
-	if string(spec.InstanceTypes) != "null" {
-		if _, err := os.Stat(catalog); err == nil {
-			args = append(args, "--instance-types", catalog)
+	var args []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || name == "expect.json" || name == "instance-types.yaml" ||
+			!(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".json")) {
+			continue
+		}
+		args = append(args, "-f", filepath.Join(dir, name))
+	}
+	if spec.InstanceTypes != nil && *spec.InstanceTypes != "" {
+		for _, place := range []string{dir, filepath.Dir(dir)} {
+			if catalog := filepath.Join(place, *spec.InstanceTypes); fileExists(catalog) {
+				args = append(args, "--instance-types", catalog)
+				break
+			}
 		}
 	}
 	args = append(args, spec.Args...)
 	var now string
-	var spotToSpot bool
+	var spotToSpot, nodeRepair bool
 	c, err := parseFlags(spec.Command, args, func(fs *flag.FlagSet) {
-		if spec.Command == "disrupt" {
+		if spec.Command == "disrupt" { // runDisrupt's flags
 			fs.StringVar(&now, "now", "", "")
 			fs.BoolVar(&spotToSpot, "spot-to-spot", false, "")
+			fs.BoolVar(&nodeRepair, "node-repair", false, "")
 		}
 	})
 	if err != nil {
 		t.Skipf("flags: %v", err)
+	}
+	if nodeRepair {
+		c.repairPolicies = catalog.RepairPolicies()
 	}
 	set, snap, err := c.load()
 	if err != nil {
@@ -107,4 +123,9 @@ func verifyScenario(t *testing.T, dir string) {
 			t.Error(v)
 		}
 	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

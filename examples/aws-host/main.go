@@ -1,8 +1,8 @@
 // Command aws-host is a minimal host program for package aws: it wires
 // config.LoadDefaultConfig, a region and a cluster name into the EC2 CloudProvider and the
-// SQS interruption reader, lists the region's instance types, runs one Solve -> Create round
-// for a few pending pods, then reads one interruption message and deletes the interrupted
-// NodeClaim's instance.
+// SQS interruption reader, lists the region's instance types, runs one Solve -> verify ->
+// Create round for a few pending pods, then reads one interruption message and deletes the
+// interrupted NodeClaim's instance.
 //
 // By default (-local) it starts local EC2 (query protocol), SQS (JSON protocol), Price List
 // (JSON 1.1), IAM (query protocol) and SSM (JSON 1.1) servers on 127.0.0.1, filled with the 1,355 instance types of nodeplan's data file, and points the
@@ -39,6 +39,7 @@ import (
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/verify"
 )
 
 func main() {
@@ -167,7 +168,7 @@ func run(ctx context.Context, local bool, clusterName, region, queueURL, dataPat
 	}
 	fmt.Printf("region %s: %d instance types described, %d usable by NodePool %s\n", region, len(provider.Region().Types), len(types), nodePool.Name)
 
-	// One Solve -> Create round.
+	// One Solve -> verify -> Create round.
 	snap, err := cluster.New(cluster.Objects{
 		Pods: demoPods(), NodePools: []*v1.NodePool{nodePool},
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{nodePool.Name: types},
@@ -179,6 +180,9 @@ func run(ctx context.Context, local bool, clusterName, region, queueURL, dataPat
 	res, err := scheduling.Solve(snap, scheduling.Options{})
 	if err != nil {
 		return rep, fmt.Errorf("solving: %w", err)
+	}
+	if vs := verify.Solve(snap, scheduling.Options{}, res); len(vs) > 0 {
+		return rep, fmt.Errorf("the plan breaks a rule, nothing launched: %v", vs) // check before spending money
 	}
 	for _, pe := range res.PodErrors {
 		fmt.Printf("pod %s/%s not placed: %s\n", pe.Pod.Namespace, pe.Pod.Name, pe.Reason)
