@@ -11,6 +11,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -38,7 +39,7 @@ func TestAdversarialInputs(t *testing.T) {
 	zeroUnknown := fake.Pod("zero").Request("example.com/widget", "0").Obj()
 	noClassRef := fake.NodePool("no-ref").Obj()
 	noClassRef.Spec.Template.Spec.NodeClassRef = nil
-	cases := map[string]*scheduling.Input{
+	cases := map[string]cluster.Objects{
 		"odd prices": {Pods: []*corev1.Pod{fake.Pod("p").Requests("1", "1Gi").Obj()}, NodePools: []*v1.NodePool{fake.NodePool("d").Obj()},
 			InstanceTypes: map[string]cloudprovider.InstanceTypes{"d": {nan, inf, free}}},
 		"empty types": {Pods: []*corev1.Pod{fake.Pod("p").Obj()}, NodePools: []*v1.NodePool{fake.NodePool("d").Obj()},
@@ -48,11 +49,12 @@ func TestAdversarialInputs(t *testing.T) {
 		"no node pools": {Pods: []*corev1.Pod{fake.Pod("p").Obj()}},
 		"types for an unknown pool": {Pods: []*corev1.Pod{fake.Pod("p").Obj()}, NodePools: []*v1.NodePool{fake.NodePool("d").Obj()},
 			InstanceTypes: map[string]cloudprovider.InstanceTypes{"other": fake.InstanceTypes(3)}},
-		"empty node": {Pods: []*corev1.Pod{fake.Pod("p").Obj()}, Nodes: []*scheduling.Node{{}, nil, {Node: &corev1.Node{}}}},
+		"empty node": {Pods: []*corev1.Pod{fake.Pod("p").Obj()}, Nodes: []*corev1.Node{{}}},
 	}
-	for name, in := range cases {
+	for name, objs := range cases {
 		t.Run(name, func(t *testing.T) {
-			res, err := scheduling.SolveInput(in)
+			snap := snapOf(t, objs)
+			res, err := solveVerified(t, nil, snap, scheduling.Options{})
 			require.NoError(t, err)
 			seen := 0
 			for _, c := range res.NewNodeClaims {
@@ -66,7 +68,11 @@ func TestAdversarialInputs(t *testing.T) {
 				assert.NotEmpty(t, e.Reason)
 				seen++
 			}
-			assert.Equal(t, len(in.Pods), seen)
+			assert.Equal(t, len(objs.Pods), seen)
 		})
 	}
+	t.Run("nil node", func(t *testing.T) {
+		_, err := cluster.New(cluster.Objects{Pods: []*corev1.Pod{fake.Pod("p").Obj()}, Nodes: []*corev1.Node{nil}})
+		assert.Error(t, err, "a nil Node is refused when the snapshot is built")
+	})
 }

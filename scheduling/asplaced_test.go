@@ -12,6 +12,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -19,7 +20,7 @@ import (
 // Constraints Karpenter's own plan can break, which nodeplan holds (verify findings 1 and 3).
 
 // asNode is an initialized managed node in zone with room for pods pods.
-func asNode(name, zone string, pods string, taints []corev1.Taint, bound ...*corev1.Pod) *scheduling.Node {
+func asNode(name, zone string, pods string, taints []corev1.Taint, bound ...*corev1.Pod) *cluster.Node {
 	rl := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi"), corev1.ResourcePods: resource.MustParse(pods)}
 	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name, v1.LabelTopologyZone: zone,
 		v1.NodePoolLabelKey: "default", v1.NodeInitializedLabelKey: "true"}}, Spec: corev1.NodeSpec{Taints: taints},
@@ -27,12 +28,13 @@ func asNode(name, zone string, pods string, taints []corev1.Taint, bound ...*cor
 	for _, p := range bound {
 		p.Spec.NodeName = name
 	}
-	return &scheduling.Node{Node: n, Pods: bound}
+	return &cluster.Node{Node: n, Pods: bound}
 }
 
-func asInput(pods []*corev1.Pod, nodes ...*scheduling.Node) *scheduling.Input {
-	return &scheduling.Input{Pods: pods, NodePools: []*v1.NodePool{fake.NodePool("default").Obj()},
-		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(2)}, WellKnownLabels: fake.WellKnownLabels(), Nodes: nodes}
+// asObjects are pods pending on the nodes with one unconstrained NodePool.
+func asObjects(pods []*corev1.Pod, nodes ...*cluster.Node) cluster.Objects {
+	return withNodes(cluster.Objects{Pods: pods, NodePools: []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(2)}, WellKnownLabels: fake.WellKnownLabels()}, nodes...)
 }
 
 // A DaemonSet pod runs on a node whatever its PreferNoSchedule taints, so its requests are
@@ -44,9 +46,9 @@ func TestDaemonSetReservedOnPreferNoScheduleNode(t *testing.T) {
 	tolerant := func(n string) *corev1.Pod {
 		return fake.Pod(n).Requests("10m", "16Mi").Tolerate("prefer", "x", corev1.TaintEffectPreferNoSchedule).Obj()
 	}
-	in := asInput([]*corev1.Pod{tolerant("a"), tolerant("b")}, asNode("node-0", fake.TestZone1, "2", prefer))
-	in.DaemonSets = []*appsv1.DaemonSet{ds}
-	res := mustSolve(t, in)
+	objs := asObjects([]*corev1.Pod{tolerant("a"), tolerant("b")}, asNode("node-0", fake.TestZone1, "2", prefer))
+	objs.DaemonSets = []*appsv1.DaemonSet{ds}
+	res := mustSolve(t, snapOf(t, objs), scheduling.Options{})
 	require.Empty(t, res.PodErrors)
 	require.Len(t, res.ExistingNodes, 1)
 	assert.Len(t, res.ExistingNodes[0].Pods, 1, "room for 2 pods: the DaemonSet pod and one more")
@@ -62,14 +64,14 @@ func TestAffinityBootstrapsOnlyWithoutMatches(t *testing.T) {
 			PodAffinity(v1.LabelTopologyZone, map[string]string{"app": "g"}).Obj()
 	}
 	t.Run("a match in another zone: pending", func(t *testing.T) {
-		res := mustSolve(t, asInput([]*corev1.Pod{pod()}, asNode("node-a", fake.TestZone1, "10", nil, fake.Pod("g-0").Label("app", "g").Obj())))
+		res := mustSolve(t, snapOf(t, asObjects([]*corev1.Pod{pod()}, asNode("node-a", fake.TestZone1, "10", nil, fake.Pod("g-0").Label("app", "g").Obj()))), scheduling.Options{})
 		require.Len(t, res.PodErrors, 1)
 		assert.Equal(t, scheduling.PodAffinity, res.PodErrors[0].Code)
 		assert.Equal(t, v1.LabelTopologyZone, res.PodErrors[0].Causes[0].Key)
 		assert.Empty(t, res.NewNodeClaims)
 	})
 	t.Run("no match anywhere: it starts the group", func(t *testing.T) {
-		res := mustSolve(t, asInput([]*corev1.Pod{pod()}, asNode("node-a", fake.TestZone1, "10", nil, fake.Pod("other").Label("app", "h").Obj())))
+		res := mustSolve(t, snapOf(t, asObjects([]*corev1.Pod{pod()}, asNode("node-a", fake.TestZone1, "10", nil, fake.Pod("other").Label("app", "h").Obj()))), scheduling.Options{})
 		assert.Empty(t, res.PodErrors)
 		require.Len(t, res.NewNodeClaims, 1)
 		assert.Equal(t, fake.TestZone2, res.NewNodeClaims[0].Offering.Zone())
@@ -87,7 +89,7 @@ func TestTaintsHonorSpreadCountsPodsOfUninitializedNode(t *testing.T) {
 		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}).Obj()
 	n := asNode("node-a", fake.TestZone1, "10", []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}, web("w1"), web("w2"))
 	delete(n.Node.Labels, v1.NodeInitializedLabelKey)
-	res := mustSolve(t, asInput([]*corev1.Pod{p}, n))
+	res := mustSolve(t, snapOf(t, asObjects([]*corev1.Pod{p}, n)), scheduling.Options{})
 	require.Empty(t, res.PodErrors)
 	assert.Empty(t, res.ExistingNodes, "node-a holds 2 of the group already")
 	assert.Len(t, res.NewNodeClaims, 1)

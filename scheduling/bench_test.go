@@ -13,6 +13,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -90,11 +91,11 @@ func benchmarkPods(n int, rng *rand.Rand) []*corev1.Pod {
 	return pods
 }
 
-// benchmarkInput is Karpenter's benchmark cluster: 400 fake instance types and one
-// unconstrained NodePool.
-func benchmarkInput(n int) *scheduling.Input {
+// benchmarkObjects is Karpenter's benchmark cluster: n pending pods, 400 fake instance types
+// and one unconstrained NodePool.
+func benchmarkObjects(n int) cluster.Objects {
 	np := fake.NodePool("default").Obj()
-	return &scheduling.Input{
+	return cluster.Objects{
 		Pods:            benchmarkPods(n, rand.New(rand.NewSource(42))),
 		NodePools:       []*v1.NodePool{np},
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(400)},
@@ -111,18 +112,18 @@ func BenchmarkSolve(b *testing.B) {
 }
 
 func benchmarkSolve(b *testing.B, n int, packing scheduling.Packing) {
-	in := benchmarkInput(n)
-	in.Options.Packing = packing
+	snap := snapOf(b, benchmarkObjects(n))
+	opts := scheduling.Options{Packing: packing}
 	var res *scheduling.Result
 	start := time.Now()
 	for b.Loop() {
 		var err error
-		if res, err = scheduling.SolveInput(in); err != nil {
+		if res, err = scheduling.Solve(snap, opts); err != nil {
 			b.Fatal(err)
 		}
 	}
 	elapsed := time.Since(start)
-	if err := verifyErr(in, res); err != nil { // once, outside the timed loop
+	if err := verifyErr(snap, opts, res); err != nil { // once, outside the timed loop
 		b.Fatal(err)
 	}
 	if len(res.PodErrors) > 0 {

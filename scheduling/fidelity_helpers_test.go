@@ -13,37 +13,43 @@ import (
 
 	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
+// fidelityIn is a fidelity test's snapshot and options.
+type fidelityIn struct {
+	snap *cluster.Snapshot
+	opts scheduling.Options
+}
+
 // fidelityInput reads manifests and a catalog, as the CLI does: pending pods to place,
 // nodes with their bound pods, every NodePool on the whole catalog.
-func fidelityInput(t *testing.T, manifests, instanceTypes string, packing scheduling.Packing) *scheduling.Input {
+func fidelityInput(t *testing.T, manifests, instanceTypes string, packing scheduling.Packing) *fidelityIn {
 	t.Helper()
 	set, err := manifest.Parse([]byte(manifests), "input.yaml")
 	require.NoError(t, err)
 	types, wellKnown, err := catalog.Parse([]byte(instanceTypes), "instance-types.yaml")
 	require.NoError(t, err)
-	in := &scheduling.Input{NodePools: set.NodePools, InstanceTypes: map[string]cloudprovider.InstanceTypes{},
-		WellKnownLabels: wellKnown, Options: scheduling.Options{Packing: packing}}
+	its := map[string]cloudprovider.InstanceTypes{}
 	for _, np := range set.NodePools {
-		in.InstanceTypes[np.Name] = types
+		its[np.Name] = types
 	}
-	nodes := map[string]*scheduling.Node{}
-	for _, n := range set.Nodes {
-		nodes[n.Name] = &scheduling.Node{Node: n}
-		in.Nodes = append(in.Nodes, nodes[n.Name])
+	objs := cluster.ObjectsOf(set, its)
+	objs.WellKnownLabels = wellKnown
+	snap, err := cluster.New(objs)
+	require.NoError(t, err)
+	for _, n := range snap.NotPlanned() {
+		require.NotEqual(t, cluster.NotPlannedNodeMissing, n.Reason, "pod %s is bound to an unknown node", n.Pod.Name)
 	}
-	for _, p := range set.Pods {
-		if n, ok := nodes[p.Spec.NodeName]; ok {
-			n.Pods = append(n.Pods, p)
-		} else {
-			require.Empty(t, p.Spec.NodeName, "pod %s is bound to an unknown node", p.Name)
-			in.Pods = append(in.Pods, p)
-		}
-	}
-	return in
+	return &fidelityIn{snap: snap, opts: scheduling.Options{Packing: packing}}
+}
+
+// solve is mustSolve over the fidelity input.
+func (in *fidelityIn) solve(t *testing.T) *scheduling.Result {
+	t.Helper()
+	return mustSolve(t, in.snap, in.opts)
 }
 
 // launchedPod is a pod of the plan as launched (or already running) with its node's labels.
@@ -74,10 +80,13 @@ func launchedLabels(c *scheduling.NodeClaim) map[string]string {
 
 // asLaunched lists every pod of the plan as launched: running pods on their nodes, pods
 // placed on existing nodes, pods on new NodeClaims (as nodes with their launched labels).
-func asLaunched(in *scheduling.Input, res *scheduling.Result) []launchedPod {
+func asLaunched(in *fidelityIn, res *scheduling.Result) []launchedPod {
 	var out []launchedPod
 	byName := map[string]*corev1.Node{}
-	for _, n := range in.Nodes {
+	for _, n := range in.snap.Nodes() {
+		if n.Node == nil {
+			continue
+		}
 		byName[n.Node.Name] = n.Node
 		for _, p := range n.Pods {
 			out = append(out, launchedPod{pod: p, node: n.Node})
@@ -103,7 +112,7 @@ func asLaunched(in *scheduling.Input, res *scheduling.Result) []launchedPod {
 // are the pods of the pod's namespace its selector matches on nodes passing its node filter
 // (nodeAffinityPolicy Honor: the pod's required node affinity). It returns one line per
 // broken constraint.
-func spreadViolations(t *testing.T, in *scheduling.Input, res *scheduling.Result, domains []string) []string {
+func spreadViolations(t *testing.T, in *fidelityIn, res *scheduling.Result, domains []string) []string {
 	t.Helper()
 	all := asLaunched(in, res)
 	var out []string
@@ -181,7 +190,7 @@ func countsText(counts map[string]int) string {
 
 // launchedCounts counts, per value of key on the launched node, the placed pods whose name
 // starts with prefix.
-func launchedCounts(in *scheduling.Input, res *scheduling.Result, prefix, key string) map[string]int {
+func launchedCounts(in *fidelityIn, res *scheduling.Result, prefix, key string) map[string]int {
 	out := map[string]int{}
 	for _, lp := range asLaunched(in, res) {
 		if lp.claim == nil && !placedOnExisting(res, lp.pod) {

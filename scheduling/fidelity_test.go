@@ -234,7 +234,7 @@ func TestFidelitySpreadHoldsAsLaunched(t *testing.T) {
 		for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
 			t.Run(tc.name+"/"+string(packing), func(t *testing.T) {
 				in := fidelityInput(t, tc.manifests, tc.types, packing)
-				res := mustSolve(t, in)
+				res := in.solve(t)
 				assert.Empty(t, res.PodErrors)
 				assert.Empty(t, spreadViolations(t, in, res, tc.domains))
 				assert.Equal(t, tc.want, launchedCounts(in, res, tc.prefix, "topology.kubernetes.io/zone"))
@@ -269,7 +269,7 @@ func TestFidelityLimitsOverRounds(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			in := fidelityInput(t, manifests(tc.limit, tc.smalls), limitTypes, scheduling.PackingCostAware)
-			res := mustSolve(t, in)
+			res := in.solve(t)
 			placed, price, worst := 0, 0.0, int64(0)
 			for _, c := range res.NewNodeClaims {
 				placed += len(c.Pods)
@@ -382,7 +382,7 @@ spec:
 		for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
 			t.Run(tc.name+"/"+string(packing), func(t *testing.T) {
 				in := fidelityInput(t, tc.manifests, types, packing)
-				res := mustSolve(t, in)
+				res := in.solve(t)
 				assert.Empty(t, res.PodErrors)
 				got := map[string]string{}
 				price := 0.0
@@ -444,7 +444,7 @@ spec:
 	for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
 		t.Run(string(packing), func(t *testing.T) {
 			in := fidelityInput(t, manifests, zonePricedTypes, packing)
-			res := mustSolve(t, in)
+			res := in.solve(t)
 			var failed []string
 			for _, e := range res.PodErrors {
 				failed = append(failed, e.Pod.Name)
@@ -459,11 +459,11 @@ spec:
 // refused (Karpenter's disruption simulations are one Solve).
 func TestFidelitySingleRoundKeepsLimitRefusals(t *testing.T) {
 	in := fidelityInput(t, limitedPool("8")+loneSmalls(3), limitTypes, scheduling.PackingCostAware)
-	res := mustSolve(t, in)
+	res := in.solve(t)
 	assert.Len(t, res.NewNodeClaims, 3, "over the rounds: 4 + 4 counted in round 1, then 2 + 2 + 2")
 	assert.Empty(t, res.PodErrors)
-	in.Options.SingleRound = true
-	res = mustSolve(t, in)
+	in.opts.SingleRound = true
+	res = in.solve(t)
 	assert.Len(t, res.NewNodeClaims, 2, "one round: each claim counts at its 4-cpu option")
 	require.Len(t, res.PodErrors, 1)
 	assert.Equal(t, scheduling.NodePoolLimit, res.PodErrors[0].Code, res.PodErrors[0].Reason)
@@ -496,7 +496,7 @@ instanceTypes:
 		{replicas: 2, want: map[string]int{"zone-c": 1}, refused: 1}, // zone-c would hold 2, the others 0
 	} {
 		in := fidelityInput(t, fidelityPool+webDeployment("spread", tc.replicas, "6", zoneSpreadWeb), types, scheduling.PackingCostAware)
-		res := mustSolve(t, in)
+		res := in.solve(t)
 		assert.Equal(t, tc.want, launchedCounts(in, res, "spread-", "topology.kubernetes.io/zone"))
 		assert.Len(t, res.PodErrors, tc.refused)
 		assert.Empty(t, spreadViolations(t, in, res, []string{"zone-a", "zone-b", "zone-c"}))
@@ -509,7 +509,7 @@ func TestFidelityFruitlessLaterRoundIsUndone(t *testing.T) {
 	// round 1 and 2 in round 2, which frees too little for c.
 	manifests := limitedPool("9") + loneXPod("a", "3500m", "1Gi") + loneXPod("b", "1", "1Gi") + loneXPod("c", "500m", "20Gi")
 	in := fidelityInput(t, manifests, limitTypes, scheduling.PackingCostAware)
-	res := mustSolve(t, in)
+	res := in.solve(t)
 	require.Len(t, res.PodErrors, 1)
 	assert.Equal(t, "c", res.PodErrors[0].Pod.Name)
 	require.Len(t, res.NewNodeClaims, 2)
@@ -550,7 +550,7 @@ instanceTypes:
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			in := fidelityInput(t, fidelityPool+webDeployment("web", 2, "100m", anti(tc.kind)), types, scheduling.PackingCostAware)
-			res := mustSolve(t, in)
+			res := in.solve(t)
 			assert.Empty(t, res.PodErrors)
 			assert.Equal(t, tc.want, launchedCounts(in, res, "web-", "topology.kubernetes.io/zone"))
 			assert.Len(t, res.NewNodeClaims, len(tc.want))
@@ -592,8 +592,7 @@ instanceTypes:
 				pool = strings.Replace(pool, "      nodeClassRef", "      - {key: topology.kubernetes.io/zone, operator: "+tc.zoneReq+"}\n      nodeClassRef", 1)
 			}
 			in := fidelityInput(t, pool+webDeployment("web", 3, "1500m", fmt.Sprintf(spread, tc.when)), types, scheduling.PackingCostAware)
-			res := mustSolve(t, in)
-			require.NoError(t, verifyErr(in, res))
+			res := in.solve(t)
 			assert.Equal(t, map[string]int{"zone-a": tc.placed}, launchedCounts(in, res, "web-", "topology.kubernetes.io/zone"))
 			assert.Len(t, res.PodErrors, 3-tc.placed)
 		})
@@ -662,8 +661,7 @@ spec:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := fidelityInput(t, tc.manifests, tc.types, scheduling.PackingCostAware)
-			res := mustSolve(t, in)
-			require.NoError(t, verifyErr(in, res))
+			res := in.solve(t)
 			var claims []string
 			for _, c := range res.NewNodeClaims {
 				var apps []string

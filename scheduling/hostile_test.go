@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/internal/quantity"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -29,8 +30,9 @@ func typeWith(name, cpu, mem string) *cloudprovider.InstanceType {
 		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem), corev1.ResourcePods: resource.MustParse("110")}})
 }
 
-func oneType(it *cloudprovider.InstanceType, pods ...*corev1.Pod) *scheduling.Input {
-	return &scheduling.Input{
+// oneType are pending pods and one NodePool "default" of one instance type.
+func oneType(it *cloudprovider.InstanceType, pods ...*corev1.Pod) cluster.Objects {
+	return cluster.Objects{
 		Pods:          pods,
 		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": {it}},
@@ -43,24 +45,33 @@ func TestSolveRejectsInvalidInput(t *testing.T) {
 	nilOffering.Offerings = append(cloudprovider.Offerings{nil}, nilOffering.Offerings...)
 	nameless := typeWith("small", "2", "4Gi")
 	nameless.Name = ""
-	for name, in := range map[string]*scheduling.Input{
-		"nil input":           nil,
-		"nil pod":             oneType(typeWith("small", "2", "4Gi"), pod, nil),
+	for name, objs := range map[string]cluster.Objects{
 		"nil offering":        oneType(nilOffering, pod),
 		"nameless type":       oneType(nameless, pod),
 		"unparsable NodePool": withRequirement(oneType(typeWith("small", "2", "4Gi"), pod), "Bogus"),
 	} {
 		t.Run(name, func(t *testing.T) {
+			snap := snapOf(t, objs)
 			var res *scheduling.Result
 			var err error
-			require.NotPanics(t, func() { res, err = scheduling.SolveInput(in) })
+			require.NotPanics(t, func() { res, err = scheduling.Solve(snap, scheduling.Options{}) })
 			assert.Error(t, err)
 			assert.Nil(t, res)
 		})
 	}
+	t.Run("nil snapshot", func(t *testing.T) {
+		res, err := scheduling.Solve(nil, scheduling.Options{})
+		assert.Error(t, err)
+		assert.Nil(t, res)
+	})
+	t.Run("nil pod", func(t *testing.T) {
+		// The snapshot refuses it before Solve could see it.
+		_, err := cluster.New(oneType(typeWith("small", "2", "4Gi"), pod, nil))
+		assert.Error(t, err)
+	})
 }
 
-func withRequirement(in *scheduling.Input, op corev1.NodeSelectorOperator) *scheduling.Input {
+func withRequirement(in cluster.Objects, op corev1.NodeSelectorOperator) cluster.Objects {
 	in.NodePools[0].Spec.Template.Spec.Requirements = append(in.NodePools[0].Spec.Template.Spec.Requirements,
 		v1.NodeSelectorRequirementWithMinValues{Key: "example.com/x", Operator: op, Values: []string{"a"}})
 	return in
@@ -72,14 +83,15 @@ func TestCacheKeysTemplatesByContent(t *testing.T) {
 	tiny, small, big := typeWith("tiny", "1", "1Gi"), typeWith("small", "2", "2Gi"), typeWith("big", "16", "64Gi")
 	pod := fake.Pod("p").Requests("8", "16Gi").Obj()
 	cache := scheduling.NewCache()
-	in := oneType(tiny, pod)
-	in.Cache = cache
-	in.InstanceTypes["default"] = cloudprovider.InstanceTypes{tiny, small}
-	res := mustSolve(t, in)
+	snap := snapOf(t, oneType(tiny, pod))
+	first := snap.WithInstanceTypes(map[string]cloudprovider.InstanceTypes{"default": {tiny, small}})
+	res, err := solveVerified(t, cache, first, scheduling.Options{})
+	require.NoError(t, err)
 	require.Len(t, res.PodErrors, 1, "nothing in the first list fits the pod")
 
-	in.InstanceTypes["default"] = cloudprovider.InstanceTypes{tiny, big}
-	res = mustSolve(t, in)
+	second := snap.WithInstanceTypes(map[string]cloudprovider.InstanceTypes{"default": {tiny, big}})
+	res, err = solveVerified(t, cache, second, scheduling.Options{})
+	require.NoError(t, err)
 	require.Empty(t, res.PodErrors, "the second list has a type that fits")
 	require.Len(t, res.NewNodeClaims, 1)
 	assert.Equal(t, "big", res.NewNodeClaims[0].InstanceType.Name)
@@ -93,21 +105,17 @@ func TestPropCacheChangesNothing(t *testing.T) {
 		a, b := scenarioGen().Draw(t, "a"), scenarioGen().Draw(t, "b")
 		inA, inB := a.build(), b.build()
 		// The variant shares inA's objects but not its lists.
-		variant := *inA
+		variant := inA
 		variant.InstanceTypes = map[string]cloudprovider.InstanceTypes{}
 		for _, np := range inA.NodePools {
 			its := rapid.Permutation(inA.InstanceTypes[np.Name]).Draw(t, np.Name+"/order")
 			n := rapid.IntRange(0, len(its)).Draw(t, np.Name+"/keep")
 			variant.InstanceTypes[np.Name] = its[:n]
 		}
-		inputs := []*scheduling.Input{inA, inB, &variant, inA, &variant}
+		inputs := []cluster.Objects{inA, inB, variant, inA, variant}
 		want := make([]string, len(inputs))
 		for i, in := range inputs {
-			res, err := scheduling.SolveInput(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want[i] = render(res)
+			want[i] = render(mustSolve(t, snapOf(t, in), scheduling.Options{}))
 		}
 		refA, refB := a.build(), b.build()
 		warm(inA)
@@ -116,9 +124,7 @@ func TestPropCacheChangesNothing(t *testing.T) {
 		warm(refB)
 		cache := scheduling.NewCache()
 		for i, in := range inputs {
-			c := *in
-			c.Cache = cache
-			res, err := scheduling.SolveInput(&c)
+			res, err := solveVerified(t, cache, snapOf(t, in), scheduling.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +176,7 @@ func TestOutOfRangeQuantitiesOfPodsArePodErrors(t *testing.T) {
 		}(), "requests.memory"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			res := mustSolve(t, oneType(twoCPU, c.pod))
+			res := mustSolve(t, snapOf(t, oneType(twoCPU, c.pod)), scheduling.Options{})
 			assert.Empty(t, res.NewNodeClaims)
 			require.Len(t, res.PodErrors, 1)
 			assert.Equal(t, scheduling.InvalidPodSpec, res.PodErrors[0].Code)
@@ -188,7 +194,7 @@ func TestSumsCannotWrap(t *testing.T) {
 	for i := range 16 {
 		pods = append(pods, fake.Pod(fmt.Sprintf("p%02d", i)).Requests("1", "1Ei").Obj())
 	}
-	res := mustSolve(t, oneType(huge, pods...))
+	res := mustSolve(t, snapOf(t, oneType(huge, pods...)), scheduling.Options{})
 	placed := 0
 	for _, c := range res.NewNodeClaims {
 		total := resource.Quantity{}
@@ -209,42 +215,43 @@ func TestSumsCannotWrap(t *testing.T) {
 func TestOutOfRangeQuantitiesAreErrors(t *testing.T) {
 	q := resource.MustParse
 	pod := fake.Pod("p").Requests("1", "1Gi").Obj()
-	base := func() *scheduling.Input { return oneType(typeWith("small", "2", "4Gi"), pod) }
+	base := func() cluster.Objects { return oneType(typeWith("small", "2", "4Gi"), pod) }
 	for name, c := range map[string]struct {
-		mod  func(*scheduling.Input)
+		mod  func(*cluster.Objects)
 		want string
 	}{
-		"NodePool limit 1e30": {func(in *scheduling.Input) {
+		"NodePool limit 1e30": {func(in *cluster.Objects) {
 			in.NodePools[0].Spec.Limits = v1.Limits{corev1.ResourceCPU: q("1e30")}
 		}, `NodePool "default": spec.limits.cpu: 1e30: more than nodeplan can count`},
-		"negative NodePool limit": {func(in *scheduling.Input) {
+		"negative NodePool limit": {func(in *cluster.Objects) {
 			in.NodePools[0].Spec.Limits = v1.Limits{corev1.ResourceMemory: q("-1")}
 		}, `NodePool "default": spec.limits.memory: -1: must not be negative`},
-		"type with 1e30 cpu": {func(in *scheduling.Input) {
+		"type with 1e30 cpu": {func(in *cluster.Objects) {
 			in.InstanceTypes["default"] = cloudprovider.InstanceTypes{typeWith("vast", "1e30", "4Gi")}
 		}, `instance type "vast": capacity.cpu: 1e30: more than nodeplan can count`},
-		"type with negative memory": {func(in *scheduling.Input) {
+		"type with negative memory": {func(in *cluster.Objects) {
 			in.InstanceTypes["default"] = cloudprovider.InstanceTypes{typeWith("minus", "2", "-4Gi")}
 		}, `instance type "minus": capacity.memory: -4Gi: must not be negative`},
-		"bound pod with 1e30 cpu": {func(in *scheduling.Input) {
+		"bound pod with 1e30 cpu": {func(in *cluster.Objects) {
 			b := podRequesting("bound", corev1.ResourceList{corev1.ResourceCPU: q("1e30")})
 			b.Spec.NodeName = "n"
-			in.Nodes = []*scheduling.Node{{Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}, Pods: []*corev1.Pod{b}}}
+			in.Nodes = []*corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n"}}}
+			in.Pods = append(in.Pods, b)
 		}, `node "n": bound pod default/bound: spec.containers[0].resources.requests.cpu: 1e30`},
-		"node allocatable 1e30": {func(in *scheduling.Input) {
-			in.Nodes = []*scheduling.Node{{Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"},
-				Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourcePods: q("1e30")}}}}}
+		"node allocatable 1e30": {func(in *cluster.Objects) {
+			in.Nodes = []*corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n"},
+				Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourcePods: q("1e30")}}}}
 		}, `node "n": status.allocatable.pods: 1e30`},
-		"DaemonSet with 1e30 memory": {func(in *scheduling.Input) {
+		"DaemonSet with 1e30 memory": {func(in *cluster.Objects) {
 			ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "kube-system"}}
 			ds.Spec.Template.Spec.Containers = []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: q("1e30")}}}}
 			in.DaemonSets = []*appsv1.DaemonSet{ds}
 		}, `DaemonSet "kube-system/ds": spec.template.spec.containers[0].resources.requests.memory: 1e30`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			in := base()
-			c.mod(in)
-			_, err := scheduling.SolveInput(in)
+			objs := base()
+			c.mod(&objs)
+			_, err := scheduling.Solve(snapOf(t, objs), scheduling.Options{})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.want)
 		})
@@ -276,7 +283,7 @@ func TestPodsTheAPIServerRejectsArePodErrors(t *testing.T) {
 		"affinity no key":   {fake.Pod("p").PodAntiAffinity("", map[string]string{"a": "b"}).Obj(), "topologyKey: is required"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			res := mustSolve(t, oneType(typeWith("small", "2", "4Gi"), c.pod))
+			res := mustSolve(t, snapOf(t, oneType(typeWith("small", "2", "4Gi"), c.pod)), scheduling.Options{})
 			assert.Empty(t, res.NewNodeClaims)
 			require.Len(t, res.PodErrors, 1)
 			assert.Equal(t, scheduling.InvalidPodSpec, res.PodErrors[0].Code)
@@ -290,7 +297,7 @@ func TestPodsTheAPIServerRejectsArePodErrors(t *testing.T) {
 func TestOnlyUnavailableOfferingsSaySo(t *testing.T) {
 	gone := fake.NewInstanceType(fake.InstanceTypeOptions{Name: "gone", Offerings: cloudprovider.Offerings{
 		cloudprovider.NewOffering(fake.TestZone1, v1.CapacityTypeOnDemand, 0.1, false)}})
-	res := mustSolve(t, oneType(gone, fake.Pod("p").Obj()))
+	res := mustSolve(t, snapOf(t, oneType(gone, fake.Pod("p").Obj())), scheduling.Options{})
 	require.Len(t, res.PodErrors, 1)
 	require.Len(t, res.PodErrors[0].Causes, 1)
 	c := res.PodErrors[0].Causes[0]
@@ -343,37 +350,44 @@ func TestPropHostileInputs(t *testing.T) {
 			invalid = invalid || !valid(corev1.ResourceCPU, l)
 			np.Spec.Limits = v1.Limits{corev1.ResourceCPU: l}
 		}
-		in := &scheduling.Input{NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}}
+		in := cluster.Objects{NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}}
 		badPods := map[*corev1.Pod]bool{}
+		nilPod := false // cluster.New refuses it
+		var pending []*corev1.Pod
 		for i := range rapid.IntRange(0, 8).Draw(t, "pods") {
 			if rapid.IntRange(0, 19).Draw(t, fmt.Sprintf("pod%d/nil", i)) == 0 {
 				in.Pods = append(in.Pods, nil)
-				invalid = true
+				nilPod = true
 				continue
 			}
 			cpu, mem := cpuQ.Draw(t, fmt.Sprintf("pod%d/cpu", i)), memQ.Draw(t, fmt.Sprintf("pod%d/memory", i))
 			p := podRequesting(fmt.Sprintf("p%d", i), corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem})
 			badPods[p] = !valid(corev1.ResourceCPU, cpu) || !valid(corev1.ResourceMemory, mem)
 			in.Pods = append(in.Pods, p)
+			pending = append(pending, p)
 		}
 		if rapid.Bool().Draw(t, "node") {
 			alloc, req := memQ.Draw(t, "node/memory"), cpuQ.Draw(t, "bound/cpu")
 			invalid = invalid || !valid(corev1.ResourceMemory, alloc) || !valid(corev1.ResourceCPU, req)
 			b := podRequesting("bound", corev1.ResourceList{corev1.ResourceCPU: req})
 			b.Spec.NodeName = "n"
-			in.Nodes = []*scheduling.Node{nil, {Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"},
-				Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceMemory: alloc}}}, Pods: []*corev1.Pod{b}}}
+			in.Nodes = []*corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n"},
+				Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceMemory: alloc}}}}
+			in.Pods = append(in.Pods, b)
 		}
 
-		res, err := scheduling.SolveInput(in)
-		if invalid {
-			if err == nil {
-				t.Fatal("invalid input accepted")
-			}
+		snap, err := cluster.New(in)
+		if refused(t, err, nilPod, "cluster.New") {
 			return
 		}
-		if err != nil {
-			t.Fatalf("valid input refused: %v", err)
+		var res *scheduling.Result
+		if invalid {
+			res, err = scheduling.Solve(snap, scheduling.Options{}) // an error is due: nothing to verify
+		} else {
+			res, err = solveVerified(t, nil, snap, scheduling.Options{})
+		}
+		if refused(t, err, invalid, "Solve") {
+			return
 		}
 		got := map[*corev1.Pod]int{}
 		for _, c := range res.NewNodeClaims {
@@ -398,7 +412,7 @@ func TestPropHostileInputs(t *testing.T) {
 		for _, e := range res.PodErrors {
 			got[e.Pod]++
 		}
-		for _, p := range in.Pods {
+		for _, p := range pending {
 			if got[p] != 1 {
 				t.Fatalf("pod %s comes back %d times", p.Name, got[p])
 			}
@@ -406,10 +420,22 @@ func TestPropHostileInputs(t *testing.T) {
 				t.Fatalf("pod %s with invalid quantities was placed", p.Name)
 			}
 		}
-		if len(got) != len(in.Pods) {
-			t.Fatalf("%d pods in, %d out", len(in.Pods), len(got))
+		if len(got) != len(pending) {
+			t.Fatalf("%d pods in, %d out", len(pending), len(got))
 		}
 	})
+}
+
+// refused reports whether err ends the case, failing the test unless err comes exactly
+// when due.
+func refused(t *rapid.T, err error, due bool, what string) bool {
+	switch {
+	case due && err == nil:
+		t.Fatalf("%s accepted invalid input", what)
+	case !due && err != nil:
+		t.Fatalf("%s refused valid input: %v", what, err)
+	}
+	return due
 }
 
 func hasPodError(res *scheduling.Result, p *corev1.Pod) bool {

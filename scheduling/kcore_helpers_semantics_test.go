@@ -20,6 +20,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -171,12 +172,12 @@ func kcBound(name, node string, labels ...string) *fake.PodBuilder {
 }
 
 // kcNode is an existing node with the given labels and allocatable (= capacity) resources.
-func kcNode(name string, labels map[string]string, alloc corev1.ResourceList, bound ...*corev1.Pod) *scheduling.Node {
+func kcNode(name string, labels map[string]string, alloc corev1.ResourceList, bound ...*corev1.Pod) *cluster.Node {
 	lbls := map[string]string{kcHost: name}
 	for k, v := range labels {
 		lbls[k] = v
 	}
-	return &scheduling.Node{
+	return &cluster.Node{
 		Node: &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: lbls},
 			Status:     corev1.NodeStatus{Allocatable: alloc.DeepCopy(), Capacity: alloc.DeepCopy()},
@@ -186,7 +187,7 @@ func kcNode(name string, labels map[string]string, alloc corev1.ResourceList, bo
 }
 
 // kcManaged is an existing node launched by a NodePool (initialized or not), with its NodeClaim.
-func kcManaged(name, pool string, initialized bool, labels map[string]string, alloc corev1.ResourceList, bound ...*corev1.Pod) *scheduling.Node {
+func kcManaged(name, pool string, initialized bool, labels map[string]string, alloc corev1.ResourceList, bound ...*corev1.Pod) *cluster.Node {
 	lbls := map[string]string{v1.NodePoolLabelKey: pool, v1.NodeRegisteredLabelKey: "true"}
 	if initialized {
 		lbls[v1.NodeInitializedLabelKey] = "true"
@@ -205,12 +206,12 @@ func kcManaged(name, pool string, initialized bool, labels map[string]string, al
 
 // kcInflight is an in-flight NodeClaim (no Node yet) of pool with the given labels and
 // allocatable resources.
-func kcInflight(name, pool string, labels map[string]string, alloc corev1.ResourceList, bound ...*corev1.Pod) *scheduling.Node {
+func kcInflight(name, pool string, labels map[string]string, alloc corev1.ResourceList, bound ...*corev1.Pod) *cluster.Node {
 	lbls := map[string]string{v1.NodePoolLabelKey: pool}
 	for k, v := range labels {
 		lbls[k] = v
 	}
-	return &scheduling.Node{
+	return &cluster.Node{
 		NodeClaim: &v1.NodeClaim{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: lbls},
 			Spec:       v1.NodeClaimSpec{NodeClassRef: &v1.NodeClassReference{Group: "karpenter.test.sh", Kind: "TestNodeClass", Name: "default"}},
@@ -220,7 +221,7 @@ func kcInflight(name, pool string, labels map[string]string, alloc corev1.Resour
 	}
 }
 
-func kcWithTaints(n *scheduling.Node, taints ...corev1.Taint) *scheduling.Node {
+func kcWithTaints(n *cluster.Node, taints ...corev1.Taint) *cluster.Node {
 	if n.Node != nil {
 		n.Node.Spec.Taints = append(n.Node.Spec.Taints, taints...)
 	} else {
@@ -280,11 +281,13 @@ type kcCase struct {
 	// skip, when set, is the reason the case is skipped ("BUG: ...").
 	skip string
 
-	pools      []*v1.NodePool // nil: one unconstrained NodePool "default"
-	types      cloudprovider.InstanceTypes
-	typesFor   map[string]cloudprovider.InstanceTypes // per NodePool, overrides types
-	pods       []*corev1.Pod
-	nodes      []*scheduling.Node
+	pools    []*v1.NodePool // nil: one unconstrained NodePool "default"
+	types    cloudprovider.InstanceTypes
+	typesFor map[string]cloudprovider.InstanceTypes // per NodePool, overrides types
+	pods     []*corev1.Pod
+	nodes    []*cluster.Node
+	// deleting are the nodes marked for deletion (cluster.Snapshot.Deleting).
+	deleting   []string
 	daemonSets []*appsv1.DaemonSet
 	opts       scheduling.Options
 
@@ -301,7 +304,8 @@ type kcCase struct {
 	check    func(t *testing.T, r *kcRes)
 }
 
-func (c *kcCase) input() *scheduling.Input {
+// objects are the case's pods, NodePools, instance types, nodes and DaemonSets.
+func (c *kcCase) objects() cluster.Objects {
 	pools := c.pools
 	if pools == nil {
 		pools = kcPools(kcPool("default"))
@@ -318,10 +322,16 @@ func (c *kcCase) input() *scheduling.Input {
 			its[np.Name] = types
 		}
 	}
-	return &scheduling.Input{
+	return withNodes(cluster.Objects{
 		Pods: c.pods, NodePools: pools, InstanceTypes: its, WellKnownLabels: fake.WellKnownLabels(),
-		Nodes: c.nodes, DaemonSets: c.daemonSets, Options: c.opts,
-	}
+		DaemonSets: c.daemonSets,
+	}, c.nodes...)
+}
+
+// snapshot is the case's cluster snapshot, its deleting nodes marked.
+func (c *kcCase) snapshot(t tb) *cluster.Snapshot {
+	t.Helper()
+	return snapOf(t, c.objects()).Deleting(c.deleting...)
 }
 
 // kcRun runs the table: one subtest per case.
@@ -336,10 +346,8 @@ func kcRun(t *testing.T, cases []kcCase) {
 			if c.skip != "" {
 				t.Skip(c.skip)
 			}
-			in := c.input()
-			res, err := scheduling.SolveInput(in)
-			require.NoError(t, err)
-			r := kcIndex(t, in, res)
+			snap := c.snapshot(t)
+			r := kcIndex(t, snap, mustSolve(t, snap, c.opts))
 			c.verify(t, r)
 		})
 	}
@@ -438,19 +446,19 @@ func kcSortedKeys[V any](m map[string]V) []string {
 
 // kcRes indexes a Result by pod name.
 type kcRes struct {
-	in       *scheduling.Input
+	snap     *cluster.Snapshot
 	res      *scheduling.Result
 	claim    map[string]*scheduling.NodeClaim
 	existing map[string]string
 	errs     map[string]string
-	nodes    map[string]*scheduling.Node
+	nodes    map[string]*cluster.Node
 }
 
-// kcIndex indexes res and checks that every pending pod is in exactly one place.
-func kcIndex(t *testing.T, in *scheduling.Input, res *scheduling.Result) *kcRes {
+// kcIndex indexes res and checks that every pending and moving pod is in exactly one place.
+func kcIndex(t *testing.T, snap *cluster.Snapshot, res *scheduling.Result) *kcRes {
 	t.Helper()
-	r := &kcRes{in: in, res: res, claim: map[string]*scheduling.NodeClaim{}, existing: map[string]string{},
-		errs: map[string]string{}, nodes: map[string]*scheduling.Node{}}
+	r := &kcRes{snap: snap, res: res, claim: map[string]*scheduling.NodeClaim{}, existing: map[string]string{},
+		errs: map[string]string{}, nodes: map[string]*cluster.Node{}}
 	count := map[string]int{}
 	for _, c := range res.NewNodeClaims {
 		for _, p := range c.Pods {
@@ -468,13 +476,18 @@ func kcIndex(t *testing.T, in *scheduling.Input, res *scheduling.Result) *kcRes 
 		r.errs[e.Pod.Name] = e.Reason
 		count[e.Pod.Name]++
 	}
-	for _, n := range in.Nodes {
+	for _, n := range snap.Nodes() {
 		r.nodes[n.Name()] = n
 	}
-	for _, p := range in.Pods {
+	for _, p := range kcToPlace(snap) {
 		require.Equal(t, 1, count[p.Name], "pod %s must be in exactly one place\n%s", p.Name, r.dump())
 	}
 	return r
+}
+
+// kcToPlace are the pods Solve places: the snapshot's pending, then its moving pods.
+func kcToPlace(snap *cluster.Snapshot) []*corev1.Pod {
+	return append(append([]*corev1.Pod(nil), snap.Pending()...), snap.Moving()...)
 }
 
 func (r *kcRes) placed(pod string) bool { _, bad := r.errs[pod]; return !bad }
@@ -547,7 +560,7 @@ func (r *kcRes) domain(pod, key string) string {
 // counts is the sorted list of per-domain counts of pods (nil: all placed pods).
 func (r *kcRes) counts(key string, pods []string) []int {
 	if pods == nil {
-		for _, p := range r.in.Pods {
+		for _, p := range kcToPlace(r.snap) {
 			pods = append(pods, p.Name)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -88,13 +89,13 @@ func TestKCoreSemLimitsAndWeights(t *testing.T) {
 		{
 			name:  "cpu limit 20 with an existing 16-cpu node of the NodePool: 3-cpu pod fits a 4-cpu type",
 			pools: kcPools(kcPool("default").Limit(corev1.ResourceCPU, "20")),
-			nodes: []*scheduling.Node{managed16}, pods: one(fake.Pod("p").CPU("3")), claims: kcInt(1),
+			nodes: []*cluster.Node{managed16}, pods: one(fake.Pod("p").CPU("3")), claims: kcInt(1),
 			want: map[string]kcWant{"p": {itype: kcDefault}},
 		},
 		{
 			name:  "cpu limit 20 with an existing 16-cpu node of the NodePool: 14-cpu pod exceeds the limit",
 			pools: kcPools(kcPool("default").Limit(corev1.ResourceCPU, "20")),
-			nodes: []*scheduling.Node{managed16}, pods: one(fake.Pod("p").CPU("14")), failed: []string{"p"}, claims: kcInt(0),
+			nodes: []*cluster.Node{managed16}, pods: one(fake.Pod("p").CPU("14")), failed: []string{"p"}, claims: kcInt(0),
 		},
 		{
 			name:  "pods limit 1: only the single-pod type (1 pod of capacity) is within the limit",
@@ -109,7 +110,7 @@ func TestKCoreSemLimitsAndWeights(t *testing.T) {
 		{
 			name:  "nodes limit 1 with an existing node of the NodePool: exhausted, not scheduled",
 			pools: kcPools(kcPool("default").Limit("nodes", "1")),
-			nodes: []*scheduling.Node{managed16}, pods: one(fake.Pod("p").CPU("1")), failed: []string{"p"}, claims: kcInt(0),
+			nodes: []*cluster.Node{managed16}, pods: one(fake.Pod("p").CPU("1")), failed: []string{"p"}, claims: kcInt(0),
 		},
 		{
 			name:  "nodes limit 2, three pods needing one node each: final outcome two nodes, one pod pending",
@@ -198,8 +199,8 @@ func TestKCoreSemLimitsAndWeights(t *testing.T) {
 	})
 }
 
-// kcMixedInput is a varied workload touching most features, rebuilt fresh on every call.
-func kcMixedInput() *scheduling.Input {
+// kcMixedObjects is a varied workload touching most features, rebuilt fresh on every call.
+func kcMixedObjects() cluster.Objects {
 	var pods []*corev1.Pod
 	pods = append(pods, kcPods(6, "zonal", func(n string) *fake.PodBuilder { return kcSpread(n, "z", kcZone, 1).CPU("500m") })...)
 	pods = append(pods, kcPods(4, "host", func(n string) *fake.PodBuilder { return kcSpread(n, "h", kcHost, 1).Memory("1Gi") })...)
@@ -216,82 +217,75 @@ func kcMixedInput() *scheduling.Input {
 		fake.Pod("custom").NodeRequirement("foo", kcExists).Obj(),
 		fake.Pod("pref").PreferredNodeRequirement(5, kcZone, kcIn, kcZ3).Obj(),
 		fake.Pod("bad").NodeSelector(kcHost, "x").Obj())
-	return &scheduling.Input{
+	return withNodes(cluster.Objects{
 		Pods: pods,
 		NodePools: kcPools(kcPool("default").Weight(10).Requirement("foo", kcNotIn, "x").Limit(corev1.ResourceCPU, "100"),
 			kcPool("spot").Requirement(kcCT, kcIn, v1.CapacityTypeSpot).Taint("spot", "true", corev1.TaintEffectPreferNoSchedule)),
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": kcF1(), "spot": fake.InstanceTypes(8)},
 		WellKnownLabels: fake.WellKnownLabels(),
-		Nodes: []*scheduling.Node{
-			kcNode("n1", map[string]string{kcZone: kcZ1}, kcRL("cpu", "2", "memory", "2Gi", "pods", "5"), kcBound("b1", "n1", "app", "z").Obj()),
-			kcInflight("nc-1", "default", map[string]string{kcZone: kcZ2, kcIT: kcDefault}, kcRL("cpu", "4", "memory", "4Gi", "pods", "5")),
-		},
-		DaemonSets: []*appsv1.DaemonSet{kcDS("ds", "100m", "100Mi", nil)},
-	}
+		DaemonSets:      []*appsv1.DaemonSet{kcDS("ds", "100m", "100Mi", nil)},
+	},
+		kcNode("n1", map[string]string{kcZone: kcZ1}, kcRL("cpu", "2", "memory", "2Gi", "pods", "5"), kcBound("b1", "n1", "app", "z").Obj()),
+		kcInflight("nc-1", "default", map[string]string{kcZone: kcZ2, kcIT: kcDefault}, kcRL("cpu", "4", "memory", "4Gi", "pods", "5")))
 }
 
 // Determinism and purity (doc.go): same input gives identical results; the input is never modified.
 func TestKCoreSemDeterminismAndPurity(t *testing.T) {
 	inputs := []struct {
 		name string
-		in   func() *scheduling.Input
+		objs func() cluster.Objects
 	}{
-		{"mixed workload", kcMixedInput},
-		{"zonal spread only", func() *scheduling.Input {
+		{"mixed workload", kcMixedObjects},
+		{"zonal spread only", func() cluster.Objects {
 			c := kcCase{pods: kcPods(10, "p", func(n string) *fake.PodBuilder { return kcSpread(n, "a", kcZone, 1) })}
-			return c.input()
+			return c.objects()
 		}},
-		{"custom labels from NotIn/Exists/Gt requirements", func() *scheduling.Input {
+		{"custom labels from NotIn/Exists/Gt requirements", func() cluster.Objects {
 			c := kcCase{pools: kcPools(kcPool("default").Requirement("a", kcNotIn, "x").Requirement("b", kcExists).Requirement("c", kcGt, "5")),
 				pods: kcPods(3, "p", func(n string) *fake.PodBuilder { return fake.Pod(n).CPU("1") })}
-			return c.input()
+			return c.objects()
 		}},
-		{"assorted instance types", func() *scheduling.Input {
+		{"assorted instance types", func() cluster.Objects {
 			c := kcCase{types: fake.InstanceTypesAssorted(),
 				pods: kcPods(12, "p", func(n string) *fake.PodBuilder { return kcSpread(n, "a", kcHost, 1).CPU("3").Memory("5Gi") })}
-			return c.input()
+			return c.objects()
 		}},
 	}
 	for _, tc := range inputs {
 		t.Run(tc.name+": Solve on two deep copies gives identical results", func(t *testing.T) {
-			in := tc.in()
-			r1, err := scheduling.SolveInput(kcCopyInput(in))
-			require.NoError(t, err)
-			r2, err := scheduling.SolveInput(kcCopyInput(in))
-			require.NoError(t, err)
+			objs := tc.objs()
+			r1 := mustSolve(t, snapOf(t, kcCopyObjects(objs)), scheduling.Options{})
+			r2 := mustSolve(t, snapOf(t, kcCopyObjects(objs)), scheduling.Options{})
 			require.NotEmpty(t, r1.NewNodeClaims)
 			assert.Equal(t, kcSummary(r1), kcSummary(r2))
 			assert.True(t, reflect.DeepEqual(kcComparable(r1), kcComparable(r2)), "results differ")
 		})
 		t.Run(tc.name+": Solve twice on the same input gives identical results", func(t *testing.T) {
-			in := tc.in()
-			r1, err := scheduling.SolveInput(in)
-			require.NoError(t, err)
-			r2, err := scheduling.SolveInput(in)
-			require.NoError(t, err)
+			snap := snapOf(t, tc.objs())
+			r1 := mustSolve(t, snap, scheduling.Options{})
+			r2 := mustSolve(t, snap, scheduling.Options{})
 			assert.Equal(t, kcSummary(r1), kcSummary(r2))
 		})
 		t.Run(tc.name+": Solve does not modify its input", func(t *testing.T) {
-			in := tc.in()
-			pristine := kcCopyInput(in)
-			_, err := scheduling.SolveInput(in)
-			require.NoError(t, err)
-			assert.True(t, reflect.DeepEqual(pristine.Pods, in.Pods), "pods modified")
-			assert.True(t, reflect.DeepEqual(pristine.NodePools, in.NodePools), "NodePools modified")
-			assert.True(t, reflect.DeepEqual(pristine.Nodes, in.Nodes), "nodes modified")
-			assert.True(t, reflect.DeepEqual(pristine.DaemonSets, in.DaemonSets), "DaemonSets modified")
-			assert.True(t, reflect.DeepEqual(pristine.WellKnownLabels, in.WellKnownLabels), "well-known labels modified")
-			assert.True(t, reflect.DeepEqual(pristine.Options, in.Options), "options modified")
-			kcSameInstanceTypes(t, pristine.InstanceTypes, in.InstanceTypes)
+			objs := tc.objs()
+			pristine := kcCopyObjects(objs)
+			mustSolve(t, snapOf(t, objs), scheduling.Options{})
+			assert.True(t, reflect.DeepEqual(pristine.Pods, objs.Pods), "pods modified")
+			assert.True(t, reflect.DeepEqual(pristine.NodePools, objs.NodePools), "NodePools modified")
+			assert.True(t, reflect.DeepEqual(pristine.Nodes, objs.Nodes), "nodes modified")
+			assert.True(t, reflect.DeepEqual(pristine.NodeClaims, objs.NodeClaims), "NodeClaims modified")
+			assert.True(t, reflect.DeepEqual(pristine.DaemonSets, objs.DaemonSets), "DaemonSets modified")
+			assert.True(t, reflect.DeepEqual(pristine.WellKnownLabels, objs.WellKnownLabels), "well-known labels modified")
+			kcSameInstanceTypes(t, pristine.InstanceTypes, objs.InstanceTypes)
 		})
 	}
 }
 
-// kcCopyInput deep-copies an input (instance types field by field, without their caches).
+// kcCopyObjects deep-copies objects (instance types field by field, without their caches).
 // Copies are needed because the fake prices are float sums over a map, so two separately
 // built fixtures may differ in the last bit.
-func kcCopyInput(in *scheduling.Input) *scheduling.Input {
-	out := &scheduling.Input{Options: in.Options}
+func kcCopyObjects(in cluster.Objects) cluster.Objects {
+	var out cluster.Objects
 	for _, p := range in.Pods {
 		out.Pods = append(out.Pods, p.DeepCopy())
 	}
@@ -300,6 +294,9 @@ func kcCopyInput(in *scheduling.Input) *scheduling.Input {
 	}
 	for _, n := range in.Nodes {
 		out.Nodes = append(out.Nodes, n.DeepCopy())
+	}
+	for _, nc := range in.NodeClaims {
+		out.NodeClaims = append(out.NodeClaims, nc.DeepCopy())
 	}
 	for _, ds := range in.DaemonSets {
 		out.DaemonSets = append(out.DaemonSets, ds.DeepCopy())

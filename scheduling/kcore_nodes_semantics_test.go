@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // Karpenter-core reference 6.6 / 1.8: DaemonSet overhead.
@@ -31,8 +31,8 @@ func TestKCoreSemDaemonSets(t *testing.T) {
 	term := func(exprs ...corev1.NodeSelectorRequirement) corev1.NodeSelectorTerm {
 		return corev1.NodeSelectorTerm{MatchExpressions: exprs}
 	}
-	existing16 := func(bound ...*corev1.Pod) []*scheduling.Node {
-		return []*scheduling.Node{kcNode("n1", map[string]string{kcArch: v1.ArchitectureAmd64, kcOS: "linux"},
+	existing16 := func(bound ...*corev1.Pod) []*cluster.Node {
+		return []*cluster.Node{kcNode("n1", map[string]string{kcArch: v1.ArchitectureAmd64, kcOS: "linux"},
 			kcRL("cpu", "16", "memory", "32Gi", "pods", "50"), bound...)}
 	}
 	dsPod := kcMut(kcBound("ds-n1", "n1").CPU("1").Obj(), func(p *corev1.Pod) {
@@ -215,14 +215,14 @@ func TestKCoreSemExistingNodes(t *testing.T) {
 	zl := func(zone string) map[string]string {
 		return map[string]string{kcZone: zone, kcIT: kcDefault, kcCT: v1.CapacityTypeOnDemand, kcArch: v1.ArchitectureAmd64, kcOS: "linux"}
 	}
-	inflight := func(name, zone string) *scheduling.Node { return kcInflight(name, "default", zl(zone), room) }
-	uninit := func(name string, taints ...corev1.Taint) *scheduling.Node {
+	inflight := func(name, zone string) *cluster.Node { return kcInflight(name, "default", zl(zone), room) }
+	uninit := func(name string, taints ...corev1.Taint) *cluster.Node {
 		return kcWithTaints(kcManaged(name, "default", false, zl(kcZ1), room), taints...)
 	}
-	initd := func(name string, taints ...corev1.Taint) *scheduling.Node {
+	initd := func(name string, taints ...corev1.Taint) *cluster.Node {
 		return kcWithTaints(kcManaged(name, "default", true, zl(kcZ1), room), taints...)
 	}
-	withStartup := func(n *scheduling.Node, t corev1.Taint) *scheduling.Node {
+	withStartup := func(n *cluster.Node, t corev1.Taint) *cluster.Node {
 		n.NodeClaim.Spec.StartupTaints = append(n.NodeClaim.Spec.StartupTaints, t)
 		return kcWithTaints(n, t)
 	}
@@ -233,7 +233,6 @@ func TestKCoreSemExistingNodes(t *testing.T) {
 	now := metav1.Now()
 	deletingClaim.NodeClaim.DeletionTimestamp = &now
 	marked := kcNode("n1", zl(kcZ1), room)
-	marked.MarkedForDeletion = true
 	p1 := func() []*corev1.Pod { return []*corev1.Pod{fake.Pod("p").CPU("1").Obj()} }
 	onNew := map[string]kcWant{"p": {pool: "default"}}
 
@@ -241,106 +240,106 @@ func TestKCoreSemExistingNodes(t *testing.T) {
 		{
 			name:  "unmanaged existing node with room takes the pods, nothing launched",
 			pods:  kcPods(3, "p", func(n string) *fake.PodBuilder { return fake.Pod(n).CPU("1") }),
-			nodes: []*scheduling.Node{kcNode("n1", zl(kcZ1), room)}, claims: kcInt(0),
+			nodes: []*cluster.Node{kcNode("n1", zl(kcZ1), room)}, claims: kcInt(0),
 			want: map[string]kcWant{"p-0": {existing: "n1"}, "p-1": {existing: "n1"}, "p-2": {existing: "n1"}},
 		},
 		{
 			name:   "existing node capacity is reduced by its bound pods",
 			pods:   []*corev1.Pod{fake.Pod("p").CPU("2").Obj()},
-			nodes:  []*scheduling.Node{kcNode("n1", zl(kcZ1), room, kcBound("b", "n1").CPU("3").Obj())},
+			nodes:  []*cluster.Node{kcNode("n1", zl(kcZ1), room, kcBound("b", "n1").CPU("3").Obj())},
 			claims: kcInt(1), want: map[string]kcWant{"p": {pool: "default"}},
 		},
 		{
 			name:  "existing node without a zone label is not used by a pod requiring z1",
 			pods:  []*corev1.Pod{fake.Pod("p").NodeSelector(kcZone, kcZ1).Obj()},
-			nodes: []*scheduling.Node{kcNode("n1", nil, room)}, claims: kcInt(1),
+			nodes: []*cluster.Node{kcNode("n1", nil, room)}, claims: kcInt(1),
 			want: map[string]kcWant{"p": {zone: kcZ1}},
 		},
 		{
 			name:  "existing node missing a custom label is fine for a pod requiring NotIn on it",
 			pods:  []*corev1.Pod{fake.Pod("p").NodeRequirement("team", kcNotIn, "a").Obj()},
-			nodes: []*scheduling.Node{kcNode("n1", zl(kcZ1), room)}, claims: kcInt(0),
+			nodes: []*cluster.Node{kcNode("n1", zl(kcZ1), room)}, claims: kcInt(0),
 			want: map[string]kcWant{"p": {existing: "n1"}},
 		},
 		{
 			name:  "existing node with an untolerated NoSchedule taint is skipped",
 			pods:  p1(),
-			nodes: []*scheduling.Node{kcWithTaints(kcNode("n1", zl(kcZ1), room), custom)}, claims: kcInt(1), want: onNew,
+			nodes: []*cluster.Node{kcWithTaints(kcNode("n1", zl(kcZ1), room), custom)}, claims: kcInt(1), want: onNew,
 		},
 		{
 			name:  "existing node with a tolerated taint is used",
 			pods:  []*corev1.Pod{fake.Pod("p").CPU("1").Tolerate("custom", "x", corev1.TaintEffectNoSchedule).Obj()},
-			nodes: []*scheduling.Node{kcWithTaints(kcNode("n1", zl(kcZ1), room), custom)}, claims: kcInt(0),
+			nodes: []*cluster.Node{kcWithTaints(kcNode("n1", zl(kcZ1), room), custom)}, claims: kcInt(0),
 			want: map[string]kcWant{"p": {existing: "n1"}},
 		},
 		{
 			name:   "existing node with a PreferNoSchedule taint is used (after relaxation)",
 			pods:   p1(),
 			pools:  kcPools(kcPool("default").Taint("soft", "x", corev1.TaintEffectPreferNoSchedule)),
-			nodes:  []*scheduling.Node{kcWithTaints(kcNode("n1", zl(kcZ1), room), kcTaint("soft", "x", corev1.TaintEffectPreferNoSchedule))},
+			nodes:  []*cluster.Node{kcWithTaints(kcNode("n1", zl(kcZ1), room), kcTaint("soft", "x", corev1.TaintEffectPreferNoSchedule))},
 			claims: kcInt(0), want: map[string]kcWant{"p": {existing: "n1"}},
 		},
 		{
 			name: "second pod fits the in-flight NodeClaim: no new node", pods: p1(),
-			nodes: []*scheduling.Node{inflight("nc-1", kcZ1)}, claims: kcInt(0), want: map[string]kcWant{"p": {existing: "nc-1"}},
+			nodes: []*cluster.Node{inflight("nc-1", kcZ1)}, claims: kcInt(0), want: map[string]kcWant{"p": {existing: "nc-1"}},
 		},
 		{
 			name:  "selector intersecting the in-flight zone reuses it",
 			pods:  []*corev1.Pod{fake.Pod("p").NodeRequirement(kcZone, kcIn, kcZ1, kcZ2).Obj()},
-			nodes: []*scheduling.Node{inflight("nc-1", kcZ1)}, claims: kcInt(0), want: map[string]kcWant{"p": {existing: "nc-1"}},
+			nodes: []*cluster.Node{inflight("nc-1", kcZ1)}, claims: kcInt(0), want: map[string]kcWant{"p": {existing: "nc-1"}},
 		},
 		{
 			name:  "selector disjoint from the in-flight zone opens a new node",
 			pods:  []*corev1.Pod{fake.Pod("p").NodeSelector(kcZone, kcZ2).Obj()},
-			nodes: []*scheduling.Node{inflight("nc-1", kcZ1)}, claims: kcInt(1), want: map[string]kcWant{"p": {zone: kcZ2}},
+			nodes: []*cluster.Node{inflight("nc-1", kcZ1)}, claims: kcInt(1), want: map[string]kcWant{"p": {zone: kcZ2}},
 		},
 		{
 			name:   "pod too big for the in-flight NodeClaim's remaining capacity opens a new node",
 			pods:   []*corev1.Pod{fake.Pod("p").CPU("3").Obj()},
-			nodes:  []*scheduling.Node{kcInflight("nc-1", "default", zl(kcZ1), room, kcBound("b", "nc-1").CPU("2").Obj())},
+			nodes:  []*cluster.Node{kcInflight("nc-1", "default", zl(kcZ1), room, kcBound("b", "nc-1").CPU("2").Obj())},
 			claims: kcInt(1), want: onNew,
 		},
 		{
 			name: "terminating in-flight NodeClaim is not used", pods: p1(),
-			nodes: []*scheduling.Node{deletingClaim}, claims: kcInt(1), want: onNew,
+			nodes: []*cluster.Node{deletingClaim}, claims: kcInt(1), want: onNew,
 		},
 		{
 			name: "node marked for deletion takes no pods", pods: p1(),
-			nodes: []*scheduling.Node{marked}, claims: kcInt(1), want: onNew,
+			nodes: []*cluster.Node{marked}, deleting: []string{"n1"}, claims: kcInt(1), want: onNew,
 		},
 		{
 			name: "uninitialized node with only the not-ready NoExecute taint is reused", pods: p1(),
-			nodes: []*scheduling.Node{uninit("n1", notReady)}, claims: kcInt(0), want: map[string]kcWant{"p": {existing: "n1"}},
+			nodes: []*cluster.Node{uninit("n1", notReady)}, claims: kcInt(0), want: map[string]kcWant{"p": {existing: "n1"}},
 		},
 		{
 			name: "uninitialized node with a readiness.k8s.io taint is reused", pods: p1(),
-			nodes:  []*scheduling.Node{uninit("n1", kcTaint("readiness.k8s.io/network", "", corev1.TaintEffectNoSchedule))},
+			nodes:  []*cluster.Node{uninit("n1", kcTaint("readiness.k8s.io/network", "", corev1.TaintEffectNoSchedule))},
 			claims: kcInt(0), want: map[string]kcWant{"p": {existing: "n1"}},
 		},
 		{
 			name: "initialized node with the not-ready NoExecute taint is not reused", pods: p1(),
-			nodes: []*scheduling.Node{initd("n1", notReady)}, claims: kcInt(1), want: onNew,
+			nodes: []*cluster.Node{initd("n1", notReady)}, claims: kcInt(1), want: onNew,
 		},
 		{
 			name: "node with a custom NoSchedule taint is not reused", pods: p1(),
-			nodes: []*scheduling.Node{uninit("n1", custom)}, claims: kcInt(1), want: onNew,
+			nodes: []*cluster.Node{uninit("n1", custom)}, claims: kcInt(1), want: onNew,
 		},
 		{
 			name: "uninitialized node with its startup taint is reused", pods: p1(),
-			nodes: []*scheduling.Node{withStartup(uninit("n1"), startup)}, claims: kcInt(0), want: map[string]kcWant{"p": {existing: "n1"}},
+			nodes: []*cluster.Node{withStartup(uninit("n1"), startup)}, claims: kcInt(0), want: map[string]kcWant{"p": {existing: "n1"}},
 		},
 		{
 			name: "initialized node whose startup taint re-appeared is not reused", pods: p1(),
-			nodes: []*scheduling.Node{withStartup(initd("n1"), startup)}, claims: kcInt(1), want: onNew,
+			nodes: []*cluster.Node{withStartup(initd("n1"), startup)}, claims: kcInt(1), want: onNew,
 		},
 		{
 			name: "initialized nodes are preferred over uninitialized ones, regardless of name", pods: p1(),
-			nodes:  []*scheduling.Node{uninit("a-1"), uninit("a-2"), uninit("a-3"), initd("z-1")},
+			nodes:  []*cluster.Node{uninit("a-1"), uninit("a-2"), uninit("a-3"), initd("z-1")},
 			claims: kcInt(0), want: map[string]kcWant{"p": {existing: "z-1"}},
 		},
 		{
 			name: "among initialized nodes the first by name wins", pods: p1(),
-			nodes:  []*scheduling.Node{kcNode("node-b", zl(kcZ1), room), kcNode("node-a", zl(kcZ1), room)},
+			nodes:  []*cluster.Node{kcNode("node-b", zl(kcZ1), room), kcNode("node-a", zl(kcZ1), room)},
 			claims: kcInt(0), want: map[string]kcWant{"p": {existing: "node-a"}},
 		},
 		{
@@ -356,7 +355,7 @@ func TestKCoreSemExistingNodes(t *testing.T) {
 		{
 			name:   "host port used by a pod bound to the existing node: new node",
 			pods:   []*corev1.Pod{fake.Pod("p").HostPort(80).Obj()},
-			nodes:  []*scheduling.Node{kcNode("n1", zl(kcZ1), room, kcBound("b", "n1").HostPort(80).Obj())},
+			nodes:  []*cluster.Node{kcNode("n1", zl(kcZ1), room, kcBound("b", "n1").HostPort(80).Obj())},
 			claims: kcInt(1), want: onNew,
 		},
 		{
@@ -364,7 +363,7 @@ func TestKCoreSemExistingNodes(t *testing.T) {
 			pods: kcPods(3, "p", func(n string) *fake.PodBuilder {
 				return fake.Pod(n).Label("app", "a").TopologySpread(kcZone, 1, map[string]string{"app": "a"})
 			}),
-			nodes:  []*scheduling.Node{inflight("nc-1", kcZ1), inflight("nc-2", kcZ2), inflight("nc-3", kcZ3)},
+			nodes:  []*cluster.Node{inflight("nc-1", kcZ1), inflight("nc-2", kcZ2), inflight("nc-3", kcZ3)},
 			claims: kcInt(0), dist: []kcDist{{key: kcZone, want: []int{1, 1, 1}}},
 		},
 		{
@@ -372,7 +371,7 @@ func TestKCoreSemExistingNodes(t *testing.T) {
 			pods: kcPods(3, "p", func(n string) *fake.PodBuilder {
 				return fake.Pod(n).Label("app", "a").TopologySpread(kcHost, 1, map[string]string{"app": "a"})
 			}),
-			nodes:  []*scheduling.Node{inflight("nc-1", kcZ1)},
+			nodes:  []*cluster.Node{inflight("nc-1", kcZ1)},
 			claims: kcInt(2), apart: [][]string{kcNamesN(3, "p")},
 		},
 		{
@@ -380,14 +379,14 @@ func TestKCoreSemExistingNodes(t *testing.T) {
 			pods: kcPods(3, "p", func(n string) *fake.PodBuilder {
 				return fake.Pod(n).CPU("1").Label("app", "a").PodAffinity(kcZone, map[string]string{"app": "a"})
 			}),
-			nodes: []*scheduling.Node{inflight("nc-1", kcZ2)},
+			nodes: []*cluster.Node{inflight("nc-1", kcZ2)},
 			dist:  []kcDist{{key: kcZone, want: []int{3}}},
 			want:  map[string]kcWant{"p-0": {existing: "nc-1"}},
 		},
 		{
 			name:  "existing nodes are filled before a new node is launched",
 			pods:  kcPods(4, "p", func(n string) *fake.PodBuilder { return fake.Pod(n).CPU("1.5") }),
-			nodes: []*scheduling.Node{kcNode("n1", zl(kcZ1), room)}, claims: kcInt(1),
+			nodes: []*cluster.Node{kcNode("n1", zl(kcZ1), room)}, claims: kcInt(1),
 			check: func(t *testing.T, r *kcRes) {
 				assert.Len(t, r.res.ExistingNodes, 1)
 				assert.Len(t, r.res.ExistingNodes[0].Pods, 2)

@@ -7,8 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // Karpenter-core reference 6.2 / 1.20: pods that are refused before scheduling.
@@ -119,7 +119,7 @@ func TestKCoreSemRefusedPods(t *testing.T) {
 
 			pools:  kcPools(),
 			pods:   []*corev1.Pod{plain},
-			nodes:  []*scheduling.Node{kcNode("n1", nil, kcRL("cpu", "4", "memory", "4Gi", "pods", "10"))},
+			nodes:  []*cluster.Node{kcNode("n1", nil, kcRL("cpu", "4", "memory", "4Gi", "pods", "10"))},
 			failed: []string{"plain"}, claims: kcInt(0),
 		},
 		{

@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // kcSpread makes a pod labelled app=<app> with a DoNotSchedule spread over key selecting app=<app>.
@@ -35,7 +35,7 @@ func kcSpreadC(name, app string, c corev1.TopologySpreadConstraint) *fake.PodBui
 func kcItoa(n int) string { return strconv.Itoa(n) }
 
 // kcFull is an existing node with no room left (allocatable pods = bound pods).
-func kcFull(name string, labels map[string]string, bound ...*corev1.Pod) *scheduling.Node {
+func kcFull(name string, labels map[string]string, bound ...*corev1.Pod) *cluster.Node {
 	return kcNode(name, labels, kcRL("cpu", "4", "memory", "4Gi", "pods", kcItoa(len(bound))), bound...)
 }
 
@@ -47,8 +47,8 @@ func TestKCoreSemTopologySpread(t *testing.T) {
 	zone := func(z string) map[string]string { return map[string]string{kcZone: z} }
 	matching := func(name, node string) *corev1.Pod { return kcBound(name, node, "app", "a").Obj() }
 	// counting layout: z1 and z3 hold one counted pod each, z2 holds two pods given by ignored.
-	counting := func(ignored ...*corev1.Pod) []*scheduling.Node {
-		return []*scheduling.Node{
+	counting := func(ignored ...*corev1.Pod) []*cluster.Node {
+		return []*cluster.Node{
 			kcFull("n1", zone(kcZ1), matching("c1", "n1")),
 			kcFull("n2", zone(kcZ2), ignored...),
 			kcFull("n3", zone(kcZ3), matching("c3", "n3")),
@@ -78,7 +78,7 @@ func TestKCoreSemTopologySpread(t *testing.T) {
 			}
 		}
 	}
-	rack := func(name, value string) *scheduling.Node {
+	rack := func(name, value string) *cluster.Node {
 		return kcFull(name, map[string]string{"rack": value, "team": "other"})
 	}
 	rackPods := func(policy *corev1.NodeInclusionPolicy) []*corev1.Pod {
@@ -154,7 +154,7 @@ func TestKCoreSemTopologySpread(t *testing.T) {
 		{
 			name:  "existing matching pod in z3, NodePool z1,z2, 5 pods: 2/2 and one pending",
 			pools: kcPools(kcPool("default").Requirement(kcZone, kcIn, kcZ1, kcZ2)),
-			nodes: []*scheduling.Node{kcFull("n3", zone(kcZ3), matching("e", "n3"))},
+			nodes: []*cluster.Node{kcFull("n3", zone(kcZ3), matching("e", "n3"))},
 			pods:  zs(5), nFailed: kcInt(1), dist: []kcDist{{key: kcZone, want: []int{2, 2}}},
 		},
 		{
@@ -233,14 +233,14 @@ func TestKCoreSemTopologySpread(t *testing.T) {
 		{
 			name:    "capacity-type spread, existing spot pod, on-demand-only NodePool (DoNotSchedule): 1/2, rest pending",
 			pools:   kcPools(kcPool("default").Requirement(kcCT, kcIn, v1.CapacityTypeOnDemand)),
-			nodes:   []*scheduling.Node{kcFull("n1", spot, matching("e", "n1"))},
+			nodes:   []*cluster.Node{kcFull("n1", spot, matching("e", "n1"))},
 			pods:    kcPods(5, "p", func(n string) *fake.PodBuilder { return kcSpread(n, "a", kcCT, 1) }),
 			nFailed: kcInt(3), dist: []kcDist{{key: kcCT, want: []int{2}}},
 		},
 		{
 			name:  "capacity-type spread, existing spot pod, on-demand-only NodePool (ScheduleAnyway): all 5 on-demand",
 			pools: kcPools(kcPool("default").Requirement(kcCT, kcIn, v1.CapacityTypeOnDemand)),
-			nodes: []*scheduling.Node{kcFull("n1", spot, matching("e", "n1"))},
+			nodes: []*cluster.Node{kcFull("n1", spot, matching("e", "n1"))},
 			pods: kcPods(5, "p", func(n string) *fake.PodBuilder {
 				return kcSpreadC(n, "a", corev1.TopologySpreadConstraint{TopologyKey: kcCT, WhenUnsatisfiable: corev1.ScheduleAnyway})
 			}),
@@ -278,13 +278,13 @@ func TestKCoreSemTopologySpread(t *testing.T) {
 			name: "nodeAffinityPolicy Honor (default): nodes the pod cannot use do not count, 5 pods in r3",
 
 			pools: kcPools(kcPool("default").Label("team", "mine").Label("rack", "r3")),
-			nodes: []*scheduling.Node{rack("n1", "r1"), rack("n2", "r2")},
+			nodes: []*cluster.Node{rack("n1", "r1"), rack("n2", "r2")},
 			pods:  rackPods(&honor), dist: []kcDist{{key: "rack", want: []int{5}}},
 		},
 		{
 			name:  "nodeAffinityPolicy Ignore: other racks count, 1 pod schedules",
 			pools: kcPools(kcPool("default").Label("team", "mine").Label("rack", "r3")),
-			nodes: []*scheduling.Node{rack("n1", "r1"), rack("n2", "r2")},
+			nodes: []*cluster.Node{rack("n1", "r1"), rack("n2", "r2")},
 			pods:  rackPods(&ignore), nFailed: kcInt(4), dist: []kcDist{{key: "rack", want: []int{1}}},
 		},
 		{
@@ -390,7 +390,7 @@ func TestKCoreSemPodAffinity(t *testing.T) {
 		{
 			name:   "hostname anti-affinity against a pod bound to an existing node: new node",
 			pods:   []*corev1.Pod{fake.Pod("p").PodAntiAffinity(kcHost, map[string]string{"app": "t"}).Obj()},
-			nodes:  []*scheduling.Node{kcNode("n1", zone(kcZ1), kcRL("cpu", "4", "memory", "4Gi", "pods", "5"), kcBound("t", "n1", "app", "t").Obj())},
+			nodes:  []*cluster.Node{kcNode("n1", zone(kcZ1), kcRL("cpu", "4", "memory", "4Gi", "pods", "5"), kcBound("t", "n1", "app", "t").Obj())},
 			claims: kcInt(1),
 		},
 		{
@@ -473,19 +473,19 @@ func TestKCoreSemPodAffinity(t *testing.T) {
 		},
 		{
 			name: "inverse anti-affinity from pods bound in every zone: X not scheduled",
-			nodes: []*scheduling.Node{kcFull("n1", zone(kcZ1), boundInverse("b1", "n1")), kcFull("n2", zone(kcZ2), boundInverse("b2", "n2")),
+			nodes: []*cluster.Node{kcFull("n1", zone(kcZ1), boundInverse("b1", "n1")), kcFull("n2", zone(kcZ2), boundInverse("b2", "n2")),
 				kcFull("n3", zone(kcZ3), boundInverse("b3", "n3"))},
 			pods: []*corev1.Pod{x()}, failed: []string{"x"},
 		},
 		{
 			name:  "inverse anti-affinity from a pod bound in z1: X avoids z1",
-			nodes: []*scheduling.Node{kcFull("n1", zone(kcZ1), boundInverse("b1", "n1"))},
+			nodes: []*cluster.Node{kcFull("n1", zone(kcZ1), boundInverse("b1", "n1"))},
 			pods:  []*corev1.Pod{fake.Pod("x").Label("app", "x").NodeRequirement(kcZone, kcIn, kcZ1, kcZ2).Obj()},
 			want:  map[string]kcWant{"x": {zone: kcZ2}},
 		},
 		{
 			name: "inverse hostname anti-affinity from a bound pod keeps X off that node",
-			nodes: []*scheduling.Node{kcNode("n1", zone(kcZ1), kcRL("cpu", "4", "memory", "4Gi", "pods", "5"),
+			nodes: []*cluster.Node{kcNode("n1", zone(kcZ1), kcRL("cpu", "4", "memory", "4Gi", "pods", "5"),
 				kcBound("b", "n1").PodAntiAffinity(kcHost, map[string]string{"app": "x"}).Obj())},
 			pods: []*corev1.Pod{x()}, claims: kcInt(1), want: map[string]kcWant{"x": {pool: "default"}},
 		},
@@ -502,7 +502,7 @@ func TestKCoreSemPodAffinity(t *testing.T) {
 		},
 		{
 			name:  "affinity to a pod bound on an existing full node: follower in its zone",
-			nodes: []*scheduling.Node{kcFull("n2", zone(kcZ2), kcBound("t", "n2", "app", "t").Obj())},
+			nodes: []*cluster.Node{kcFull("n2", zone(kcZ2), kcBound("t", "n2", "app", "t").Obj())},
 			pods:  followers(1, kcZone), want: map[string]kcWant{"f-0": {zone: kcZ2}},
 		},
 		{

@@ -2,9 +2,10 @@ package scheduling_test
 
 // Property tests of scheduling.Solve with pgregory.net/rapid.
 //
-// A scenario is drawn as plain values (scenarioSpec) and turned into a scheduling.Input by
-// build, so that every call of build is an independent deep copy of the same input. Every
-// Draw is labelled and every drawn scenario is valid by construction (no Skip).
+// A scenario is drawn as plain values (scenarioSpec) and turned into cluster.Objects by
+// build, so that every call of build is an independent deep copy of the same input (solve
+// builds the snapshot of them). Every Draw is labelled and every drawn scenario is valid by
+// construction (no Skip).
 //
 // Reproduce a failure with -rapid.seed=<seed> (printed on failure) or the fail file rapid
 // writes to testdata/rapid/; run more cases with -rapid.checks=N.
@@ -26,6 +27,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -392,10 +394,11 @@ func (sc *scenarioSpec) pod(ps podSpec, node string) *corev1.Pod {
 	return b.Obj()
 }
 
-// build returns a fresh Input: calling it twice gives two deep copies of the same input.
-func (sc *scenarioSpec) build() *scheduling.Input {
+// build returns fresh objects: calling it twice gives two deep copies of the same input
+// (the bound pods carry their node's name).
+func (sc *scenarioSpec) build() cluster.Objects {
 	its := sc.instanceTypes()
-	in := &scheduling.Input{
+	in := cluster.Objects{
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{},
 		WellKnownLabels: fake.WellKnownLabels(),
 	}
@@ -475,11 +478,10 @@ func (sc *scenarioSpec) build() *scheduling.Input {
 		if ns.taint != nil {
 			node.Spec.Taints = []corev1.Taint{*ns.taint}
 		}
-		n := &scheduling.Node{Node: node}
+		in.Nodes = append(in.Nodes, node)
 		for _, bp := range ns.bound {
-			n.Pods = append(n.Pods, sc.pod(bp, ns.name))
+			in.Pods = append(in.Pods, sc.pod(bp, ns.name))
 		}
-		in.Nodes = append(in.Nodes, n)
 	}
 	for _, ps := range sc.pods {
 		in.Pods = append(in.Pods, sc.pod(ps, ""))
@@ -487,17 +489,10 @@ func (sc *scenarioSpec) build() *scheduling.Input {
 	return in
 }
 
-// solve builds a fresh input and solves it.
-func solve(t *rapid.T, sc *scenarioSpec) (*scheduling.Input, *scheduling.Result) {
-	in := sc.build()
-	res, err := scheduling.SolveInput(in)
-	if err != nil {
-		t.Fatalf("Solve: %v", err)
-	}
-	if err := verifyErr(in, res); err != nil {
-		t.Fatal(err)
-	}
-	return in, res
+// solve builds a fresh snapshot and solves it (verified).
+func solve(t *rapid.T, sc *scenarioSpec) (*cluster.Snapshot, *scheduling.Result) {
+	in := snapOf(t, sc.build())
+	return in, mustSolve(t, in, scheduling.Options{})
 }
 
 // ---- helpers over inputs and results ----
@@ -580,8 +575,8 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-func poolByName(in *scheduling.Input, name string) *v1.NodePool {
-	for _, np := range in.NodePools {
+func poolByName(in *cluster.Snapshot, name string) *v1.NodePool {
+	for _, np := range in.NodePools() {
 		if np.Name == name {
 			return np
 		}
@@ -589,8 +584,8 @@ func poolByName(in *scheduling.Input, name string) *v1.NodePool {
 	return nil
 }
 
-func nodeByName(in *scheduling.Input, name string) *scheduling.Node {
-	for _, n := range in.Nodes {
+func nodeByName(in *cluster.Snapshot, name string) *cluster.Node {
+	for _, n := range in.Nodes() {
 		if n.Name() == name {
 			return n
 		}
@@ -629,7 +624,7 @@ type location struct {
 	placed []*corev1.Pod
 }
 
-func locations(in *scheduling.Input, res *scheduling.Result) []location {
+func locations(in *cluster.Snapshot, res *scheduling.Result) []location {
 	var out []location
 	for _, c := range res.NewNodeClaims {
 		z, _ := claimZone(c)
@@ -639,7 +634,7 @@ func locations(in *scheduling.Input, res *scheduling.Result) []location {
 	for _, e := range res.ExistingNodes {
 		placed[e.Name] = e.Pods
 	}
-	for _, n := range in.Nodes {
+	for _, n := range in.Nodes() {
 		out = append(out, location{name: "node " + n.Name(), zone: n.Node.Labels[v1.LabelTopologyZone],
 			bound: n.Pods, placed: placed[n.Name()]})
 	}
@@ -677,7 +672,7 @@ func TestPropNothingLost(t *testing.T) {
 			seen[pe.Pod] = append(seen[pe.Pod], "error")
 		}
 		inputs := map[*corev1.Pod]bool{}
-		for _, p := range in.Pods {
+		for _, p := range in.Pending() {
 			inputs[p] = true
 			if got := seen[p]; len(got) != 1 {
 				t.Fatalf("pod %s appears %d times: %v", p.Name, len(got), got)
@@ -734,7 +729,7 @@ func TestPropPlacementsFit(t *testing.T) {
 				t.Fatalf("claim %s: chosen type %s not among its options", c.Hostname, c.InstanceType.Name)
 			}
 			allowed := map[string]bool{}
-			for _, it := range in.InstanceTypes[c.NodePool] {
+			for _, it := range in.InstanceTypes()[c.NodePool] {
 				allowed[it.Name] = true
 			}
 			for _, it := range c.InstanceTypeOptions {
@@ -742,7 +737,7 @@ func TestPropPlacementsFit(t *testing.T) {
 					t.Fatalf("claim %s: option %s is not an instance type of NodePool %s", c.Hostname, it.Name, c.NodePool)
 				}
 				withDaemons := total
-				for _, d := range in.DaemonSets {
+				for _, d := range in.DaemonSets() {
 					if daemonRuns(d, np, it) {
 						withDaemons.add(&corev1.Pod{Spec: d.Spec.Template.Spec})
 					}
@@ -821,16 +816,16 @@ func hostPortClashes(placed, bound []*corev1.Pod) []string {
 // zoneUniverse is the set of zones a zone spread counts (Karpenter section 1.14.1): the zone
 // values of the NodePools that can launch something, the zones of their instance types'
 // available compatible offerings, and the zones of existing nodes.
-func zoneUniverse(in *scheduling.Input) map[string]bool {
+func zoneUniverse(in *cluster.Snapshot) map[string]bool {
 	out := map[string]bool{}
-	for _, np := range in.NodePools {
+	for _, np := range in.NodePools() {
 		reqs, err := requirements.FromNodeSelectorRequirements(np.Spec.Template.Spec.Requirements...)
 		if err != nil {
 			panic(err)
 		}
 		zones := map[string]bool{}
 		survives := false
-		for _, it := range in.InstanceTypes[np.Name] {
+		for _, it := range in.InstanceTypes()[np.Name] {
 			if !it.Requirements.HasIntersection(reqs) {
 				continue
 			}
@@ -854,7 +849,7 @@ func zoneUniverse(in *scheduling.Input) map[string]bool {
 			}
 		}
 	}
-	for _, n := range in.Nodes {
+	for _, n := range in.Nodes() {
 		if z, ok := n.Node.Labels[v1.LabelTopologyZone]; ok {
 			out[z] = true
 		}
@@ -1003,7 +998,7 @@ func TestPropLimits(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		sc := scenarioGen().Draw(t, "scenario")
 		in, res := solve(t, sc)
-		for _, np := range in.NodePools {
+		for _, np := range in.NodePools() {
 			var newCPU, oldCPU int64
 			newNodes, oldNodes := 0, 0
 			for _, c := range res.NewNodeClaims {
@@ -1015,7 +1010,7 @@ func TestPropLimits(t *testing.T) {
 			if newNodes == 0 {
 				continue
 			}
-			for _, n := range in.Nodes {
+			for _, n := range in.Nodes() {
 				if n.Node.Labels[v1.NodePoolLabelKey] == np.Name {
 					oldCPU += n.Node.Status.Capacity.Cpu().MilliValue()
 					oldNodes++
@@ -1141,7 +1136,7 @@ func placements(res *scheduling.Result) map[string]string {
 }
 
 // warm fills the instance types' lazily computed allocatable, which is a cache, not input.
-func warm(in *scheduling.Input) {
+func warm(in cluster.Objects) {
 	for _, its := range in.InstanceTypes {
 		for _, it := range its {
 			it.Allocatable()
@@ -1157,10 +1152,7 @@ func TestPropDeterministic(t *testing.T) {
 		sc := scenarioGen().Draw(t, "scenario")
 		in, res := solve(t, sc)
 		want := render(res)
-		again, err := scheduling.SolveInput(in)
-		if err != nil {
-			t.Fatal(err)
-		}
+		again := mustSolve(t, in, scheduling.Options{})
 		if got := render(again); got != want {
 			t.Fatalf("second Solve of the same input differs:\n--- first\n%s--- second\n%s", want, got)
 		}
@@ -1177,10 +1169,7 @@ func TestPropDeterministic(t *testing.T) {
 		for _, np := range shuffled.NodePools {
 			shuffled.InstanceTypes[np.Name] = rapid.Permutation(shuffled.InstanceTypes[np.Name]).Draw(t, np.Name+"/instance-types-order")
 		}
-		shufRes, err := scheduling.SolveInput(shuffled)
-		if err != nil {
-			t.Fatal(err)
-		}
+		shufRes := mustSolve(t, snapOf(t, shuffled), scheduling.Options{})
 		wantP, gotP := placements(res), placements(shufRes)
 		for _, p := range sc.pods {
 			if wantP[p.name] != gotP[p.name] {
@@ -1200,9 +1189,7 @@ func TestPropPure(t *testing.T) {
 		if !reflect.DeepEqual(in, ref) {
 			t.Fatal("two builds of one scenario differ")
 		}
-		if _, err := scheduling.SolveInput(in); err != nil {
-			t.Fatal(err)
-		}
+		mustSolve(t, snapOf(t, in), scheduling.Options{})
 		if !reflect.DeepEqual(in, ref) {
 			t.Fatalf("Solve modified its input: %s", firstDiff(in, ref))
 		}
@@ -1210,7 +1197,7 @@ func TestPropPure(t *testing.T) {
 }
 
 // firstDiff names the first part of the input that differs.
-func firstDiff(a, b *scheduling.Input) string {
+func firstDiff(a, b cluster.Objects) string {
 	for i := range a.Pods {
 		if !reflect.DeepEqual(a.Pods[i], b.Pods[i]) {
 			return "pod " + a.Pods[i].Name
@@ -1230,7 +1217,7 @@ func firstDiff(a, b *scheduling.Input) string {
 	}
 	for i := range a.Nodes {
 		if !reflect.DeepEqual(a.Nodes[i], b.Nodes[i]) {
-			return "node " + a.Nodes[i].Name()
+			return "node " + a.Nodes[i].Name
 		}
 	}
 	for i := range a.DaemonSets {
@@ -1238,5 +1225,5 @@ func firstDiff(a, b *scheduling.Input) string {
 			return "DaemonSet " + a.DaemonSets[i].Name
 		}
 	}
-	return "WellKnownLabels or Options"
+	return "WellKnownLabels"
 }

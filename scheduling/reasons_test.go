@@ -14,6 +14,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -47,7 +48,7 @@ func assertCause(t *testing.T, want wantCause, got scheduling.Cause) {
 }
 
 // reasonNode is an initialized node of NodePool "default" in zone 1 with 2 cpu, 4Gi and 10 pods free.
-func reasonNode(name string, bound ...*corev1.Pod) *scheduling.Node {
+func reasonNode(name string, bound ...*corev1.Pod) *cluster.Node {
 	return kcManaged(name, "default", true, map[string]string{v1.LabelTopologyZone: fake.TestZone1, v1.LabelArch: "amd64", v1.LabelOS: "linux"},
 		kcRL("cpu", "2", "memory", "4Gi", "pods", "10"), bound...)
 }
@@ -99,23 +100,28 @@ func TestReasonCodes(t *testing.T) {
 		pod        *corev1.Pod
 		pools      []*v1.NodePool // nil: one plain NodePool "default"
 		types      cloudprovider.InstanceTypes
-		nodes      []*scheduling.Node
+		nodes      []*cluster.Node
 		daemonSets []*appsv1.DaemonSet
-		edit       func(in *scheduling.Input)
-		code       scheduling.ReasonCode
-		nodeCause  bool // check the first node cause instead of the first cause
-		want       wantCause
+		edit       func(in *cluster.Objects)
+		// moving hands the pod to Solve as a moved pod (cluster.Snapshot.WithMoving), as
+		// disruption's simulations do, instead of as a pending one; closed are the nodes
+		// closed to moved pods (cluster.Snapshot.ClosedToMoves).
+		moving    bool
+		closed    []string
+		code      scheduling.ReasonCode
+		nodeCause bool // check the first node cause instead of the first cause
+		want      wantCause
 	}{
 		{name: "taint", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{pool().Taint("dedicated", "x", corev1.TaintEffectNoSchedule).Obj()},
 			code: scheduling.UntoleratedTaint, want: wantCause{code: scheduling.UntoleratedTaint, nodePool: "default", taint: "dedicated"}},
 		{name: "node taint", pod: fake.Pod("p").Requests("1", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
-			nodes: []*scheduling.Node{kcWithTaints(reasonNode("n1"), kcTaint("team", "a", corev1.TaintEffectNoSchedule))},
+			nodes: []*cluster.Node{kcWithTaints(reasonNode("n1"), kcTaint("team", "a", corev1.TaintEffectNoSchedule))},
 			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.UntoleratedTaint, node: "n1", taint: "team"}},
 		{name: "NodePool requirement", pod: fake.Pod("p").NodeSelector(v1.LabelArch, "arm64").Obj(), pools: []*v1.NodePool{pool().Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, "amd64").Obj()},
 			code: scheduling.RequirementsUnsatisfiable, want: wantCause{code: scheduling.RequirementsUnsatisfiable, nodePool: "default", key: v1.LabelArch}},
 		{name: "no instance type matches key", pod: fake.Pod("p").NodeSelector(v1.LabelInstanceType, "nope").Obj(),
 			code: scheduling.RequirementsUnsatisfiable, want: wantCause{code: scheduling.RequirementsUnsatisfiable, nodePool: "default", key: v1.LabelInstanceType}},
-		{name: "node labels", pod: fake.Pod("p").NodeSelector(v1.LabelArch, "arm64").Obj(), nodes: []*scheduling.Node{reasonNode("n1")},
+		{name: "node labels", pod: fake.Pod("p").NodeSelector(v1.LabelArch, "arm64").Obj(), nodes: []*cluster.Node{reasonNode("n1")},
 			pools: []*v1.NodePool{pool().Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, "amd64").Obj()},
 			code:  scheduling.RequirementsUnsatisfiable, nodeCause: true, want: wantCause{code: scheduling.RequirementsUnsatisfiable, node: "n1", key: v1.LabelArch}},
 		{name: "NodePool requirements leave no type", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{pool().Requirement(v1.LabelInstanceType, corev1.NodeSelectorOpIn, "nope").Obj()},
@@ -124,7 +130,7 @@ func TestReasonCodes(t *testing.T) {
 			code: scheduling.InsufficientResource, want: wantCause{code: scheduling.InsufficientResource, nodePool: "default", resource: "cpu", needed: "100", available: largest(types, corev1.ResourceCPU)}},
 		{name: "memory", pod: fake.Pod("p").Requests("1", "1Ti").Obj(),
 			code: scheduling.InsufficientResource, want: wantCause{code: scheduling.InsufficientResource, nodePool: "default", resource: "memory", needed: "1Ti", available: largest(types, corev1.ResourceMemory)}},
-		{name: "node cpu", pod: fake.Pod("p").Requests("3", "1Gi").Obj(), nodes: []*scheduling.Node{reasonNode("n1", fake.Pod("b").Requests("500m", "1Gi").NodeName("n1").Obj())},
+		{name: "node cpu", pod: fake.Pod("p").Requests("3", "1Gi").Obj(), nodes: []*cluster.Node{reasonNode("n1", fake.Pod("b").Requests("500m", "1Gi").NodeName("n1").Obj())},
 			pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
 			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.InsufficientResource, node: "n1", resource: "cpu", needed: "3", available: "1500m"}},
 		{name: "limits", pod: fake.Pod("p").Requests("500m", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
@@ -135,17 +141,17 @@ func TestReasonCodes(t *testing.T) {
 			code: scheduling.PodAffinity, want: wantCause{code: scheduling.PodAffinity, nodePool: "default", key: v1.LabelTopologyZone}},
 		{name: "pod anti-affinity", pod: fake.Pod("p").Label("app", "db").PodAntiAffinity(v1.LabelTopologyZone, map[string]string{"app": "db"}).Obj(),
 			pools: []*v1.NodePool{pool().Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1).Obj()},
-			nodes: []*scheduling.Node{reasonNode("n1", fake.Pod("db-0").Label("app", "db").Requests("1", "1Gi").NodeName("n1").Obj())},
+			nodes: []*cluster.Node{reasonNode("n1", fake.Pod("db-0").Label("app", "db").Requests("1", "1Gi").NodeName("n1").Obj())},
 			code:  scheduling.PodAntiAffinity, want: wantCause{code: scheduling.PodAntiAffinity, nodePool: "default", key: v1.LabelTopologyZone}},
 		{name: "node pod anti-affinity", pod: fake.Pod("p").Label("app", "db").PodAntiAffinity(v1.LabelHostname, map[string]string{"app": "db"}).Obj(),
 			pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
-			nodes: []*scheduling.Node{reasonNode("n1", fake.Pod("db-0").Label("app", "db").Requests("1", "1Gi").NodeName("n1").Obj())},
+			nodes: []*cluster.Node{reasonNode("n1", fake.Pod("db-0").Label("app", "db").Requests("1", "1Gi").NodeName("n1").Obj())},
 			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.PodAntiAffinity, node: "n1", key: v1.LabelHostname}},
 		{name: "topology spread", pod: fake.Pod("p").Label("app", "web").TopologySpreadConstraint(corev1.TopologySpreadConstraint{
 			MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}).Obj(),
 			pools: []*v1.NodePool{pool().Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1).Obj()},
-			nodes: []*scheduling.Node{
+			nodes: []*cluster.Node{
 				kcManaged("z2", "other", true, map[string]string{v1.LabelTopologyZone: fake.TestZone2}, kcRL("cpu", "0", "memory", "0", "pods", "0")),
 				kcManaged("z1", "default", true, map[string]string{v1.LabelTopologyZone: fake.TestZone1}, kcRL("cpu", "8", "memory", "8Gi", "pods", "10"),
 					fake.Pod("web-0").Label("app", "web").NodeName("z1").Obj()),
@@ -154,18 +160,18 @@ func TestReasonCodes(t *testing.T) {
 		{name: "host port of a DaemonSet", pod: fake.Pod("p").HostPort(80).Obj(), daemonSets: []*appsv1.DaemonSet{portDaemon},
 			code: scheduling.HostPort, want: wantCause{code: scheduling.HostPort, nodePool: "default", port: 80}},
 		{name: "node host port", pod: fake.Pod("p").HostPort(80).Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
-			nodes: []*scheduling.Node{reasonNode("n1", fake.Pod("web").HostPort(80).NodeName("n1").Obj())},
+			nodes: []*cluster.Node{reasonNode("n1", fake.Pod("web").HostPort(80).NodeName("n1").Obj())},
 			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.HostPort, node: "n1", port: 80}},
 		{name: "volume zone", pod: withPVC(fake.Pod("p").Obj(), "data", "data-p"),
 			pools: []*v1.NodePool{pool().Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1).Obj()},
-			edit: func(in *scheduling.Input) {
+			edit: func(in *cluster.Objects) {
 				in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-p", "zonal", "")}
 				in.StorageClasses = []*storagev1.StorageClass{storageClass("zonal", zonal, fake.TestZone2)}
 			},
 			code: scheduling.VolumeTopology, want: wantCause{code: scheduling.VolumeTopology, nodePool: "default", key: v1.LabelTopologyZone}},
 		{name: "volume attach limit", pod: withPVC(fake.Pod("p").Obj(), "data", "claim-a"), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
-			nodes: []*scheduling.Node{reasonNode("n1")},
-			edit: func(in *scheduling.Input) {
+			nodes: []*cluster.Node{reasonNode("n1")},
+			edit: func(in *cluster.Objects) {
 				zero := int32(0)
 				in.CSINodes = []*storagev1.CSINode{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{
 					{Name: "ebs.csi.aws.com", NodeID: "i-1", Allocatable: &storagev1.VolumeNodeResources{Count: &zero}}}}}}
@@ -180,15 +186,10 @@ func TestReasonCodes(t *testing.T) {
 		{name: "offerings", pod: fake.Pod("p").Obj(), types: cloudprovider.InstanceTypes{unavailable},
 			code: scheduling.NoNodePool, want: wantCause{code: scheduling.OfferingUnavailable, nodePool: "default", instanceTypes: 1, unavailable: 1}},
 		{name: "consolidateAfter", pod: fake.Pod("p").Requests("1", "1Gi").NodeName("elsewhere").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
-			nodes: func() []*scheduling.Node {
-				n := reasonNode("n1")
-				n.UnderConsolidateAfter = true
-				return []*scheduling.Node{n}
-			}(),
-			edit: func(in *scheduling.Input) { in.ConsolidationSimulation = true },
+			nodes: []*cluster.Node{reasonNode("n1")}, moving: true, closed: []string{"n1"},
 			code: scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.ConsolidateAfter, node: "n1"}},
 		{name: "invalid spec", pod: fake.Pod("Bad_Name").Obj(), code: scheduling.InvalidPodSpec, want: wantCause{code: scheduling.InvalidPodSpec}},
-		{name: "daemonset", pod: daemon, code: scheduling.NotProvisionable, want: wantCause{code: scheduling.NotProvisionable}},
+		{name: "daemonset", pod: daemon, moving: true, code: scheduling.NotProvisionable, want: wantCause{code: scheduling.NotProvisionable}},
 		{name: "no NodePool", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{}, code: scheduling.NoNodePool, want: wantCause{code: scheduling.NoNodePool}},
 		{name: "not ready", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{notReady},
 			code: scheduling.NoNodePool, want: wantCause{code: scheduling.NodePoolNotReady, nodePool: "default"}},
@@ -202,12 +203,19 @@ func TestReasonCodes(t *testing.T) {
 			if ts == nil {
 				ts = types
 			}
-			in := &scheduling.Input{Pods: []*corev1.Pod{c.pod}, NodePools: pools, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": ts},
-				Nodes: c.nodes, DaemonSets: c.daemonSets, WellKnownLabels: fake.WellKnownLabels()}
-			if c.edit != nil {
-				c.edit(in)
+			in := cluster.Objects{NodePools: pools, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": ts},
+				DaemonSets: c.daemonSets, WellKnownLabels: fake.WellKnownLabels()}
+			if !c.moving {
+				in.Pods = []*corev1.Pod{c.pod}
 			}
-			res := mustSolve(t, in)
+			if c.edit != nil {
+				c.edit(&in)
+			}
+			snap := snapOf(t, in, c.nodes...).ClosedToMoves(c.closed...)
+			if c.moving {
+				snap = snap.WithMoving(c.pod)
+			}
+			res := mustSolve(t, snap, scheduling.Options{})
 			require.Len(t, res.PodErrors, 1)
 			e := res.PodErrors[0]
 			assert.Equal(t, c.code, e.Code, e.Reason)
@@ -227,14 +235,14 @@ func TestReasonCodes(t *testing.T) {
 // TestReasonCausePerNodePool: a pod every NodePool rejects has one cause per NodePool, in
 // weight order, each with its own code; the summary counts them.
 func TestReasonCausePerNodePool(t *testing.T) {
-	res := mustSolve(t, &scheduling.Input{
+	res := mustSolve(t, snapOf(t, cluster.Objects{
 		Pods: []*corev1.Pod{fake.Pod("p").Requests("100", "1Gi").Obj()},
 		NodePools: []*v1.NodePool{
 			fake.NodePool("tainted").Weight(10).Taint("dedicated", "x", corev1.TaintEffectNoSchedule).Obj(),
 			fake.NodePool("small").Obj(),
 		},
 		InstanceTypes: map[string]cloudprovider.InstanceTypes{"tainted": fake.InstanceTypes(4), "small": fake.InstanceTypes(4)},
-	})
+	}), scheduling.Options{})
 	require.Len(t, res.PodErrors, 1)
 	e := res.PodErrors[0]
 	assert.Equal(t, scheduling.UntoleratedTaint, e.Code)
@@ -255,7 +263,7 @@ func TestReasonCausePerNodePool(t *testing.T) {
 // the same rejection of several objects once, with the best amount available.
 func TestReasonSummary(t *testing.T) {
 	team := kcTaint("team", "a", corev1.TaintEffectNoSchedule)
-	nodes := []*scheduling.Node{
+	nodes := []*cluster.Node{
 		kcWithTaints(reasonNode("t1"), team),
 		kcWithTaints(reasonNode("t2"), team),
 		reasonNode("small-1", fake.Pod("b1").Requests("1", "1Gi").NodeName("small-1").Obj()),
@@ -263,15 +271,15 @@ func TestReasonSummary(t *testing.T) {
 		kcInflight("claim-1", "default", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, kcRL("cpu", "1", "memory", "4Gi", "pods", "10")),
 	}
 	types := fake.InstanceTypes(4)
-	res := mustSolve(t, &scheduling.Input{
+	res := mustSolve(t, snapOf(t, cluster.Objects{
 		Pods: []*corev1.Pod{fake.Pod("p").Requests("1800m", "1Gi").Obj()},
 		NodePools: []*v1.NodePool{
 			fake.NodePool("tainted").Weight(10).Taint("team", "a", corev1.TaintEffectNoSchedule).Obj(),
 			fake.NodePool("default").Limit(corev1.ResourceCPU, "0").Obj(),
 		},
-		InstanceTypes: map[string]cloudprovider.InstanceTypes{"tainted": types, "default": types},
-		Nodes:         nodes, WellKnownLabels: fake.WellKnownLabels(),
-	})
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"tainted": types, "default": types},
+		WellKnownLabels: fake.WellKnownLabels(),
+	}, nodes...), scheduling.Options{})
 	require.Len(t, res.PodErrors, 1)
 	e := res.PodErrors[0]
 	var nodeNames []string
@@ -316,14 +324,14 @@ func TestReasonHostPortNotResources(t *testing.T) {
 	ds := kcDS("proxy", "100m", "100Mi", func(spec *corev1.PodSpec) {
 		spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080, HostPort: 8080, Protocol: corev1.ProtocolUDP}}
 	})
-	res := mustSolve(t, &scheduling.Input{
+	res := mustSolve(t, snapOf(t, cluster.Objects{
 		Pods: []*corev1.Pod{kcMut(fake.Pod("p").Obj(), func(p *corev1.Pod) {
 			p.Spec.Containers[0].Ports = []corev1.ContainerPort{{HostPort: 8080, Protocol: corev1.ProtocolUDP}}
 		})},
 		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
 		DaemonSets:    []*appsv1.DaemonSet{ds},
-	})
+	}), scheduling.Options{})
 	require.Len(t, res.PodErrors, 1)
 	c := res.PodErrors[0].Causes[0]
 	assert.Equal(t, scheduling.HostPort, c.Code)
@@ -347,10 +355,10 @@ func TestPropReasonsStructured(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in, res := solve(t, scenarioGen().Draw(t, "scenario"))
 		pools, nodes := map[string]bool{}, map[string]bool{}
-		for _, np := range in.NodePools {
+		for _, np := range in.NodePools() {
 			pools[np.Name] = true
 		}
-		for _, n := range in.Nodes {
+		for _, n := range in.Nodes() {
 			nodes[n.Name()] = true
 		}
 		for _, e := range res.PodErrors {

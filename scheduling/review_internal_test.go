@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 )
 
@@ -22,52 +23,87 @@ func rrTypes() cloudprovider.InstanceTypes {
 	return cloudprovider.InstanceTypes{fake.NewInstanceType(fake.InstanceTypeOptions{Name: "c4", Resources: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("110")}})}
 }
 
-func rrInput(pods []*corev1.Pod, nodes []*Node) *Input {
+// rrObjects are pending pods, nodes (with their bound pods, which name their node) and one
+// NodePool "default".
+func rrObjects(pods []*corev1.Pod, nodes []*cluster.Node) cluster.Objects {
 	np := fake.NodePool("default").Obj()
-	return &Input{Pods: pods, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": rrTypes()}, WellKnownLabels: fake.WellKnownLabels(), Nodes: nodes}
+	o := cluster.Objects{Pods: pods, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": rrTypes()}, WellKnownLabels: fake.WellKnownLabels()}
+	for _, n := range nodes {
+		o.Nodes = append(o.Nodes, n.Node)
+		o.Pods = append(o.Pods, n.Pods...)
+	}
+	return o
 }
 
-func rrNode(name string, labels map[string]string, pods ...*corev1.Pod) *Node {
+// rrSolve is solveVerified over the snapshot of o, its deleting nodes marked.
+func rrSolve(t *testing.T, o cluster.Objects, opts Options, deleting ...string) (*Result, error) {
+	t.Helper()
+	snap, err := cluster.New(o)
+	require.NoError(t, err)
+	return solveVerified(t, snap.Deleting(deleting...), opts)
+}
+
+func rrNode(name string, labels map[string]string, pods ...*corev1.Pod) *cluster.Node {
 	l := map[string]string{v1.LabelHostname: name}
 	for k, v := range labels {
 		l[k] = v
 	}
 	rl := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("4Gi"), corev1.ResourcePods: resource.MustParse("0")}
-	return &Node{Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}, Status: corev1.NodeStatus{Allocatable: rl, Capacity: rl}}, Pods: pods}
+	return &cluster.Node{Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}, Status: corev1.NodeStatus{Allocatable: rl, Capacity: rl}}, Pods: pods}
 }
 
 // Regressions found in review; each failed before its fix.
 
 func TestOddInputNeverPanics(t *testing.T) {
-	cases := map[string]func() *Input{
-		"nil NodePool": func() *Input {
-			in := rrInput([]*corev1.Pod{fake.Pod("p").Obj()}, nil)
+	cases := map[string]func() (cluster.Objects, []string){
+		"nil NodePool": func() (cluster.Objects, []string) {
+			in := rrObjects([]*corev1.Pod{fake.Pod("p").Obj()}, nil)
 			in.NodePools = append(in.NodePools, nil)
-			return in
+			return in, nil
 		},
-		"nil bound pod": func() *Input { return rrInput([]*corev1.Pod{fake.Pod("p").Obj()}, []*Node{rrNode("n1", nil, nil)}) },
-		"conflicting zone alias labels": func() *Input {
+		"nil bound pod": func() (cluster.Objects, []string) {
+			return rrObjects([]*corev1.Pod{fake.Pod("p").Obj()}, []*cluster.Node{rrNode("n1", nil, nil)}), nil
+		},
+		"conflicting zone alias labels": func() (cluster.Objects, []string) {
 			bp := fake.Pod("b").Label("app", "a").NodeName("n1").Obj()
 			n := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1, "failure-domain.beta.kubernetes.io/zone": fake.TestZone2}, bp)
 			p := fake.Pod("p").Label("app", "a").TopologySpread(v1.LabelTopologyZone, 1, map[string]string{"app": "a"}).Obj()
-			return rrInput([]*corev1.Pod{p}, []*Node{n})
+			return rrObjects([]*corev1.Pod{p}, []*cluster.Node{n}), nil
 		},
-		"nil DaemonSet": func() *Input {
-			in := rrInput([]*corev1.Pod{fake.Pod("p").Obj()}, nil)
+		"nil DaemonSet": func() (cluster.Objects, []string) {
+			in := rrObjects([]*corev1.Pod{fake.Pod("p").Obj()}, nil)
 			in.DaemonSets = append(in.DaemonSets, nil)
-			return in
+			return in, nil
 		},
-		"nil PDB with a node marked for deletion": func() *Input {
+		"nil PDB with a node marked for deletion": func() (cluster.Objects, []string) {
 			n := rrNode("n1", nil, fake.Pod("b").NodeName("n1").Obj())
-			n.MarkedForDeletion = true
-			in := rrInput(nil, []*Node{n})
+			in := rrObjects(nil, []*cluster.Node{n})
 			in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{nil}
-			return in
+			return in, []string{"n1"}
 		},
+	}
+	// Cases whose result is not verified, with why.
+	unverified := map[string]string{
+		// requirements.FromLabels folds the alias onto topology.kubernetes.io/zone and
+		// intersects the two values: the node is in no zone and its pod counts nowhere,
+		// while kube-scheduler (and verify) count it in test-zone-1 by the GA label; p
+		// then lands in test-zone-1, skew 2 (reported with issue #8 stage 2).
+		"conflicting zone alias labels": "the node's zone is ambiguous",
 	}
 	for name, mk := range cases {
 		t.Run(name, func(t *testing.T) {
-			assert.NotPanics(t, func() { _, _ = SolveInput(mk()) })
+			o, deleting := mk()
+			assert.NotPanics(t, func() {
+				// A snapshot refused (a nil pod) never reaches Solve; any other is solved.
+				snap, err := cluster.New(o)
+				switch {
+				case err != nil:
+				case unverified[name] != "":
+					_, _ = Solve(snap.Deleting(deleting...), Options{})
+				default:
+					_, _ = solveVerified(t, snap.Deleting(deleting...), Options{})
+				}
+			})
 		})
 	}
 }
@@ -76,7 +112,7 @@ func TestRestrictedSelectorReasonIsStable(t *testing.T) {
 	seen := map[string]bool{}
 	for i := 0; i < 30; i++ {
 		p := fake.Pod("p").NodeSelector(v1.LabelHostname, "x").NodeSelector("karpenter.sh/foo", "y").Obj()
-		r, err := SolveInput(rrInput([]*corev1.Pod{p}, nil))
+		r, err := rrSolve(t, rrObjects([]*corev1.Pod{p}, nil), Options{})
 		require.NoError(t, err)
 		seen[r.PodErrors[0].Reason] = true
 	}
@@ -113,7 +149,7 @@ func TestAffinityIgnoresPreferredNodeAffinityWhenFindingPeers(t *testing.T) {
 	n := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, fake.Pod("peer").Label("app", "a").NodeName("n1").Obj())
 	p := fake.Pod("p").Label("app", "a").PodAffinity(v1.LabelTopologyZone, map[string]string{"app": "a"}).
 		PreferredNodeRequirement(10, v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone2).Obj()
-	r, err := SolveInput(rrInput([]*corev1.Pod{p}, []*Node{n}))
+	r, err := rrSolve(t, rrObjects([]*corev1.Pod{p}, []*cluster.Node{n}), Options{})
 	require.NoError(t, err)
 	require.Len(t, r.NewNodeClaims, 1)
 	assert.Equal(t, []string{fake.TestZone1}, r.NewNodeClaims[0].Requirements.Get(v1.LabelTopologyZone).Values(), "required affinity wins over the preference")
@@ -132,7 +168,7 @@ func TestSpreadMinimumUsesEveryDomainUnderIgnorePolicy(t *testing.T) {
 			n1 := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, fake.Pod("b1").Label("app", "a").NodeName("n1").Obj())
 			n2 := rrNode("n2", map[string]string{v1.LabelTopologyZone: fake.TestZone2}, fake.Pod("b2").Label("app", "a").NodeName("n2").Obj())
 			p := fake.Pod("p").Label("app", "a").TopologySpreadConstraint(c).NodeRequirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1, fake.TestZone2).Obj()
-			r, err := SolveInput(rrInput([]*corev1.Pod{p}, []*Node{n1, n2}))
+			r, err := rrSolve(t, rrObjects([]*corev1.Pod{p}, []*cluster.Node{n1, n2}), Options{})
 			require.NoError(t, err)
 			if tc.placed {
 				assert.Empty(t, r.PodErrors)
@@ -149,13 +185,12 @@ func TestSpreadMinimumUsesEveryDomainUnderIgnorePolicy(t *testing.T) {
 
 func TestPodsKeptOnDeletingNodesCountForTopology(t *testing.T) {
 	n1 := rrNode("n1", map[string]string{v1.LabelTopologyZone: fake.TestZone1}, fake.Pod("x").Label("app", "web").NodeName("n1").Obj())
-	n1.MarkedForDeletion = true
 	zero := intstr.FromInt32(0)
 	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "pdb", Namespace: "default"}, Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
 	p := fake.Pod("p").Label("app", "web").PodAntiAffinity(v1.LabelTopologyZone, map[string]string{"app": "web"}).Obj()
-	in := rrInput([]*corev1.Pod{p}, []*Node{n1})
+	in := rrObjects([]*corev1.Pod{p}, []*cluster.Node{n1})
 	in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb}
-	r, err := SolveInput(in)
+	r, err := rrSolve(t, in, Options{}, "n1")
 	require.NoError(t, err)
 	require.Len(t, r.NewNodeClaims, 1)
 	for _, c := range r.NewNodeClaims {
@@ -168,9 +203,8 @@ func TestDefaultSpreadSkipsPodsWithoutLabels(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		pods = append(pods, fake.Pod(fmt.Sprint("p", i)).Obj())
 	}
-	in := rrInput(pods, nil)
-	in.Options.DefaultTopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule}}
-	r, err := SolveInput(in)
+	opts := Options{DefaultTopologySpreadConstraints: []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule}}}
+	r, err := rrSolve(t, rrObjects(pods, nil), opts)
 	require.NoError(t, err)
 	assert.Len(t, r.NewNodeClaims, 1)
 }
@@ -182,9 +216,8 @@ func TestDefaultSpreadAppliesOnlyToPodsWithoutTheirOwn(t *testing.T) {
 	}
 	// Smaller, so it is placed after the web pods and may join any of their nodes.
 	own := fake.Pod("own").Label("app", "web").CPU("100m").TopologySpread(v1.LabelTopologyZone, 5, map[string]string{"app": "web"}).Obj()
-	in := rrInput(append(pods, own), nil)
-	in.Options.DefaultTopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule}}
-	r, err := SolveInput(in)
+	opts := Options{DefaultTopologySpreadConstraints: []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule}}}
+	r, err := rrSolve(t, rrObjects(append(pods, own), nil), opts)
 	require.NoError(t, err)
 	require.Empty(t, r.PodErrors)
 	host := map[string]string{}

@@ -13,16 +13,10 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
-
-func mustSolve(t *testing.T, in *scheduling.Input) *scheduling.Result {
-	t.Helper()
-	res, err := scheduling.SolveInput(in)
-	require.NoError(t, err)
-	return res
-}
 
 func TestReservedCapacityIsLimited(t *testing.T) {
 	small := fake.NewInstanceType(fake.InstanceTypeOptions{
@@ -37,11 +31,11 @@ func TestReservedCapacityIsLimited(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		pods = append(pods, fake.Pod(n).Label("app", "x").PodAntiAffinity(v1.LabelHostname, map[string]string{"app": "x"}).Requests("1", "1Gi").Obj())
 	}
-	res := mustSolve(t, &scheduling.Input{
+	res := mustSolve(t, snapOf(t, cluster.Objects{
 		Pods:          pods,
 		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": {small}},
-	})
+	}), scheduling.Options{})
 	require.Len(t, res.NewNodeClaims, 3)
 	var reserved, onDemand int
 	for _, c := range res.NewNodeClaims {
@@ -65,14 +59,14 @@ func TestMinValues(t *testing.T) {
 	types := fake.InstanceTypes(4)                      // 1, 2, 3, 4 vCPU
 	pod := fake.Pod("p").Requests("2500m", "1Gi").Obj() // only the 3 and 4 vCPU types fit
 	t.Run("strict leaves the pod unscheduled", func(t *testing.T) {
-		res := mustSolve(t, &scheduling.Input{Pods: []*corev1.Pod{pod}, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}})
+		res := mustSolve(t, snapOf(t, cluster.Objects{Pods: []*corev1.Pod{pod}, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}}), scheduling.Options{})
 		require.Len(t, res.PodErrors, 1)
 		assert.Equal(t, scheduling.MinValues, res.PodErrors[0].Code, res.PodErrors[0].Reason)
 		assert.Equal(t, v1.LabelInstanceType, res.PodErrors[0].Causes[0].Key)
 	})
 	t.Run("best effort lowers minValues and says so", func(t *testing.T) {
-		res := mustSolve(t, &scheduling.Input{Pods: []*corev1.Pod{pod}, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types},
-			Options: scheduling.Options{MinValuesPolicy: scheduling.MinValuesBestEffort}})
+		res := mustSolve(t, snapOf(t, cluster.Objects{Pods: []*corev1.Pod{pod}, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}}),
+			scheduling.Options{MinValuesPolicy: scheduling.MinValuesBestEffort})
 		require.Empty(t, res.PodErrors)
 		require.Len(t, res.NewNodeClaims, 1)
 		c := res.NewNodeClaims[0]
@@ -82,7 +76,7 @@ func TestMinValues(t *testing.T) {
 	})
 	t.Run("satisfied minValues keeps enough options", func(t *testing.T) {
 		small := fake.Pod("s").Requests("500m", "1Gi").Obj()
-		res := mustSolve(t, &scheduling.Input{Pods: []*corev1.Pod{small}, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}})
+		res := mustSolve(t, snapOf(t, cluster.Objects{Pods: []*corev1.Pod{small}, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}}), scheduling.Options{})
 		require.Len(t, res.NewNodeClaims, 1)
 		assert.GreaterOrEqual(t, len(res.NewNodeClaims[0].InstanceTypeOptions), 3)
 		assert.Equal(t, 3, res.NewNodeClaims[0].Requirements.Get(v1.LabelInstanceType).MinValues())
@@ -104,7 +98,7 @@ func TestNodeMarkedForDeletion(t *testing.T) {
 		p.OwnerReferences = []metav1.OwnerReference{{Kind: kind, Name: "owner", Controller: &yes}}
 		return p
 	}
-	draining := &scheduling.Node{Node: node("old", "8"), MarkedForDeletion: true, Pods: []*corev1.Pod{
+	draining := &cluster.Node{Node: node("old", "8"), Pods: []*corev1.Pod{
 		owned(fake.Pod("app").Label("app", "web").Requests("1", "1Gi").NodeName("old").Obj(), "ReplicaSet"),
 		owned(fake.Pod("agent").Requests("100m", "100Mi").NodeName("old").Obj(), "DaemonSet"),
 		owned(fake.Pod("guarded").Label("app", "db").Requests("1", "1Gi").NodeName("old").Obj(), "StatefulSet"),
@@ -112,13 +106,12 @@ func TestNodeMarkedForDeletion(t *testing.T) {
 	zero := intstr.FromInt32(0)
 	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "default"},
 		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}
-	res := mustSolve(t, &scheduling.Input{
+	res := mustSolve(t, snapOf(t, cluster.Objects{
 		Pods:                 []*corev1.Pod{fake.Pod("new").Requests("1", "1Gi").Obj()},
 		NodePools:            []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes:        map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
-		Nodes:                []*scheduling.Node{draining, {Node: node("spare", "4")}},
 		PodDisruptionBudgets: []*policyv1.PodDisruptionBudget{pdb},
-	})
+	}, draining, &cluster.Node{Node: node("spare", "4")}).Deleting("old"), scheduling.Options{})
 	require.Empty(t, res.PodErrors)
 	assert.Empty(t, res.NewNodeClaims, "the spare node takes both pods")
 	require.Len(t, res.ExistingNodes, 1)
@@ -137,11 +130,16 @@ func TestRefusedPods(t *testing.T) {
 	ok := fake.Pod("fine").Requests("1", "1Gi").Obj()
 	daemon := fake.Pod("daemon").Requests("100m", "100Mi").Obj()
 	daemon.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent"}}
-	res := mustSolve(t, &scheduling.Input{
+	snap := snapOf(t, cluster.Objects{
 		Pods:          []*corev1.Pod{notKarpenter, badCapacity, hostname, daemon, ok},
 		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(2)},
 	})
+	// A pending DaemonSet pod is the DaemonSet controller's: the snapshot does not plan it;
+	// handed to Solve as a moved pod, it is refused.
+	require.Len(t, snap.NotPlanned(), 1)
+	assert.Equal(t, cluster.NotPlanned{Pod: daemon, Reason: cluster.NotPlannedDaemonSetPod}, snap.NotPlanned()[0])
+	res := mustSolve(t, snap.WithMoving(daemon), scheduling.Options{})
 	reasons := map[string]string{}
 	codes := map[string]scheduling.ReasonCode{}
 	for _, e := range res.PodErrors {
@@ -160,11 +158,11 @@ func TestRefusedPods(t *testing.T) {
 func TestNotReadyNodePoolIsSkipped(t *testing.T) {
 	broken := fake.NodePool("a-broken").Weight(100).Obj()
 	broken.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse}}
-	res := mustSolve(t, &scheduling.Input{
+	res := mustSolve(t, snapOf(t, cluster.Objects{
 		Pods:          []*corev1.Pod{fake.Pod("p").Requests("1", "1Gi").Obj()},
 		NodePools:     []*v1.NodePool{broken, fake.NodePool("b-ok").Obj()},
 		InstanceTypes: map[string]cloudprovider.InstanceTypes{"a-broken": fake.InstanceTypes(2), "b-ok": fake.InstanceTypes(2)},
-	})
+	}), scheduling.Options{})
 	require.Len(t, res.NewNodeClaims, 1)
 	assert.Equal(t, "b-ok", res.NewNodeClaims[0].NodePool)
 }
@@ -180,11 +178,11 @@ func TestAffinityNamespaceSelector(t *testing.T) {
 	byName := follower("by-name", &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: "data"}})
 	all := follower("all", &metav1.LabelSelector{})
 	other := follower("other", &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: "elsewhere"}})
-	res := mustSolve(t, &scheduling.Input{
+	res := mustSolve(t, snapOf(t, cluster.Objects{
 		Pods:          []*corev1.Pod{target, byName, all, other},
 		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(8)},
-	})
+	}), scheduling.Options{})
 	holder := map[string]string{}
 	for _, c := range res.NewNodeClaims {
 		for _, p := range c.Pods {
@@ -198,8 +196,7 @@ func TestAffinityNamespaceSelector(t *testing.T) {
 }
 
 func TestCacheChangesNothing(t *testing.T) {
-	in := benchmarkInput(500)
-	in.Nodes = []*scheduling.Node{{Node: node("spare", "4"), Pods: []*corev1.Pod{fake.Pod("bound").Label("my-label", "a").Requests("1", "1Gi").NodeName("spare").Obj()}}}
+	snap := snapOf(t, benchmarkObjects(500), &cluster.Node{Node: node("spare", "4"), Pods: []*corev1.Pod{fake.Pod("bound").Label("my-label", "a").Requests("1", "1Gi").NodeName("spare").Obj()}})
 	render := func(res *scheduling.Result) []string {
 		var out []string
 		for _, c := range res.NewNodeClaims {
@@ -214,10 +211,15 @@ func TestCacheChangesNothing(t *testing.T) {
 		}
 		return out
 	}
-	want := render(mustSolve(t, in))
-	in.Cache = scheduling.NewCache()
-	assert.Equal(t, want, render(mustSolve(t, in)), "first Solve with a cache")
-	assert.Equal(t, want, render(mustSolve(t, in)), "second Solve, from the cache")
+	want := render(mustSolve(t, snap, scheduling.Options{}))
+	cache := scheduling.NewCache()
+	cached := func() *scheduling.Result {
+		res, err := solveVerified(t, cache, snap, scheduling.Options{})
+		require.NoError(t, err)
+		return res
+	}
+	assert.Equal(t, want, render(cached()), "first Solve with a cache")
+	assert.Equal(t, want, render(cached()), "second Solve, from the cache")
 }
 
 func TestPodSelectsAReservation(t *testing.T) {
@@ -231,12 +233,12 @@ func TestPodSelectsAReservation(t *testing.T) {
 		},
 	})
 	pod := fake.Pod("p").NodeSelector(cloudprovider.ReservationIDLabel, "cr-2").Requests("1", "1Gi").Obj()
-	res := mustSolve(t, &scheduling.Input{
+	res := mustSolve(t, snapOf(t, cluster.Objects{
 		Pods:            []*corev1.Pod{pod},
 		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": {small}},
 		WellKnownLabels: cloudprovider.AllowUndefinedWellKnownLabels(),
-	})
+	}), scheduling.Options{})
 	require.Len(t, res.NewNodeClaims, 1, "%v", res.PodErrors)
 	assert.Equal(t, "cr-2", res.NewNodeClaims[0].Offering.ReservationID())
 	assert.Equal(t, fake.TestZone2, res.NewNodeClaims[0].Offering.Zone())

@@ -12,6 +12,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -55,8 +56,9 @@ func storageClass(name string, mode storagev1.VolumeBindingMode, zones ...string
 	return sc
 }
 
-func volumeInput(pods ...*corev1.Pod) *scheduling.Input {
-	return &scheduling.Input{
+// volumeObjects are pending pods and one NodePool "default" of five fake instance types.
+func volumeObjects(pods ...*corev1.Pod) cluster.Objects {
+	return cluster.Objects{
 		Pods:            pods,
 		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(5)},
@@ -80,20 +82,20 @@ func zoneOf(t *testing.T, res *scheduling.Result, pod string) string {
 func TestVolumeTopology(t *testing.T) {
 	wffc := storagev1.VolumeBindingWaitForFirstConsumer
 	t.Run("bound volume pins the zone (driver key normalised)", func(t *testing.T) {
-		in := volumeInput(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"))
+		in := volumeObjects(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"))
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "gp3", "pv-1")}
 		in.PersistentVolumes = []*corev1.PersistentVolume{zonalPV("pv-1", "ebs.csi.aws.com", []string{fake.TestZone3})}
-		res, err := scheduling.SolveInput(in)
+		res, err := solveVerified(t, nil, snapOf(t, in), scheduling.Options{})
 		require.NoError(t, err)
 		assert.Equal(t, fake.TestZone3, zoneOf(t, res, "db"))
 	})
 	t.Run("OR-ed volume terms let anti-affine pods use different zones", func(t *testing.T) {
 		a := withPVC(fake.Pod("a").Label("app", "db").PodAntiAffinity(v1.LabelTopologyZone, map[string]string{"app": "db"}).Requests("1", "1Gi").Obj(), "data", "shared")
 		b := withPVC(fake.Pod("b").Label("app", "db").PodAntiAffinity(v1.LabelTopologyZone, map[string]string{"app": "db"}).Requests("1", "1Gi").Obj(), "data", "shared")
-		in := volumeInput(a, b)
+		in := volumeObjects(a, b)
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("shared", "", "pv-x")}
 		in.PersistentVolumes = []*corev1.PersistentVolume{zonalPV("pv-x", "efs.csi.aws.com", []string{fake.TestZone1}, []string{fake.TestZone2})}
-		res, err := scheduling.SolveInput(in)
+		res, err := solveVerified(t, nil, snapOf(t, in), scheduling.Options{})
 		require.NoError(t, err)
 		require.Empty(t, res.PodErrors)
 		za, zb := zoneOf(t, res, "a"), zoneOf(t, res, "b")
@@ -102,18 +104,18 @@ func TestVolumeTopology(t *testing.T) {
 		assert.Contains(t, []string{fake.TestZone1, fake.TestZone2}, zb)
 	})
 	t.Run("unbound claim follows the class's allowed topologies", func(t *testing.T) {
-		in := volumeInput(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"))
+		in := volumeObjects(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"))
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "zonal", "")}
 		in.StorageClasses = []*storagev1.StorageClass{storageClass("zonal", wffc, fake.TestZone2)}
-		res, err := scheduling.SolveInput(in)
+		res, err := solveVerified(t, nil, snapOf(t, in), scheduling.Options{})
 		require.NoError(t, err)
 		assert.Equal(t, fake.TestZone2, zoneOf(t, res, "db"))
 	})
 	t.Run("volume zone incompatible with the pod's own zone", func(t *testing.T) {
-		in := volumeInput(withPVC(fake.Pod("db").NodeSelector(v1.LabelTopologyZone, fake.TestZone1).Requests("1", "1Gi").Obj(), "data", "data-db"))
+		in := volumeObjects(withPVC(fake.Pod("db").NodeSelector(v1.LabelTopologyZone, fake.TestZone1).Requests("1", "1Gi").Obj(), "data", "data-db"))
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "zonal", "")}
 		in.StorageClasses = []*storagev1.StorageClass{storageClass("zonal", wffc, fake.TestZone2)}
-		res, err := scheduling.SolveInput(in)
+		res, err := solveVerified(t, nil, snapOf(t, in), scheduling.Options{})
 		require.NoError(t, err)
 		require.Len(t, res.PodErrors, 1)
 		assert.Empty(t, res.NewNodeClaims)
@@ -123,10 +125,10 @@ func TestVolumeTopology(t *testing.T) {
 		pv.Spec.Local = &corev1.LocalVolumeSource{Path: "/mnt/disk"}
 		pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
 			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: v1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{"gone-node"}}}}}}}
-		in := volumeInput(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"))
+		in := volumeObjects(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"))
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "local", "local-1")}
 		in.PersistentVolumes = []*corev1.PersistentVolume{pv}
-		res, err := scheduling.SolveInput(in)
+		res, err := solveVerified(t, nil, snapOf(t, in), scheduling.Options{})
 		require.NoError(t, err)
 		assert.Empty(t, res.PodErrors)
 		assert.Len(t, res.NewNodeClaims, 1)
@@ -158,13 +160,13 @@ func TestVolumeRefusals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := volumeInput(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"), fake.Pod("web").Requests("1", "1Gi").Obj())
+			in := volumeObjects(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"), fake.Pod("web").Requests("1", "1Gi").Obj())
 			in.PersistentVolumeClaims = tc.claims
 			in.PersistentVolumes = tc.pvs
 			if tc.class != nil {
 				in.StorageClasses = []*storagev1.StorageClass{tc.class}
 			}
-			res, err := scheduling.SolveInput(in)
+			res, err := solveVerified(t, nil, snapOf(t, in), scheduling.Options{})
 			require.NoError(t, err)
 			require.Len(t, res.PodErrors, 1)
 			assert.Equal(t, "db", res.PodErrors[0].Pod.Name)
@@ -193,12 +195,12 @@ func TestCSIAttachLimit(t *testing.T) {
 		withPVC(fake.Pod("b").Requests("1", "1Gi").Obj(), "data", "claim-b"),
 		withPVC(fake.Pod("c").Requests("1", "1Gi").Obj(), "data", "claim-a"), // shares a's claim
 	}
-	in := volumeInput(pods...)
-	in.Nodes = []*scheduling.Node{{Node: node}}
+	in := volumeObjects(pods...)
+	in.Nodes = []*corev1.Node{node}
 	in.CSINodes = []*storagev1.CSINode{csiNode}
 	in.StorageClasses = []*storagev1.StorageClass{storageClass("gp3", wffc)}
 	in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("claim-a", "gp3", ""), pvc("claim-b", "gp3", "")}
-	res, err := scheduling.SolveInput(in)
+	res, err := solveVerified(t, nil, snapOf(t, in), scheduling.Options{})
 	require.NoError(t, err)
 	require.Empty(t, res.PodErrors)
 	require.Len(t, res.ExistingNodes, 1)
