@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/nodeplan/nodeplan/catalog"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
+	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -17,39 +19,12 @@ import (
 // input (never the wall clock), so the same files always give the same answer; every output
 // says which time it judged at and where it came from.
 func runDisrupt(args []string, stdout, stderr io.Writer) error {
-	var now string
-	var spotToSpot, nodeRepair bool
-	c, err := parseFlags("disrupt", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&now, "now", "", "time to decide at, RFC3339 (default: the newest timestamp in the input: Node heartbeats, Lease renewals, pod starts, creation times)")
-		fs.BoolVar(&spotToSpot, "spot-to-spot", false, "allow spot-to-spot consolidation (Karpenter's SpotToSpotConsolidation feature gate)")
-		fs.BoolVar(&nodeRepair, "node-repair", false, "repair nodes unhealthy past the AWS provider's repair policies (Karpenter's NodeRepair feature gate)")
-	})
+	in, err := loadDisrupt(args, stderr)
 	if err != nil {
 		return err
 	}
-	var at judgedAt
-	if now != "" {
-		t, err := time.Parse(time.RFC3339, now)
-		if err != nil {
-			return fmt.Errorf("--now %q: want an RFC3339 time such as 2026-01-01T00:00:00Z", now)
-		}
-		at = judgedAt{Time: t.UTC(), Source: nowFromFlag, TracksDumpTime: true}
-	}
-	if nodeRepair {
-		c.repairPolicies = catalog.RepairPolicies()
-	}
-	set, snap, err := c.load()
-	if err != nil {
-		return err
-	}
-	writeWarnings(stderr, set)
-	if now == "" {
-		at = nowFromInput(set)
-	}
-	if at.Warning != "" {
-		fmt.Fprintln(stderr, "nodeplan: warning:", at.Warning)
-	}
-	res, err := disruption.Plan(snap, at.Time, c.disruptionOptions(spotToSpot))
+	c, set, snap, at := in.flags, in.set, in.snap, in.at
+	res, err := disruption.Plan(snap, at.Time, in.opts)
 	if err != nil {
 		return err
 	}
@@ -80,6 +55,54 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 		writeNotPlanned(stdout, c.notPlanned)
 		return nil
 	}
+}
+
+// disruptRun is a read `nodeplan disrupt` command line: what Plan takes, and the rest the
+// output needs.
+type disruptRun struct {
+	flags *commonFlags
+	set   *manifest.Set
+	snap  *cluster.Snapshot
+	at    judgedAt
+	opts  disruption.Options
+}
+
+// loadDisrupt reads disrupt's flags and input (its warnings go to stderr) and the time to
+// judge at.
+func loadDisrupt(args []string, stderr io.Writer) (*disruptRun, error) {
+	var now string
+	var spotToSpot, nodeRepair bool
+	c, err := parseFlags("disrupt", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&now, "now", "", "time to decide at, RFC3339 (default: the newest timestamp in the input: Node heartbeats, Lease renewals, pod starts, creation times)")
+		fs.BoolVar(&spotToSpot, "spot-to-spot", false, "allow spot-to-spot consolidation (Karpenter's SpotToSpotConsolidation feature gate)")
+		fs.BoolVar(&nodeRepair, "node-repair", false, "repair nodes unhealthy past the AWS provider's repair policies (Karpenter's NodeRepair feature gate)")
+	})
+	if err != nil {
+		return nil, err
+	}
+	var at judgedAt
+	if now != "" {
+		t, err := time.Parse(time.RFC3339, now)
+		if err != nil {
+			return nil, fmt.Errorf("--now %q: want an RFC3339 time such as 2026-01-01T00:00:00Z", now)
+		}
+		at = judgedAt{Time: t.UTC(), Source: nowFromFlag, TracksDumpTime: true}
+	}
+	if nodeRepair {
+		c.repairPolicies = catalog.RepairPolicies()
+	}
+	set, snap, err := c.load()
+	if err != nil {
+		return nil, err
+	}
+	writeWarnings(stderr, set)
+	if now == "" {
+		at = nowFromInput(set)
+	}
+	if at.Warning != "" {
+		fmt.Fprintln(stderr, "nodeplan: warning:", at.Warning)
+	}
+	return &disruptRun{flags: c, set: set, snap: snap, at: at, opts: c.disruptionOptions(spotToSpot)}, nil
 }
 
 // disruptionOptions are Plan's options the flags choose.

@@ -70,7 +70,7 @@ func TestDisrupt(t *testing.T) {
 	os.WriteFile(types, []byte(disruptTypes), 0o644)
 
 	var out, errb bytes.Buffer
-	if code := run([]string{"disrupt", "-f", in, "--instance-types", types, "-o", "json"}, &out, &errb); code != 0 {
+	if code := runVerified(t, []string{"disrupt", "-f", in, "--instance-types", types, "-o", "json"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	var got struct {
@@ -99,7 +99,7 @@ func TestDisrupt(t *testing.T) {
 
 	for _, format := range []string{"table", "yaml"} {
 		out.Reset()
-		if code := run([]string{"disrupt", "-f", in, "--instance-types", types, "--now", "2026-01-01T01:00:00Z", "-o", format}, &out, &errb); code != 0 {
+		if code := runVerified(t, []string{"disrupt", "-f", in, "--instance-types", types, "--now", "2026-01-01T01:00:00Z", "-o", format}, &out, &errb); code != 0 {
 			t.Fatalf("-o %s: exit %d: %s", format, code, errb.String())
 		}
 		if !strings.Contains(out.String(), "small") {
@@ -107,7 +107,7 @@ func TestDisrupt(t *testing.T) {
 		}
 	}
 	errb.Reset()
-	if code := run([]string{"disrupt", "-f", in, "--now", "yesterday"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "--now") {
+	if code := runVerified(t, []string{"disrupt", "-f", in, "--now", "yesterday"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "--now") {
 		t.Errorf("bad --now: exit %d, %q", code, errb.String())
 	}
 }
@@ -123,7 +123,7 @@ func TestDisruptBlockersJSON(t *testing.T) {
 	os.WriteFile(types, []byte(disruptTypes), 0o644)
 
 	var out, errb bytes.Buffer
-	if code := run([]string{"disrupt", "-f", in, "--instance-types", types, "--now", "2026-01-01T01:00:00Z", "-o", "json"}, &out, &errb); code != 0 {
+	if code := runVerified(t, []string{"disrupt", "-f", in, "--instance-types", types, "--now", "2026-01-01T01:00:00Z", "-o", "json"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	type blocker struct{ Code, Object, Budget string }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,12 +18,26 @@ import (
 
 const scenarios = "../../testdata/scenarios"
 
-// nodeplan runs the CLI in-process and returns stdout, stderr and the exit status.
+// nodeplan runs the CLI in-process (runVerified) and returns stdout, stderr and the exit
+// status.
 func nodeplan(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(args, &out, &errOut)
+	code := runVerified(t, args, &out, &errOut)
 	return out.String(), errOut.String(), code
+}
+
+// runVerified is run, then, when the command succeeded, verifyRun over the same command
+// line: every Solve and Plan the CLI tests make is checked by verify.
+func runVerified(t *testing.T, args []string, stdout, stderr io.Writer) int {
+	t.Helper()
+	code := run(args, stdout, stderr)
+	if code == 0 {
+		if err := verifyRun(t, args); err != nil {
+			t.Errorf("the CLI succeeded on %q, reading it again failed: %v", args, err)
+		}
+	}
+	return code
 }
 
 func planJSON(t *testing.T, args ...string) planOutput {

@@ -30,7 +30,7 @@ func TestDisruptInterruptionAndDrainOutputs(t *testing.T) {
 	args := []string{"disrupt", "-f", in, "-f", events, "--instance-types", types, "--now", "2026-01-01T01:00:00Z"}
 
 	var out, errb bytes.Buffer
-	if code := run(append(args, "-o", "json"), &out, &errb); code != 0 {
+	if code := runVerified(t, append(args, "-o", "json"), &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	var got struct {
@@ -71,7 +71,7 @@ func TestDisruptInterruptionAndDrainOutputs(t *testing.T) {
 	}
 
 	out.Reset()
-	if code := run(append(args, "-o", "table"), &out, &errb); code != 0 {
+	if code := runVerified(t, append(args, "-o", "table"), &out, &errb); code != 0 {
 		t.Fatalf("table: exit %d: %s", code, errb.String())
 	}
 	for _, want := range []string{"interruption", "instance_stopped i-0b (node-b): Deleted, command 1", "drain plans", "default/app Evict"} {
@@ -81,7 +81,7 @@ func TestDisruptInterruptionAndDrainOutputs(t *testing.T) {
 	}
 
 	out.Reset()
-	if code := run(append(args, "-o", "yaml"), &out, &errb); code != 0 {
+	if code := runVerified(t, append(args, "-o", "yaml"), &out, &errb); code != 0 {
 		t.Fatalf("yaml: exit %d: %s", code, errb.String())
 	}
 	docs = strings.Split(out.String(), "\n---\n")

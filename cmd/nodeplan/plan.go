@@ -3,20 +3,16 @@ package main
 import (
 	"io"
 
+	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
-	c, err := parseFlags("plan", args, nil)
+	c, set, snap, err := loadPlan(args, stderr)
 	if err != nil {
 		return err
 	}
-	c.stderr = stderr
-	set, snap, err := c.load()
-	if err != nil {
-		return err
-	}
-	writeWarnings(stderr, set)
 	res, err := scheduling.Solve(snap, c.options())
 	if err != nil {
 		return err
@@ -32,4 +28,19 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	default:
 		return writePlanTable(stdout, out, set)
 	}
+}
+
+// loadPlan reads plan's flags and input (its warnings go to stderr): what Solve takes.
+func loadPlan(args []string, stderr io.Writer) (*commonFlags, *manifest.Set, *cluster.Snapshot, error) {
+	c, err := parseFlags("plan", args, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c.stderr = stderr
+	set, snap, err := c.load()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	writeWarnings(stderr, set)
+	return c, set, snap, nil
 }

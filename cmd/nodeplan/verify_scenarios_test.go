@@ -2,15 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/verify"
@@ -79,50 +77,46 @@ func verifyScenario(t *testing.T, dir string) {
 		}
 	}
 	args = append(args, spec.Args...)
-	var now string
-	var spotToSpot, nodeRepair bool
-	c, err := parseFlags(spec.Command, args, func(fs *flag.FlagSet) {
-		if spec.Command == "disrupt" { // runDisrupt's flags
-			fs.StringVar(&now, "now", "", "")
-			fs.BoolVar(&spotToSpot, "spot-to-spot", false, "")
-			fs.BoolVar(&nodeRepair, "node-repair", false, "")
-		}
-	})
-	if err != nil {
-		t.Skipf("flags: %v", err)
+	if err := verifyRun(t, append([]string{spec.Command}, args...)); err != nil {
+		t.Skipf("the CLI rejects the input: %v", err)
 	}
-	if nodeRepair {
-		c.repairPolicies = catalog.RepairPolicies()
+}
+
+// verifyRun reads a command line of the CLI (plan or disrupt, then its flags) as run does,
+// solves or plans it and reports each violation verify finds as a test error. It returns
+// the error that makes the CLI fail on this command line, if any.
+func verifyRun(t *testing.T, args []string) error {
+	t.Helper()
+	if len(args) == 0 {
+		return nil
 	}
-	set, snap, err := c.load()
-	if err != nil {
-		t.Skipf("input: %v", err)
-	}
-	switch spec.Command {
+	switch args[0] {
 	case "plan":
+		c, _, snap, err := loadPlan(args[1:], io.Discard)
+		if err != nil {
+			return err
+		}
 		res, err := scheduling.Solve(snap, c.options())
 		if err != nil {
-			t.Skipf("Solve: %v", err)
+			return err
 		}
 		for _, v := range verify.Solve(snap, c.options(), res) {
-			t.Error(v)
+			t.Errorf("verify: %v", v)
 		}
 	case "disrupt":
-		at := nowFromInput(set).Time
-		if now != "" {
-			if at, err = time.Parse(time.RFC3339, now); err != nil {
-				t.Fatal(err)
-			}
-		}
-		opts := c.disruptionOptions(spotToSpot)
-		res, err := disruption.Plan(snap, at.UTC(), opts)
+		in, err := loadDisrupt(args[1:], io.Discard)
 		if err != nil {
-			t.Skipf("Plan: %v", err)
+			return err
 		}
-		for _, v := range verify.Plan(snap, at.UTC(), opts, res) {
-			t.Error(v)
+		res, err := disruption.Plan(in.snap, in.at.Time, in.opts)
+		if err != nil {
+			return err
+		}
+		for _, v := range verify.Plan(in.snap, in.at.Time, in.opts, res) {
+			t.Errorf("verify: %v", v)
 		}
 	}
+	return nil
 }
 
 func fileExists(path string) bool {
