@@ -73,8 +73,13 @@ func (n *Node) Labels() map[string]string {
 }
 
 // Deleting reports whether the node is going away: marked by the Deleting fork, or its Node
-// or its NodeClaim has a deletionTimestamp. disruption.Plan counts such a node as deleting
-// (no candidate, disrupting against its budget).
+// or its NodeClaim has a deletionTimestamp (Karpenter's StateNode.MarkedForDeletion). Both
+// engines read it: scheduling.Solve puts no pod on such a node and plans its reschedulable
+// pods again (a Node's; an in-flight claim's pods are not listed by Karpenter either);
+// disruption.Plan makes it no candidate and counts it as disrupting against its budget.
+// Karpenter counts a Node's deletionTimestamp only when it has no NodeClaim, since its
+// termination finalizer deletes the NodeClaim of a deleting Node at once; nodeplan takes that
+// next moment as the snapshot's (see README.md, "deliberately does better").
 func (n *Node) Deleting() bool {
 	return n.markedDeleting || (n.Node != nil && n.Node.DeletionTimestamp != nil) ||
 		(n.NodeClaim != nil && n.NodeClaim.DeletionTimestamp != nil)
@@ -84,15 +89,7 @@ func (n *Node) Deleting() bool {
 // marked it for deletion), whatever its objects say.
 func (n *Node) MarkedDeleting() bool { return n.markedDeleting }
 
-// Draining reports whether scheduling.Solve plans the node's pods again: it is
-// MarkedDeleting or its Node has a deletionTimestamp. A NodeClaim's deletionTimestamp alone
-// does not count (an in-flight claim being deleted takes no pods, but its pods are not
-// planned again), as before issue #8: Deleting and Draining differ only there.
-func (n *Node) Draining() bool {
-	return n.markedDeleting || (n.Node != nil && n.Node.DeletionTimestamp != nil)
-}
-
 // ClosedToMoves reports whether the ClosedToMoves fork closed the node to moved pods:
 // Karpenter's consolidateAfter rule in a consolidation simulation. A pod being moved (one
-// with spec.nodeName) may not land on it unless it comes from a Draining node.
+// with spec.nodeName) may not land on it unless it comes from a Deleting node.
 func (n *Node) ClosedToMoves() bool { return n.closedToMoves }

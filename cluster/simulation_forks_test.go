@@ -21,17 +21,27 @@ import (
 // twoNodes is a cluster of two initialized nodes "a" and "b" of the largest of four fake
 // types, with pods bound to them.
 func twoNodes(t *testing.T, pods ...*corev1.Pod) *cluster.Snapshot {
+	return twoNodesAltered(t, nil, pods...)
+}
+
+// twoNodesAltered is twoNodes with a's Node and NodeClaim changed by alter (when not nil),
+// which says whether a keeps its NodeClaim.
+func twoNodesAltered(t *testing.T, alter func(*corev1.Node, *v1.NodeClaim) bool, pods ...*corev1.Pod) *cluster.Snapshot {
 	t.Helper()
 	types := fake.InstanceTypes(4)
 	it := types[3]
 	na, ca := fake.NodeAndClaim("a", "default", it, it.Offerings[0], t0)
 	nb, cb := fake.NodeAndClaim("b", "default", it, it.Offerings[0], t0)
+	claims := []*v1.NodeClaim{ca, cb}
+	if alter != nil && !alter(na, ca) {
+		claims = claims[1:]
+	}
 	s, err := cluster.New(cluster.Objects{
 		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": types},
 		WellKnownLabels: fake.WellKnownLabels(),
 		Nodes:           []*corev1.Node{na, nb},
-		NodeClaims:      []*v1.NodeClaim{ca, cb},
+		NodeClaims:      claims,
 		Pods:            pods,
 	})
 	require.NoError(t, err)
@@ -80,7 +90,6 @@ func TestDeletingFork(t *testing.T) {
 	fork := s.Deleting("a")
 	assert.True(t, fork.Node("a").MarkedDeleting())
 	assert.True(t, fork.Node("a").Deleting())
-	assert.True(t, fork.Node("a").Draining())
 	assert.False(t, s.Node("a").Deleting(), "the parent is unchanged")
 	assert.Same(t, s.Node("b"), fork.Node("b"), "unmarked nodes are shared")
 	assert.Same(t, s.PDBLimits(), fork.PDBLimits(), "marking keeps the PDB reading")
@@ -90,23 +99,8 @@ func TestDeletingFork(t *testing.T) {
 	assert.Same(t, s, s.Deleting(), "no names: the same snapshot")
 }
 
-// TestDrainingIsNotDeletingForAClaimBeingDeleted: a NodeClaim's deletionTimestamp alone makes
-// a node Deleting (disruption's reading) but not Draining (Solve does not plan its pods
-// again), as before issue #8.
-func TestDrainingIsNotDeletingForAClaimBeingDeleted(t *testing.T) {
-	s := twoNodes(t)
-	n := *s.Node("a")
-	nc := n.NodeClaim.DeepCopy()
-	now := metav1.NewTime(t0)
-	nc.DeletionTimestamp = &now
-	n.NodeClaim = nc
-	assert.True(t, n.Deleting())
-	assert.False(t, n.Draining())
-	assert.False(t, n.MarkedDeleting())
-}
-
 // TestClosedToMovesFork: a node closed to moves takes pending pods but no pod being moved
-// (spec.nodeName set, from a node that is not Draining); WithMoving adds the moved pods after
+// (spec.nodeName set, from a node that is not Deleting); WithMoving adds the moved pods after
 // the pending ones, as they are.
 func TestClosedToMovesFork(t *testing.T) {
 	moved := fake.Pod("moved").Requests("1", "1Gi").NodeName("b").Obj()
@@ -123,7 +117,7 @@ func TestClosedToMovesFork(t *testing.T) {
 	assert.False(t, open.Node("a").ClosedToMoves())
 	assert.Equal(t, map[string]string{"pending": "a", "moved": "claim"}, placedOn(solveVerified(t, closed)))
 
-	// A pod moved off a Draining node may land on a closed one.
+	// A pod moved off a Deleting node may land on a closed one.
 	fromDraining := s.Deleting("b").ClosedToMoves("a")
 	assert.Equal(t, map[string]string{"pending": "a", "moved": "a"}, placedOn(solveVerified(t, fromDraining)))
 }

@@ -78,10 +78,7 @@ func (s *solver) buildExisting() {
 		}
 	}
 	for _, n := range s.nodes {
-		if n.Draining() {
-			continue
-		}
-		if n.Node == nil && (n.NodeClaim == nil || n.NodeClaim.DeletionTimestamp != nil) {
+		if n.Deleting() || (n.Node == nil && n.NodeClaim == nil) {
 			continue
 		}
 		lbls := nodeLabels(n)

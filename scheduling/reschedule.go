@@ -7,7 +7,7 @@ import (
 	"github.com/nodeplan/nodeplan/cluster"
 )
 
-// reschedulablePods are the pods of Draining nodes that must find a new home (a pod with
+// reschedulablePods are the pods of Deleting nodes that must find a new home (a pod with
 // karpenter.sh/do-not-disrupt, or one whose eviction PodDisruptionBudgets forbid, keeps its
 // node's deletion waiting instead). Solve has no clock, so only do-not-disrupt=true counts
 // here (a duration is judged by disruption.Plan, which knows the time); pods are chosen by
@@ -15,7 +15,7 @@ import (
 func reschedulablePods(nodes []*cluster.Node, pdbs *cluster.PDBLimits) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, n := range nodes {
-		if !n.Draining() {
+		if !n.Deleting() {
 			continue
 		}
 		for _, p := range n.Pods {

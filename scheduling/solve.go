@@ -49,11 +49,11 @@ type solver struct {
 	volumes            *volumeIndex
 	noDynamicNodePools bool
 	cache              *Cache
-	// deleting are the names of the Draining nodes.
+	// deleting are the names of the Deleting nodes.
 	deleting map[string]bool
 	// nodes are the snapshot's nodes that have a Node or a NodeClaim.
 	nodes []*cluster.Node
-	// pending are toPlace plus the reschedulable pods of Draining nodes.
+	// pending are toPlace plus the reschedulable pods of Deleting nodes.
 	pending []*corev1.Pod
 	// reservations is the capacity left in each capacity reservation (the smallest
 	// ReservationCapacity any instance type reports for it).
@@ -64,11 +64,11 @@ type solver struct {
 }
 
 // Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),
-// then the reschedulable pods of its Draining nodes (not DaemonSet or static pods, not
+// then the reschedulable pods of its Deleting nodes (not DaemonSet or static pods, not
 // terminal, without karpenter.sh/do-not-disrupt=true, not kept in place by a
-// PodDisruptionBudget of snap.PDBLimits), against the bound pods of the other nodes. Draining
-// nodes, and in-flight NodeClaims being deleted, take no pods; a node ClosedToMoves takes no
-// pod with spec.nodeName unless it comes from a Draining node. Solve never modifies snap.
+// PodDisruptionBudget of snap.PDBLimits), against the bound pods of the other nodes. Deleting
+// nodes take no pods; a node ClosedToMoves takes no pod with spec.nodeName unless it comes
+// from a Deleting node. Solve never modifies snap.
 //
 // It returns an error only for invalid input (a nil snapshot, a nil pod, a NodePool whose
 // requirements do not parse, an instance type without a name or with a nil offering, and a
@@ -109,7 +109,7 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (*Result, error) 
 	for _, n := range snap.Nodes() {
 		if n != nil && (n.Node != nil || n.NodeClaim != nil) {
 			s.nodes = append(s.nodes, n)
-			if n.Draining() {
+			if n.Deleting() {
 				s.deleting[n.Name()] = true
 			}
 		}

@@ -57,10 +57,11 @@ func (l *location) finish() {
 }
 
 // isMarked: the node is being deleted (marked by the snapshot's Deleting fork, or by a
-// deletionTimestamp of its Node or, for an in-flight claim, of its NodeClaim).
+// deletionTimestamp of its Node or of its NodeClaim: Karpenter deletes a node's NodeClaim
+// first, and takes such a node for marked in provisioning and disruption alike).
 func isMarked(n *cluster.Node) bool {
 	return n.MarkedDeleting() || (n.Node != nil && n.Node.DeletionTimestamp != nil) ||
-		(n.Node == nil && n.NodeClaim != nil && n.NodeClaim.DeletionTimestamp != nil)
+		(n.NodeClaim != nil && n.NodeClaim.DeletionTimestamp != nil)
 }
 
 // knownEphemeral are the taints a not yet initialized node sheds on its own.
