@@ -163,8 +163,8 @@ func (s *solver) podRequests(p *corev1.Pod) corev1.ResourceList {
 	return rl
 }
 
-// nodeRequirements are a node's labels as requirements, with kubernetes.io/hostname defaulting
-// to the node's name; remembered per Node when the solver has a cache.
+// nodeRequirements are a node's labels as requirements (a deprecated alias only where its
+// stable label is missing), with kubernetes.io/hostname defaulting to the node's name; remembered per Node when the solver has a cache.
 func (s *solver) nodeRequirements(n *cluster.Node) requirements.Requirements {
 	if s.cache != nil && n.Node != nil {
 		if r, ok := s.cache.labels[n.Node]; ok {
@@ -174,6 +174,14 @@ func (s *solver) nodeRequirements(n *cluster.Node) requirements.Requirements {
 	lbls := nodeLabels(n)
 	withHost := make(map[string]string, len(lbls)+1)
 	for k, v := range lbls {
+		// A deprecated alias beside its stable label is ignored: kube-scheduler (and verify)
+		// read the stable one, and folding both would put a node whose two disagree in no
+		// zone at all, uncounted by the spreads that count it.
+		if stable, alias := v1.NormalizedLabels[k]; alias {
+			if _, both := lbls[stable]; both {
+				continue
+			}
+		}
 		withHost[k] = v
 	}
 	if withHost[v1.LabelHostname] == "" {
