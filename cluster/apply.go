@@ -50,6 +50,22 @@ func NodeFor(nc *v1.NodeClaim, now time.Time, initialized bool) *corev1.Node {
 	}
 }
 
+// WithNodesFor is the snapshot after the launched claims' Nodes registered at now
+// (NodeFor each, then WithNodes: each Node takes over its in-flight claim and the pods bound
+// to it), initialized or not; nil claims (launches the cloud refused) are skipped, so the
+// launched slice of cloudprovider.Launch can be passed as it is. A host whose Nodes
+// register by themselves reads them from its cluster instead; a simulated one (the fake
+// cloud) calls this after applying a plan.
+func (s *Snapshot) WithNodesFor(launched []*v1.NodeClaim, now time.Time, initialized bool) (*Snapshot, error) {
+	nodes := make([]*corev1.Node, 0, len(launched))
+	for _, nc := range launched {
+		if nc != nil {
+			nodes = append(nodes, NodeFor(nc, now, initialized))
+		}
+	}
+	return s.WithNodes(nodes...)
+}
+
 // Move binds Pod to the node To names (see Carry).
 type Move struct {
 	Pod *corev1.Pod

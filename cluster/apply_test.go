@@ -24,23 +24,19 @@ import (
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// launch solves s, creates every new claim on cloud and registers their Nodes (initialized).
+// launch solves s, launches every new claim on cloud and registers their Nodes (initialized).
 func launch(t *testing.T, ctx context.Context, cloud *fake.CloudProvider, s *cluster.Snapshot, prefix string) (*cluster.Snapshot, *scheduling.Result) {
 	t.Helper()
 	res, err := scheduling.Solve(s, scheduling.Options{})
 	require.NoError(t, err)
 	require.Empty(t, verify.Solve(s, scheduling.Options{}, res))
-	launched := make([]*v1.NodeClaim, len(res.NewNodeClaims))
-	var nodes []*corev1.Node
-	for i, c := range res.NewNodeClaims {
-		nc, err := cloud.Create(ctx, scheduling.NodeClaimFor(c, fmt.Sprintf("%s-%d", prefix, i), s.NodePool(c.NodePool)))
-		require.NoError(t, err)
-		launched[i] = nc
-		nodes = append(nodes, cluster.NodeFor(nc, t0, true))
-	}
+	var names fake.Names
+	launched, err := cloudprovider.Launch(ctx, cloud, scheduling.NodeClaimsFor(s, res.NewNodeClaims, func(string) string { return names.Next(prefix) }))
+	require.NoError(t, err)
+	require.NotContains(t, launched, (*v1.NodeClaim)(nil), "a launch the cloud refused")
 	next, err := scheduling.Apply(s, res, launched)
 	require.NoError(t, err)
-	next, err = next.WithNodes(nodes...)
+	next, err = next.WithNodesFor(launched, t0, true)
 	require.NoError(t, err)
 	return next, res
 }

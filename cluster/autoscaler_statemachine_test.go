@@ -229,27 +229,25 @@ type smStats struct {
 
 // refresh gives the snapshot the cloud's instance types now (unavailable offerings marked).
 func (a *autoscaler) refresh(t *rapid.T) {
-	types := map[string]cloudprovider.InstanceTypes{}
-	for _, np := range a.snap.NodePools() {
-		its, err := a.cloud.GetInstanceTypes(a.ctx, np)
-		if err != nil {
-			t.Fatal(err)
-		}
-		types[np.Name] = its
+	types, err := cloudprovider.InstanceTypesFor(a.ctx, a.cloud, a.snap.NodePools())
+	if err != nil {
+		t.Fatal(err)
 	}
 	a.snap = a.snap.WithInstanceTypes(types)
 }
 
-// launch creates each planned claim; a capacity error leaves it unlaunched (nil).
-func (a *autoscaler) launch(t *rapid.T, planned []*scheduling.NodeClaim) ([]*v1.NodeClaim, bool) {
-	out := make([]*v1.NodeClaim, len(planned))
-	all := true
-	for i, c := range planned {
-		nc, err := a.cloud.Create(a.ctx, scheduling.NodeClaimFor(c, a.names.Next(c.NodePool), a.snap.NodePool(c.NodePool)))
-		if err != nil {
-			if !cloudprovider.IsInsufficientCapacityError(err) {
-				t.Fatalf("Create: %v", err)
-			}
+// launch creates the planned claims (a capacity error leaves one unlaunched: nil) and checks
+// that the cloud launched one of each claim's options, at no more than its planned price
+// while no offering runs out of capacity; all reports whether every claim launched.
+func (a *autoscaler) launch(t *rapid.T, planned []*scheduling.NodeClaim) (launched []*v1.NodeClaim, all bool) {
+	launched, err := cloudprovider.Launch(a.ctx, a.cloud, scheduling.NodeClaimsFor(a.snap, planned, a.names.Next))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all = true
+	for i, nc := range launched {
+		c := planned[i]
+		if nc == nil {
 			a.stats.CapacityErrors++
 			all = false
 			continue
@@ -261,22 +259,15 @@ func (a *autoscaler) launch(t *rapid.T, planned []*scheduling.NodeClaim) ([]*v1.
 		if p, ok := a.launchedPrice(nc); a.cloud.OfferingCapacity == nil && (!ok || p > c.Offering.Price+1e-9) {
 			t.Fatalf("the cloud launched %s at %v/h (known: %v) for a claim planned at %v/h", typ, p, ok, c.Offering.Price)
 		}
-		out[i] = nc
 		a.claims[nc.Name] = nc
 		a.stats.Launched++
 	}
-	return out, all
+	return launched, all
 }
 
 // register makes the launched claims' Nodes join, initialized.
 func (a *autoscaler) register(t *rapid.T, launched []*v1.NodeClaim) {
-	var nodes []*corev1.Node
-	for _, nc := range launched {
-		if nc != nil {
-			nodes = append(nodes, cluster.NodeFor(nc, a.now, true))
-		}
-	}
-	next, err := a.snap.WithNodes(nodes...)
+	next, err := a.snap.WithNodesFor(launched, a.now, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,11 +298,9 @@ func (a *autoscaler) provision(t *rapid.T) {
 	a.register(t, launched)
 }
 
-// consolidate plans at the machine's clock, checks the plan and carries out its commands in
-// order with disruption.Apply (a command whose replacements do not all launch is abandoned, as
-// Karpenter does), up to the first that moves pods: a later command's simulation planned
-// that one's pods again, possibly elsewhere, so its Moves do not hold on top of the first's
-// (see disruption.Apply); the next Plan sees the cluster as it is. Every pod a command moves is
+// consolidate plans at the machine's clock, checks the plan and carries out the commands of
+// its Batch in order with disruption.Apply (a command whose replacements do not all launch
+// is abandoned, as Karpenter does); the next Plan sees the cluster as it is. Every pod a command moves is
 // bound where its Moves say; when every launch got the offering planned, the cluster's price
 // falls by at least the applied savings.
 func (a *autoscaler) consolidate(t *rapid.T, events ...interruption.Event) {
@@ -329,11 +318,8 @@ func (a *autoscaler) consolidate(t *rapid.T, events ...interruption.Event) {
 	}
 	a.checkPlan(t, res)
 	before, saved, asPlanned := a.price(t), 0.0, true
-	moved := false // an applied command moved pods
-	for _, cmd := range res.Commands {
-		if moved && !cmd.Reason.Forceful() {
-			break
-		}
+	cmds, _ := res.Batch() // the next Plan sees the rest again
+	for _, cmd := range cmds {
 		launched, all := a.launch(t, cmd.Replacements)
 		a.stats.Commands++
 		if !all { // Karpenter abandons a command whose replacements do not all launch
@@ -376,9 +362,6 @@ func (a *autoscaler) consolidate(t *rapid.T, events ...interruption.Event) {
 			a.stats.Moved++
 		}
 		saved += cmd.SavingsPerHour
-		// The forceful commands share the provisioner's simulation; any later command planned
-		// their pods and those of this one again: Plan anew (see disruption.Apply).
-		moved = moved || len(cmd.Moves) > 0
 	}
 	if after := a.price(t); asPlanned && after > before-saved+1e-6 {
 		t.Fatalf("consolidation saved %.6f/h, the plan said %.6f/h\n%s%s", before-after, saved, a.snap, dumpPlan(planned, res))

@@ -19,8 +19,10 @@ import (
 	"github.com/nodeplan/nodeplan/verify"
 )
 
-// An autoscaler loop over the fake cloud with no glue but the helpers: manifests → snapshot
-// → Solve → launch and apply → pods leave → Plan → carry out its commands and apply.
+// An autoscaler loop over the fake cloud with no glue but the helpers. Each round: ask the
+// cloud what each NodePool may launch, Solve the pending pods, launch the planned claims and
+// apply the result, then Plan and carry out the commands one Plan allows together (the rest
+// wait for the next round's Plan). Between the rounds most pods leave and an hour passes.
 func Example() {
 	ctx := context.Background()
 	set, err := manifest.Parse([]byte(`
@@ -48,102 +50,73 @@ spec:
 	}
 	cloud := fake.NewCloudProvider(fake.InstanceTypes(8)) // fake-it-N: N+1 vCPU
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var names fake.Names
-
-	// The instance types each NodePool may use, as the cloud offers them now.
-	typesNow := func(s []*v1.NodePool) map[string]cloudprovider.InstanceTypes {
-		out := map[string]cloudprovider.InstanceTypes{}
-		for _, np := range s {
-			out[np.Name], _ = cloud.GetInstanceTypes(ctx, np)
-		}
-		return out
+	var names fake.Names // NodeClaim names: default-1, default-2, ...
+	snap, err := cluster.FromSet(set, nil)
+	if err != nil {
+		panic(err)
 	}
-	// launch creates the planned claims; their Nodes register at once, initialized.
-	launch := func(snap *cluster.Snapshot, planned []*scheduling.NodeClaim) ([]*v1.NodeClaim, []*corev1.Node) {
-		var claims []*v1.NodeClaim
-		var nodes []*corev1.Node
-		for _, c := range planned {
-			nc, err := cloud.Create(ctx, scheduling.NodeClaimFor(c, names.Next(c.NodePool), snap.NodePool(c.NodePool)))
+	for round := 1; round <= 2; round++ {
+		types, err := cloudprovider.InstanceTypesFor(ctx, cloud, snap.NodePools())
+		if err != nil {
+			panic(err)
+		}
+		snap = snap.WithInstanceTypes(types)
+		res, err := scheduling.Solve(snap, scheduling.Options{})
+		if err != nil {
+			panic(err)
+		}
+		if vs := verify.Solve(snap, scheduling.Options{}, res); len(vs) > 0 { // a host may check a plan before it acts
+			panic(fmt.Sprint(vs))
+		}
+		launched, err := cloudprovider.Launch(ctx, cloud, scheduling.NodeClaimsFor(snap, res.NewNodeClaims, names.Next))
+		if err != nil {
+			panic(err)
+		}
+		if snap, err = scheduling.Apply(snap, res, launched); err != nil {
+			panic(err)
+		}
+		if snap, err = snap.WithNodesFor(launched, now, true); err != nil { // the fake cloud's nodes join at once
+			panic(err)
+		}
+		plan, err := disruption.Plan(snap, now, disruption.Options{})
+		if err != nil {
+			panic(err)
+		}
+		if vs := verify.Plan(snap, now, disruption.Options{}, plan); len(vs) > 0 {
+			panic(fmt.Sprint(vs))
+		}
+		cmds, _ := plan.Batch() // the commands after the batch wait for the next Plan
+		for _, cmd := range cmds {
+			launched, err := cloudprovider.Launch(ctx, cloud, scheduling.NodeClaimsFor(snap, cmd.Replacements, names.Next))
 			if err != nil {
 				panic(err)
 			}
-			claims, nodes = append(claims, nc), append(nodes, cluster.NodeFor(nc, now, true))
+			if snap, err = disruption.Apply(snap, cmd, launched); err != nil {
+				panic(err)
+			}
+			if snap, err = snap.WithNodesFor(launched, now, true); err != nil {
+				panic(err)
+			}
+			fmt.Printf("%s %s: %v, %d replacements\n", cmd.Method, cmd.Reason, cmd.Candidates, len(launched))
 		}
-		return claims, nodes
-	}
+		total := 0.0
+		for _, n := range snap.Nodes() {
+			price, _ := snap.NodePrice(n.Name())
+			total += price
+		}
+		fmt.Printf("round %d: %d nodes, %d pods pending, $%.2f/h\n", round, len(snap.Nodes()), len(snap.Pending()), total)
 
-	// valid stops the loop when verify finds a rule the plan breaks.
-	valid := func(vs []verify.Violation) {
-		if len(vs) > 0 {
-			panic(fmt.Sprint(vs))
+		// All but one replica per node go; an hour later consolidation packs the rest.
+		var leaving []*corev1.Pod
+		for _, n := range snap.Nodes() {
+			leaving = append(leaving, n.Pods[1:]...)
 		}
+		snap, now = snap.WithoutPods(leaving...), now.Add(time.Hour)
 	}
-
-	snap, err := cluster.FromSet(set, typesNow(set.NodePools))
-	if err != nil {
-		panic(err)
-	}
-	res, err := scheduling.Solve(snap, scheduling.Options{})
-	if err != nil {
-		panic(err)
-	}
-	valid(verify.Solve(snap, scheduling.Options{}, res))
-	claims, nodes := launch(snap, res.NewNodeClaims)
-	if snap, err = scheduling.Apply(snap, res, claims); err != nil {
-		panic(err)
-	}
-	if snap, err = snap.WithNodes(nodes...); err != nil {
-		panic(err)
-	}
-	fmt.Printf("provisioned %d nodes, %d pods pending\n", len(snap.Nodes()), len(snap.Pending()))
-
-	// All but one replica per node go; an hour later consolidation packs the rest on fewer, cheaper nodes.
-	var leaving []*corev1.Pod
-	for _, n := range snap.Nodes() {
-		leaving = append(leaving, n.Pods[1:]...)
-	}
-	snap = snap.WithoutPods(leaving...)
-	now = now.Add(time.Hour)
-	plan, err := disruption.Plan(snap, now, disruption.Options{})
-	if err != nil {
-		panic(err)
-	}
-	valid(verify.Plan(snap, now, disruption.Options{}, plan))
-	for _, cmd := range plan.Commands {
-		claims, nodes := launch(snap, cmd.Replacements)
-		if snap, err = disruption.Apply(snap, cmd, claims); err != nil {
-			panic(err)
-		}
-		if snap, err = snap.WithNodes(nodes...); err != nil {
-			panic(err)
-		}
-		for _, name := range cmd.Candidates {
-			fmt.Printf("%s %s: %s\n", cmd.Method, cmd.Reason, name)
-		}
-		if len(cmd.Moves) > 0 {
-			break // the later commands planned these pods again: Plan anew (see disruption.Apply)
-		}
-	}
-	// disruption.Apply bound the displaced pods where the plan's simulation sent them; a Solve
-	// places whatever is still pending.
-	res, err = scheduling.Solve(snap, scheduling.Options{})
-	if err != nil {
-		panic(err)
-	}
-	valid(verify.Solve(snap, scheduling.Options{}, res))
-	if snap, err = scheduling.Apply(snap, res, make([]*v1.NodeClaim, len(res.NewNodeClaims))); err != nil {
-		panic(err)
-	}
-	total := 0.0
-	for _, n := range snap.Nodes() {
-		price, _ := snap.NodePrice(n.Name())
-		total += price
-	}
-	fmt.Printf("%d nodes, %d pods pending, $%.2f/h\n", len(snap.Nodes()), len(snap.Pending()), total)
 	// Output:
-	// provisioned 1 nodes, 0 pods pending
-	// single-node Underutilized: default-1
-	// 1 nodes, 0 pods pending, $0.31/h
+	// round 1: 1 nodes, 0 pods pending, $1.89/h
+	// single-node Underutilized: [default-1], 1 replacements
+	// round 2: 1 nodes, 0 pods pending, $0.31/h
 }
 
 // A user's own property test: whatever pods the generators draw, Solve over the snapshot

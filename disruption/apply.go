@@ -82,3 +82,20 @@ func Apply(snap *cluster.Snapshot, cmd Command, launched []*v1.NodeClaim) (*clus
 	claims, onClaims := scheduling.LaunchedMoves(cmd.Replacements, launched)
 	return snap.Without(cmd.Candidates...).Carry(claims, append(moves, onClaims...), pending)
 }
+
+// Batch is the commands of r a host may carry out one after another with Apply on the
+// snapshot r was planned on, and whether any are left for the next Plan: the commands in
+// order up to the first one that is not forceful after a command that moves pods. A later
+// command's simulation planned those pods again, maybe elsewhere than the earlier command's
+// Moves (see Apply); the forceful commands at the start share the provisioner's simulation
+// and go together. Plan again after carrying the batch out when planAgain.
+func (r *Result) Batch() (cmds []Command, planAgain bool) {
+	moved := false
+	for i, cmd := range r.Commands {
+		if moved && !cmd.Reason.Forceful() {
+			return r.Commands[:i], true
+		}
+		moved = moved || len(cmd.Moves) > 0
+	}
+	return r.Commands, false
+}

@@ -15,7 +15,8 @@
 // same input whatever the order of equal items. Its scheduling simulations fork the snapshot
 // (without the candidates, earlier commands' nodes Deleting, nodes under consolidateAfter
 // ClosedToMoves, the candidates' pods WithMoving) and run scheduling's Cache.Solve on the
-// fork. [Apply] carries a command out on the snapshot.
+// fork. [Apply] carries a command out on the snapshot; [Result.Batch] says which commands
+// may be carried out together before the next Plan.
 //
 // [Input] and [PlanInput] are transitional (issue #8 stage 2 removes them): the old
 // hand-written snapshot, planned through [Input.Snapshot].

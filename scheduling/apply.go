@@ -39,6 +39,18 @@ func NodeClaimFor(c *NodeClaim, name string, pool *v1.NodePool) *v1.NodeClaim {
 	return nc
 }
 
+// NodeClaimsFor is NodeClaimFor of each planned claim (a Solve result's NewNodeClaims, a
+// disruption command's Replacements), in order, named by name(its NodePool) and made with
+// the snapshot's NodePool of that name: what cloudprovider.Launch creates. name is called
+// once per claim, in order (fake.Names.Next is one).
+func NodeClaimsFor(snap *cluster.Snapshot, planned []*NodeClaim, name func(nodePool string) string) []*v1.NodeClaim {
+	out := make([]*v1.NodeClaim, len(planned))
+	for i, c := range planned {
+		out[i] = NodeClaimFor(c, name(c.NodePool), snap.NodePool(c.NodePool))
+	}
+	return out
+}
+
 // Apply is snap after res (a Solve of snap) was carried out: launched[i] is what
 // CloudProvider.Create returned for res.NewNodeClaims[i] (nil: not launched, its pods stay
 // where they were), added in flight with that claim's pods bound to it; the pods placed on

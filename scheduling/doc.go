@@ -10,7 +10,8 @@
 // or a Node's or NodeClaim's deletionTimestamp); the pod and PDB rules it applies are package cluster's. Every pod it
 // places ends up in exactly one place in the [Result]: on a new NodeClaim, on an existing
 // node, or in PodErrors with a reason. [Apply] carries a result out on the snapshot, and
-// [NodeClaimFor] is a planned claim as the NodeClaim CloudProvider.Create takes.
+// [NodeClaimFor] is a planned claim as the NodeClaim CloudProvider.Create takes
+// ([NodeClaimsFor]: every planned claim, named, for cloudprovider.Launch).
 //
 // [Input] and [SolveInput] are transitional (issue #8 stage 2 removes them): the old
 // hand-written snapshot, solved through [Input.Snapshot].

@@ -1,7 +1,7 @@
 // Command aws-host is a minimal host program for package aws: it wires
 // config.LoadDefaultConfig, a region and a cluster name into the EC2 CloudProvider and the
 // SQS interruption reader, lists the region's instance types, runs one Solve -> verify ->
-// Create round for a few pending pods, then reads one interruption message and deletes the
+// Launch round for a few pending pods, then reads one interruption message and deletes the
 // interrupted NodeClaim's instance.
 //
 // By default (-local) it starts local EC2 (query protocol), SQS (JSON protocol), Price List
@@ -158,20 +158,21 @@ func run(ctx context.Context, local bool, clusterName, region, queueURL, dataPat
 	if err := provider.Refresh(ctx, region); err != nil {
 		return rep, err
 	}
-	types, err := provider.GetInstanceTypes(ctx, nodePool)
+	byPool, err := cloudprovider.InstanceTypesFor(ctx, provider, []*v1.NodePool{nodePool})
 	if err != nil {
 		return rep, err
 	}
+	types := byPool[nodePool.Name]
 	rep.described, rep.usable, rep.priceError = len(provider.Region().Types), len(types), provider.Region().OnDemandPriceError
 	if rep.priceError != nil {
 		fmt.Printf("on-demand prices not refreshed, embedded ones kept: %v\n", rep.priceError)
 	}
 	fmt.Printf("region %s: %d instance types described, %d usable by NodePool %s\n", region, len(provider.Region().Types), len(types), nodePool.Name)
 
-	// One Solve -> verify -> Create round.
+	// One Solve -> verify -> Launch round.
 	snap, err := cluster.New(cluster.Objects{
 		Pods: demoPods(), NodePools: []*v1.NodePool{nodePool},
-		InstanceTypes:   map[string]cloudprovider.InstanceTypes{nodePool.Name: types},
+		InstanceTypes:   byPool,
 		WellKnownLabels: aws.WellKnownLabels(),
 	})
 	if err != nil {
@@ -187,17 +188,21 @@ func run(ctx context.Context, local bool, clusterName, region, queueURL, dataPat
 	for _, pe := range res.PodErrors {
 		fmt.Printf("pod %s/%s not placed: %s\n", pe.Pod.Namespace, pe.Pod.Name, pe.Reason)
 	}
+	seq := 0 // NodeClaim names: <nodepool>-00001, ...
+	claims := scheduling.NodeClaimsFor(snap, res.NewNodeClaims, func(pool string) string { seq++; return fmt.Sprintf("%s-%05d", pool, seq) })
+	created, err := cloudprovider.Launch(ctx, provider, claims)
+	if err != nil {
+		return rep, err
+	}
 	var launched []*v1.NodeClaim
-	for i, nc := range res.NewNodeClaims {
-		claim := toNodeClaim(fmt.Sprintf("%s-%05d", nc.NodePool, i), nc, nodePool)
-		out, err := provider.Create(ctx, claim)
-		if err != nil {
-			fmt.Printf("nodeclaim %s: %v\n", claim.Name, err)
+	for i, out := range created {
+		if out == nil {
+			fmt.Printf("nodeclaim %s: insufficient capacity, its pods stay pending\n", claims[i].Name)
 			continue
 		}
 		launched = append(launched, out)
 		fmt.Printf("launched %s: %s %s %s in %s for %d pods (%d options)\n", out.Name, out.Status.ProviderID,
-			out.Labels[v1.LabelInstanceType], out.Labels[v1.CapacityTypeLabelKey], out.Labels[v1.LabelTopologyZone], len(nc.Pods), len(nc.InstanceTypeOptions))
+			out.Labels[v1.LabelInstanceType], out.Labels[v1.CapacityTypeLabelKey], out.Labels[v1.LabelTopologyZone], len(res.NewNodeClaims[i].Pods), len(res.NewNodeClaims[i].InstanceTypeOptions))
 	}
 
 	// One interruption round: the local queue gets a spot warning for the first instance.
@@ -237,21 +242,6 @@ func run(ctx context.Context, local bool, clusterName, region, queueURL, dataPat
 		fmt.Printf("instances still running: %v\n", rep.live)
 	}
 	return rep, nil
-}
-
-// toNodeClaim turns a planned NodeClaim into the karpenter.sh/v1 object Create takes.
-func toNodeClaim(name string, nc *scheduling.NodeClaim, np *v1.NodePool) *v1.NodeClaim {
-	out := &v1.NodeClaim{}
-	out.Name = name
-	out.Labels = map[string]string{v1.NodePoolLabelKey: nc.NodePool}
-	for k, v := range nc.Labels {
-		out.Labels[k] = v
-	}
-	out.Spec.NodeClassRef = np.Spec.Template.Spec.NodeClassRef
-	out.Spec.Requirements = nc.Requirements.NodeSelectorRequirements()
-	out.Spec.Resources.Requests = nc.Requests
-	out.Spec.Taints, out.Spec.StartupTaints = nc.Taints, nc.StartupTaints
-	return out
 }
 
 // localRegion fills an in-memory EC2 with the data file's types in three zones, three

@@ -1,0 +1,60 @@
+package cloudprovider
+
+import (
+	"context"
+	"fmt"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+)
+
+// The two questions a host program's loop asks its CloudProvider each round, in one call
+// each: what may each NodePool launch now, and launch these claims. The engines never call
+// them (they only read InstanceTypes); a host does, around Solve and Plan.
+
+// InstanceTypesFor asks cp for the instance types of each NodePool (GetInstanceTypes, as the
+// cloud offers them now: offerings found out of capacity unavailable), keyed by NodePool
+// name: what cluster.New and Snapshot.WithInstanceTypes take. A nil NodePool is skipped; the
+// first failure is an error naming the NodePool, wrapping the provider's.
+func InstanceTypesFor(ctx context.Context, cp CloudProvider, pools []*v1.NodePool) (map[string]InstanceTypes, error) {
+	out := make(map[string]InstanceTypes, len(pools))
+	for _, np := range pools {
+		if np == nil {
+			continue
+		}
+		its, err := cp.GetInstanceTypes(ctx, np)
+		if err != nil {
+			return nil, fmt.Errorf("cloudprovider: instance types of NodePool %q: %w", np.Name, err)
+		}
+		out[np.Name] = its
+	}
+	return out, nil
+}
+
+// Launch creates each NodeClaim with cp, in order (scheduling.NodeClaimsFor makes them of a
+// Solve result's NewNodeClaims or a disruption command's Replacements). launched[i] is what
+// Create returned for claims[i], or nil when the cloud refused it with an
+// InsufficientCapacityError: aligned so, it is what scheduling.Apply and disruption.Apply
+// take, which leave a refused claim's pods pending for the next Solve (the provider has
+// marked the offerings it tried unavailable, so InstanceTypesFor then tells the next Solve).
+// Any other error stops the launches: it names the NodeClaim and wraps the provider's, and
+// launched still holds the claims created before it (nil from there on), so that the caller
+// can apply or delete them.
+func Launch(ctx context.Context, cp CloudProvider, claims []*v1.NodeClaim) (launched []*v1.NodeClaim, err error) {
+	launched = make([]*v1.NodeClaim, len(claims))
+	for i, nc := range claims {
+		if nc == nil {
+			return launched, fmt.Errorf("cloudprovider: Launch: claim %d of %d is nil", i, len(claims))
+		}
+		out, err := cp.Create(ctx, nc)
+		switch {
+		case IsInsufficientCapacityError(err):
+			continue
+		case err != nil:
+			return launched, fmt.Errorf("cloudprovider: creating NodeClaim %q of NodePool %q: %w", nc.Name, nc.Labels[v1.NodePoolLabelKey], err)
+		case out == nil:
+			return launched, fmt.Errorf("cloudprovider: creating NodeClaim %q of NodePool %q: the provider returned no NodeClaim and no error", nc.Name, nc.Labels[v1.NodePoolLabelKey])
+		}
+		launched[i] = out
+	}
+	return launched, nil
+}

@@ -1,0 +1,202 @@
+package cloudprovider_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/fake"
+)
+
+// scripted is a CloudProvider whose GetInstanceTypes and Create answer from tables by
+// NodePool and NodeClaim name, and log the calls; the other methods are not used.
+type scripted struct {
+	cloudprovider.CloudProvider
+	typesErr  map[string]error // by NodePool
+	createErr map[string]error // by NodeClaim
+	createNil map[string]bool  // Create returns nil, nil
+	calls     []string
+}
+
+func (s *scripted) GetInstanceTypes(_ context.Context, np *v1.NodePool) ([]*cloudprovider.InstanceType, error) {
+	s.calls = append(s.calls, np.Name)
+	if err := s.typesErr[np.Name]; err != nil {
+		return nil, err
+	}
+	return cloudprovider.InstanceTypes{{Name: np.Name + "-type"}}, nil
+}
+
+func (s *scripted) Create(_ context.Context, nc *v1.NodeClaim) (*v1.NodeClaim, error) {
+	s.calls = append(s.calls, nc.Name)
+	if err := s.createErr[nc.Name]; err != nil {
+		return nil, err
+	}
+	if s.createNil[nc.Name] {
+		return nil, nil
+	}
+	out := nc.DeepCopy()
+	out.Status.ProviderID = "scripted:///" + nc.Name
+	return out, nil
+}
+
+func pools(names ...string) []*v1.NodePool {
+	var out []*v1.NodePool
+	for _, n := range names {
+		out = append(out, &v1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: n}})
+	}
+	return out
+}
+
+func claims(names ...string) []*v1.NodeClaim {
+	var out []*v1.NodeClaim
+	for _, n := range names {
+		out = append(out, &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{v1.NodePoolLabelKey: "pool"}}})
+	}
+	return out
+}
+
+func TestInstanceTypesFor(t *testing.T) {
+	denied := errors.New("access denied")
+	for _, tc := range []struct {
+		name     string
+		pools    []*v1.NodePool
+		typesErr map[string]error
+		want     map[string]string // NodePool -> its one type's name
+		calls    []string
+		errPool  string // the NodePool the error names ("" for none)
+	}{
+		{name: "none", want: map[string]string{}},
+		{name: "each pool asked once, in order", pools: pools("b", "a"), want: map[string]string{"a": "a-type", "b": "b-type"}, calls: []string{"b", "a"}},
+		{name: "a nil NodePool is skipped", pools: append(pools("a"), nil), want: map[string]string{"a": "a-type"}, calls: []string{"a"}},
+		{name: "the first failure stops and names its NodePool", pools: pools("a", "b", "c"), typesErr: map[string]error{"b": denied},
+			calls: []string{"a", "b"}, errPool: "b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cp := &scripted{typesErr: tc.typesErr}
+			got, err := cloudprovider.InstanceTypesFor(context.Background(), cp, tc.pools)
+			assert.Equal(t, tc.calls, cp.calls)
+			if tc.errPool != "" {
+				require.Error(t, err)
+				assert.ErrorIs(t, err, denied)
+				assert.Contains(t, err.Error(), fmt.Sprintf("NodePool %q", tc.errPool))
+				assert.Nil(t, got)
+				return
+			}
+			require.NoError(t, err)
+			names := map[string]string{}
+			for pool, its := range got {
+				require.Len(t, its, 1, pool)
+				names[pool] = its[0].Name
+			}
+			assert.Equal(t, tc.want, names)
+		})
+	}
+}
+
+func TestLaunch(t *testing.T) {
+	quota := errors.New("quota exceeded")
+	ice := cloudprovider.NewInsufficientCapacityError(errors.New("no c5 in zone-a"))
+	for _, tc := range []struct {
+		name      string
+		claims    []*v1.NodeClaim
+		createErr map[string]error
+		createNil map[string]bool
+		launched  []string // the launched claims' names, aligned ("" for nil)
+		calls     []string
+		err       error  // errors.Is target (nil: no error)
+		errClaim  string // the NodeClaim the error names
+	}{
+		{name: "none", launched: []string{}},
+		{name: "every claim, in order", claims: claims("a", "b", "c"), launched: []string{"a", "b", "c"}, calls: []string{"a", "b", "c"}},
+		{name: "a capacity refusal leaves a hole, the rest launch", claims: claims("a", "b", "c"), createErr: map[string]error{"b": ice},
+			launched: []string{"a", "", "c"}, calls: []string{"a", "b", "c"}},
+		{name: "a wrapped capacity refusal too", claims: claims("a", "b"), createErr: map[string]error{"a": fmt.Errorf("fleet: %w", ice)},
+			launched: []string{"", "b"}, calls: []string{"a", "b"}},
+		{name: "every claim refused", claims: claims("a", "b"), createErr: map[string]error{"a": ice, "b": ice},
+			launched: []string{"", ""}, calls: []string{"a", "b"}},
+		{name: "another error stops, keeping what launched before", claims: claims("a", "b", "c"), createErr: map[string]error{"b": quota},
+			launched: []string{"a", "", ""}, calls: []string{"a", "b"}, err: quota, errClaim: "b"},
+		{name: "a NodeClassNotReady error is no refusal", claims: claims("a"), createErr: map[string]error{"a": cloudprovider.NewNodeClassNotReadyError(nil)},
+			launched: []string{""}, calls: []string{"a"}, err: &cloudprovider.NodeClassNotReadyError{}, errClaim: "a"},
+		{name: "no claim and no error from the provider", claims: claims("a", "b"), createNil: map[string]bool{"a": true},
+			launched: []string{"", ""}, calls: []string{"a"}, errClaim: "a"},
+		{name: "a nil claim", claims: []*v1.NodeClaim{claims("a")[0], nil, claims("c")[0]}, launched: []string{"a", "", ""}, calls: []string{"a"}, errClaim: "claim 1 of 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cp := &scripted{createErr: tc.createErr, createNil: tc.createNil}
+			got, err := cloudprovider.Launch(context.Background(), cp, tc.claims)
+			assert.Equal(t, tc.calls, cp.calls)
+			names := []string{}
+			for _, nc := range got {
+				if nc == nil {
+					names = append(names, "")
+					continue
+				}
+				names = append(names, nc.Name)
+				assert.Equal(t, "scripted:///"+nc.Name, nc.Status.ProviderID, "the provider's answer, not the claim asked for")
+			}
+			assert.Equal(t, tc.launched, names)
+			if tc.errClaim == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			if tc.err != nil {
+				assert.ErrorIs(t, err, tc.err)
+			}
+			assert.Contains(t, err.Error(), tc.errClaim)
+		})
+	}
+}
+
+// InstanceTypesFor is the instance types a snapshot takes, as the cloud offers them now.
+func ExampleInstanceTypesFor() {
+	cloud := fake.NewCloudProvider(fake.InstanceTypes(4))
+	cloud.InstanceTypesForNodePool = map[string]cloudprovider.InstanceTypes{"small": fake.InstanceTypes(2)}
+	types, err := cloudprovider.InstanceTypesFor(context.Background(), cloud, []*v1.NodePool{
+		fake.NodePool("default").Obj(), fake.NodePool("small").Obj(),
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(types["default"]), len(types["small"]))
+	// Output: 4 2
+}
+
+// Launch creates the claims in order; the one the cloud has no capacity for is nil, and its
+// pods stay pending when the result is applied.
+func ExampleLaunch() {
+	types := fake.InstanceTypes(2)
+	cloud := fake.NewCloudProvider(types)
+	cloud.OfferingCapacity = map[string]int{}
+	for _, it := range types { // one machine in the whole cloud
+		for _, o := range it.Offerings {
+			cloud.OfferingCapacity[fake.OfferingKey(it, o)] = 0
+		}
+	}
+	cloud.OfferingCapacity[fake.OfferingKey(types[0], types[0].Offerings[0])] = 1
+	claim := func(name string) *v1.NodeClaim {
+		return &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.NodePoolLabelKey: "default"}}}
+	}
+	launched, err := cloudprovider.Launch(context.Background(), cloud, []*v1.NodeClaim{claim("default-1"), claim("default-2")})
+	if err != nil {
+		panic(err)
+	}
+	for _, nc := range launched {
+		if nc == nil {
+			fmt.Println("refused: insufficient capacity")
+			continue
+		}
+		fmt.Println(nc.Name, nc.Labels[v1.LabelInstanceType])
+	}
+	// Output:
+	// default-1 fake-it-0
+	// refused: insufficient capacity
+}
