@@ -43,7 +43,7 @@ var awsLabelKeys = []string{
 }
 
 // WellKnownLabels are v1.WellKnownLabels plus the AWS keys instance types define, for
-// scheduling.Input.WellKnownLabels.
+// cluster.Objects.WellKnownLabels.
 func WellKnownLabels() requirements.KeySet {
 	ks := requirements.KeySet{}
 	for k, ok := range v1.WellKnownLabels {

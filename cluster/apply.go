@@ -115,7 +115,7 @@ func (s *Snapshot) bindName(name string) string {
 }
 
 // BindName is the name pods bound to the node carry in spec.nodeName: its Node's name, else
-// the in-flight NodeClaim's own name.
+// the in-flight NodeClaim's own name. n must have one of them, as every node of a snapshot has.
 func (n *Node) BindName() string { return key(n) }
 
 // Find is the node a plan's name refers to: the one pods bind to by name (Node), else the

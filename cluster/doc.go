@@ -76,9 +76,6 @@
 // manifest set's interruption messages, and the host sets the rest on the Objects it builds
 // the snapshot from.
 //
-// Assemble (transitional, removed in issue #8 stage 2) builds a snapshot of already paired
-// nodes for the old scheduling.Input and disruption.Input.
-//
 // The package is pure: no clock (times come in as arguments), no environment, no I/O, no
 // goroutines. It never decides anything; Solve and Plan do.
 package cluster

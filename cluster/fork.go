@@ -35,16 +35,13 @@ func (s *Snapshot) edit(i int) *Node {
 	return &n
 }
 
-// key is the name pods bind to: the Node's, else the in-flight claim's own ("" for a node
-// with neither, which only the transitional Assemble holds).
+// key is the name pods bind to: the Node's, else the in-flight claim's own (every node of a
+// snapshot has one or the other).
 func key(n *Node) string {
-	switch {
-	case n.Node != nil:
+	if n.Node != nil {
 		return n.Node.Name
-	case n.NodeClaim != nil:
-		return n.NodeClaim.Name
 	}
-	return ""
+	return n.NodeClaim.Name
 }
 
 // nameSet is a set of node names; has reports whether node n is named in it (by the name
@@ -144,16 +141,10 @@ func (s *Snapshot) WithMoving(pods ...*corev1.Pod) *Snapshot {
 }
 
 // ByName is the snapshot with its nodes ordered by Name (stably), the order disruption.Plan
-// judges and simulates them in. Nodes with neither a Node nor a NodeClaim (only the
-// transitional Assemble holds such) are dropped.
+// judges and simulates them in.
 func (s *Snapshot) ByName() *Snapshot {
 	c := *s
-	c.nodes = make([]*Node, 0, len(s.nodes))
-	for _, n := range s.nodes {
-		if n.Node != nil || n.NodeClaim != nil {
-			c.nodes = append(c.nodes, n)
-		}
-	}
+	c.nodes = append([]*Node(nil), s.nodes...)
 	sort.SliceStable(c.nodes, func(i, j int) bool { return c.nodes[i].Name() < c.nodes[j].Name() })
 	c.idx = &nameIndex{}
 	return &c

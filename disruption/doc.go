@@ -18,9 +18,6 @@
 // fork. [Apply] carries a command out on the snapshot; [Result.Batch] says which commands
 // may be carried out together before the next Plan.
 //
-// [Input] and [PlanInput] are transitional (issue #8 stage 2 removes them): the old
-// hand-written snapshot, planned through [Input.Snapshot].
-//
 // The Result lists the commands Karpenter would start now, pass after pass, before any of
 // them finishes (nodes in an earlier command count against the budgets of later ones, and a
 // node is in at most one command), and for every managed node that is in no command, why

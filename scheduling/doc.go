@@ -13,9 +13,6 @@
 // [NodeClaimFor] is a planned claim as the NodeClaim CloudProvider.Create takes
 // ([NodeClaimsFor]: every planned claim, named, for cloudprovider.Launch).
 //
-// [Input] and [SolveInput] are transitional (issue #8 stage 2 removes them): the old
-// hand-written snapshot, solved through [Input.Snapshot].
-//
 // The pipeline per pod, in Karpenter's order:
 //
 //	queue (cpu desc, memory desc, creation, uid)

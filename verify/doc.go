@@ -1,10 +1,10 @@
 // Package verify is an independent checker of plans: it takes the input (the
 // cluster.Snapshot and the options, for Plan the time) and the result of scheduling.Solve
 // or disruption.Plan and reports, as [Violation] values, every rule the result breaks
-// ([Solve], [Plan]; [SolveInput] and [PlanInput] are transitional, for the old inputs). It shares no decision code with the solver: it reads labels and
+// ([Solve], [Plan]). It shares no decision code with the solver: it reads labels and
 // requirements with package requirements (the label algebra), resources and taints with
-// Kubernetes' own helpers (k8s.io/component-helpers) or a few lines of its own, and
-// counts topology domains by the rules below. It is pure and deterministic, never modifies
+// Kubernetes' own helpers (k8s.io/component-helpers) or a few lines of its own, and counts
+// topology domains by the rules below. It is pure and deterministic, never modifies
 // its arguments, and returns nil for a valid plan.
 //
 // # What Solve checks
