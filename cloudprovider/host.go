@@ -7,8 +7,8 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 )
 
-// The two questions a host program's loop asks its CloudProvider each round, in one call
-// each: what may each NodePool launch now, and launch these claims. The engines never call
+// What a host program's loop asks its CloudProvider each round, in one call each: what may
+// each NodePool launch now, launch these claims, terminate those. The engines never call
 // them (they only read InstanceTypes); a host does, around Solve and Plan.
 
 // InstanceTypesFor asks cp for the instance types of each NodePool (GetInstanceTypes, as the
@@ -57,4 +57,22 @@ func Launch(ctx context.Context, cp CloudProvider, claims []*v1.NodeClaim) (laun
 		launched[i] = out
 	}
 	return launched, nil
+}
+
+// Terminate deletes the machine of each claim with cp, in order: a disruption command's
+// candidates once their pods have moved (cluster.Snapshot.NodeClaimsOf names them; a host
+// with a real cluster drains them first, as the Result's Drains say), or the replacements of
+// a command it abandons. A nil claim (a refused launch of Launch's answer) is skipped, and a
+// NodeClaimNotFoundError counts as done (the machine is gone already). Any other error stops:
+// it names the NodeClaim and wraps the provider's.
+func Terminate(ctx context.Context, cp CloudProvider, claims []*v1.NodeClaim) error {
+	for _, nc := range claims {
+		if nc == nil {
+			continue
+		}
+		if err := IgnoreNodeClaimNotFoundError(cp.Delete(ctx, nc)); err != nil {
+			return fmt.Errorf("cloudprovider: deleting NodeClaim %q (%s): %w", nc.Name, nc.Status.ProviderID, err)
+		}
+	}
+	return nil
 }

@@ -22,7 +22,13 @@ type scripted struct {
 	typesErr  map[string]error // by NodePool
 	createErr map[string]error // by NodeClaim
 	createNil map[string]bool  // Create returns nil, nil
+	deleteErr map[string]error // by NodeClaim
 	calls     []string
+}
+
+func (s *scripted) Delete(_ context.Context, nc *v1.NodeClaim) error {
+	s.calls = append(s.calls, "delete "+nc.Name)
+	return s.deleteErr[nc.Name]
 }
 
 func (s *scripted) GetInstanceTypes(_ context.Context, np *v1.NodePool) ([]*cloudprovider.InstanceType, error) {
@@ -156,6 +162,39 @@ func TestLaunch(t *testing.T) {
 	}
 }
 
+func TestTerminate(t *testing.T) {
+	denied := errors.New("UnauthorizedOperation")
+	gone := cloudprovider.NewNodeClaimNotFoundError(errors.New("instance i-1 terminated"))
+	for _, tc := range []struct {
+		name      string
+		claims    []*v1.NodeClaim
+		deleteErr map[string]error
+		calls     []string
+		err       error
+		errClaim  string
+	}{
+		{name: "none"},
+		{name: "every claim, in order", claims: claims("b", "a"), calls: []string{"delete b", "delete a"}},
+		{name: "nil claims (refused launches) are skipped", claims: []*v1.NodeClaim{nil, claims("a")[0], nil}, calls: []string{"delete a"}},
+		{name: "a machine already gone counts as done", claims: claims("a", "b"), deleteErr: map[string]error{"a": fmt.Errorf("ec2: %w", gone)},
+			calls: []string{"delete a", "delete b"}},
+		{name: "another error stops and names the claim", claims: claims("a", "b", "c"), deleteErr: map[string]error{"b": denied},
+			calls: []string{"delete a", "delete b"}, err: denied, errClaim: `"b"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cp := &scripted{deleteErr: tc.deleteErr}
+			err := cloudprovider.Terminate(context.Background(), cp, tc.claims)
+			assert.Equal(t, tc.calls, cp.calls)
+			if tc.err == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, tc.err)
+			assert.Contains(t, err.Error(), tc.errClaim)
+		})
+	}
+}
+
 // InstanceTypesFor is the instance types a snapshot takes, as the cloud offers them now.
 func ExampleInstanceTypesFor() {
 	cloud := fake.NewCloudProvider(fake.InstanceTypes(4))
@@ -199,4 +238,26 @@ func ExampleLaunch() {
 	// Output:
 	// default-1 fake-it-0
 	// refused: insufficient capacity
+}
+
+// Terminate deletes the machines of the claims it is given; a refused launch's nil is
+// skipped, so Launch's answer can be passed back when a host abandons a command.
+func ExampleTerminate() {
+	ctx := context.Background()
+	cloud := fake.NewCloudProvider(fake.InstanceTypes(2))
+	claim := &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-1", Labels: map[string]string{v1.NodePoolLabelKey: "default"}}}
+	launched, err := cloudprovider.Launch(ctx, cloud, []*v1.NodeClaim{claim})
+	if err != nil {
+		panic(err)
+	}
+	running, _ := cloud.List(ctx)
+	fmt.Println("running:", len(running))
+	if err := cloudprovider.Terminate(ctx, cloud, append(launched, nil)); err != nil {
+		panic(err)
+	}
+	running, _ = cloud.List(ctx)
+	fmt.Println("running:", len(running))
+	// Output:
+	// running: 1
+	// running: 0
 }

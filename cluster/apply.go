@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -64,6 +65,24 @@ func (s *Snapshot) WithNodesFor(launched []*v1.NodeClaim, now time.Time, initial
 		}
 	}
 	return s.WithNodes(nodes...)
+}
+
+// NodeClaimsOf is the NodeClaim of each named node (Find: a disruption command's
+// Candidates), in order: what cloudprovider.Terminate deletes. A name the snapshot does not
+// hold, or a node without a NodeClaim (its machine is no claim's to delete), is an error.
+func (s *Snapshot) NodeClaimsOf(names ...string) ([]*v1.NodeClaim, error) {
+	out := make([]*v1.NodeClaim, len(names))
+	for i, name := range names {
+		n := s.Find(name)
+		switch {
+		case n == nil:
+			return nil, fmt.Errorf("cluster: node %q is not in the snapshot", name)
+		case n.NodeClaim == nil:
+			return nil, fmt.Errorf("cluster: node %q has no NodeClaim", name)
+		}
+		out[i] = n.NodeClaim
+	}
+	return out, nil
 }
 
 // Move binds Pod to the node To names (see Carry).

@@ -324,11 +324,7 @@ func (a *autoscaler) consolidate(t *rapid.T, events ...interruption.Event) {
 		a.stats.Commands++
 		if !all { // Karpenter abandons a command whose replacements do not all launch
 			a.stats.Abandoned++
-			for _, nc := range launched {
-				if nc != nil {
-					a.deleteClaim(t, nc.Name)
-				}
-			}
+			a.terminate(t, launched)
 			continue
 		}
 		for i, nc := range launched {
@@ -336,14 +332,16 @@ func (a *autoscaler) consolidate(t *rapid.T, events ...interruption.Event) {
 				asPlanned = false // the cloud failed over to another offering
 			}
 		}
+		gone, err := a.snap.NodeClaimsOf(cmd.Candidates...)
+		if err != nil {
+			t.Fatal(err)
+		}
 		next, err := disruption.Apply(a.snap, cmd, launched)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range cmd.Candidates {
-			a.deleteClaim(t, name)
-			a.stats.Candidates++
-		}
+		a.terminate(t, gone)
+		a.stats.Candidates += len(gone)
 		a.snap = next
 		a.register(t, launched)
 		for _, n := range a.snap.Nodes() {
@@ -465,16 +463,22 @@ func (a *autoscaler) boundOn(p *corev1.Pod) string {
 	return ""
 }
 
-// deleteClaim deletes the claim of node name from the cloud.
-func (a *autoscaler) deleteClaim(t *rapid.T, name string) {
-	nc, ok := a.claims[name]
-	if !ok {
-		t.Fatalf("node %s has no launched NodeClaim", name)
+// terminate deletes the claims' machines from the cloud (nil ones skipped); each must be one
+// the machine launched.
+func (a *autoscaler) terminate(t *rapid.T, claims []*v1.NodeClaim) {
+	for _, nc := range claims {
+		if nc != nil && a.claims[nc.Name] == nil {
+			t.Fatalf("NodeClaim %s was not launched here", nc.Name)
+		}
 	}
-	if err := a.cloud.Delete(a.ctx, nc); err != nil {
-		t.Fatalf("Delete %s: %v", name, err)
+	if err := cloudprovider.Terminate(a.ctx, a.cloud, claims); err != nil {
+		t.Fatal(err)
 	}
-	delete(a.claims, name)
+	for _, nc := range claims {
+		if nc != nil {
+			delete(a.claims, nc.Name)
+		}
+	}
 }
 
 func (a *autoscaler) allPods() []*corev1.Pod {

@@ -22,7 +22,8 @@ import (
 // An autoscaler loop over the fake cloud with no glue but the helpers. Each round: ask the
 // cloud what each NodePool may launch, Solve the pending pods, launch the planned claims and
 // apply the result, then Plan and carry out the commands one Plan allows together (the rest
-// wait for the next round's Plan). Between the rounds most pods leave and an hour passes.
+// wait for the next round's Plan): launch the replacements, apply, terminate the candidates.
+// Between the rounds most pods leave and an hour passes.
 func Example() {
 	ctx := context.Background()
 	set, err := manifest.Parse([]byte(`
@@ -91,10 +92,17 @@ spec:
 			if err != nil {
 				panic(err)
 			}
+			gone, err := snap.NodeClaimsOf(cmd.Candidates...)
+			if err != nil {
+				panic(err)
+			}
 			if snap, err = disruption.Apply(snap, cmd, launched); err != nil {
 				panic(err)
 			}
 			if snap, err = snap.WithNodesFor(launched, now, true); err != nil {
+				panic(err)
+			}
+			if err := cloudprovider.Terminate(ctx, cloud, gone); err != nil { // a real host drains them first (plan.Drains)
 				panic(err)
 			}
 			fmt.Printf("%s %s: %v, %d replacements\n", cmd.Method, cmd.Reason, cmd.Candidates, len(launched))
@@ -104,7 +112,8 @@ spec:
 			price, _ := snap.NodePrice(n.Name())
 			total += price
 		}
-		fmt.Printf("round %d: %d nodes, %d pods pending, $%.2f/h\n", round, len(snap.Nodes()), len(snap.Pending()), total)
+		machines, _ := cloud.List(ctx)
+		fmt.Printf("round %d: %d nodes (%d machines), %d pods pending, $%.2f/h\n", round, len(snap.Nodes()), len(machines), len(snap.Pending()), total)
 
 		// All but one replica per node go; an hour later consolidation packs the rest.
 		var leaving []*corev1.Pod
@@ -114,9 +123,9 @@ spec:
 		snap, now = snap.WithoutPods(leaving...), now.Add(time.Hour)
 	}
 	// Output:
-	// round 1: 1 nodes, 0 pods pending, $1.89/h
+	// round 1: 1 nodes (1 machines), 0 pods pending, $1.89/h
 	// single-node Underutilized: [default-1], 1 replacements
-	// round 2: 1 nodes, 0 pods pending, $0.31/h
+	// round 2: 1 nodes (1 machines), 0 pods pending, $0.31/h
 }
 
 // A user's own property test: whatever pods the generators draw, Solve over the snapshot

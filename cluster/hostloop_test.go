@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
@@ -133,4 +134,60 @@ func ExampleSnapshot_WithNodesFor() {
 	// Output:
 	// registered: false
 	// registered: true true web on default-1
+}
+
+func TestNodeClaimsOf(t *testing.T) {
+	ip := func(i int) string { return fmt.Sprintf("ip-10-0-0-%d", i) }
+	inFlight, launched := applied(t, 8, -1, ip) // claims default-1, default-2, ... named ip-10-0-0-0, ...
+	require.GreaterOrEqual(t, len(launched), 2)
+	registered, err := inFlight.WithNodesFor(launched[:1], t0, true)
+	require.NoError(t, err)
+	bare, err := registered.WithNodes(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bare"}})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		snap  *cluster.Snapshot
+		names []string
+		want  []*v1.NodeClaim
+		err   string // the node the error names
+	}{
+		{name: "none", snap: bare, want: []*v1.NodeClaim{}},
+		{name: "by Node name and in flight, in order", snap: bare, names: []string{ip(1), ip(0)}, want: []*v1.NodeClaim{launched[1], launched[0]}},
+		{name: "by the NodeClaim's own name", snap: bare, names: []string{launched[1].Name}, want: []*v1.NodeClaim{launched[1]}},
+		{name: "a name the snapshot does not hold", snap: bare, names: []string{ip(0), "gone"}, err: `"gone"`},
+		{name: "a Node without a NodeClaim", snap: bare, names: []string{"bare"}, err: `"bare"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.snap.NodeClaimsOf(tc.names...)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				assert.Nil(t, got)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// NodeClaimsOf finds the NodeClaims of a command's candidates, for cloudprovider.Terminate.
+func ExampleSnapshot_NodeClaimsOf() {
+	types := fake.InstanceTypes(2)
+	node, claim := fake.NodeAndClaim("default-1", "default", types[0], types[0].Offerings[0], t0)
+	snap, err := cluster.New(cluster.Objects{
+		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types},
+		Nodes:         []*corev1.Node{node}, NodeClaims: []*v1.NodeClaim{claim},
+	})
+	if err != nil {
+		panic(err)
+	}
+	claims, err := snap.NodeClaimsOf("default-1")
+	fmt.Println(claims[0].Status.ProviderID, err)
+	_, err = snap.NodeClaimsOf("default-1", "default-2")
+	fmt.Println(err)
+	// Output:
+	// fake:///test-zone-1/default-1 <nil>
+	// cluster: node "default-2" is not in the snapshot
 }
