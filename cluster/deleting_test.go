@@ -5,14 +5,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/verify"
 )
 
 // TestDeletingIsOneReading: whichever way node "a" is going away (the Deleting fork, its
@@ -49,9 +46,7 @@ func TestDeletingIsOneReading(t *testing.T) {
 			}
 			assert.Equal(t, want, placedOn(solveVerified(t, s)))
 
-			res, err := disruption.Plan(s, t0.Add(2*time.Hour), disruption.Options{})
-			require.NoError(t, err)
-			require.Empty(t, verify.Plan(s, t0.Add(2*time.Hour), disruption.Options{}, res))
+			res := planVerified(t, s, t0.Add(2*time.Hour))
 			for _, cmd := range res.Commands {
 				for _, cand := range cmd.Candidates {
 					assert.False(t, c.deleting && cand == "a", "a deleting node is no candidate")

@@ -9,8 +9,7 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 )
 
-// The pod rules scheduling and disruption share: one implementation each. Where the two
-// engines read a rule differently, both readings are here, named apart, and each says why.
+// The pod rules scheduling and disruption share: one implementation each.
 
 // PodKey is a pod's namespace/name.
 func PodKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -20,60 +19,43 @@ func IsTerminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
 
-// IsDaemonSetPod reports whether a DaemonSet owns p (any owner reference).
-func IsDaemonSetPod(p *corev1.Pod) bool {
+// IsDaemonSetPod reports whether a DaemonSet owns p (any owner reference, see OwnedBy).
+func IsDaemonSetPod(p *corev1.Pod) bool { return OwnedBy(p, "DaemonSet") }
+
+// OwnedBy reports whether one of p's owner references, controller or not, is of kind, as
+// Karpenter's IsOwnedBy reads ownership. The kind alone decides, whatever the apiVersion
+// (Karpenter also wants apps/v1, or v1 for a Node): a DaemonSet-like controller of another
+// group still runs one pod per node (see README.md, "deliberately does better").
+func OwnedBy(p *corev1.Pod, kind string) bool {
 	for _, o := range p.OwnerReferences {
-		if o.Kind == "DaemonSet" {
+		if o.Kind == kind {
 			return true
 		}
 	}
 	return false
 }
 
-// ControllerKind is the kind of p's controller: the last owner reference marked as
-// controller, else the first owner reference ("" without owners).
-func ControllerKind(p *corev1.Pod) string {
-	owner := ""
-	for _, o := range p.OwnerReferences {
-		if (o.Controller != nil && *o.Controller) || owner == "" {
-			owner = o.Kind
-		}
-	}
-	return owner
-}
-
-// IsMirrorPod reports whether p is a static pod's mirror: it carries the
-// kubernetes.io/config.mirror annotation or a Node controls it. Only the kubelet places it.
+// IsMirrorPod reports whether p is a static pod's mirror: a Node owns it or it carries the
+// kubernetes.io/config.mirror annotation (Karpenter reads only the owner; the kubelet sets
+// both, and the annotation alone still marks a pod only the kubelet places).
 func IsMirrorPod(p *corev1.Pod) bool {
 	_, ok := p.Annotations[corev1.MirrorPodAnnotationKey]
-	return ok || ControllerKind(p) == "Node"
+	return ok || OwnedBy(p, "Node")
 }
 
-// IsReschedulable reports whether p needs a new node when its node is disrupted: it is not
-// finished, not a DaemonSet's (any owner) or mirror pod, and not terminating (except a
-// StatefulSet pod, whose replacement needs the same identity elsewhere). disruption.Plan's
-// rule for a candidate's pods.
+// IsReschedulable reports whether p needs a new node when its node goes, Karpenter's one
+// rule for the provisioner (pods of deleting nodes) and the disruption controller (a
+// candidate's pods): not a DaemonSet's or mirror pod, and active (neither finished nor
+// terminating), except that a terminating StatefulSet pod counts (finished or not: its
+// replacement needs the same identity elsewhere once it is gone).
 func IsReschedulable(p *corev1.Pod) bool {
-	if IsTerminal(p) || IsDaemonSetPod(p) || IsMirrorPod(p) {
+	if IsDaemonSetPod(p) || IsMirrorPod(p) {
 		return false
 	}
-	return p.DeletionTimestamp == nil || ControllerKind(p) == "StatefulSet"
-}
-
-// IsReschedulableByController is scheduling.Solve's reading of IsReschedulable for the pods
-// of Draining nodes: DaemonSet and Node ownership come from ControllerKind only and the
-// mirror annotation is not read. The two readings differ only for a mirror-annotated pod no
-// Node controls and a DaemonSet owner that is not the controller; both are kept, as they
-// were before issue #8, so that no result changes.
-func IsReschedulableByController(p *corev1.Pod) bool {
-	if IsTerminal(p) {
-		return false
+	if p.DeletionTimestamp != nil {
+		return OwnedBy(p, "StatefulSet")
 	}
-	owner := ControllerKind(p)
-	if owner == "DaemonSet" || owner == "Node" {
-		return false
-	}
-	return p.DeletionTimestamp == nil || owner == "StatefulSet"
+	return !IsTerminal(p)
 }
 
 // PodReady reports p's Ready condition (without one: whether it is Running).
@@ -126,12 +108,8 @@ func DoNotDisrupt(p *corev1.Pod, now time.Time) (bool, string) {
 }
 
 // NeedsNewNode reports whether disruption.Apply takes p off a candidate node that goes: it
-// is not finished, not a DaemonSet's, and carries no mirror annotation. Looser than
-// IsReschedulable (a terminating pod counts: it becomes not planned rather than lost).
+// is not finished, not a DaemonSet's and not a mirror pod. Looser than IsReschedulable (a
+// terminating pod counts: it becomes not planned rather than lost).
 func NeedsNewNode(p *corev1.Pod) bool {
-	if IsTerminal(p) || IsDaemonSetPod(p) {
-		return false
-	}
-	_, mirror := p.Annotations[corev1.MirrorPodAnnotationKey]
-	return !mirror
+	return !IsTerminal(p) && !IsDaemonSetPod(p) && !IsMirrorPod(p)
 }

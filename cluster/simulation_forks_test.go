@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,7 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -73,6 +75,15 @@ func solveVerified(t *testing.T, s *cluster.Snapshot) *scheduling.Result {
 	res, err := scheduling.Solve(s, scheduling.Options{})
 	require.NoError(t, err)
 	require.Empty(t, verify.Solve(s, scheduling.Options{}, res))
+	return res
+}
+
+// planVerified is Plan at now, checked by verify.
+func planVerified(t *testing.T, s *cluster.Snapshot, now time.Time) *disruption.Result {
+	t.Helper()
+	res, err := disruption.Plan(s, now, disruption.Options{})
+	require.NoError(t, err)
+	require.Empty(t, verify.Plan(s, now, disruption.Options{}, res))
 	return res
 }
 
@@ -164,26 +175,4 @@ func TestObservationForks(t *testing.T) {
 	assert.Empty(t, s.Interruptions())
 	assert.Empty(t, s.RepairPolicies())
 	assert.Empty(t, s.ProviderDrift())
-}
-
-// TestReschedulableReadings: the two readings of a reschedulable pod differ only where
-// their doc says (a mirror annotation without a Node controller, a DaemonSet owner that is
-// not the controller).
-func TestReschedulableReadings(t *testing.T) {
-	yes := true
-	mirror := fake.Pod("mirror").Annotation(corev1.MirrorPodAnnotationKey, "x").Obj()
-	dsNotController := fake.Pod("ds").Obj()
-	dsNotController.OwnerReferences = []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", Controller: &yes}, {Kind: "DaemonSet", Name: "ds"}}
-	static := fake.Pod("static").Obj()
-	static.OwnerReferences = []metav1.OwnerReference{{Kind: "Node", Name: "n", Controller: &yes}}
-	done := fake.Pod("done").Obj()
-	done.Status.Phase = corev1.PodSucceeded
-	plain := fake.Pod("plain").Obj()
-	for _, c := range []struct {
-		pod                  *corev1.Pod
-		disruption, solveOff bool
-	}{{mirror, false, true}, {dsNotController, false, true}, {static, false, false}, {done, false, false}, {plain, true, true}} {
-		assert.Equal(t, c.disruption, cluster.IsReschedulable(c.pod), c.pod.Name)
-		assert.Equal(t, c.solveOff, cluster.IsReschedulableByController(c.pod), c.pod.Name)
-	}
 }

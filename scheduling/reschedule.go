@@ -10,8 +10,7 @@ import (
 // reschedulablePods are the pods of Deleting nodes that must find a new home (a pod with
 // karpenter.sh/do-not-disrupt, or one whose eviction PodDisruptionBudgets forbid, keeps its
 // node's deletion waiting instead). Solve has no clock, so only do-not-disrupt=true counts
-// here (a duration is judged by disruption.Plan, which knows the time); pods are chosen by
-// cluster.IsReschedulableByController (see there why not IsReschedulable).
+// here (a duration is judged by disruption.Plan, which knows the time).
 func reschedulablePods(nodes []*cluster.Node, pdbs *cluster.PDBLimits) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, n := range nodes {
@@ -19,7 +18,7 @@ func reschedulablePods(nodes []*cluster.Node, pdbs *cluster.PDBLimits) []*corev1
 			continue
 		}
 		for _, p := range n.Pods {
-			if p != nil && cluster.IsReschedulableByController(p) && p.Annotations[v1.DoNotDisruptAnnotationKey] != "true" && pdbs.Blocking(p) == "" {
+			if p != nil && cluster.IsReschedulable(p) && p.Annotations[v1.DoNotDisruptAnnotationKey] != "true" && pdbs.Blocking(p) == "" {
 				out = append(out, p)
 			}
 		}

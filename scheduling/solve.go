@@ -317,6 +317,18 @@ func (s *solver) universe() *universe {
 // single-valued requirements.
 func nodeLabels(n *cluster.Node) map[string]string { return n.Labels() }
 
+// daemonOrNodeOwner is "DaemonSet" or "Node" when one owns pod (Karpenter provisions for
+// neither), else "".
+func daemonOrNodeOwner(pod *corev1.Pod) string {
+	switch {
+	case cluster.IsDaemonSetPod(pod):
+		return "DaemonSet"
+	case cluster.OwnedBy(pod, "Node"):
+		return "Node"
+	}
+	return ""
+}
+
 // preparePods computes per-pod data and builds the topology groups of every pod.
 func (s *solver) preparePods() ([]*podData, error) {
 	pods := make([]*podData, 0, len(s.pending))
@@ -331,7 +343,7 @@ func (s *solver) preparePods() ([]*podData, error) {
 		p.ports = hostPortsOf(pod)
 		var volumeReason string
 		p.volumeAlternatives, p.volumes, volumeReason = s.volumes.podVolumes(pod)
-		if kind := cluster.ControllerKind(pod); kind == "DaemonSet" || kind == "Node" {
+		if kind := daemonOrNodeOwner(pod); kind != "" {
 			p.invalid = detailCause(NotProvisionable, fmt.Sprintf("pod is owned by a %s: Karpenter does not provision for it (DaemonSet overhead is counted on every node instead)", kind))
 		} else if hasDRAClaims(pod) {
 			p.invalid = detailCause(NotProvisionable, "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for")

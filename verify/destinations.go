@@ -48,10 +48,7 @@ func (p *planWorld) movedPods(cmd disruption.Command) []movedPod {
 		}
 		exempt := p.podsExempt(cmd, n.Node, name)
 		for _, pod := range n.Pods {
-			if pod == nil || isTerminal(pod) || isMirror(pod) || ownerKind(pod) == "DaemonSet" {
-				continue
-			}
-			if isTerminating(pod) && ownerKind(pod) != "StatefulSet" {
+			if pod == nil || !mustMove(pod) {
 				continue
 			}
 			if exempt && p.blocked(pod) {

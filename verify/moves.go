@@ -18,8 +18,7 @@ func (p *planWorld) displaced(cmd disruption.Command) map[string]string {
 			continue
 		}
 		for _, pod := range n.Pods {
-			if pod == nil || isTerminal(pod) || isMirror(pod) || ownerKind(pod) == "DaemonSet" ||
-				(isTerminating(pod) && ownerKind(pod) != "StatefulSet") {
+			if pod == nil || !mustMove(pod) {
 				continue
 			}
 			out[key(pod)] = name

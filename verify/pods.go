@@ -22,20 +22,34 @@ func isTerminal(p *corev1.Pod) bool {
 
 func isTerminating(p *corev1.Pod) bool { return p.DeletionTimestamp != nil }
 
-// ownerKind is the kind of the pod's controller, else of its first owner.
-func ownerKind(p *corev1.Pod) string {
-	kind := ""
-	for _, o := range p.OwnerReferences {
-		if (o.Controller != nil && *o.Controller) || kind == "" {
-			kind = o.Kind
+// hasOwner reports whether any owner reference of p, controller or not, has this kind.
+func hasOwner(p *corev1.Pod, kind string) bool {
+	for i := range p.OwnerReferences {
+		if p.OwnerReferences[i].Kind == kind {
+			return true
 		}
 	}
-	return kind
+	return false
 }
 
 func isMirror(p *corev1.Pod) bool {
-	_, ok := p.Annotations[corev1.MirrorPodAnnotationKey]
-	return ok || ownerKind(p) == "Node"
+	if _, ok := p.Annotations[corev1.MirrorPodAnnotationKey]; ok {
+		return true
+	}
+	return hasOwner(p, "Node")
+}
+
+// mustMove: the pod needs a new node when its node goes (Karpenter's IsReschedulable): no
+// DaemonSet or mirror pod; a running one, or a StatefulSet's that is terminating (whatever
+// its phase: the StatefulSet makes its replacement once it is gone).
+func mustMove(p *corev1.Pod) bool {
+	switch {
+	case hasOwner(p, "DaemonSet") || isMirror(p):
+		return false
+	case isTerminating(p):
+		return hasOwner(p, "StatefulSet")
+	}
+	return !isTerminal(p)
 }
 
 // requests is what the pod asks of a node, the way the API server and kubelet see it:

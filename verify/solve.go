@@ -105,8 +105,10 @@ func (w *world) placeResult(res *scheduling.Result) []Violation {
 		if !l.marked {
 			continue
 		}
-		for _, p := range l.bound {
-			movable[key(p)] = l
+		for _, p := range l.node.Pods {
+			if p != nil && (!isTerminal(p) || mustMove(p)) {
+				movable[key(p)] = l
+			}
 		}
 	}
 	seen := map[string]int{}
