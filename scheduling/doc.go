@@ -23,12 +23,13 @@
 //	  -> on failure: relax one preference and retry; else requeue while others progress
 //
 // What Karpenter reaches over several provisioning rounds Solve reaches in one call. A pod a
-// non-hostname spread or pod affinity counts is counted where its NodeClaim launches (the
-// NodeClaim is pinned to its cheapest option's domain). Anti-affinity, as in Karpenter,
-// counts a pod on a NodeClaim still open over zones in every zone it may launch in until the
-// round ends; then such NodeClaims settle in their cheapest option's zone and the pods they
-// kept away get a later round, as do pods NodePool limits refused (a later round counts each
-// NodeClaim of a limited NodePool at the type it launches).
+// non-hostname spread counts is counted where its NodeClaim launches (the NodeClaim is pinned
+// to its cheapest option's domain). Pod (anti-)affinity, as in Karpenter, counts a pod on a
+// NodeClaim still open over zones in every zone it may launch in (anti-affinity) or in none
+// (affinity) until the round ends; then such NodeClaims settle in their cheapest option's
+// zone and capacity type, and the pods they kept away or drew get a later round, as do pods
+// NodePool limits refused (a later round counts each NodeClaim of a limited NodePool at the
+// type it launches).
 //
 // Instance types are indexed per NodePool once (bitsets per requirement and offering), so
 // adding a pod to a NodeClaim costs O(instance types / 64) word operations plus one pass over

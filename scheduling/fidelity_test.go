@@ -599,13 +599,15 @@ instanceTypes:
 	}
 }
 
-// Zonal anti-affinity counts a pod on a NodeClaim still open over zones in every zone it may
-// launch in until the round ends, as Karpenter does: the pods it repels wait for the next
-// round, which sees the NodeClaim settled in its cheapest option's zone. So the NodeClaim
-// keeps its options meanwhile (difftest plan-7027: the two web pods share the big type only
-// zone-a offers) and the pods that wait do not take NodePool limits first (plan-11: the web
-// pods fill the limit, the second anti replica is refused). Checked against karpenter-plan.
-func TestFidelityAntiAffinitySettlesWhenTheRoundEnds(t *testing.T) {
+// A pod on a NodeClaim still open over zones counts, until the round ends, in every zone it
+// may launch in for anti-affinity and in none for pod affinity, as Karpenter does: the pods
+// it repels or attracts wait for the next round, which sees the NodeClaim settled in its
+// cheapest option's zone and capacity type. So the NodeClaim keeps its options meanwhile
+// (difftest plan-7027: the two web pods share the big type only zone-a offers), the pods
+// that wait do not take NodePool limits first (plan-11: the web pods fill the limit, the
+// second anti replica is refused), and a follower needing on-demand does not turn its
+// target's spot NodeClaim on-demand (plan-154). Checked against karpenter-plan.
+func TestFidelityOpenNodeClaimsSettleWhenTheRoundEnds(t *testing.T) {
 	const shareTypes = `
 instanceTypes:
 - name: big
@@ -619,6 +621,28 @@ instanceTypes:
   offerings:
   - {zone: zone-b, capacityType: on-demand, price: 0.043}
   - {zone: zone-c, capacityType: on-demand, price: 0.0485}
+`
+	const followTypes = `
+instanceTypes:
+- name: big
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "8", memory: 16Gi, pods: "110"}
+  offerings:
+  - {zone: zone-b, capacityType: spot, price: 0.0969}
+  - {zone: zone-c, capacityType: on-demand, price: 0.2683}
+  - {zone: zone-c, capacityType: spot, price: 0.0879}
+- name: small
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "1", memory: 8Gi, pods: "110"}
+  offerings:
+  - {zone: zone-a, capacityType: on-demand, price: 0.0544}
+  - {zone: zone-c, capacityType: on-demand, price: 0.0544}
+`
+	const follow = `      nodeSelector: {karpenter.sh/capacity-type: on-demand}
+      affinity:
+        podAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: web}}, topologyKey: topology.kubernetes.io/zone}
 `
 	const antiTerm = `      affinity:
         podAntiAffinity:
@@ -657,6 +681,12 @@ spec:
 			types:     zonePricedTypes,
 			claims:    []string{"s-8x16 zone-1 [anti]", "s-8x16 zone-1 [web web]"},
 			refused:   []string{"anti"},
+		},
+		{
+			name:      "the follower waits for its target's launch",
+			manifests: strings.Replace(fidelityPool, "[on-demand]", "[on-demand, spot]", 1) + deployment("web", 1, "cpu: 1500m", "") + deployment("follower", 1, "cpu: 100m", follow),
+			types:     followTypes,
+			claims:    []string{"big zone-c [web]", "small zone-c [follower]"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

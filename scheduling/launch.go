@@ -6,8 +6,9 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// A pod that a spread or a pod affinity counts is counted where its NodeClaim will launch
-// (anti-affinity counts it in every domain it may launch in until the round ends: rounds.go).
+// A pod that a spread counts is counted where its NodeClaim will launch (pod anti-affinity
+// counts it in every domain it may launch in, affinity in none, until the round ends:
+// rounds.go).
 // When it joins a NodeClaim that is still open on the group's key (any zone), or that may
 // launch on a type that passes the group's node filter or on one that does not, the NodeClaim
 // is settled the way its cheapest launch option (the one the plan reports) goes: pinned to
@@ -157,11 +158,11 @@ func (p *podData) settles() bool {
 }
 
 // pinsCounted reports whether a NodeClaim open on g's key is pinned when a pod g counts joins
-// it: for a spread or an affinity (they count a pod only in a known domain), not for an
-// anti-affinity, which counts the pod in every domain the NodeClaim may launch in until the
-// round ends (rounds.go), as Karpenter does.
+// it: for a spread, not for pod (anti-)affinity, which count the pod in no domain (affinity)
+// or in every domain the NodeClaim may launch in (anti-affinity) until the round ends
+// (rounds.go), as Karpenter does.
 func pinsCounted(g *topologyGroup) bool {
-	return g.key != v1.LabelHostname && g.kind != groupAntiAffinity
+	return g.key != v1.LabelHostname && g.kind == groupSpread
 }
 
 // hasFilter reports whether a spread group counts only nodes passing non-empty terms.

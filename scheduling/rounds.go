@@ -3,20 +3,21 @@ package scheduling
 import (
 	"sort"
 
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // Karpenter's later provisioning rounds. Within one Solve Karpenter counts a new NodeClaim
 // against its NodePool's limits at the largest capacity among its options, and counts a pod
-// on a NodeClaim still open over zones in every zone for anti-affinity; once the NodeClaim
-// has launched, its next round counts the type that launched in the zone it launched in, and
-// places pods the first round refused. nodeplan promises the outcome over the rounds, so
-// after a round that left pods unplaced, each NodeClaim with such open counts is settled in
-// its launch choice's zone (the cheapest option), and, when limits refused a pod, each
-// NodeClaim of a limited NodePool is recounted at its launch choice and keeps only the
-// options no larger than that (so the recount holds whichever option launches); then the
-// unplaced pods get another round. Rounds end when one places nothing; that round's
-// settling and narrowing are undone.
+// on a NodeClaim still open over zones in every zone for anti-affinity and in none for
+// affinity; once the NodeClaim has launched, its next round counts the type that launched in
+// the zone it launched in, and places pods the first round refused. nodeplan promises the
+// outcome over the rounds, so after a round that left pods unplaced, each NodeClaim with such
+// open counts is settled in its launch choice's zone and capacity type (the cheapest
+// option), and, when limits refused a pod, each NodeClaim of a limited NodePool is recounted
+// at its launch choice and keeps only the options no larger than that (so the recount holds
+// whichever option launches); then the unplaced pods get another round. Rounds end when one
+// places nothing; that round's settling and narrowing are undone.
 
 // roundUndo restores what a recount or a settlement changed.
 type roundUndo struct {
@@ -54,10 +55,7 @@ func (u *roundUndo) apply(topo *topology) {
 		c.reqs, c.values, c.open = sc.reqs, sc.values, sc.open
 		c.keepTypes(sc.types, func(*templateType) bool { return true })
 		for i, oc := range sc.open {
-			if sc.to[i] != "" {
-				topo.uncount(oc.g, sc.to[i])
-			}
-			topo.count(oc.g, oc.domains...)
+			topo.unsettleCount(oc, sc.to[i])
 		}
 	}
 }
@@ -95,8 +93,9 @@ func (s *solver) laterRound(pods []*podData, errs map[*podData]podFailure) ([]*p
 }
 
 // settleOpen settles, as Karpenter's next round sees them launched, the NodeClaims whose pods
-// anti-affinity counted in every domain they might launch in: each is pinned to the domain of
-// its cheapest launch option, and its pods are counted there only. It reports whether any was.
+// (anti-)affinity counted while they were open on the group's key: each is pinned to the zone,
+// capacity type and domains of its cheapest launch option, and its pods are counted there
+// only. It reports whether any was.
 func (s *solver) settleOpen(u *roundUndo) bool {
 	settled := false
 	for _, c := range s.claims {
@@ -110,27 +109,29 @@ func (s *solver) settleOpen(u *roundUndo) bool {
 		sc := settledClaim{c: c, reqs: c.reqs, values: append([]string(nil), c.values...), types: c.types, open: c.open, to: make([]string, len(c.open))}
 		reqs := c.reqs
 		var pinned []string
-		for i, oc := range c.open {
-			key := oc.g.key
-			v := singleValue(s.topo.get(reqs, key))
+		// pin settles key where the launch option goes, and returns that value ("": none).
+		pin := func(key string) string {
+			if v := singleValue(s.topo.get(reqs, key)); v != "" {
+				return v
+			}
+			if len(pinned) == 0 {
+				reqs = reqs.Copy()
+			}
+			pinned = append(pinned, key)
+			v, _ := l.value(key)
 			if v == "" {
-				if lv, has := l.value(key); has {
-					v = lv
-				}
-				if len(pinned) == 0 {
-					reqs = reqs.Copy()
-				}
-				if v != "" {
-					reqs[key] = s.topo.get(reqs, key).Intersection(oc.g.domainRequirement(v))
-				} else {
-					reqs[key] = requirements.MustNew(key, requirements.DoesNotExist)
-				}
-				pinned = append(pinned, key)
+				reqs[key] = requirements.MustNew(key, requirements.DoesNotExist)
+				return ""
 			}
-			s.topo.uncount(oc.g, oc.domains...)
-			if v != "" {
-				s.topo.count(oc.g, v)
-			}
+			reqs[key] = s.topo.get(reqs, key).Intersection(requirements.MustNew(key, requirements.In, v))
+			return v
+		}
+		// The next round sees the NodeClaim launched: in its zone, with its capacity type.
+		pin(v1.LabelTopologyZone)
+		pin(v1.CapacityTypeLabelKey)
+		for i, oc := range c.open {
+			v := pin(oc.g.key)
+			s.topo.settleCount(oc, v)
 			sc.to[i] = v
 		}
 		if len(pinned) > 0 {

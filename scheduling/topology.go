@@ -140,8 +140,9 @@ func (t *topology) count(g *topologyGroup, domains ...string) {
 	}
 }
 
-// openCount is a pod an (anti-)affinity group counts in every domain its node may still be
-// in.
+// openCount is a pod on a node open on the key of an (anti-)affinity group: anti-affinity
+// counts it in every domain the node may still be in, affinity in none (only in its total, so
+// no pod starts the group elsewhere as if nothing matched).
 type openCount struct {
 	g       *topologyGroup
 	domains []string
@@ -175,16 +176,54 @@ func (t *topology) recordDomains(g *topologyGroup, r *requirements.Requirement) 
 		t.count(g, v)
 		return nil
 	}
-	if g.kind == groupAntiAffinity || g.kind == groupInverse {
+	switch g.kind {
+	case groupAntiAffinity, groupInverse:
 		// The pod may land in any of these domains: block them all until it is known.
 		ds := g.domainsIn(r)
 		t.count(g, ds...)
 		return ds
+	case groupAffinity:
+		if g.key != v1.LabelHostname {
+			g.total++
+			return []string{}
+		}
 	}
 	return nil
 }
 
-// uncount undoes count.
+// settleCount moves an open count to domain v ("": the node has no such label).
+func (t *topology) settleCount(oc openCount, v string) {
+	if oc.g.kind == groupAffinity {
+		if v == "" {
+			oc.g.total--
+		} else {
+			oc.g.counts[v]++
+		}
+		return
+	}
+	t.uncount(oc.g, oc.domains...)
+	if v != "" {
+		t.count(oc.g, v)
+	}
+}
+
+// unsettleCount undoes settleCount.
+func (t *topology) unsettleCount(oc openCount, v string) {
+	if oc.g.kind == groupAffinity {
+		if v == "" {
+			oc.g.total++
+		} else {
+			oc.g.counts[v]--
+		}
+		return
+	}
+	if v != "" {
+		t.uncount(oc.g, v)
+	}
+	t.count(oc.g, oc.domains...)
+}
+
+// uncount undoes count (not on the hostname key, which open counts never concern).
 func (t *topology) uncount(g *topologyGroup, domains ...string) {
 	for _, d := range domains {
 		g.total--
