@@ -2,5 +2,6 @@
 // interface a host program implements (or takes from package aws), the [InstanceType] and
 // [Offering] values the scheduler reads, list helpers over them, typed errors, and the calls
 // a host program's loop makes to its cloud: [InstanceTypesFor] (what each NodePool may launch
-// now), [Launch] (create the planned NodeClaims, aligned with the plan) and [Terminate].
+// now), [Launch] (create the planned NodeClaims, aligned with the plan), [LaunchAll] (a
+// disruption command's replacements, all or none) and [Terminate].
 package cloudprovider

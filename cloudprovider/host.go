@@ -2,6 +2,7 @@ package cloudprovider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -41,28 +42,61 @@ func InstanceTypesFor(ctx context.Context, cp CloudProvider, pools []*v1.NodePoo
 // can apply or delete them.
 func Launch(ctx context.Context, cp CloudProvider, claims []*v1.NodeClaim) (launched []*v1.NodeClaim, err error) {
 	launched = make([]*v1.NodeClaim, len(claims))
-	for i, nc := range claims {
-		if nc == nil {
-			return launched, fmt.Errorf("cloudprovider: Launch: claim %d of %d is nil", i, len(claims))
+	for i := range claims {
+		if err := create(ctx, cp, claims, i, launched); err != nil && !IsInsufficientCapacityError(err) {
+			return launched, err
 		}
-		out, err := cp.Create(ctx, nc)
-		switch {
-		case IsInsufficientCapacityError(err):
-			continue
-		case err != nil:
-			return launched, fmt.Errorf("cloudprovider: creating NodeClaim %q of NodePool %q: %w", nc.Name, nc.Labels[v1.NodePoolLabelKey], err)
-		case out == nil:
-			return launched, fmt.Errorf("cloudprovider: creating NodeClaim %q of NodePool %q: the provider returned no NodeClaim and no error", nc.Name, nc.Labels[v1.NodePoolLabelKey])
-		}
-		launched[i] = out
 	}
 	return launched, nil
 }
 
+// LaunchAll launches every claim or none: a disruption command's replacements, which must
+// all run before its candidates go. When the cloud refuses one with an
+// InsufficientCapacityError, the claims created before it are terminated again (the rest
+// are not tried) and the refusal is the error, naming the NodeClaim (IsInsufficientCapacityError
+// holds): the host abandons the command, as Karpenter does, and the next Plan sees the
+// offerings the cloud found out of capacity unavailable. Another error is as Launch's; a
+// failure to terminate is joined to it.
+func LaunchAll(ctx context.Context, cp CloudProvider, claims []*v1.NodeClaim) ([]*v1.NodeClaim, error) {
+	launched := make([]*v1.NodeClaim, len(claims))
+	for i := range claims {
+		err := create(ctx, cp, claims, i, launched)
+		if err == nil {
+			continue
+		}
+		if !IsInsufficientCapacityError(err) {
+			return launched, err
+		}
+		if terr := Terminate(ctx, cp, launched); terr != nil {
+			return launched, errors.Join(err, terr)
+		}
+		return nil, err
+	}
+	return launched, nil
+}
+
+// create launches claims[i] into launched[i]; a refusal or failure is an error naming the
+// NodeClaim and wrapping the provider's.
+func create(ctx context.Context, cp CloudProvider, claims []*v1.NodeClaim, i int, launched []*v1.NodeClaim) error {
+	nc := claims[i]
+	if nc == nil {
+		return fmt.Errorf("cloudprovider: claim %d of %d is nil", i, len(claims))
+	}
+	out, err := cp.Create(ctx, nc)
+	switch {
+	case err != nil:
+		return fmt.Errorf("cloudprovider: creating NodeClaim %q of NodePool %q: %w", nc.Name, nc.Labels[v1.NodePoolLabelKey], err)
+	case out == nil:
+		return fmt.Errorf("cloudprovider: creating NodeClaim %q of NodePool %q: the provider returned no NodeClaim and no error", nc.Name, nc.Labels[v1.NodePoolLabelKey])
+	}
+	launched[i] = out
+	return nil
+}
+
 // Terminate deletes the machine of each claim with cp, in order: a disruption command's
-// candidates once their pods have moved (cluster.Snapshot.NodeClaimsOf names them; a host
-// with a real cluster drains them first, as the Result's Drains say), or the replacements of
-// a command it abandons. A nil claim (a refused launch of Launch's answer) is skipped, and a
+// candidates once their pods have moved (cluster.Snapshot.NodeClaimsOf finds them; a host
+// with a real cluster drains them first, as the Result's Drains say), or claims a host
+// gives up. A nil claim (a refused launch of Launch's answer) is skipped, and a
 // NodeClaimNotFoundError counts as done (the machine is gone already). Any other error stops:
 // it names the NodeClaim and wraps the provider's.
 func Terminate(ctx context.Context, cp CloudProvider, claims []*v1.NodeClaim) error {

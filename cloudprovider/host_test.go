@@ -60,12 +60,28 @@ func pools(names ...string) []*v1.NodePool {
 	return out
 }
 
+// claims are NodeClaims of NodePool default with these names.
 func claims(names ...string) []*v1.NodeClaim {
 	var out []*v1.NodeClaim
 	for _, n := range names {
-		out = append(out, &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{v1.NodePoolLabelKey: "pool"}}})
+		out = append(out, &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{v1.NodePoolLabelKey: "default"}}})
 	}
 	return out
+}
+
+// oneMachineCloud is a fake cloud of two types with room for one machine (fake-it-0 in its
+// first offering).
+func oneMachineCloud() *fake.CloudProvider {
+	types := fake.InstanceTypes(2)
+	cloud := fake.NewCloudProvider(types)
+	cloud.OfferingCapacity = map[string]int{}
+	for _, it := range types {
+		for _, o := range it.Offerings {
+			cloud.OfferingCapacity[fake.OfferingKey(it, o)] = 0
+		}
+	}
+	cloud.OfferingCapacity[fake.OfferingKey(types[0], types[0].Offerings[0])] = 1
+	return cloud
 }
 
 func TestInstanceTypesFor(t *testing.T) {
@@ -162,6 +178,55 @@ func TestLaunch(t *testing.T) {
 	}
 }
 
+func TestLaunchAll(t *testing.T) {
+	quota := errors.New("quota exceeded")
+	denied := errors.New("UnauthorizedOperation")
+	ice := cloudprovider.NewInsufficientCapacityError(errors.New("no c5 in zone-a"))
+	for _, tc := range []struct {
+		name      string
+		claims    []*v1.NodeClaim
+		createErr map[string]error
+		deleteErr map[string]error
+		launched  []string // nil: none returned
+		calls     []string
+		errs      []error // errors.Is targets
+		errClaim  string
+	}{
+		{name: "every claim", claims: claims("a", "b"), launched: []string{"a", "b"}, calls: []string{"a", "b"}},
+		{name: "a refusal terminates the ones before and tries no more", claims: claims("a", "b", "c"), createErr: map[string]error{"b": ice},
+			calls: []string{"a", "b", "delete a"}, errs: []error{ice}, errClaim: `"b"`},
+		{name: "a refusal of the first deletes nothing", claims: claims("a", "b"), createErr: map[string]error{"a": ice},
+			calls: []string{"a"}, errs: []error{ice}, errClaim: `"a"`},
+		{name: "a failed termination is reported with the refusal", claims: claims("a", "b"), createErr: map[string]error{"b": ice}, deleteErr: map[string]error{"a": denied},
+			launched: []string{"a", ""}, calls: []string{"a", "b", "delete a"}, errs: []error{ice, denied}, errClaim: `"a"`},
+		{name: "another error is Launch's: what launched is kept", claims: claims("a", "b", "c"), createErr: map[string]error{"b": quota},
+			launched: []string{"a", "", ""}, calls: []string{"a", "b"}, errs: []error{quota}, errClaim: `"b"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cp := &scripted{createErr: tc.createErr, deleteErr: tc.deleteErr}
+			got, err := cloudprovider.LaunchAll(context.Background(), cp, tc.claims)
+			assert.Equal(t, tc.calls, cp.calls)
+			var names []string
+			for _, nc := range got {
+				name := ""
+				if nc != nil {
+					name = nc.Name
+				}
+				names = append(names, name)
+			}
+			assert.Equal(t, tc.launched, names)
+			if len(tc.errs) == 0 {
+				require.NoError(t, err)
+				return
+			}
+			for _, target := range tc.errs {
+				assert.ErrorIs(t, err, target)
+			}
+			assert.Contains(t, err.Error(), tc.errClaim)
+		})
+	}
+}
+
 func TestTerminate(t *testing.T) {
 	denied := errors.New("UnauthorizedOperation")
 	gone := cloudprovider.NewNodeClaimNotFoundError(errors.New("instance i-1 terminated"))
@@ -212,19 +277,8 @@ func ExampleInstanceTypesFor() {
 // Launch creates the claims in order; the one the cloud has no capacity for is nil, and its
 // pods stay pending when the result is applied.
 func ExampleLaunch() {
-	types := fake.InstanceTypes(2)
-	cloud := fake.NewCloudProvider(types)
-	cloud.OfferingCapacity = map[string]int{}
-	for _, it := range types { // one machine in the whole cloud
-		for _, o := range it.Offerings {
-			cloud.OfferingCapacity[fake.OfferingKey(it, o)] = 0
-		}
-	}
-	cloud.OfferingCapacity[fake.OfferingKey(types[0], types[0].Offerings[0])] = 1
-	claim := func(name string) *v1.NodeClaim {
-		return &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.NodePoolLabelKey: "default"}}}
-	}
-	launched, err := cloudprovider.Launch(context.Background(), cloud, []*v1.NodeClaim{claim("default-1"), claim("default-2")})
+	cloud := oneMachineCloud()
+	launched, err := cloudprovider.Launch(context.Background(), cloud, claims("default-1", "default-2"))
 	if err != nil {
 		panic(err)
 	}
@@ -241,7 +295,7 @@ func ExampleLaunch() {
 }
 
 // Terminate deletes the machines of the claims it is given; a refused launch's nil is
-// skipped, so Launch's answer can be passed back when a host abandons a command.
+// skipped, so Launch's answer can be passed as it is.
 func ExampleTerminate() {
 	ctx := context.Background()
 	cloud := fake.NewCloudProvider(fake.InstanceTypes(2))
@@ -260,4 +314,15 @@ func ExampleTerminate() {
 	// Output:
 	// running: 1
 	// running: 0
+}
+
+// LaunchAll launches a command's replacements all or none: the cloud has room for one of
+// the two, so the one it launched is terminated again and the host abandons the command.
+func ExampleLaunchAll() {
+	ctx := context.Background()
+	cloud := oneMachineCloud()
+	launched, err := cloudprovider.LaunchAll(ctx, cloud, claims("default-1", "default-2"))
+	running, _ := cloud.List(ctx)
+	fmt.Println(len(launched), cloudprovider.IsInsufficientCapacityError(err), len(running))
+	// Output: 0 true 0
 }

@@ -236,20 +236,14 @@ func (a *autoscaler) refresh(t *rapid.T) {
 	a.snap = a.snap.WithInstanceTypes(types)
 }
 
-// launch creates the planned claims (a capacity error leaves one unlaunched: nil) and checks
-// that the cloud launched one of each claim's options, at no more than its planned price
-// while no offering runs out of capacity; all reports whether every claim launched.
-func (a *autoscaler) launch(t *rapid.T, planned []*scheduling.NodeClaim) (launched []*v1.NodeClaim, all bool) {
-	launched, err := cloudprovider.Launch(a.ctx, a.cloud, scheduling.NodeClaimsFor(a.snap, planned, a.names.Next))
-	if err != nil {
-		t.Fatal(err)
-	}
-	all = true
+// launched checks the claims the cloud launched for planned (aligned, nil where it refused):
+// each on one of its claim's options, at no more than its planned price while no offering
+// runs out of capacity; it records them for termination.
+func (a *autoscaler) launched(t *rapid.T, planned []*scheduling.NodeClaim, launched []*v1.NodeClaim) {
 	for i, nc := range launched {
 		c := planned[i]
 		if nc == nil {
 			a.stats.CapacityErrors++
-			all = false
 			continue
 		}
 		typ := nc.Labels[v1.LabelInstanceType]
@@ -262,7 +256,6 @@ func (a *autoscaler) launch(t *rapid.T, planned []*scheduling.NodeClaim) (launch
 		a.claims[nc.Name] = nc
 		a.stats.Launched++
 	}
-	return launched, all
 }
 
 // register makes the launched claims' Nodes join, initialized.
@@ -286,7 +279,11 @@ func (a *autoscaler) provision(t *rapid.T) {
 	if vs := verify.Solve(a.snap, scheduling.Options{}, res); len(vs) > 0 {
 		t.Fatalf("Solve broke a rule: %v\n%s", vs, a.snap)
 	}
-	launched, _ := a.launch(t, res.NewNodeClaims)
+	launched, err := cloudprovider.Launch(a.ctx, a.cloud, scheduling.NodeClaimsFor(a.snap, res.NewNodeClaims, a.names.Next))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.launched(t, res.NewNodeClaims, launched)
 	for _, e := range res.ExistingNodes {
 		a.stats.PodsBound += len(e.Pods)
 	}
@@ -320,13 +317,17 @@ func (a *autoscaler) consolidate(t *rapid.T, events ...interruption.Event) {
 	before, saved, asPlanned := a.price(t), 0.0, true
 	cmds, _ := res.Batch() // the next Plan sees the rest again
 	for _, cmd := range cmds {
-		launched, all := a.launch(t, cmd.Replacements)
 		a.stats.Commands++
-		if !all { // Karpenter abandons a command whose replacements do not all launch
+		launched, err := cloudprovider.LaunchAll(a.ctx, a.cloud, scheduling.NodeClaimsFor(a.snap, cmd.Replacements, a.names.Next))
+		if cloudprovider.IsInsufficientCapacityError(err) { // Karpenter abandons the command
 			a.stats.Abandoned++
-			a.terminate(t, launched)
+			a.stats.CapacityErrors++
 			continue
 		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.launched(t, cmd.Replacements, launched)
 		for i, nc := range launched {
 			if p, ok := a.launchedPrice(nc); !ok || p > cmd.Replacements[i].Offering.Price+1e-9 {
 				asPlanned = false // the cloud failed over to another offering

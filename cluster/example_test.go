@@ -88,7 +88,10 @@ spec:
 		}
 		cmds, _ := plan.Batch() // the commands after the batch wait for the next Plan
 		for _, cmd := range cmds {
-			launched, err := cloudprovider.Launch(ctx, cloud, scheduling.NodeClaimsFor(snap, cmd.Replacements, names.Next))
+			launched, err := cloudprovider.LaunchAll(ctx, cloud, scheduling.NodeClaimsFor(snap, cmd.Replacements, names.Next))
+			if cloudprovider.IsInsufficientCapacityError(err) {
+				continue // abandoned, as Karpenter does; the next Plan sees those offerings unavailable
+			}
 			if err != nil {
 				panic(err)
 			}
