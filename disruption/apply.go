@@ -28,7 +28,7 @@ import (
 // elsewhere than those commands' Moves: after applying a command that moves pods, Plan again
 // before applying a later one, or a node may get both commands' pods. (The forceful commands
 // at the start of a Result share one simulation, the provisioner's, and may be applied
-// together.)
+// together.) Result.Batch picks the commands that may be applied so.
 func Apply(snap *cluster.Snapshot, cmd Command, launched []*v1.NodeClaim) (*cluster.Snapshot, error) {
 	if len(launched) != len(cmd.Replacements) {
 		return nil, fmt.Errorf("disruption: Apply: %d launched NodeClaims for %d replacements", len(launched), len(cmd.Replacements))
