@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -11,18 +12,20 @@ import (
 )
 
 // PDBLimits is the one reading of PodDisruptionBudgets that scheduling (which pods of a
-// Draining node are planned again) and disruption (which nodes may be disrupted, how a drain
+// Deleting node are planned again) and disruption (which nodes may be disrupted, how a drain
 // proceeds) share: a PDB allows the disruptions its status says when the snapshot carries a
 // status, and otherwise what Kubernetes' disruption controller would compute from the pods
 // the snapshot holds, pending ones included (expected but not healthy). A Snapshot reads its
 // PDBs once (see Snapshot.PDBLimits). Read-only once built; a nil PDBLimits blocks nothing.
 type PDBLimits struct {
 	items []pdbItem
+	index pdbIndex
 }
 
 type pdbItem struct {
 	pdb     *policyv1.PodDisruptionBudget
 	sel     labels.Selector
+	status  bool
 	allowed int32
 }
 
@@ -30,7 +33,7 @@ type pdbItem struct {
 // without a selector selects nothing; one whose selector does not parse is ignored, as the
 // disruption controller cannot compute it either.
 func NewPDBLimits(pdbs []*policyv1.PodDisruptionBudget, pods []*corev1.Pod) *PDBLimits {
-	l := &PDBLimits{}
+	l := &PDBLimits{index: pdbIndex{}}
 	for _, pdb := range pdbs {
 		if pdb == nil {
 			continue
@@ -43,15 +46,50 @@ func NewPDBLimits(pdbs []*policyv1.PodDisruptionBudget, pods []*corev1.Pod) *PDB
 			}
 			sel = x
 		}
-		it := pdbItem{pdb: pdb, sel: sel}
-		if hasPDBStatus(pdb) {
+		it := pdbItem{pdb: pdb, sel: sel, status: hasPDBStatus(pdb)}
+		if it.status {
 			it.allowed = pdb.Status.DisruptionsAllowed
-		} else {
-			it.allowed = computeAllowed(pdb, sel, pods)
 		}
+		l.index.add(pdb.Namespace, sel, len(l.items))
 		l.items = append(l.items, it)
 	}
-	return l
+	return l.recount(pods)
+}
+
+// recount is l read against pods: the same PDBs and selectors, the allowances of the PDBs
+// without a status computed again (what a fork that adds or removes pods needs).
+func (l *PDBLimits) recount(pods []*corev1.Pod) *PDBLimits {
+	out := &PDBLimits{items: slices.Clone(l.items), index: l.index}
+	computed := false
+	for _, it := range out.items {
+		computed = computed || !it.status
+	}
+	if !computed {
+		return out
+	}
+	// The disruption controller's counts: expected = the matching pods that are neither
+	// finished nor terminating (pending ones too), healthy = the Ready bound ones among them.
+	expected := make([]int, len(out.items))
+	healthy := make([]int, len(out.items))
+	var buf [8]int
+	for _, p := range pods {
+		if p == nil || IsTerminal(p) || p.DeletionTimestamp != nil {
+			continue
+		}
+		ready := p.Spec.NodeName != "" && PodReady(p)
+		for _, i := range out.matching(p, buf[:0]) {
+			expected[i]++
+			if ready {
+				healthy[i]++
+			}
+		}
+	}
+	for i := range out.items {
+		if it := &out.items[i]; !it.status {
+			it.allowed = allowedOf(it.pdb, expected[i], healthy[i])
+		}
+	}
+	return out
 }
 
 func hasPDBStatus(pdb *policyv1.PodDisruptionBudget) bool {
@@ -60,20 +98,9 @@ func hasPDBStatus(pdb *policyv1.PodDisruptionBudget) bool {
 		st.DisruptionsAllowed > 0 || len(st.Conditions) > 0
 }
 
-// computeAllowed is the disruption controller's arithmetic: expected = the matching pods that
-// are neither finished nor terminating (pending ones too), healthy = the Ready ones among
-// them, allowed = healthy - desired.
-func computeAllowed(pdb *policyv1.PodDisruptionBudget, sel labels.Selector, pods []*corev1.Pod) int32 {
-	expected, healthy := 0, 0
-	for _, p := range pods {
-		if p == nil || p.Namespace != pdb.Namespace || IsTerminal(p) || p.DeletionTimestamp != nil || !sel.Matches(labels.Set(p.Labels)) {
-			continue
-		}
-		expected++
-		if p.Spec.NodeName != "" && PodReady(p) {
-			healthy++
-		}
-	}
+// allowedOf is the disruption controller's arithmetic: allowed = healthy - desired, desired
+// from maxUnavailable or minAvailable over the expected pods.
+func allowedOf(pdb *policyv1.PodDisruptionBudget, expected, healthy int) int32 {
 	desired := 0
 	switch {
 	case pdb.Spec.MaxUnavailable != nil:
@@ -100,19 +127,15 @@ func (l *PDBLimits) Blocking(p *corev1.Pod) string {
 	if l == nil || len(l.items) == 0 || !Evicted(p) {
 		return ""
 	}
-	var matched []*pdbItem
-	for i := range l.items {
-		it := &l.items[i]
-		if it.pdb.Namespace == p.Namespace && it.sel.Matches(labels.Set(p.Labels)) {
-			matched = append(matched, it)
-		}
-	}
+	var buf [8]int
+	matched := l.matching(p, buf[:0])
 	switch {
 	case len(matched) > 1:
+		a, b := l.items[matched[0]].pdb, l.items[matched[1]].pdb
 		return fmt.Sprintf("pod %s/%s is selected by more than one PodDisruptionBudget (%s/%s, %s/%s)", p.Namespace, p.Name,
-			matched[0].pdb.Namespace, matched[0].pdb.Name, matched[1].pdb.Namespace, matched[1].pdb.Name)
-	case len(matched) == 1 && matched[0].allowed <= 0:
-		pdb := matched[0].pdb
+			a.Namespace, a.Name, b.Namespace, b.Name)
+	case len(matched) == 1 && l.items[matched[0]].allowed <= 0:
+		pdb := l.items[matched[0]].pdb
 		if pdb.Spec.UnhealthyPodEvictionPolicy != nil && *pdb.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow && !PodReady(p) {
 			return ""
 		}
@@ -128,19 +151,12 @@ func (l *PDBLimits) Allowance(p *corev1.Pod) (*policyv1.PodDisruptionBudget, int
 	if l == nil || !Evicted(p) {
 		return nil, 0
 	}
-	var found *pdbItem
-	for i := range l.items {
-		it := &l.items[i]
-		if it.pdb.Namespace == p.Namespace && it.sel.Matches(labels.Set(p.Labels)) {
-			if found != nil {
-				return nil, 0
-			}
-			found = it
-		}
-	}
-	if found == nil {
+	var buf [8]int
+	matched := l.matching(p, buf[:0])
+	if len(matched) != 1 {
 		return nil, 0
 	}
+	found := &l.items[matched[0]]
 	if pol := found.pdb.Spec.UnhealthyPodEvictionPolicy; pol != nil && *pol == policyv1.AlwaysAllow && !PodReady(p) {
 		return nil, 0
 	}

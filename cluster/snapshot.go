@@ -144,11 +144,16 @@ func New(o Objects) (*Snapshot, error) {
 }
 
 // readPDBs reads the PodDisruptionBudgets against every bound and pending pod (the
-// disruption controller's view; pods the snapshot does not plan are not counted).
+// disruption controller's view; pods the snapshot does not plan are not counted). A fork
+// that changed pods recounts its parent's reading (same PDBs, selectors and index).
 func (s *Snapshot) readPDBs() {
 	pods := append([]*corev1.Pod(nil), s.pending...)
 	for _, n := range s.nodes {
 		pods = append(pods, n.Pods...)
+	}
+	if s.pdbs != nil {
+		s.pdbs = s.pdbs.recount(pods)
+		return
 	}
 	s.pdbs = NewPDBLimits(s.objs.PodDisruptionBudgets, pods)
 }
