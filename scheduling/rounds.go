@@ -60,7 +60,7 @@ func (u *roundUndo) apply(topo *topology) {
 	}
 }
 
-// laterRound settles the NodeClaims still open where anti-affinity counted their pods, and
+// laterRound settles the NodeClaims still open where (anti-)affinity counted their pods, and
 // recounts the NodeClaims of limited NodePools when limits refused a pod in the round that
 // just ended; it returns the pods to try again (nil when there is no reason to).
 func (s *solver) laterRound(pods []*podData, errs map[*podData]podFailure) ([]*podData, *roundUndo) {
@@ -113,6 +113,9 @@ func (s *solver) settleOpen(u *roundUndo) bool {
 		pin := func(key string) string {
 			if v := singleValue(s.topo.get(reqs, key)); v != "" {
 				return v
+			}
+			if s.topo.get(reqs, key).Operator() == requirements.DoesNotExist {
+				return ""
 			}
 			if len(pinned) == 0 {
 				reqs = reqs.Copy()
