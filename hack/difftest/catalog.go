@@ -24,6 +24,9 @@ type instanceType struct {
 	Pods               int
 	Overhead           bool
 	Offers             []offer
+	GPUs               int    // nvidia.com/gpu capacity (0: none)
+	GPUName            string // example.com/gpu-name label when GPUs > 0
+	EphemeralGi        int    // ephemeral-storage capacity (0: not listed)
 }
 
 // allocatable CPU (millicores) and memory (MiB) after overhead.
@@ -35,13 +38,18 @@ func (t *instanceType) allocatable() (int, int) {
 }
 
 func (t *instanceType) labels() map[string]any {
-	return map[string]any{
+	l := map[string]any{
 		"kubernetes.io/arch": t.Arch,
 		"kubernetes.io/os":   "linux",
 		"example.com/family": t.Family,
 		"example.com/gen":    fmt.Sprint(t.Gen),
 		"example.com/cpu":    fmt.Sprint(t.CPU),
 	}
+	if t.GPUs > 0 {
+		l["example.com/gpu-name"] = t.GPUName
+		l["example.com/gpu-count"] = fmt.Sprint(t.GPUs)
+	}
+	return l
 }
 
 type family struct {
@@ -132,6 +140,13 @@ func catalogDoc(types []*instanceType) map[string]any {
 			"labels":    t.labels(),
 			"capacity":  map[string]any{"cpu": fmt.Sprint(t.CPU), "memory": fmt.Sprintf("%dGi", t.MemGi), "pods": fmt.Sprint(t.Pods)},
 			"offerings": offs,
+		}
+		capacity := m["capacity"].(map[string]any)
+		if t.GPUs > 0 {
+			capacity["nvidia.com/gpu"] = fmt.Sprint(t.GPUs)
+		}
+		if t.EphemeralGi > 0 {
+			capacity["ephemeral-storage"] = fmt.Sprintf("%dGi", t.EphemeralGi)
 		}
 		if t.Overhead {
 			m["overhead"] = map[string]any{"cpu": "100m", "memory": "256Mi"}

@@ -38,11 +38,23 @@ func begin(kind string, seed uint64) (*rand.Rand, *input, []*instanceType, []str
 // genPlan makes a `plan` input: 1–3 NodePools, a few existing nodes (some uninitialized) with
 // bound pods, DaemonSets, and pending workloads with constraints.
 func genPlan(seed uint64) *input {
-	r, in, types, zones := begin("plan", seed)
+	r := newRand("plan", seed)
+	in := &input{Kind: "plan", Seed: seed}
+	sh := newShapes(seed)
+	types := genCatalog(r)
+	types = sh.catalog(types, zonesOf(types))
+	in.Catalog = catalogDoc(types)
+	zones := zonesOf(types)
 	var pools []*pool
 	for i := range 1 + r.IntN(3) {
 		p := genPool(r, i, types)
+		sh.pool(p, types)
 		pools = append(pools, p)
+	}
+	if sh.gpu && sh.x.IntN(2) == 0 {
+		pools = append(pools, sh.gpuPool(len(pools)))
+	}
+	for _, p := range pools {
 		in.Docs = append(in.Docs, p.doc(false))
 		if p.LimitCPU > 0 || p.LimitNodes > 0 {
 			in.Features = append(in.Features, "limits")
@@ -53,6 +65,7 @@ func genPlan(seed uint64) *input {
 	for i := range apps {
 		apps[i] = fmt.Sprintf("app-%d", i)
 	}
+	in.Docs = append(in.Docs, sh.chooseNamespaces(apps)...)
 
 	// Existing nodes and their pods.
 	for i := range r.IntN(5) {
@@ -67,11 +80,15 @@ func genPlan(seed uint64) *input {
 		}
 		// No in-flight NodeClaims: the oracle cannot bind pods to a claim without a Node, so it
 		// places pending pods there again every round and the comparison means nothing.
-		in.Docs = append(in.Docs, n.doc())
+		nd := n.doc()
+		sh.node(nd, n)
+		in.Docs = append(in.Docs, nd)
 		if !n.Initialized && i%2 == 1 {
 			// Half the uninitialized nodes come with their NodeClaim (whose startup taints a
 			// pod may ignore), half as a bare Node.
-			in.Docs = append(in.Docs, n.claimDoc())
+			cd := n.claimDoc()
+			sh.node(cd, n)
+			in.Docs = append(in.Docs, cd)
 			in.Features = append(in.Features, "uninitialized-with-claim")
 		}
 		cpu, mem := t.allocatable()
@@ -101,12 +118,17 @@ func genPlan(seed uint64) *input {
 		if r.IntN(4) == 0 {
 			spec["nodeSelector"] = map[string]any{"kubernetes.io/arch": "amd64"}
 		}
+		sh.daemonSet(spec)
 		name := fmt.Sprintf("ds-%d", i)
 		in.Docs = append(in.Docs, map[string]any{"apiVersion": "apps/v1", "kind": "DaemonSet",
 			"metadata": map[string]any{"name": name, "namespace": "default"},
 			"spec": map[string]any{"selector": selector(name), "template": map[string]any{
 				"metadata": map[string]any{"labels": map[string]any{"app": name}}, "spec": spec}}})
 		in.Features = append(in.Features, "daemonset")
+	}
+
+	if sh.gpu && sh.x.IntN(3) != 0 {
+		in.Docs = append(in.Docs, sh.gpuDaemonSet())
 	}
 
 	// Pending workloads.
@@ -123,6 +145,8 @@ func genPlan(seed uint64) *input {
 		}
 		others := append(append([]string{}, apps[:i]...), apps[i+1:]...)
 		in.Features = append(in.Features, constraints(r, spec, app, others, pools, zones)...)
+		labels := map[string]any{"app": app}
+		sh.podShapes(spec, labels, app, others, pools, zones)
 		replicas := 1 + r.IntN(7)
 		switch k := r.IntN(10); {
 		case k == 0: // StatefulSet with zonal volumes
@@ -142,23 +166,30 @@ func genPlan(seed uint64) *input {
 			in.Docs = append(in.Docs, map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet",
 				"metadata": map[string]any{"name": app, "namespace": "default"},
 				"spec": map[string]any{"replicas": replicas, "serviceName": app, "selector": selector(app),
-					"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": app}}, "spec": spec},
+					"template": map[string]any{"metadata": map[string]any{"labels": labels}, "spec": spec},
 					"volumeClaimTemplates": []any{map[string]any{"metadata": map[string]any{"name": "data"},
 						"spec": map[string]any{"accessModes": []any{"ReadWriteOnce"}, "storageClassName": "ebs",
 							"resources": map[string]any{"requests": map[string]any{"storage": "10Gi"}}}}}}})
 			in.Features = append(in.Features, "statefulset-pvc")
 		case k < 3: // bare pods
+			vdocs, vspecs := sh.volumes(spec, app, replicas, zones)
+			in.Docs = append(in.Docs, vdocs...)
 			for j := range replicas {
-				in.Docs = append(in.Docs, podDoc(fmt.Sprintf("%s-%d", app, j), app, deepCopy(spec), nil))
+				ps := vspecs[j]
+				if ps == nil {
+					ps = deepCopy(spec)
+				}
+				in.Docs = append(in.Docs, podDoc(fmt.Sprintf("%s-%d", app, j), app, ps, map[string]any{"labels": deepCopy(labels)}))
 			}
 		default:
 			in.Docs = append(in.Docs, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
 				"metadata": map[string]any{"name": app, "namespace": "default"},
 				"spec": map[string]any{"replicas": replicas, "selector": selector(app),
-					"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": app}}, "spec": spec}}})
+					"template": map[string]any{"metadata": map[string]any{"labels": labels}, "spec": spec}}})
 		}
 	}
-	in.Features = uniq(in.Features)
+	sh.relocate(in.Docs)
+	in.Features = uniq(append(in.Features, sh.feats...))
 	return in
 }
 

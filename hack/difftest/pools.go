@@ -21,6 +21,15 @@ type pool struct {
 	Labels        map[string]string
 	LimitCPU      int // 0: none
 	LimitNodes    int // 0: none
+	LimitMemGi    int // 0: none
+
+	// shapes beyond the base generator (shapes.go)
+	ExcludeFamily string         // example.com/family NotIn [it]
+	GPU           int            // -1: example.com/gpu-name DoesNotExist, 1: Exists, 0: either
+	GPUTaint      bool           // nvidia.com/gpu=true:NoSchedule
+	PreferTaint   bool           // example.com/spare=true:PreferNoSchedule
+	MinValues     map[string]int // key -> minValues on that key's requirement
+	ExtraReqs     []any          // requirements that restrict no type (Exists, vacuous Lt)
 
 	// disruption
 	Policy           string
@@ -41,6 +50,9 @@ func (p *pool) allowsType(t *instanceType) bool {
 		return false
 	}
 	if p.Arch != "" && t.Arch != p.Arch {
+		return false
+	}
+	if p.ExcludeFamily == t.Family || (p.GPU < 0 && t.GPUs > 0) || (p.GPU > 0 && t.GPUs == 0) {
 		return false
 	}
 	return true
@@ -130,12 +142,38 @@ func (p *pool) doc(withDisruption bool) map[string]any {
 	if p.Zones != nil {
 		reqs = append(reqs, req("topology.kubernetes.io/zone", "In", p.Zones...))
 	}
+	if p.ExcludeFamily != "" {
+		reqs = append(reqs, req("example.com/family", "NotIn", p.ExcludeFamily))
+	}
+	switch p.GPU {
+	case -1:
+		reqs = append(reqs, req("example.com/gpu-name", "DoesNotExist"))
+	case 1:
+		reqs = append(reqs, req("example.com/gpu-name", "Exists"))
+	}
+	reqs = append(reqs, p.ExtraReqs...)
+	for _, rq := range reqs {
+		m := rq.(map[string]any)
+		if n := p.MinValues[m["key"].(string)]; n > 0 && m["operator"] != "DoesNotExist" {
+			m["minValues"] = n
+		}
+	}
 	tspec := map[string]any{
 		"requirements": reqs,
 		"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
 	}
+	var taints []any
 	if p.Taint {
-		tspec["taints"] = []any{p.taint()}
+		taints = append(taints, p.taint())
+	}
+	if p.GPUTaint {
+		taints = append(taints, map[string]any{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"})
+	}
+	if p.PreferTaint {
+		taints = append(taints, map[string]any{"key": "example.com/spare", "value": "true", "effect": "PreferNoSchedule"})
+	}
+	if taints != nil {
+		tspec["taints"] = taints
 	}
 	if p.StartupTaint {
 		tspec["startupTaints"] = []any{map[string]any{"key": "example.com/agent-not-ready", "effect": "NoSchedule"}}
@@ -154,6 +192,9 @@ func (p *pool) doc(withDisruption bool) map[string]any {
 	}
 	if p.LimitNodes > 0 {
 		limits["nodes"] = fmt.Sprint(p.LimitNodes)
+	}
+	if p.LimitMemGi > 0 {
+		limits["memory"] = fmt.Sprintf("%dGi", p.LimitMemGi)
 	}
 	if len(limits) > 0 {
 		spec["limits"] = limits
