@@ -1,15 +1,17 @@
 package disruption
 
 import (
-	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // BlockReason is a machine-readable code for one thing that keeps a node out of every
-// command. A kept node lists all that apply (Blocked.Blockers); Blocked.Reason is the
-// English of the first.
+// command. The set is closed. A kept node lists all that apply (Blocked.Blockers);
+// Blocked.Reason is the English of the first (Blocker.String).
 type BlockReason string
 
 // Block reasons. Blocker.Object names what each one concerns.
@@ -30,7 +32,7 @@ const (
 	BlockConsolidateNever     BlockReason = "ConsolidateNever"     // Object: the NodePool (consolidateAfter Never)
 	BlockWhenEmpty            BlockReason = "WhenEmpty"            // Object: the NodePool (policy WhenEmpty, node not empty)
 	BlockNotConsolidatable    BlockReason = "NotConsolidatable"    // Object: the instance type not offered, or the missing zone/capacity-type label
-	BlockPodUnschedulable     BlockReason = "PodUnschedulable"     // Object: namespace/pod the simulation cannot place
+	BlockPodUnschedulable     BlockReason = "PodUnschedulable"     // Object: namespace/pod the simulation cannot place (PodError), or places only on an uninitialized Node
 	BlockTooManyReplacements  BlockReason = "TooManyReplacements"  // consolidation would need several new nodes
 	BlockNoCheaperReplacement BlockReason = "NoCheaperReplacement" // no acceptable cheaper replacement
 	BlockBalanced             BlockReason = "Balanced"             // a Balanced NodePool's score rejects the move
@@ -39,51 +41,133 @@ const (
 	BlockNoDisruption         BlockReason = "NoDisruption"         // nothing blocks it: no method gains by disrupting it
 )
 
-// Blocker is one reason a node is kept, with the object it concerns.
+// Blocker is one reason a node is kept, as data: its code, the object it concerns and the
+// facts behind it. Which fields a code sets is documented at the field; the rest are zero.
+// String is its English, the only place that text is built.
 type Blocker struct {
 	Code   BlockReason
 	Object string
 	// Budget is the budget's disruption reason (Empty, Drifted, Underutilized), for BlockBudget.
 	Budget string
+	// Drift is the node's drift reason when this blocker is what keeps the drifted node from
+	// drift (the first pod blocker of a node without terminationGracePeriod, the Budget or
+	// PodUnschedulable of its drift attempt).
+	Drift string
+
+	// Pod is the pod (namespace/name) of DoNotDisruptPod, PDB (the node's first pod it
+	// blocks), PDBConflict and PodUnschedulable.
+	Pod string
+	// Annotation is DoNotDisruptPod's karpenter.sh/do-not-disrupt value ("true" or a
+	// duration).
+	Annotation string
+	// PDBs are the PodDisruptionBudgets (namespace/name) selecting PDBConflict's pod, in input
+	// order.
+	PDBs []string
+	// PodError is why PodUnschedulable's pod cannot be rescheduled, from the simulation; nil
+	// when the simulation placed it only on Node, which is not initialized yet.
+	PodError *scheduling.PodError
+	// Node is the uninitialized node or in-flight NodeClaim PodUnschedulable's pod would go to
+	// (PodError nil); a NodeClaim this Plan launched is named as in Command.Destinations.
+	Node string
+
+	// At is when a DoNotDisruptPod duration ends (nil for "true" or a pod without start
+	// time), when ConsolidateAfter's consolidateAfter elapses, and when RepairPending's node is
+	// repaired.
+	At *time.Time
+	// Duration is ConsolidateAfter's consolidateAfter and RepairPending's toleration.
+	Duration time.Duration
+
+	// Allowed, Nodes and Disrupting are Budget's numbers: the disruptions it allows, the
+	// NodePool's counted nodes, and those already disrupting. For RepairLimited, Allowed is how
+	// many unhealthy nodes still allow repair (maxUnhealthyPercent of Nodes, rounded up) and
+	// Nodes the nodes of NodePool (of the cluster when NodePool is ""), Unhealthy of them
+	// unhealthy.
+	Allowed, Nodes, Disrupting, Unhealthy int
+	// Detail is the text of an input error a blocker passes on: an invalid budget (Budget), the
+	// minValues error of a price-filtered replacement (NoCheaperReplacement, ReplacementMinValues).
+	Detail string
+
+	// NodePool is the NodePool that does not offer NotConsolidatable's instance type, the
+	// Balanced NodePool whose Score rejects the move, RepairLimited's NodePool.
+	NodePool string
+	// Label is the label NotConsolidatable's node lacks (zone or capacity type; "" when it is
+	// the instance type, Object, that NodePool does not offer).
+	Label string
+	// NewNodes is how many new nodes TooManyReplacements' consolidation would need.
+	NewNodes int
+	// Replacement says why NoCheaperReplacement found none (see ReplacementCode). Price is the
+	// candidates' price per hour; for ReplacementNotCheaper CheapestType and CheapestPrice are
+	// the cheapest instance type that fits and its price ("" when none has an offering);
+	// InstanceTypes are the cheaper spot types found for ReplacementTooFewSpotTypes.
+	Replacement   ReplacementCode
+	Price         float64
+	CheapestType  string
+	CheapestPrice float64
+	InstanceTypes int
+	// Score is Balanced's score of the move (below 1/balancedK).
+	Score float64
+	// Condition is the unhealthy node condition of RepairPending and RepairLimited.
+	Condition *corev1.NodeCondition
 }
 
-// block is a Blocker with its English, as Blocked.Reason shows it when it comes first.
-type block struct {
-	Blocker
-	text string
+// ReplacementCode says why consolidation found no acceptable cheaper replacement.
+type ReplacementCode string
+
+// Replacement codes (Blocker.Replacement of BlockNoCheaperReplacement).
+const (
+	// ReplacementNotCheaper: no launchable instance type is cheaper than Price.
+	ReplacementNotCheaper ReplacementCode = "NotCheaper"
+	// ReplacementSpotToSpotDisabled: every candidate is spot and Options.SpotToSpotConsolidation
+	// is off.
+	ReplacementSpotToSpotDisabled ReplacementCode = "SpotToSpotDisabled"
+	// ReplacementTooFewSpotTypes: single-node spot-to-spot consolidation needs
+	// minSpotToSpotTypes cheaper spot types, InstanceTypes were found.
+	ReplacementTooFewSpotTypes ReplacementCode = "TooFewSpotTypes"
+	// ReplacementMinValues: the cheaper instance types break the replacement's minValues
+	// (Detail).
+	ReplacementMinValues ReplacementCode = "MinValues"
+	// ReplacementSameType: multi-node consolidation would replace candidates by the instance
+	// type of one of them, at no lower price.
+	ReplacementSameType ReplacementCode = "SameInstanceType"
+)
+
+// key is what makes two blockers the same blocker: one PDB blocking many pods, or one budget
+// found exhausted by several methods, is listed once.
+type blockerKey struct {
+	code           BlockReason
+	object, budget string
 }
 
-func newBlock(code BlockReason, object, text string) block {
-	return block{Blocker: Blocker{Code: code, Object: object}, text: text}
-}
+func (b Blocker) key() blockerKey { return blockerKey{b.Code, b.Object, b.Budget} }
+
+func newBlock(code BlockReason, object string) Blocker { return Blocker{Code: code, Object: object} }
 
 // blocks lists, in the order Blocked.Reason picks its first, every reason n is kept.
-func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft) []block {
-	var out []block
-	add := func(b block) {
-		if !hasBlocker(out, b.Blocker) {
+func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft) []Blocker {
+	var out []Blocker
+	add := func(b Blocker) {
+		if !hasBlocker(out, b) {
 			out = append(out, b)
 		}
 	}
-	notCand := newBlock(n.notCandidateCode, n.notCandidateObject, n.notCandidate)
-	if n.notCandidate != "" && n.unavailable {
-		add(notCand)
+	if n.notCandidate.Code != "" && n.unavailable {
+		add(n.notCandidate)
 	}
 	if s.nominated[n.name] {
-		add(newBlock(BlockNominated, "", nominatedReason))
+		add(newBlock(BlockNominated, ""))
 	}
-	if n.notCandidate != "" && !n.unavailable {
-		add(notCand)
+	if n.notCandidate.Code != "" && !n.unavailable {
+		add(n.notCandidate)
 	}
 	if r, ok := s.reasons[n]; ok {
 		add(r)
 	}
 	if n.static() {
-		add(newBlock(BlockStatic, n.poolName, "static NodePool (static drift is not modelled)"))
+		add(newBlock(BlockStatic, n.poolName))
 	}
 	for i, b := range n.podBlockers {
 		if i == 0 && n.drift != "" && !n.hasTGP {
-			b.text = "drifted (" + n.drift + "), but " + b.text
+			b.Drift = n.drift
 		}
 		add(b)
 	}
@@ -91,13 +175,18 @@ func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft) []block
 		return s.withRepair(n, out)
 	}
 	if n.pool.Spec.Disruption.ConsolidateAfter.IsNever() {
-		add(newBlock(BlockConsolidateNever, n.poolName, "consolidateAfter is Never"))
+		add(newBlock(BlockConsolidateNever, n.poolName))
 	} else if s.now.Before(n.consolidatableAt) {
-		add(newBlock(BlockConsolidateAfter, n.poolName, fmt.Sprintf("not consolidatable yet: consolidateAfter %s elapses at %s",
-			n.pool.Spec.Disruption.ConsolidateAfter.String(), n.consolidatableAt.UTC().Format(time.RFC3339))))
+		b := newBlock(BlockConsolidateAfter, n.poolName)
+		at := n.consolidatableAt.UTC()
+		b.At = &at
+		if d := n.pool.Spec.Disruption.ConsolidateAfter.Duration; d != nil {
+			b.Duration = *d
+		}
+		add(b)
 	}
 	if !n.empty() && n.policy() == v1.ConsolidationPolicyWhenEmpty {
-		add(newBlock(BlockWhenEmpty, n.poolName, "consolidationPolicy is WhenEmpty and the node is not empty"))
+		add(newBlock(BlockWhenEmpty, n.poolName))
 	}
 	if !n.empty() {
 		if b := consolidationUnfit(n); b.Code != "" {
@@ -105,7 +194,7 @@ func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft) []block
 		}
 	}
 	if len(out) == 0 {
-		add(newBlock(BlockNoDisruption, "", "no disruption found: the node is needed as it is"))
+		add(newBlock(BlockNoDisruption, ""))
 	} else if !n.unavailable { // an unavailable node is outside the budgets' node count
 		out = append(out, s.budgetBlocks(n, out, left)...)
 	}
@@ -115,7 +204,7 @@ func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft) []block
 // budgetBlocks are the budgets, as the plan leaves them, that would stop n for the reasons
 // that apply to it (Empty or Underutilized, and Drifted when it drifted), unless listed in
 // have already: a node another blocker kept from every method still shows its exhausted budget.
-func (s *state) budgetBlocks(n *node, have []block, left map[v1.DisruptionReason]budgetLeft) []block {
+func (s *state) budgetBlocks(n *node, have []Blocker, left map[v1.DisruptionReason]budgetLeft) []Blocker {
 	reasons := []v1.DisruptionReason{v1.DisruptionReasonUnderutilized}
 	if n.empty() {
 		reasons[0] = v1.DisruptionReasonEmpty
@@ -123,23 +212,23 @@ func (s *state) budgetBlocks(n *node, have []block, left map[v1.DisruptionReason
 	if n.drift != "" {
 		reasons = append(reasons, v1.DisruptionReasonDrifted)
 	}
-	var out []block
+	var out []Blocker
 	for _, r := range reasons {
 		l := left[r]
 		if l.left[n.poolName] > 0 {
 			continue
 		}
 		b := l.why[n.poolName]
-		if !hasBlocker(have, b.Blocker) {
+		if !hasBlocker(have, b) {
 			out = append(out, b)
 		}
 	}
 	return out
 }
 
-func hasBlocker(bs []block, b Blocker) bool {
+func hasBlocker(bs []Blocker, b Blocker) bool {
 	for _, x := range bs {
-		if x.Blocker == b {
+		if x.key() == b.key() {
 			return true
 		}
 	}
@@ -149,7 +238,7 @@ func hasBlocker(bs []block, b Blocker) bool {
 // budgetLeft is budgets' answer for one disruption reason.
 type budgetLeft struct {
 	left map[string]int
-	why  map[string]block
+	why  map[string]Blocker
 }
 
 // budgetsLeft is every disruption reason's budgets as the plan leaves them.
@@ -163,25 +252,20 @@ func (s *state) budgetsLeft() map[v1.DisruptionReason]budgetLeft {
 }
 
 // withRepair puts why an unhealthy node is not repaired (yet) before its other blocks.
-func (s *state) withRepair(n *node, bs []block) []block {
-	if code, ok := s.mech.repairCode[n]; ok {
-		return append([]block{newBlock(code, "", s.mech.repair[n])}, bs...)
+func (s *state) withRepair(n *node, bs []Blocker) []Blocker {
+	if b, ok := s.mech.repair[n]; ok {
+		return append([]Blocker{b}, bs...)
 	}
 	return bs
 }
 
-// blocked is n's Blocked entry: the first block's English (after any repair note) and all codes.
+// blocked is n's Blocked entry: every blocker, and the English of the first (after any
+// repair note), the one place Blocked.Reason is built.
 func (s *state) blocked(n *node, left map[v1.DisruptionReason]budgetLeft) Blocked {
 	bs := s.blocks(n, left)
-	b := Blocked{Node: n.name, Blockers: make([]Blocker, 0, len(bs))}
-	for _, x := range bs {
-		b.Blockers = append(b.Blockers, x.Blocker)
-	}
-	first := bs[0]
-	if _, ok := s.mech.repairCode[n]; ok && len(bs) > 1 {
-		b.Reason = first.text + "; " + bs[1].text
-	} else {
-		b.Reason = first.text
+	b := Blocked{Node: n.name, Blockers: bs, Reason: bs[0].String()}
+	if _, ok := s.mech.repair[n]; ok && len(bs) > 1 {
+		b.Reason += "; " + bs[1].String()
 	}
 	return b
 }

@@ -1,7 +1,6 @@
 package disruption
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -33,18 +32,14 @@ type node struct {
 	disrupting  bool // counted and already disrupting in the input (NotReady, deleting)
 
 	// notCandidate is why the node cannot be a candidate of any graceful or eventual method
-	// (not managed, not initialized, deleting, do-not-disrupt node, ...); "" if it can.
-	notCandidate string
-	// notCandidateCode and notCandidateObject are notCandidate's code and object.
-	notCandidateCode   BlockReason
-	notCandidateObject string
+	// (not managed, not initialized, deleting, do-not-disrupt node, ...); code "" if it can.
+	notCandidate Blocker
 	// unavailable: notCandidate is a reason Karpenter checks before nomination (unmanaged,
 	// no Node, deleting, not initialized), so it is the reason reported even when nominated.
 	unavailable bool
-	// podBlocker is why the node's pods forbid a graceful disruption ("" if they do not).
-	podBlocker string
-	// podBlockers are every pod blocker (do-not-disrupt pods, PDBs), podBlocker's first.
-	podBlockers []block
+	// podBlockers are every reason the node's pods forbid a graceful disruption
+	// (do-not-disrupt pods, PDBs); none if they do not.
+	podBlockers []Blocker
 	hasTGP      bool
 
 	reschedulable []*corev1.Pod // pods a graceful disruption reschedules
@@ -60,10 +55,11 @@ type node struct {
 	expiresAt        time.Time // zero: never
 }
 
-func (n *node) empty() bool    { return n.cost <= 1.0 }
-func (n *node) ratio() float64 { return n.price / n.cost }
-func (n *node) static() bool   { return n.pool != nil && n.pool.Spec.Replicas != nil }
-func (n *node) isSpot() bool   { return n.ct == v1.CapacityTypeSpot }
+func (n *node) empty() bool      { return n.cost <= 1.0 }
+func (n *node) podBlocked() bool { return len(n.podBlockers) > 0 }
+func (n *node) ratio() float64   { return n.price / n.cost }
+func (n *node) static() bool     { return n.pool != nil && n.pool.Spec.Replicas != nil }
+func (n *node) isSpot() bool     { return n.ct == v1.CapacityTypeSpot }
 func (n *node) policy() v1.ConsolidationPolicy {
 	return n.pool.Spec.Disruption.ConsolidationPolicy
 }
@@ -73,30 +69,25 @@ func nodeLabels(sn *cluster.Node) map[string]string { return sn.Labels() }
 
 // podBlocks are the reasons p forbids a graceful disruption of its node: its active
 // do-not-disrupt annotation, then a PodDisruptionBudget allowing no disruption of it.
-func (s *state) podBlocks(p *corev1.Pod) []block {
-	var out []block
-	pod := p.Namespace + "/" + p.Name
-	if ok, why := cluster.DoNotDisrupt(p, s.now); ok {
-		out = append(out, newBlock(BlockDoNotDisruptPod, pod, fmt.Sprintf("pod %s has karpenter.sh/do-not-disrupt=%s", pod, why)))
+func (s *state) podBlocks(p *corev1.Pod) []Blocker {
+	var out []Blocker
+	pod := cluster.PodKey(p)
+	if value, until, ok := doNotDisrupt(p, s.now); ok {
+		out = append(out, Blocker{Code: BlockDoNotDisruptPod, Object: pod, Pod: pod, Annotation: value, At: until})
 	}
-	if why := s.pdbs.Blocking(p); why != "" {
-		if pdb, _ := s.pdbs.Allowance(p); pdb != nil {
-			out = append(out, newBlock(BlockPDB, pdb.Namespace+"/"+pdb.Name, why))
-		} else { // several PDBs select the pod
-			out = append(out, newBlock(BlockPDBConflict, pod, why))
-		}
+	if pdb, pdbs := s.pdbBlocking(p); pdb != "" {
+		out = append(out, Blocker{Code: BlockPDB, Object: pdb, Pod: pod})
+	} else if len(pdbs) > 0 {
+		out = append(out, Blocker{Code: BlockPDBConflict, Object: pod, Pod: pod, PDBs: pdbs})
 	}
 	return out
 }
 
 // addPodBlock records b once per code and object (one PDB blocking many pods is one blocker).
-func (n *node) addPodBlock(b block) {
-	for _, x := range n.podBlockers {
-		if x.Blocker == b.Blocker {
-			return
-		}
+func (n *node) addPodBlock(b Blocker) {
+	if !hasBlocker(n.podBlockers, b) {
+		n.podBlockers = append(n.podBlockers, b)
 	}
-	n.podBlockers = append(n.podBlockers, b)
 }
 
 // evictionCost is Karpenter's EvictionCost.
@@ -157,28 +148,26 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 	n.counted = n.pool != nil && n.initialized && !terminating
 	n.disrupting = n.counted && (n.deleting || (sn.Node != nil && !nodeReady(sn.Node)))
 
-	notCand := func(code BlockReason, object, text string) {
-		n.notCandidate, n.notCandidateCode, n.notCandidateObject = text, code, object
-	}
+	notCand := func(code BlockReason, object string) { n.notCandidate = newBlock(code, object) }
 	switch {
 	case n.poolName == "":
-		notCand(BlockNodePoolNotFound, "", "not managed by Karpenter (no karpenter.sh/nodepool label)")
+		notCand(BlockNodePoolNotFound, "")
 	case n.pool == nil:
-		notCand(BlockNodePoolNotFound, n.poolName, fmt.Sprintf("NodePool %q not found", n.poolName))
+		notCand(BlockNodePoolNotFound, n.poolName)
 	case sn.Node == nil:
-		notCand(BlockNoNode, "", "NodeClaim has no Node yet")
+		notCand(BlockNoNode, "")
 	case n.deleting || terminating:
-		notCand(BlockDeleting, "", "already deleting")
+		notCand(BlockDeleting, "")
 	case !n.initialized:
-		notCand(BlockUninitialized, "", "not initialized")
+		notCand(BlockUninitialized, "")
 	}
-	n.unavailable = n.notCandidate != ""
+	n.unavailable = n.notCandidate.Code != ""
 	switch {
-	case n.notCandidate != "":
+	case n.notCandidate.Code != "":
 	case sn.Node.Annotations[v1.DoNotDisruptAnnotationKey] == "true":
-		notCand(BlockDoNotDisruptNode, n.name, "node has karpenter.sh/do-not-disrupt=true")
+		notCand(BlockDoNotDisruptNode, n.name)
 	case len(s.snap.InstanceTypes()[n.poolName]) == 0:
-		notCand(BlockNoInstanceTypes, n.poolName, fmt.Sprintf("NodePool %q has no instance types", n.poolName))
+		notCand(BlockNoInstanceTypes, n.poolName)
 	}
 
 	// Pods: blockers, reschedulable pods, disruption cost.
@@ -188,23 +177,18 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 			continue
 		}
 		active := !cluster.IsTerminal(p) && p.DeletionTimestamp == nil
-		blocked := ""
+		blocked := false
 		if active {
 			bs := s.podBlocks(p)
 			for _, b := range bs {
 				n.addPodBlock(b)
 			}
-			if len(bs) > 0 {
-				blocked = bs[0].text
-			}
-		}
-		if blocked != "" && n.podBlocker == "" {
-			n.podBlocker = blocked
+			blocked = len(bs) > 0
 		}
 		if cluster.IsReschedulable(p) {
 			n.reschedulable = append(n.reschedulable, p)
 			n.cost += math.Max(0, evictionCost(p))
-			if blocked == "" {
+			if !blocked {
 				n.driftPods = append(n.driftPods, p)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // TestFidelity pins the behaviours of Karpenter's disruption controller that issue #6 found
@@ -32,7 +33,7 @@ func TestFidelity(t *testing.T) {
 		name        string
 		in          func() *fixture
 		commands    []string
-		blocked     map[string]string // node -> substring of its reason
+		blocked     map[string]Blocker // node -> the code and data of its first blocker
 		provisioned int
 		savings     []float64 // per command, when given
 	}{
@@ -47,7 +48,7 @@ func TestFidelity(t *testing.T) {
 					testNode("c", "p", "large", "", bound("z", "5")))
 			},
 			commands: []string{"single-node Underutilized [a] []"},
-			blocked:  map[string]string{"b": "nominated for a pending pod", "c": "no replacement is cheaper"},
+			blocked:  map[string]Blocker{"b": {Code: BlockNominated}, "c": {Code: BlockNoCheaperReplacement, Replacement: ReplacementNotCheaper}},
 		},
 		{
 			name: "a node the provisioner sends a pending pod to is nominated",
@@ -56,7 +57,7 @@ func TestFidelity(t *testing.T) {
 				in.Pods = append(in.Pods, pending("w", "1"))
 				return in
 			},
-			blocked: map[string]string{"a": "nominated for a pending pod"},
+			blocked: map[string]Blocker{"a": {Code: BlockNominated}},
 		},
 		{
 			// e expires; the provisioner sends its pods to h. x has drifted: Karpenter plans
@@ -71,7 +72,7 @@ func TestFidelity(t *testing.T) {
 				return in
 			},
 			commands:    []string{"expiration Expired [e] []", "drift Drifted [x] [medium/on-demand]"},
-			blocked:     map[string]string{"h": "nominated for a pending pod"},
+			blocked:     map[string]Blocker{"h": {Code: BlockNominated}},
 			savings:     []float64{0, 0.1 - 0.2}, // x is spot, the replacement on-demand
 			provisioned: 0,
 		},
@@ -89,7 +90,7 @@ func TestFidelity(t *testing.T) {
 				return in
 			},
 			commands: []string{"single-node Underutilized [m] [small/on-demand]"},
-			blocked:  map[string]string{"b": "already deleting", "c": "nominated for a pending pod"},
+			blocked:  map[string]Blocker{"b": {Code: BlockDeleting}, "c": {Code: BlockNominated}},
 		},
 		{
 			name: "a consolidation whose pod would first fit on an uninitialized node is refused",
@@ -100,7 +101,7 @@ func TestFidelity(t *testing.T) {
 					testNode("a", "p", "medium", "", bound("x", "1")),
 					uninitialized(testNode("u", "q", "large", "")))
 			},
-			blocked: map[string]string{"a": "would schedule on uninitialized node u", "u": "not initialized"},
+			blocked: map[string]Blocker{"a": {Code: BlockPodUnschedulable, Pod: "default/x", Node: "u"}, "u": {Code: BlockUninitialized}},
 		},
 		{
 			name: "initialized nodes are tried before uninitialized ones",
@@ -111,7 +112,7 @@ func TestFidelity(t *testing.T) {
 					testNode("c", "p", "large", "", bound("z", "6")))
 			},
 			commands: []string{"single-node Underutilized [a] []"},
-			blocked:  map[string]string{"b": "not initialized", "c": "nominated for a pending pod"},
+			blocked:  map[string]Blocker{"b": {Code: BlockUninitialized}, "c": {Code: BlockNominated}},
 		},
 		{
 			// Karpenter's expiration controller reads the NodeClaim: a Node being deleted whose
@@ -127,7 +128,7 @@ func TestFidelity(t *testing.T) {
 				return input([]*v1.NodePool{expiring("old")}, a, b)
 			},
 			commands: []string{"expiration Expired [a] []"},
-			blocked:  map[string]string{"b": "already deleting"},
+			blocked:  map[string]Blocker{"b": {Code: BlockDeleting}},
 			savings:  []float64{0},
 		},
 		{
@@ -144,7 +145,7 @@ func TestFidelity(t *testing.T) {
 					testNode("c", "p", "large", "", bound("z", "5")),
 					testNode("e", "p", "small", ""))
 			},
-			blocked: map[string]string{"a": "already deleting", "c": "nominated for a pending pod", "e": "allows no more Empty disruptions"},
+			blocked: map[string]Blocker{"a": {Code: BlockDeleting}, "c": {Code: BlockNominated}, "e": {Code: BlockBudget, Budget: "Empty"}},
 		},
 		{
 			// One Solve, as Karpenter simulates: the first new node is counted against the
@@ -164,7 +165,7 @@ func TestFidelity(t *testing.T) {
 					testNode("h", "p", "large", "", bound("h1", "8")),
 					testNode("x", "p", "large", v1.CapacityTypeSpot, apart("x1"), apart("x2")))
 			},
-			blocked: map[string]string{"x": "cannot be rescheduled"},
+			blocked: map[string]Blocker{"x": {Code: BlockPodUnschedulable, Pod: "default/x2", PodError: &scheduling.PodError{Code: scheduling.NodePoolLimit}}},
 		},
 		{
 			name: "one expiration command per NodeClaim; the provisioner launches for their pods",
@@ -187,11 +188,7 @@ func TestFidelity(t *testing.T) {
 			if got := cmdSummary(res); strings.Join(got, "\n") != strings.Join(tt.commands, "\n") {
 				t.Fatalf("commands:\n got %q\nwant %q\nblocked: %v", got, tt.commands, res.Blocked)
 			}
-			for node, want := range tt.blocked {
-				if got := blockedReason(res, node); !strings.Contains(got, want) {
-					t.Errorf("blocked[%s] = %q, want it to contain %q", node, got, want)
-				}
-			}
+			checkFirstBlockers(t, res, tt.blocked)
 			for i, want := range tt.savings {
 				if got := res.Commands[i].SavingsPerHour; got < want-1e-9 || got > want+1e-9 {
 					t.Errorf("command %d saves %v, want %v", i, got, want)

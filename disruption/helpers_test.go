@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"fmt"
+	"reflect"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -208,12 +209,52 @@ func blockedReason(r *Result, node string) string {
 	return ""
 }
 
-// hasBlockerOf reports whether node is kept with blocker b among its blockers.
+// firstBlockerOf is node's first blocker (the zero Blocker if it is not kept).
+func firstBlockerOf(r *Result, node string) Blocker {
+	for _, x := range r.Blocked {
+		if x.Node == node && len(x.Blockers) > 0 {
+			return x.Blockers[0]
+		}
+	}
+	return Blocker{}
+}
+
+// checkFirstBlockers: each node's first blocker has want's code and every field want sets
+// (a pointer field: the fields its target sets), whatever the others are.
+func checkFirstBlockers(t interface{ Errorf(string, ...any) }, r *Result, want map[string]Blocker) {
+	for node, w := range want {
+		if got := firstBlockerOf(r, node); !hasFields(reflect.ValueOf(got), reflect.ValueOf(w)) {
+			t.Errorf("first blocker of %s:\n got %#v\nwant the fields of %#v (%q)", node, got, w, blockedReason(r, node))
+		}
+	}
+}
+
+// hasFields reports whether got has every non-zero field of want (recursively through
+// pointers to structs).
+func hasFields(got, want reflect.Value) bool {
+	switch {
+	case want.IsZero():
+		return true
+	case want.Kind() == reflect.Pointer && want.Elem().Kind() == reflect.Struct:
+		return !got.IsNil() && hasFields(got.Elem(), want.Elem())
+	case want.Kind() == reflect.Struct && want.Type() != reflect.TypeOf(time.Time{}):
+		for i := 0; i < want.NumField(); i++ {
+			if !hasFields(got.Field(i), want.Field(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(got.Interface(), want.Interface())
+}
+
+// hasBlockerOf reports whether node is kept with blocker b (its code, object and budget)
+// among its blockers.
 func hasBlockerOf(r *Result, node string, b Blocker) bool {
 	for _, x := range r.Blocked {
 		if x.Node == node {
 			for _, y := range x.Blockers {
-				if y == b {
+				if y.key() == b.key() {
 					return true
 				}
 			}

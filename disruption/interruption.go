@@ -58,10 +58,9 @@ type mechState struct {
 	// forceful nodes are deleted with their termination deadline set to now (node repair):
 	// their pods are deleted at once, without eviction.
 	forceful map[*node]bool
-	// repair says why an unhealthy node is not repaired (yet).
-	repair map[*node]string
-	// repairCode is the code of each repair note.
-	repairCode map[*node]BlockReason
+	// repair says why an unhealthy node is not repaired (yet): RepairPending or
+	// RepairLimited.
+	repair map[*node]Blocker
 	// claimName names the in-flight node each launched NodeClaim became.
 	claimName map[*scheduling.NodeClaim]string
 }
@@ -128,7 +127,7 @@ func (s *state) interruptions() []InterruptionOutcome {
 				o.Code, o.Command = InterruptionDuplicate, deletedBy[n]
 			case s.taken[n]:
 				o.Code, o.Command = InterruptionDuplicate, s.commandOf(n)
-			case n.deleting || n.notCandidate == "already deleting":
+			case n.deleting || n.notCandidate.Code == BlockDeleting:
 				o.Code = InterruptionAlreadyDeleting
 			default:
 				o.Code = InterruptionDeleted

@@ -34,7 +34,7 @@ type state struct {
 	nominated   map[string]bool
 	provisioned []*scheduling.NodeClaim // what the provisioner pass launches
 	disrupting  map[string]int          // NodePool -> counted nodes disrupting (input + commands)
-	reasons     map[*node]block
+	reasons     map[*node]Blocker
 	failed      map[*node]bool // failed single-node consolidation (state only gets tighter)
 	failedDrift map[*node]bool
 	uninit      map[string]bool
@@ -58,12 +58,12 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (*Result, error) 
 		taken:       map[*node]bool{},
 		nominated:   map[string]bool{},
 		disrupting:  map[string]int{},
-		reasons:     map[*node]block{},
+		reasons:     map[*node]Blocker{},
 		failed:      map[*node]bool{},
 		failedDrift: map[*node]bool{},
 		uninit:      map[string]bool{},
 		cache:       scheduling.NewCache(),
-		mech:        mechState{forceful: map[*node]bool{}, repair: map[*node]string{}, repairCode: map[*node]BlockReason{}, claimName: map[*scheduling.NodeClaim]string{}},
+		mech:        mechState{forceful: map[*node]bool{}, repair: map[*node]Blocker{}, claimName: map[*scheduling.NodeClaim]string{}},
 	}
 	for i, np := range snap.NodePools() {
 		if np == nil {
@@ -144,49 +144,42 @@ func (s *state) result() *Result {
 
 // consolidationUnfit says why a node cannot be consolidated whatever the simulation says
 // (code "" if it can): its object is the instance type or the missing label.
-func consolidationUnfit(n *node) block {
+func consolidationUnfit(n *node) Blocker {
 	switch {
 	case n.it == nil:
-		return newBlock(BlockNotConsolidatable, n.labels[v1.LabelInstanceType],
-			fmt.Sprintf("instance type %q is not offered by NodePool %q", n.labels[v1.LabelInstanceType], n.poolName))
+		b := newBlock(BlockNotConsolidatable, n.labels[v1.LabelInstanceType])
+		b.NodePool = n.poolName
+		return b
 	case n.zone == "":
-		return newBlock(BlockNotConsolidatable, v1.LabelTopologyZone, "node has no "+v1.LabelTopologyZone+" label")
+		return Blocker{Code: BlockNotConsolidatable, Object: v1.LabelTopologyZone, Label: v1.LabelTopologyZone}
 	case n.ct == "":
-		return newBlock(BlockNotConsolidatable, v1.CapacityTypeLabelKey, "node has no "+v1.CapacityTypeLabelKey+" label")
+		return Blocker{Code: BlockNotConsolidatable, Object: v1.CapacityTypeLabelKey, Label: v1.CapacityTypeLabelKey}
 	}
-	return block{}
+	return Blocker{}
 }
 
-// budgets is, per NodePool, how many more nodes may be disrupted for reason.
-func (s *state) budgets(reason v1.DisruptionReason) (map[string]int, map[string]block) {
+// budgets is, per NodePool, how many more nodes may be disrupted for reason, and the Budget
+// blocker of each.
+func (s *state) budgets(reason v1.DisruptionReason) (map[string]int, map[string]Blocker) {
 	count := map[string]int{}
 	for _, n := range s.nodes {
 		if n.counted {
 			count[n.poolName]++
 		}
 	}
-	out, why := map[string]int{}, map[string]block{}
+	out, why := map[string]int{}, map[string]Blocker{}
 	for _, name := range s.names {
 		allowed, err := s.pools[name].AllowedDisruptions(s.now, count[name], reason)
 		left := max(allowed-s.disrupting[name], 0)
 		out[name] = left
+		b := Blocker{Code: BlockBudget, Object: name, Budget: string(reason), Allowed: allowed, Nodes: count[name], Disrupting: s.disrupting[name]}
 		if err != nil {
-			why[name] = budgetBlock(name, reason, fmt.Sprintf("disruption budget of NodePool %q is invalid: %v", name, err))
-		} else {
-			why[name] = budgetBlock(name, reason, fmt.Sprintf("disruption budget of NodePool %q allows no more %s disruptions (%d of %d nodes allowed, %d already disrupting)", name, reason, allowed, count[name], s.disrupting[name]))
+			b.Detail = err.Error()
 		}
+		why[name] = b
 	}
 	return out, why
 }
-
-func budgetBlock(pool string, reason v1.DisruptionReason, text string) block {
-	b := newBlock(BlockBudget, pool, text)
-	b.Budget = string(reason)
-	return b
-}
-
-// nominatedReason is why a nominated node is no candidate (Karpenter's wording).
-const nominatedReason = "nominated for a pending pod (the provisioner or an earlier command's simulation sends pods to it)"
 
 // commit records a command: its nodes are taken (their pods planned again in every later
 // simulation), the nodes its simulation sends pods to are nominated, its replacements become

@@ -3,7 +3,6 @@ package disruption
 import (
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +12,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 func emptyNodes(n int, poolName string) []*cluster.Node {
@@ -37,8 +37,7 @@ func TestPlan(t *testing.T) {
 		name     string
 		in       func() *fixture
 		commands []string
-		blocked  map[string]string      // node -> substring of its reason
-		first    map[string]BlockReason // node -> code of its first blocker
+		blocked  map[string]Blocker // node -> the code and data of its first blocker
 	}{
 		{
 			name: "empty node deleted, busy cheapest node stays",
@@ -46,19 +45,18 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", ""), testNode("b", "p", "small", "", bound("x", "1")))
 			},
 			commands: []string{"emptiness Empty [a] []"},
-			blocked:  map[string]string{"b": "no replacement is cheaper"},
+			blocked:  map[string]Blocker{"b": {Code: BlockNoCheaperReplacement, Replacement: ReplacementNotCheaper, Price: 0.1}},
 		},
 		{
 			name:     "budget 30% of 10 empty nodes deletes 3",
 			in:       func() *fixture { return input([]*v1.NodePool{pool("p", budget("30%"))}, emptyNodes(10, "p")...) },
 			commands: []string{"emptiness Empty [empty-00 empty-01 empty-02] []"},
-			blocked:  map[string]string{"empty-09": "allows no more Empty disruptions (3 of 10"},
+			blocked:  map[string]Blocker{"empty-09": {Code: BlockBudget, Object: "p", Budget: "Empty", Allowed: 3, Nodes: 10, Disrupting: 3}},
 		},
 		{
 			name:    "budget 0% deletes nothing",
 			in:      func() *fixture { return input([]*v1.NodePool{pool("p", budget("0%"))}, emptyNodes(3, "p")...) },
-			blocked: map[string]string{"empty-00": "allows no more Empty"},
-			first:   map[string]BlockReason{"empty-00": BlockBudget},
+			blocked: map[string]Blocker{"empty-00": {Code: BlockBudget, Budget: "Empty"}},
 		},
 		{
 			name: "budget counts nodes already deleting",
@@ -68,15 +66,14 @@ func TestPlan(t *testing.T) {
 				return in
 			},
 			commands: []string{"emptiness Empty [empty-01 empty-02] []"},
-			blocked:  map[string]string{"empty-00": "already deleting"},
+			blocked:  map[string]Blocker{"empty-00": {Code: BlockDeleting}},
 		},
 		{
 			name: "do-not-disrupt pod blocks consolidation",
 			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", annotated(bound("x", "1"), "true")))
 			},
-			blocked: map[string]string{"a": "do-not-disrupt=true"},
-			first:   map[string]BlockReason{"a": BlockDoNotDisruptPod},
+			blocked: map[string]Blocker{"a": {Code: BlockDoNotDisruptPod, Annotation: "true"}},
 		},
 		{
 			name: "elapsed do-not-disrupt duration does not block",
@@ -90,8 +87,7 @@ func TestPlan(t *testing.T) {
 			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", annotated(bound("x", "1"), "2h")))
 			},
-			blocked: map[string]string{"a": "do-not-disrupt=2h"},
-			first:   map[string]BlockReason{"a": BlockDoNotDisruptPod},
+			blocked: map[string]Blocker{"a": {Code: BlockDoNotDisruptPod, Annotation: "2h"}},
 		},
 		{
 			name: "do-not-disrupt node annotation",
@@ -100,8 +96,7 @@ func TestPlan(t *testing.T) {
 				n.Node.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
 				return input([]*v1.NodePool{pool("p")}, n)
 			},
-			blocked: map[string]string{"a": "node has karpenter.sh/do-not-disrupt"},
-			first:   map[string]BlockReason{"a": BlockDoNotDisruptNode},
+			blocked: map[string]Blocker{"a": {Code: BlockDoNotDisruptNode, Object: "a"}},
 		},
 		{
 			name: "PDB allowing no disruption blocks",
@@ -110,8 +105,7 @@ func TestPlan(t *testing.T) {
 				in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("x", 0, "x")}
 				return in
 			},
-			blocked: map[string]string{"a": "PodDisruptionBudget default/x allows no disruption"},
-			first:   map[string]BlockReason{"a": BlockPDB},
+			blocked: map[string]Blocker{"a": {Code: BlockPDB, Object: "default/x"}},
 		},
 		{
 			name: "PDB status disruptionsAllowed 0 blocks",
@@ -122,8 +116,7 @@ func TestPlan(t *testing.T) {
 				in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{b}
 				return in
 			},
-			blocked: map[string]string{"a": "allows no disruption"},
-			first:   map[string]BlockReason{"a": BlockPDB},
+			blocked: map[string]Blocker{"a": {Code: BlockPDB}},
 		},
 		{
 			name: "PDB with room does not block",
@@ -141,8 +134,7 @@ func TestPlan(t *testing.T) {
 				in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("x", 1, "x"), pdb("y", 1, "x")}
 				return in
 			},
-			blocked: map[string]string{"a": "more than one PodDisruptionBudget"},
-			first:   map[string]BlockReason{"a": BlockPDBConflict},
+			blocked: map[string]Blocker{"a": {Code: BlockPDBConflict}},
 		},
 		{
 			name: "consolidateAfter not elapsed",
@@ -151,8 +143,7 @@ func TestPlan(t *testing.T) {
 				np.Spec.Disruption.ConsolidateAfter = v1.MustParseNillableDuration("2h")
 				return input([]*v1.NodePool{np}, testNode("a", "p", "large", ""))
 			},
-			blocked: map[string]string{"a": "not consolidatable yet"},
-			first:   map[string]BlockReason{"a": BlockConsolidateAfter},
+			blocked: map[string]Blocker{"a": {Code: BlockConsolidateAfter}},
 		},
 		{
 			name: "consolidateAfter Never",
@@ -161,8 +152,7 @@ func TestPlan(t *testing.T) {
 				np.Spec.Disruption.ConsolidateAfter = v1.NeverDuration()
 				return input([]*v1.NodePool{np}, testNode("a", "p", "large", ""))
 			},
-			blocked: map[string]string{"a": "consolidateAfter is Never"},
-			first:   map[string]BlockReason{"a": BlockConsolidateNever},
+			blocked: map[string]Blocker{"a": {Code: BlockConsolidateNever}},
 		},
 		{
 			name: "expireAfter elapsed: forceful, ignores a 0 budget",
@@ -180,16 +170,14 @@ func TestPlan(t *testing.T) {
 				np.Spec.Disruption.ConsolidationPolicy = v1.ConsolidationPolicyWhenEmpty
 				return input([]*v1.NodePool{np}, testNode("a", "p", "large", "", bound("x", "1")))
 			},
-			blocked: map[string]string{"a": "WhenEmpty"},
-			first:   map[string]BlockReason{"a": BlockWhenEmpty},
+			blocked: map[string]Blocker{"a": {Code: BlockWhenEmpty}},
 		},
 		{
 			name: "spot-to-spot off",
 			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p", spotToo)}, testNode("a", "p", "large", v1.CapacityTypeSpot, bound("x", "1")))
 			},
-			blocked: map[string]string{"a": "spot-to-spot consolidation is disabled"},
-			first:   map[string]BlockReason{"a": BlockNoCheaperReplacement},
+			blocked: map[string]Blocker{"a": {Code: BlockNoCheaperReplacement, Replacement: ReplacementSpotToSpotDisabled}},
 		},
 		{
 			name: "spot-to-spot on, but fewer than 15 cheaper types",
@@ -198,8 +186,7 @@ func TestPlan(t *testing.T) {
 				in.Options.SpotToSpotConsolidation = true
 				return in
 			},
-			blocked: map[string]string{"a": "at least 15"},
-			first:   map[string]BlockReason{"a": BlockNoCheaperReplacement},
+			blocked: map[string]Blocker{"a": {Code: BlockNoCheaperReplacement, Replacement: ReplacementTooFewSpotTypes}},
 		},
 		{
 			name: "replace with a cheaper node (spot preferred when the NodePool allows it)",
@@ -228,7 +215,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "small", "", bound("x", "1")), testNode("b", "p", "large", "", bound("y", "6")))
 			},
 			commands: []string{"single-node Underutilized [a] []"},
-			blocked:  map[string]string{"b": "nominated for a pending pod"},
+			blocked:  map[string]Blocker{"b": {Code: BlockNominated}},
 		},
 		{
 			name: "multi-node merges two half-empty nodes into one cheaper",
@@ -243,7 +230,7 @@ func TestPlan(t *testing.T) {
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "3")), testNode("b", "p", "large", "", bound("y", "3")))
 			},
 			commands: []string{"single-node Underutilized [a] []"},
-			blocked:  map[string]string{"b": "nominated for a pending pod"},
+			blocked:  map[string]Blocker{"b": {Code: BlockNominated}},
 		},
 		{
 			name: "pods cannot reschedule",
@@ -252,8 +239,7 @@ func TestPlan(t *testing.T) {
 				p.Spec.NodeSelector = map[string]string{"team": "a"}
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", p))
 			},
-			blocked: map[string]string{"a": "cannot be rescheduled"},
-			first:   map[string]BlockReason{"a": BlockPodUnschedulable},
+			blocked: map[string]Blocker{"a": {Code: BlockPodUnschedulable, PodError: &scheduling.PodError{Code: scheduling.RequirementsUnsatisfiable}}},
 		},
 		{
 			name: "requirements drift replaces the node",
@@ -271,8 +257,7 @@ func TestPlan(t *testing.T) {
 				n.NodeClaim.Status.Conditions = []metav1.Condition{{Type: v1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: "AMIDrift"}}
 				return input([]*v1.NodePool{pool("p")}, n)
 			},
-			blocked: map[string]string{"a": "drifted (AMIDrift), but pod default/x has karpenter.sh/do-not-disrupt"},
-			first:   map[string]BlockReason{"a": BlockDoNotDisruptPod},
+			blocked: map[string]Blocker{"a": {Code: BlockDoNotDisruptPod, Pod: "default/x", Drift: "AMIDrift"}},
 		},
 		{
 			name: "uninitialized and unmanaged nodes",
@@ -283,8 +268,7 @@ func TestPlan(t *testing.T) {
 				delete(x.Node.Labels, v1.NodePoolLabelKey)
 				return input([]*v1.NodePool{pool("p")}, u, x, testNode("z", "nope", "large", ""))
 			},
-			blocked: map[string]string{"u": "not initialized", "z": `NodePool "nope" not found`},
-			first:   map[string]BlockReason{"u": BlockUninitialized, "z": BlockNodePoolNotFound},
+			blocked: map[string]Blocker{"u": {Code: BlockUninitialized}, "z": {Code: BlockNodePoolNotFound, Object: "nope"}},
 		},
 	}
 	for _, tt := range tests {
@@ -297,16 +281,7 @@ func TestPlan(t *testing.T) {
 			if got := cmdSummary(res); !reflect.DeepEqual(got, tt.commands) {
 				t.Errorf("commands:\n got %q\nwant %q\nblocked: %+v", got, tt.commands, res.Blocked)
 			}
-			for node, want := range tt.blocked {
-				if got := blockedReason(res, node); !strings.Contains(got, want) {
-					t.Errorf("blocked[%s] = %q, want it to contain %q", node, got, want)
-				}
-			}
-			for node, want := range tt.first {
-				if got := firstBlocker(res, node); got != want {
-					t.Errorf("first blocker of %s = %q, want %q (%q)", node, got, want, blockedReason(res, node))
-				}
-			}
+			checkFirstBlockers(t, res, tt.blocked)
 			checkNothingLost(t, in, res)
 			for _, c := range res.Commands {
 				if c.Reason == ReasonUnderutilized && c.SavingsPerHour <= 0 {
@@ -359,12 +334,15 @@ func checkBlockers(t interface{ Errorf(string, ...any) }, b Blocked) {
 	if len(b.Blockers) == 0 {
 		t.Errorf("node %s blocked without blockers (%q)", b.Node, b.Reason)
 	}
-	seen := map[Blocker]bool{}
+	seen := map[blockerKey]bool{}
 	for _, x := range b.Blockers {
-		if seen[x] {
+		if seen[x.key()] {
 			t.Errorf("node %s lists blocker %+v twice", b.Node, x)
 		}
-		seen[x] = true
+		seen[x.key()] = true
+		if text := x.String(); text == "" || text == string(x.Code) {
+			t.Errorf("node %s: blocker %+v has no English (%q)", b.Node, x, text)
+		}
 		if x.Code == BlockNoDisruption && len(b.Blockers) > 1 {
 			t.Errorf("node %s: NoDisruption next to other blockers %+v", b.Node, b.Blockers)
 		}

@@ -73,27 +73,31 @@ func (s *state) repair() {
 		if u == nil {
 			continue
 		}
-		scope, what := n.poolName, fmt.Sprintf("NodePool %q", n.poolName)
+		scope := n.poolName
 		if scope == "" {
-			scope, what = cluster, "the cluster"
+			scope = cluster
 		}
-		cond := fmt.Sprintf("%s=%s since %s", u.cond.Type, u.cond.Status, u.cond.LastTransitionTime.UTC().Format(time.RFC3339))
+		cond := u.cond
 		if s.now.Before(u.at) {
-			s.mech.repair[n] = fmt.Sprintf("unhealthy (%s), repaired at %s once its toleration of %s ends", cond, u.at.UTC().Format(time.RFC3339), u.tol)
-			s.mech.repairCode[n] = BlockRepairPending
+			at := u.at.UTC()
+			s.mech.repair[n] = Blocker{Code: BlockRepairPending, Condition: &cond, At: &at, Duration: u.tol}
 			continue
 		}
 		if limit := ceilPercent(maxUnhealthyPercent, total[scope]); sick[scope] > limit {
-			s.mech.repair[n] = fmt.Sprintf("unhealthy (%s), but node repair is blocked: %d of %d nodes of %s are unhealthy, more than %d%% (%d)",
-				cond, sick[scope], total[scope], what, maxUnhealthyPercent, limit)
-			s.mech.repairCode[n] = BlockRepairLimited
+			s.mech.repair[n] = Blocker{Code: BlockRepairLimited, Condition: &cond, NodePool: n.poolName,
+				Unhealthy: sick[scope], Nodes: total[scope], Allowed: limit}
 			continue
 		}
 		s.mech.forceful[n] = true
 		s.commit(Command{Method: MethodRepair, Reason: ReasonUnhealthy,
-			Detail: fmt.Sprintf("%s, tolerated for %s", cond, u.tol)}, []*node{n}, nil)
+			Detail: fmt.Sprintf("%s, tolerated for %s", conditionText(cond), u.tol)}, []*node{n}, nil)
 	}
 }
 
 // ceilPercent is pct % of n, rounded up (as intstr scales a percentage with roundUp).
 func ceilPercent(pct, n int) int { return (pct*n + 99) / 100 }
+
+// conditionText is a node condition as the reasons show it: Type=Status since when.
+func conditionText(c corev1.NodeCondition) string {
+	return fmt.Sprintf("%s=%s since %s", c.Type, c.Status, c.LastTransitionTime.UTC().Format(time.RFC3339))
+}

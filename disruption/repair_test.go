@@ -147,3 +147,42 @@ func TestEveryAWSRepairPolicy(t *testing.T) {
 		}
 	}
 }
+
+// Why an unhealthy node is not repaired is data: the condition, when its toleration ends,
+// or the unhealthy count against the cap.
+func TestRepairBlockersAsData(t *testing.T) {
+	since := now.Add(-29 * time.Minute)
+	t.Run("toleration not over", func(t *testing.T) {
+		in := input([]*v1.NodePool{pool("p")}, condition(testNode("bad", "p", "small", "", bound("b1", "1")), corev1.NodeReady, corev1.ConditionFalse, since))
+		in.RepairPolicies = awsRepairPolicies
+		res, err := plan(t, in)
+		require.NoError(t, err)
+		b := firstBlockerOf(res, "bad")
+		require.Equal(t, BlockRepairPending, b.Code, blockedReason(res, "bad"))
+		require.NotNil(t, b.Condition)
+		assert.Equal(t, corev1.NodeReady, b.Condition.Type)
+		assert.Equal(t, corev1.ConditionFalse, b.Condition.Status)
+		assert.True(t, since.Equal(b.Condition.LastTransitionTime.Time))
+		require.NotNil(t, b.At)
+		assert.Equal(t, since.Add(30*time.Minute), *b.At)
+		assert.Equal(t, 30*time.Minute, b.Duration)
+	})
+	t.Run("too many unhealthy", func(t *testing.T) {
+		var nodes []*cluster.Node
+		for _, name := range []string{"bad", "sick"} {
+			nodes = append(nodes, condition(testNode(name, "p", "small", "", bound(name+"-pod", "1")), corev1.NodeReady, corev1.ConditionFalse, now.Add(-time.Hour)))
+		}
+		for _, name := range []string{"ok1", "ok2", "ok3"} {
+			nodes = append(nodes, testNode(name, "p", "small", "", bound(name+"-pod", "1")))
+		}
+		in := input([]*v1.NodePool{pool("p", budget("0"))}, nodes...) // no consolidation takes them
+		in.RepairPolicies = awsRepairPolicies
+		res, err := plan(t, in)
+		require.NoError(t, err)
+		b := firstBlockerOf(res, "bad")
+		require.Equal(t, BlockRepairLimited, b.Code, blockedReason(res, "bad"))
+		assert.Equal(t, Blocker{Code: BlockRepairLimited, Condition: b.Condition, NodePool: "p", Unhealthy: 2, Nodes: 5, Allowed: 1}, b)
+		require.NotNil(t, b.Condition)
+		assert.Equal(t, corev1.NodeReady, b.Condition.Type)
+	})
+}

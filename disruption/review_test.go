@@ -87,7 +87,11 @@ func TestBalancedScoresMoves(t *testing.T) {
 	res, err := plan(t, input([]*v1.NodePool{pool("p", balanced)}, nodes...))
 	require.NoError(t, err)
 	assert.Empty(t, res.Commands, "saving $0.2/h of $4.4/h does not justify moving 5 of 15 pods")
-	assert.Equal(t, BlockBalanced, firstBlocker(res, "n1"), blockedReason(res, "n1"))
+	b := firstBlockerOf(res, "n1")
+	assert.Equal(t, BlockBalanced, b.Code, blockedReason(res, "n1"))
+	assert.Equal(t, "p", b.NodePool)
+	// (0.2 saved / 4.4 the NodePool costs) / (6 of its 26 disruption cost)
+	assert.InDelta(t, 0.2/4.4/(6.0/26), b.Score, 1e-9)
 
 	res, err = plan(t, input([]*v1.NodePool{pool("p")}, nodes...))
 	require.NoError(t, err)

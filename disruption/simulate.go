@@ -9,6 +9,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -23,7 +24,7 @@ const maxMultiNodeCandidates = 100
 type simulation struct {
 	res  *scheduling.Result
 	own  map[*corev1.Pod]bool // the candidates' pods (the others are pending pods)
-	fail block                // why the candidates' pods cannot all be rescheduled (code "" if they can)
+	fail Blocker              // why the candidates' pods cannot all be rescheduled (code "" if they can)
 }
 
 // simulate reschedules podsOf(candidate) for every candidate, together with the pending
@@ -80,11 +81,12 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 		return nil, fmt.Errorf("disruption: simulating %s: %w", joinNames(cands), err)
 	}
 	sim.res = res
-	for _, e := range res.PodErrors {
+	for i := range res.PodErrors {
 		// Every pod that is not merely pending must find a home: the candidates' pods, and
 		// those of deleting nodes (Karpenter's AllNonPendingPodsScheduled).
-		if sim.own[e.Pod] || e.Pod.Spec.NodeName != "" {
-			sim.fail = newBlock(BlockPodUnschedulable, e.Pod.Namespace+"/"+e.Pod.Name, fmt.Sprintf("pod %s/%s cannot be rescheduled: %s", e.Pod.Namespace, e.Pod.Name, e.Reason))
+		if e := &res.PodErrors[i]; sim.own[e.Pod] || e.Pod.Spec.NodeName != "" {
+			pod := cluster.PodKey(e.Pod)
+			sim.fail = Blocker{Code: BlockPodUnschedulable, Object: pod, Pod: pod, PodError: e}
 			return sim, nil
 		}
 	}
@@ -96,7 +98,8 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 		}
 		for _, p := range pl.Pods {
 			if sim.own[p] {
-				sim.fail = newBlock(BlockPodUnschedulable, p.Namespace+"/"+p.Name, fmt.Sprintf("pod %s/%s would schedule on uninitialized node %s", p.Namespace, p.Name, pl.Name))
+				pod := cluster.PodKey(p)
+				sim.fail = Blocker{Code: BlockPodUnschedulable, Object: pod, Pod: pod, Node: pl.Name}
 				return sim, nil
 			}
 		}
@@ -148,10 +151,10 @@ func claimsPrice(claims []*scheduling.NodeClaim) float64 {
 }
 
 // consolidate is Karpenter's computeConsolidation: a command, or why there is none.
-func (s *state) consolidate(cands []*node, multi bool) (*Command, *simulation, block, error) {
+func (s *state) consolidate(cands []*node, multi bool) (*Command, *simulation, Blocker, error) {
 	sim, err := s.simulateConsolidation(cands)
 	if err != nil {
-		return nil, nil, block{}, err
+		return nil, nil, Blocker{}, err
 	}
 	if sim.fail.Code != "" {
 		return nil, nil, sim.fail, nil
@@ -166,18 +169,18 @@ func (s *state) consolidate(cands []*node, multi bool) (*Command, *simulation, b
 	case n == 0:
 		cmd = &Command{Method: method, Reason: ReasonUnderutilized, SavingsPerHour: candPrice}
 	case n > 1:
-		return nil, nil, newBlock(BlockTooManyReplacements, "", fmt.Sprintf("consolidation would need %d new nodes (it replaces nodes by at most one)", n)), nil
+		return nil, nil, Blocker{Code: BlockTooManyReplacements, NewNodes: n}, nil
 	default:
 		r, why := s.cheaper(sim.res.NewNodeClaims[0], cands, candPrice, multi)
 		if r == nil {
-			return nil, nil, newBlock(BlockNoCheaperReplacement, "", why), nil
+			return nil, nil, why, nil
 		}
 		cmd = &Command{Method: method, Reason: ReasonUnderutilized, Replacements: []*scheduling.NodeClaim{r}, SavingsPerHour: candPrice - r.Offering.Price}
 	}
-	if why := s.balancedRejects(cands, cmd.SavingsPerHour); why != "" {
-		return nil, nil, newBlock(BlockBalanced, "", why), nil
+	if why := s.balancedRejects(cands, cmd.SavingsPerHour); why.Code != "" {
+		return nil, nil, why, nil
 	}
-	return cmd, sim, block{}, nil
+	return cmd, sim, Blocker{}, nil
 }
 
 // balancedK is Karpenter's BalancedK: a Balanced NodePool approves a move when its share of
@@ -188,7 +191,7 @@ const balancedK = 2
 // (reference §3.13): savings are attributed to each NodePool by its share of the candidates'
 // price; score = (pool savings / pool cost) / (candidates' disruption cost / pool disruption
 // cost). Every Balanced NodePool must reach 1/k; other policies always pass.
-func (s *state) balancedRejects(cands []*node, savings float64) string {
+func (s *state) balancedRejects(cands []*node, savings float64) Blocker {
 	candPrice := totalPrice(cands)
 	pools := map[string][]*node{}
 	var names []string
@@ -224,10 +227,10 @@ func (s *state) balancedRejects(cands []*node, savings float64) string {
 			}
 		}
 		if score < 1.0/balancedK {
-			return fmt.Sprintf("NodePool %q is Balanced and scores this move %.2f, below %.2f (its savings are too small for the pods it disrupts)", name, score, 1.0/balancedK)
+			return Blocker{Code: BlockBalanced, NodePool: name, Score: score}
 		}
 	}
-	return ""
+	return Blocker{}
 }
 
 // byPrice keeps the types whose worst-case launch price for reqs is below maxPrice.
@@ -251,21 +254,32 @@ func launchable(its cloudprovider.InstanceTypes, reqs requirements.Requirements)
 	return out
 }
 
-func minValuesError(its cloudprovider.InstanceTypes, reqs requirements.Requirements) (int, string) {
+// minValuesError is how many instance types minValues needs of its, or the
+// ReplacementMinValues blocker when its break them.
+func minValuesError(its cloudprovider.InstanceTypes, reqs requirements.Requirements) (int, *Blocker) {
 	if !cloudprovider.HasMinValues(reqs) {
-		return 0, ""
+		return 0, nil
 	}
 	n, _, err := its.SatisfiesMinValues(reqs)
 	if err != nil {
-		return n, "filtering the replacement's instance types by price breaks minValues: " + err.Error()
+		return n, noReplacement(ReplacementMinValues, func(b *Blocker) { b.Detail = err.Error() })
 	}
-	return n, ""
+	return n, nil
+}
+
+// noReplacement is the NoCheaperReplacement blocker of code, with set's facts.
+func noReplacement(code ReplacementCode, set func(*Blocker)) *Blocker {
+	b := &Blocker{Code: BlockNoCheaperReplacement, Replacement: code}
+	if set != nil {
+		set(b)
+	}
+	return b
 }
 
 // cheaper narrows the simulation's replacement to instance types strictly cheaper than the
 // candidates (Karpenter's price filter, spot-to-spot rules, spot preference and, for
 // multi-node, filterOutSameInstanceType). It returns nil and why when none is left.
-func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice float64, multi bool) (*scheduling.NodeClaim, string) {
+func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice float64, multi bool) (*scheduling.NodeClaim, Blocker) {
 	reqs := claim.Requirements.Copy()
 	opts := claim.InstanceTypeOptions.OrderByPrice(reqs)
 	allSpot := true
@@ -273,38 +287,41 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 		allSpot = allSpot && c.isSpot()
 	}
 	ct := reqs.Get(v1.CapacityTypeLabelKey)
-	noCheaper := fmt.Sprintf("no replacement is cheaper than $%.4f/h", candPrice)
-	if len(opts) > 0 {
-		if p, ok := cheapestOffering(opts[:1], reqs); ok {
-			noCheaper += fmt.Sprintf(" (cheapest fit: %s at $%.4f/h)", opts[0].Name, p.Price)
+	noCheaper := noReplacement(ReplacementNotCheaper, func(b *Blocker) {
+		b.Price = candPrice
+		if len(opts) > 0 {
+			if p, ok := cheapestOffering(opts[:1], reqs); ok {
+				b.CheapestType, b.CheapestPrice = opts[0].Name, p.Price
+			}
 		}
-	}
+	})
 	if allSpot && ct.Has(v1.CapacityTypeSpot) {
 		if !s.opts.SpotToSpotConsolidation {
-			return nil, "spot-to-spot consolidation is disabled (SpotToSpotConsolidation) and every candidate is spot"
+			return nil, *noReplacement(ReplacementSpotToSpotDisabled, nil)
 		}
 		reqs.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
 		opts = byPrice(launchable(opts, reqs), reqs, candPrice)
 		if len(opts) == 0 {
-			return nil, noCheaper
+			return nil, *noCheaper
 		}
 		need, why := minValuesError(opts, reqs)
-		if why != "" {
-			return nil, why
+		if why != nil {
+			return nil, *why
 		}
 		if !multi {
 			if len(opts) < minSpotToSpotTypes {
-				return nil, fmt.Sprintf("spot-to-spot consolidation needs at least %d cheaper spot instance types, found %d", minSpotToSpotTypes, len(opts))
+				found := len(opts)
+				return nil, *noReplacement(ReplacementTooFewSpotTypes, func(b *Blocker) { b.InstanceTypes = found })
 			}
 			opts = opts[:min(len(opts), max(minSpotToSpotTypes, need))]
 		}
 	} else {
 		opts = byPrice(opts, reqs, candPrice)
 		if len(opts) == 0 {
-			return nil, noCheaper
+			return nil, *noCheaper
 		}
-		if _, why := minValuesError(opts, reqs); why != "" {
-			return nil, why
+		if _, why := minValuesError(opts, reqs); why != nil {
+			return nil, *why
 		}
 		if ct.Has(v1.CapacityTypeSpot) && ct.Has(v1.CapacityTypeOnDemand) {
 			spot := reqs.Copy()
@@ -315,9 +332,9 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 		}
 	}
 	if multi {
-		var why string
-		if opts, why = filterOutSameInstanceType(opts, reqs, cands); why != "" {
-			return nil, why
+		var why *Blocker
+		if opts, why = filterOutSameInstanceType(opts, reqs, cands); why != nil {
+			return nil, *why
 		}
 	}
 	names := make([]string, 0, len(opts))
@@ -335,10 +352,10 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 		}
 	}
 	if best == nil {
-		return nil, noCheaper
+		return nil, *noCheaper
 	}
 	r.Offering = best
-	return &r, ""
+	return &r, Blocker{}
 }
 
 func cheapestOffering(its cloudprovider.InstanceTypes, reqs requirements.Requirements) (*cloudprovider.Offering, bool) {
@@ -354,7 +371,7 @@ func cheapestOffering(its cloudprovider.InstanceTypes, reqs requirements.Require
 // filterOutSameInstanceType: when a replacement option is the instance type of a candidate,
 // the replacement must be cheaper than the cheapest such candidate (no "delete 2×A, launch
 // 1×A" when "delete 1×A" would do).
-func filterOutSameInstanceType(opts cloudprovider.InstanceTypes, reqs requirements.Requirements, cands []*node) (cloudprovider.InstanceTypes, string) {
+func filterOutSameInstanceType(opts cloudprovider.InstanceTypes, reqs requirements.Requirements, cands []*node) (cloudprovider.InstanceTypes, *Blocker) {
 	names := map[string]bool{}
 	for _, it := range opts {
 		names[it.Name] = true
@@ -367,14 +384,14 @@ func filterOutSameInstanceType(opts cloudprovider.InstanceTypes, reqs requiremen
 		}
 	}
 	if !same {
-		return opts, ""
+		return opts, nil
 	}
 	opts = byPrice(opts, reqs, maxPrice)
 	if len(opts) == 0 {
-		return nil, "the replacement would be the instance type of a candidate"
+		return nil, noReplacement(ReplacementSameType, nil)
 	}
-	if _, why := minValuesError(opts, reqs); why != "" {
+	if _, why := minValuesError(opts, reqs); why != nil {
 		return nil, why
 	}
-	return opts, ""
+	return opts, nil
 }

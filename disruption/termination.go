@@ -9,6 +9,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // Drain is the termination plan Karpenter's termination finalizer runs for one node being
@@ -40,9 +41,26 @@ type Drain struct {
 	// TerminatesAtDeadline (TerminatesAt) or TerminatesBlocked.
 	Terminates   TerminationCode
 	TerminatesAt *time.Time
-	// Stalled is why the drain cannot finish before the deadline ("" when it can).
-	Stalled string
+	// StallCode says why the drain cannot finish before the deadline ("" when it can);
+	// Waiting are the pods it waits for (namespace/name, in drain order), each with its
+	// Code. Stalled is StallCode's English (StalledText).
+	StallCode StallCode
+	Waiting   []string
+	Stalled   string
 }
+
+// StallCode says why a drain cannot finish before its deadline. The set is closed.
+type StallCode string
+
+// Stall codes.
+const (
+	// StallUntilDeadline: pods wait for their PodDisruptionBudget or do-not-disrupt until
+	// the terminationGracePeriod deadline deletes them.
+	StallUntilDeadline StallCode = "UntilDeadline"
+	// StallNoDeadline: pods wait for their PodDisruptionBudget or do-not-disrupt and no
+	// terminationGracePeriod forces them (Terminates is TerminatesBlocked).
+	StallNoDeadline StallCode = "NoDeadline"
+)
 
 // DrainGroup is one eviction group.
 type DrainGroup struct {
@@ -97,12 +115,61 @@ const (
 	TerminatesBlocked TerminationCode = "Blocked"
 )
 
+// DrainReason says why a drained pod waits or is left alone. The set is closed; PodDrain's
+// fields named at each code carry the object it concerns.
+type DrainReason string
+
+// Drain reasons.
+const (
+	// LeftFinished: the pod has finished (DrainLeaveAlone).
+	LeftFinished DrainReason = "Finished"
+	// LeftStatic: a static (mirror) pod, the kubelet's; it ends with the node (DrainLeaveAlone).
+	LeftStatic DrainReason = "StaticPod"
+	// LeftTolerates: it tolerates karpenter.sh/disrupted:NoSchedule (DrainLeaveAlone).
+	LeftTolerates DrainReason = "ToleratesDisruptedTaint"
+	// WaitsDoNotDisrupt: its karpenter.sh/do-not-disrupt Annotation keeps it, Until when a
+	// duration ends (DrainWaitDoNotDisrupt).
+	WaitsDoNotDisrupt DrainReason = "DoNotDisrupt"
+	// WaitsPDB: PodDisruptionBudget PDB allows no disruption (DrainWaitPDB).
+	WaitsPDB DrainReason = "PDB"
+	// WaitsPDBConflict: several PodDisruptionBudgets (PDBs) select it, which the eviction API
+	// refuses (DrainWaitPDB).
+	WaitsPDBConflict DrainReason = "PDBConflict"
+	// WaitsPDBGranted: PDB allows Allowed disruptions, all granted to pods this Plan evicts
+	// before it (DrainWaitPDB).
+	WaitsPDBGranted DrainReason = "PDBGranted"
+)
+
+// PendingCode says why a drained pod waits in the pending set instead of landing. The set
+// is closed.
+type PendingCode string
+
+// Pending codes.
+const (
+	// PendingNewNodeClaim: it needs a new NodeClaim from NodePool, which the next Solve
+	// launches.
+	PendingNewNodeClaim PendingCode = "NewNodeClaim"
+	// PendingUnschedulable: it cannot be scheduled at all (PodError).
+	PendingUnschedulable PendingCode = "Unschedulable"
+)
+
 // PodDrain is one pod of a drained node.
 type PodDrain struct {
 	Pod    *corev1.Pod
 	Action DrainAction
-	// Reason explains a wait or a pod left alone.
+	// Code says why the pod waits or is left alone ("" for the other actions); Reason is its
+	// English (ReasonText).
+	Code   DrainReason
 	Reason string
+	// PDB (namespace/name) is the PodDisruptionBudget of WaitsPDB and WaitsPDBGranted,
+	// Allowed its disruptions for WaitsPDBGranted; PDBs those of WaitsPDBConflict.
+	PDB     string
+	PDBs    []string
+	Allowed int
+	// Annotation and Until are WaitsDoNotDisrupt's annotation value and, for a duration,
+	// when it ends (nil for "true" or a pod without start time).
+	Annotation string
+	Until      *time.Time
 	// DeleteAt is when a waiting pod is deleted to meet the deadline: the deadline minus the
 	// pod's own terminationGracePeriodSeconds, not before the deletion started.
 	DeleteAt *time.Time
@@ -111,9 +178,13 @@ type PodDrain struct {
 	// Commands[C-1].Replacements[R-1]). Empty when Pending is set or the pod does not move
 	// (DaemonSet, static, finished pods).
 	Destination string
-	// Pending is why the pod waits in the pending set for the next Solve ("" when it lands):
-	// it needs a new NodeClaim, or cannot be scheduled at all.
-	Pending string
+	// PendingCode is why the pod waits in the pending set for the next Solve ("" when it
+	// lands): it needs a new NodeClaim from NodePool, or cannot be scheduled at all (PodError,
+	// the landing simulation's). Pending is its English (PendingText).
+	PendingCode PendingCode
+	NodePool    string
+	PodError    *scheduling.PodError
+	Pending     string
 }
 
 // defaultPodGracePeriod is the API server's default terminationGracePeriodSeconds.
@@ -165,31 +236,32 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 		class := podClass(p)
 		switch {
 		case cluster.IsTerminal(p):
-			pd.Action, pd.Reason = DrainLeaveAlone, "finished"
+			pd.Action, pd.Code = DrainLeaveAlone, LeftFinished
 		case cluster.IsMirrorPod(p):
-			pd.Action, pd.Reason = DrainLeaveAlone, "static pod: the kubelet owns it, it ends with the node"
+			pd.Action, pd.Code = DrainLeaveAlone, LeftStatic
 		case tolerates(p):
-			pd.Action, pd.Reason = DrainLeaveAlone, "tolerates "+v1.DisruptedTaintKey+":NoSchedule"
+			pd.Action, pd.Code = DrainLeaveAlone, LeftTolerates
 		case p.DeletionTimestamp != nil:
 			pd.Action = DrainTerminating
 		case d.Forceful:
 			pd.Action = DrainDelete
 		default:
-			if ok, why := cluster.DoNotDisrupt(p, s.now); ok {
-				pd.Action, pd.Reason = DrainWaitDoNotDisrupt, "karpenter.sh/do-not-disrupt="+why
-			} else if why := s.pdbRefuses(p, used); why != "" {
-				pd.Action, pd.Reason = DrainWaitPDB, why
+			if value, until, ok := doNotDisrupt(p, s.now); ok {
+				pd.Action, pd.Code, pd.Annotation, pd.Until = DrainWaitDoNotDisrupt, WaitsDoNotDisrupt, value, until
+			} else if s.pdbRefuses(p, used, &pd) {
+				pd.Action = DrainWaitPDB
 			} else {
 				pd.Action = DrainEvict
 			}
 		}
 		if pd.Action == DrainLeaveAlone {
-			pd.Destination, pd.Pending = "", ""
-			d.LeftAlone = append(d.LeftAlone, pd)
+			pd.Destination, pd.PendingCode, pd.NodePool, pd.PodError = "", "", "", nil
+			d.LeftAlone = append(d.LeftAlone, withText(pd))
 			continue
 		}
 		if pd.Action == DrainWaitPDB || pd.Action == DrainWaitDoNotDisrupt {
 			waiting = true
+			d.Waiting = append(d.Waiting, cluster.PodKey(p))
 			if d.Deadline != nil {
 				at := d.Deadline.Add(-podGracePeriod(p))
 				if at.Before(d.Since) {
@@ -198,7 +270,7 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 				pd.DeleteAt = &at
 			}
 		}
-		groups[class] = append(groups[class], pd)
+		groups[class] = append(groups[class], withText(pd))
 	}
 	for _, c := range podClasses {
 		if len(groups[c]) > 0 {
@@ -209,14 +281,13 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 	case d.Forceful:
 		d.Terminates, d.TerminatesAt = TerminatesAtDeadline, d.Deadline
 	case waiting && d.Deadline != nil:
-		d.Terminates, d.TerminatesAt = TerminatesAtDeadline, d.Deadline
-		d.Stalled = "pods wait for their PodDisruptionBudget or do-not-disrupt until the terminationGracePeriod deadline"
+		d.Terminates, d.TerminatesAt, d.StallCode = TerminatesAtDeadline, d.Deadline, StallUntilDeadline
 	case waiting:
-		d.Terminates = TerminatesBlocked
-		d.Stalled = "pods wait for their PodDisruptionBudget or do-not-disrupt and no terminationGracePeriod forces them"
+		d.Terminates, d.StallCode = TerminatesBlocked, StallNoDeadline
 	default:
 		d.Terminates = TerminatesAfterDrain
 	}
+	d.Stalled = d.StalledText()
 	return d
 }
 
@@ -282,21 +353,27 @@ func (s *state) deadline(n *node, since time.Time) *time.Time {
 	return nil
 }
 
-// pdbRefuses says why the eviction API refuses p now: a PDB blocks it, or the evictions
-// granted to earlier pods of this Plan used up what its PDB allows.
-func (s *state) pdbRefuses(p *corev1.Pod, used map[*policyv1.PodDisruptionBudget]int32) string {
-	if why := s.pdbs.Blocking(p); why != "" {
-		return why
+// pdbRefuses reports whether the eviction API refuses p now, and sets pd's code and
+// PodDisruptionBudgets: a PDB blocks it, or the evictions granted to earlier pods of this
+// Plan used up what its PDB allows.
+func (s *state) pdbRefuses(p *corev1.Pod, used map[*policyv1.PodDisruptionBudget]int32, pd *PodDrain) bool {
+	if pdb, pdbs := s.pdbBlocking(p); pdb != "" {
+		pd.Code, pd.PDB = WaitsPDB, pdb
+		return true
+	} else if len(pdbs) > 0 {
+		pd.Code, pd.PDBs = WaitsPDBConflict, pdbs
+		return true
 	}
 	pdb, allowed := s.pdbs.Allowance(p)
 	if pdb == nil {
-		return ""
+		return false
 	}
 	if used[pdb] >= allowed {
-		return fmt.Sprintf("PodDisruptionBudget %s/%s allows %d disruptions, granted to earlier evictions", pdb.Namespace, pdb.Name, allowed)
+		pd.Code, pd.PDB, pd.Allowed = WaitsPDBGranted, pdbKey(pdb), int(allowed)
+		return true
 	}
 	used[pdb]++
-	return ""
+	return false
 }
 
 // landing plans, in one simulation, where the pods of the draining nodes go once they leave
@@ -319,11 +396,12 @@ func (s *state) landing(draining []*node) (map[*corev1.Pod]PodDrain, error) {
 	}
 	for _, c := range sim.res.NewNodeClaims {
 		for _, p := range c.Pods {
-			out[p] = PodDrain{Pending: fmt.Sprintf("needs a new NodeClaim from NodePool %q: the next Solve launches it", c.NodePool)}
+			out[p] = PodDrain{PendingCode: PendingNewNodeClaim, NodePool: c.NodePool}
 		}
 	}
-	for _, e := range sim.res.PodErrors {
-		out[e.Pod] = PodDrain{Pending: "cannot be scheduled: " + e.Reason}
+	for i := range sim.res.PodErrors {
+		e := &sim.res.PodErrors[i]
+		out[e.Pod] = PodDrain{PendingCode: PendingUnschedulable, PodError: e}
 	}
 	return out, nil
 }

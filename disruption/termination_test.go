@@ -7,10 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 func daemonPod(p *corev1.Pod) *corev1.Pod {
@@ -86,6 +89,14 @@ func TestDrainOrderPerPodClass(t *testing.T) {
 		assert.Equal(t, DrainLeaveAlone, p.Action)
 	}
 	assert.ElementsMatch(t, []string{"static", "tolerant", "done"}, alone)
+	codes := map[string]DrainReason{}
+	for _, p := range d.LeftAlone {
+		codes[p.Pod.Name] = p.Code
+		assert.Equal(t, p.ReasonText(), p.Reason, "Reason is Code's English")
+	}
+	assert.Equal(t, map[string]DrainReason{"static": LeftStatic, "tolerant": LeftTolerates, "done": LeftFinished}, codes)
+	assert.Empty(t, d.StallCode)
+	assert.Empty(t, d.Stalled)
 	assert.Equal(t, TerminatesAfterDrain, d.Terminates)
 	assert.Nil(t, d.Deadline)
 	// the reschedulable pods land on the node that stays; DaemonSet pods do not move
@@ -124,12 +135,33 @@ func TestDrainWaitsForPDBAndDoNotDisrupt(t *testing.T) {
 		}
 		return out
 	}
+	// why each pod waits, as data
+	type wait struct {
+		code       DrainReason
+		pdb        string
+		allowed    int
+		annotation string
+	}
+	waits := func(d *Drain) map[string]wait {
+		out := map[string]wait{}
+		for _, g := range d.Groups {
+			for _, p := range g.Pods {
+				if p.Code != "" {
+					out[p.Pod.Name] = wait{p.Code, p.PDB, p.Allowed, p.Annotation}
+				}
+			}
+		}
+		return out
+	}
 	t.Run("without terminationGracePeriod the drain is blocked", func(t *testing.T) {
 		d := drainOf(mk(0), "gone")
 		require.NotNil(t, d)
 		assert.Equal(t, map[string]DrainAction{"a1": DrainEvict, "a2": DrainWaitPDB, "keep": DrainWaitDoNotDisrupt}, actions(d))
+		// a1 took the one disruption PDB a allows; a2 waits for it
+		assert.Equal(t, map[string]wait{"a2": {WaitsPDBGranted, "default/a", 1, ""}, "keep": {WaitsDoNotDisrupt, "", 0, "true"}}, waits(d))
 		assert.Equal(t, TerminatesBlocked, d.Terminates)
-		assert.NotEmpty(t, d.Stalled)
+		assert.Equal(t, StallNoDeadline, d.StallCode)
+		assert.Equal(t, []string{"default/a2", "default/keep"}, d.Waiting)
 		for _, g := range d.Groups {
 			for _, p := range g.Pods {
 				assert.Nil(t, p.DeleteAt)
@@ -144,6 +176,8 @@ func TestDrainWaitsForPDBAndDoNotDisrupt(t *testing.T) {
 		assert.Equal(t, deadline, *d.Deadline)
 		assert.False(t, d.Forceful)
 		assert.Equal(t, TerminatesAtDeadline, d.Terminates)
+		assert.Equal(t, StallUntilDeadline, d.StallCode)
+		assert.Equal(t, map[string]wait{"a2": {WaitsPDBGranted, "default/a", 1, ""}, "keep": {WaitsDoNotDisrupt, "", 0, "true"}}, waits(d))
 		for _, g := range d.Groups {
 			for _, p := range g.Pods {
 				switch p.Pod.Name {
@@ -207,25 +241,25 @@ func TestDrainClassOrder(t *testing.T) {
 		})
 	}
 	for _, tc := range []struct {
-		name   string
-		pod    func() *corev1.Pod
-		reason string
+		name string
+		pod  func() *corev1.Pod
+		code DrainReason
 	}{
 		{"static pod", func() *corev1.Pod {
 			p := bound("x", "100m")
 			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "gone", Controller: ptr(true)}}
 			return p
-		}, "static pod"},
+		}, LeftStatic},
 		{"tolerates everything", func() *corev1.Pod {
 			p := bound("x", "100m")
 			p.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
 			return p
-		}, "tolerates"},
+		}, LeftTolerates},
 		{"failed", func() *corev1.Pod {
 			p := bound("x", "100m")
 			p.Status.Phase = corev1.PodFailed
 			return p
-		}, "finished"},
+		}, LeftFinished},
 	} {
 		t.Run("left alone: "+tc.name, func(t *testing.T) {
 			n := deleting(testNode("gone", "p", "small", "", tc.pod()), t0)
@@ -235,7 +269,8 @@ func TestDrainClassOrder(t *testing.T) {
 			require.NotNil(t, d)
 			assert.Empty(t, d.Groups)
 			require.Len(t, d.LeftAlone, 1)
-			assert.Contains(t, d.LeftAlone[0].Reason, tc.reason)
+			assert.Equal(t, tc.code, d.LeftAlone[0].Code)
+			assert.Equal(t, DrainLeaveAlone, d.LeftAlone[0].Action)
 			assert.Equal(t, TerminatesAfterDrain, d.Terminates)
 		})
 	}
@@ -248,4 +283,68 @@ func TestNoDrainForUnmanagedNodes(t *testing.T) {
 	res, err := plan(t, input([]*v1.NodePool{pool("p")}, n))
 	require.NoError(t, err)
 	assert.Empty(t, res.Drains)
+}
+
+// Why each pod of a drain waits or lands nowhere is data: its code, the PodDisruptionBudgets
+// or annotation it concerns, the NodePool or pod error of a pending pod.
+func TestDrainReasonsAsData(t *testing.T) {
+	labelled := func(p *corev1.Pod, app string) *corev1.Pod { p.Labels["app"] = app; return p }
+	pdb := func(name, app string, maxUnavailable int32) *policyv1.PodDisruptionBudget {
+		v := intstr.FromInt32(maxUnavailable)
+		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+			Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &v, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
+	}
+	dnd := bound("dnd", "100m")
+	dnd.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "2h"}
+	lost := bound("lost", "100m")
+	lost.Spec.NodeSelector = map[string]string{"team": "gone"}
+	n := deleting(testNode("gone", "p", "medium", "", labelled(bound("blocked", "1500m"), "b"), /* the provisioner, which does not plan it, launches no room for it */
+		labelled(bound("twice", "100m"), "c"), dnd, bound("moves", "1"), lost), t0)
+	in := input([]*v1.NodePool{pool("p")}, n)
+	in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("pdb-b", "b", 0), pdb("c1", "c", 1), pdb("c2", "c", 1)}
+	res, err := plan(t, in)
+	require.NoError(t, err)
+	d := drainOf(res, "gone")
+	require.NotNil(t, d)
+	got := map[string]PodDrain{}
+	for _, g := range d.Groups {
+		for _, p := range g.Pods {
+			assert.Equal(t, p.ReasonText(), p.Reason, p.Pod.Name)
+			assert.Equal(t, p.PendingText(), p.Pending, p.Pod.Name)
+			got[p.Pod.Name] = p
+		}
+	}
+	until := t0.Add(2 * time.Hour)
+	for _, tc := range []struct {
+		pod  string
+		want PodDrain
+	}{
+		{"blocked", PodDrain{Action: DrainWaitPDB, Code: WaitsPDB, PDB: "default/pdb-b"}},
+		{"twice", PodDrain{Action: DrainWaitPDB, Code: WaitsPDBConflict, PDBs: []string{"default/c1", "default/c2"}}},
+		{"dnd", PodDrain{Action: DrainWaitDoNotDisrupt, Code: WaitsDoNotDisrupt, Annotation: "2h", Until: &until}},
+		{"moves", PodDrain{Action: DrainEvict}},
+	} {
+		p := got[tc.pod]
+		assert.Equal(t, tc.want, PodDrain{Action: p.Action, Code: p.Code, PDB: p.PDB, PDBs: p.PDBs, Allowed: p.Allowed,
+			Annotation: p.Annotation, Until: p.Until}, tc.pod)
+	}
+	// the claim provisioned before has no room for both 1500m and 1 cpu: one of them needs a
+	// new NodeClaim
+	newClaim := 0
+	for _, name := range []string{"blocked", "twice", "dnd", "moves"} {
+		if p := got[name]; p.Destination == "" {
+			assert.Equal(t, PendingNewNodeClaim, p.PendingCode, name)
+			assert.Equal(t, "p", p.NodePool, name)
+			newClaim++
+		}
+	}
+	assert.Equal(t, 1, newClaim)
+	l := got["lost"]
+	assert.Equal(t, PendingUnschedulable, l.PendingCode)
+	require.NotNil(t, l.PodError)
+	assert.Equal(t, scheduling.RequirementsUnsatisfiable, l.PodError.Code)
+	assert.Equal(t, lost, l.PodError.Pod)
+	assert.Equal(t, StallNoDeadline, d.StallCode)
+	assert.Equal(t, []string{"default/blocked", "default/twice", "default/dnd"}, d.Waiting)
+	assert.Equal(t, d.StalledText(), d.Stalled)
 }

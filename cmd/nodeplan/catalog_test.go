@@ -129,8 +129,9 @@ func TestDisruptRealSpotNode(t *testing.T) {
 		file string
 		want blockerOutput
 	}{
-		{withoutPending, blockerOutput{Code: "NoCheaperReplacement"}},              // spot-to-spot is off
-		{spotNode, blockerOutput{Code: "PodUnschedulable", Object: "default/app"}}, // it would go to the uninitialized claim
+		{withoutPending, blockerOutput{Code: "NoCheaperReplacement", Replacement: "SpotToSpotDisabled"}}, // spot-to-spot is off
+		// it would go to the uninitialized claim
+		{spotNode, blockerOutput{Code: "PodUnschedulable", Object: "default/app", Pod: "default/app", Node: "nodeplan-replacement-1"}},
 	} {
 		out, stderr, code := nodeplan(t, "disrupt", "-f", c.file, "--now", "2026-01-01T02:00:00Z", "-o", "json")
 		require.Equal(t, 0, code, stderr)
@@ -145,7 +146,7 @@ func TestDisruptRealSpotNode(t *testing.T) {
 		assert.Empty(t, got.Commands)
 		require.Len(t, got.Blocked, 1)
 		require.NotEmpty(t, got.Blocked[0].Blockers)
-		assert.Equal(t, c.want, got.Blocked[0].Blockers[0], got.Blocked[0].Reason)
+		assert.Equal(t, c.want, blockerData(got.Blocked[0].Blockers[0]), got.Blocked[0].Reason)
 	}
 }
 

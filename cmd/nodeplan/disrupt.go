@@ -186,10 +186,84 @@ type blockedOutput struct {
 	Blockers []blockerOutput `json:"blockers"`
 }
 
+// blockerOutput is a disruption.Blocker: its code, object and, where its code has them, the
+// facts behind it (see DESIGN.md); reason is its English.
 type blockerOutput struct {
 	Code   string `json:"code"`
 	Object string `json:"object,omitempty"`
 	Budget string `json:"budget,omitempty"`
+	Drift  string `json:"drift,omitempty"`
+	Pod    string `json:"pod,omitempty"`
+	// Annotation is a do-not-disrupt value, At when it ends (or when consolidateAfter
+	// elapses, or a node is repaired), Duration consolidateAfter or a repair toleration.
+	Annotation string          `json:"annotation,omitempty"`
+	PDBs       []string        `json:"pdbs,omitempty"`
+	PodError   *podErrorOutput `json:"podError,omitempty"`
+	Node       string          `json:"node,omitempty"`
+	At         string          `json:"at,omitempty"`
+	Duration   string          `json:"duration,omitempty"`
+	// Allowed, Nodes and Disrupting are a Budget's numbers; for RepairLimited the cap,
+	// the nodes and Unhealthy of them.
+	Allowed    *int   `json:"allowed,omitempty"`
+	Nodes      *int   `json:"nodes,omitempty"`
+	Disrupting *int   `json:"disrupting,omitempty"`
+	Unhealthy  int    `json:"unhealthy,omitempty"`
+	Detail     string `json:"detail,omitempty"`
+	NodePool   string `json:"nodePool,omitempty"`
+	Label      string `json:"label,omitempty"`
+	NewNodes   int    `json:"newNodes,omitempty"`
+	// Replacement is NoCheaperReplacement's disruption.ReplacementCode; Price the candidates'
+	// $/hour, CheapestType and CheapestPrice the cheapest fit (NotCheaper).
+	Replacement   string           `json:"replacement,omitempty"`
+	Price         *float64         `json:"price,omitempty"`
+	CheapestType  string           `json:"cheapestType,omitempty"`
+	CheapestPrice *float64         `json:"cheapestPrice,omitempty"`
+	InstanceTypes int              `json:"instanceTypes,omitempty"`
+	Score         *float64         `json:"score,omitempty"`
+	Condition     *conditionOutput `json:"condition,omitempty"`
+	Reason        string           `json:"reason"`
+}
+
+// conditionOutput is an unhealthy node condition.
+type conditionOutput struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	Since  string `json:"since"`
+}
+
+func newBlockerOutput(b disruption.Blocker) blockerOutput {
+	out := blockerOutput{Code: string(b.Code), Object: b.Object, Budget: b.Budget, Drift: b.Drift, Pod: b.Pod, Annotation: b.Annotation,
+		PDBs: b.PDBs, Node: b.Node, At: optTime(b.At), Unhealthy: b.Unhealthy, Detail: b.Detail, NodePool: b.NodePool, Label: b.Label,
+		NewNodes: b.NewNodes, Replacement: string(b.Replacement), CheapestType: b.CheapestType, InstanceTypes: b.InstanceTypes, Reason: b.String()}
+	if b.PodError != nil {
+		e := newPodErrorOutput(*b.PodError)
+		out.PodError = &e
+	}
+	if b.Duration != 0 {
+		out.Duration = b.Duration.String()
+	}
+	switch b.Code {
+	case disruption.BlockBudget:
+		out.Allowed, out.Nodes, out.Disrupting = &b.Allowed, &b.Nodes, &b.Disrupting
+	case disruption.BlockRepairLimited:
+		out.Allowed, out.Nodes = &b.Allowed, &b.Nodes
+	case disruption.BlockBalanced:
+		score := roundPrice(b.Score)
+		out.Score = &score
+	case disruption.BlockNoCheaperReplacement:
+		if b.Replacement == disruption.ReplacementNotCheaper {
+			price := roundPrice(b.Price)
+			out.Price = &price
+			if b.CheapestType != "" {
+				cheapest := roundPrice(b.CheapestPrice)
+				out.CheapestPrice = &cheapest
+			}
+		}
+	}
+	if c := b.Condition; c != nil {
+		out.Condition = &conditionOutput{Type: string(c.Type), Status: string(c.Status), Since: rfc3339(c.LastTransitionTime.Time)}
+	}
+	return out
 }
 
 func newDisruptOutput(res *disruption.Result) *disruptOutput {
@@ -215,7 +289,7 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 	for _, b := range res.Blocked {
 		bo := blockedOutput{Node: b.Node, Reason: b.Reason, Blockers: []blockerOutput{}}
 		for _, x := range b.Blockers {
-			bo.Blockers = append(bo.Blockers, blockerOutput{Code: string(x.Code), Object: x.Object, Budget: x.Budget})
+			bo.Blockers = append(bo.Blockers, newBlockerOutput(x))
 		}
 		out.Blocked = append(out.Blocked, bo)
 	}

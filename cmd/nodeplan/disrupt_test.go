@@ -115,39 +115,109 @@ func TestDisrupt(t *testing.T) {
 // TestDisruptBlockersJSON: blocked[].blockers lists every reason a node is kept, by code and
 // object, the first the one its reason explains.
 func TestDisruptBlockersJSON(t *testing.T) {
-	dir := t.TempDir()
-	in, types := filepath.Join(dir, "in.yaml"), filepath.Join(dir, "types.yaml")
 	input := strings.Replace(disruptInput, "consolidateAfter: 0s, budgets: [{nodes: 100%}]", `consolidateAfter: 2h, budgets: [{nodes: "0"}]`, 1)
-	input = strings.Replace(input, "metadata: {name: app, namespace: default,", `metadata: {name: app, namespace: default, annotations: {karpenter.sh/do-not-disrupt: "true"},`, 1)
-	os.WriteFile(in, []byte(input), 0o644)
-	os.WriteFile(types, []byte(disruptTypes), 0o644)
-
-	var out, errb bytes.Buffer
-	if code := runVerified(t, []string{"disrupt", "-f", in, "--instance-types", types, "--now", "2026-01-01T01:00:00Z", "-o", "json"}, &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	type blocker struct{ Code, Object, Budget string }
+	out := disruptJSON(t, doNotDisrupt(input))
 	var got struct {
 		Blocked []struct {
 			Node, Reason string
-			Blockers     []blocker
+			Blockers     []blockerOutput
 		}
 	}
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	want := map[string][]blocker{
-		"node-a": {{Code: "ConsolidateAfter", Object: "default"}, {Code: "Budget", Object: "default", Budget: "Empty"}},
-		"node-b": {{Code: "DoNotDisruptPod", Object: "default/app"}, {Code: "ConsolidateAfter", Object: "default"},
-			{Code: "Budget", Object: "default", Budget: "Underutilized"}},
+	zero, two := 0, 2
+	// consolidateAfter 2h from each node's creation (00:00); the budget "0" allows none of 2
+	consolidateAfter := blockerOutput{Code: "ConsolidateAfter", Object: "default", At: "2026-01-01T02:00:00Z", Duration: "2h0m0s"}
+	budget := func(reason string) blockerOutput {
+		return blockerOutput{Code: "Budget", Object: "default", Budget: reason, Allowed: &zero, Nodes: &two, Disrupting: &zero}
+	}
+	want := map[string][]blockerOutput{
+		"node-a": {consolidateAfter, budget("Empty")},
+		"node-b": {{Code: "DoNotDisruptPod", Object: "default/app", Pod: "default/app", Annotation: "true"}, consolidateAfter, budget("Underutilized")},
 	}
 	if len(got.Blocked) != len(want) {
 		t.Fatalf("blocked: %+v", got.Blocked)
 	}
 	for _, b := range got.Blocked {
-		if !reflect.DeepEqual(b.Blockers, want[b.Node]) {
-			t.Errorf("%s: blockers %+v, want %+v (reason %q)", b.Node, b.Blockers, want[b.Node], b.Reason)
+		var data []blockerOutput
+		for i, x := range b.Blockers {
+			if x.Reason == "" {
+				t.Errorf("%s: blocker %d has no reason", b.Node, i)
+			}
+			data = append(data, blockerData(x))
 		}
+		if b.Reason != b.Blockers[0].Reason {
+			t.Errorf("%s: reason %q is not its first blocker's %q", b.Node, b.Reason, b.Blockers[0].Reason)
+		}
+		if !reflect.DeepEqual(data, want[b.Node]) {
+			t.Errorf("%s: blockers\n got %s\nwant %s", b.Node, jsonText(data), jsonText(want[b.Node]))
+		}
+	}
+}
+
+// disruptJSON runs disrupt -o json (verified) on input with disruptTypes at 01:00.
+func disruptJSON(t *testing.T, input string) *bytes.Buffer {
+	t.Helper()
+	dir := t.TempDir()
+	in, types := filepath.Join(dir, "in.yaml"), filepath.Join(dir, "types.yaml")
+	os.WriteFile(in, []byte(input), 0o644)
+	os.WriteFile(types, []byte(disruptTypes), 0o644)
+	var out, errb bytes.Buffer
+	if code := runVerified(t, []string{"disrupt", "-f", in, "--instance-types", types, "--now", "2026-01-01T01:00:00Z", "-o", "json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	return &out
+}
+
+// doNotDisrupt annotates disruptInput's pod app karpenter.sh/do-not-disrupt=true.
+func doNotDisrupt(input string) string {
+	return strings.Replace(input, "metadata: {name: app, namespace: default,", `metadata: {name: app, namespace: default, annotations: {karpenter.sh/do-not-disrupt: "true"},`, 1)
+}
+
+// blockerData is b without its English: what a test of the data compares.
+func blockerData(b blockerOutput) blockerOutput {
+	b.Reason = ""
+	return b
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestDisruptDrainCodesJSON: a drain says why each pod waits and why the drain stalls as
+// codes, with the objects they concern, next to the English.
+func TestDisruptDrainCodesJSON(t *testing.T) {
+	input := strings.Replace(disruptInput, "  name: node-b\n", "  name: node-b\n  deletionTimestamp: \"2026-01-01T00:40:00Z\"\n  finalizers: [karpenter.sh/termination]\n", 1)
+	out := disruptJSON(t, doNotDisrupt(input))
+	var got struct {
+		Drains []drainOutput `json:"drains"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	// node-a, empty, is deleted by emptiness: its drain is first, node-b's second
+	if len(got.Drains) != 2 || got.Drains[1].Node != "node-b" || len(got.Drains[1].Groups) != 1 || len(got.Drains[1].Groups[0].Pods) != 1 {
+		t.Fatalf("want node-b's drain with its one pod:\n%s", out.String())
+	}
+	if d := got.Drains[0]; d.StallCode != "" || d.Stalled != "" || d.Waiting != nil {
+		t.Errorf("node-a's drain does not stall: %+v", d)
+	}
+	d := got.Drains[1]
+	if d.StallCode != string(disruption.StallNoDeadline) || d.Stalled == "" || !reflect.DeepEqual(d.Waiting, []string{"default/app"}) {
+		t.Errorf("stall: code %q, %q, waiting %v", d.StallCode, d.Stalled, d.Waiting)
+	}
+	p := d.Groups[0].Pods[0]
+	// node-a goes too: the pod needs a new NodeClaim once it may leave
+	want := podDrainOutput{Pod: "default/app", Action: string(disruption.DrainWaitDoNotDisrupt), Code: string(disruption.WaitsDoNotDisrupt),
+		Annotation: "true", PendingCode: string(disruption.PendingNewNodeClaim), NodePool: "default"}
+	if p.Reason == "" || p.Pending == "" {
+		t.Errorf("pod drain without reason or pending: %+v", p)
+	}
+	p.Reason, p.Pending = "", ""
+	if !reflect.DeepEqual(p, want) {
+		t.Errorf("pod drain\n got %s\nwant %s", jsonText(p), jsonText(want))
 	}
 }
 

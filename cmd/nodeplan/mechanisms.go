@@ -36,7 +36,10 @@ type drainOutput struct {
 	LeftAlone    []podDrainOutput   `json:"leftAlone"`
 	Terminates   string             `json:"terminates"`
 	TerminatesAt string             `json:"terminatesAt,omitempty"`
-	Stalled      string             `json:"stalled,omitempty"`
+	// StallCode is the disruption.StallCode, Stalled its English, Waiting the pods waited for.
+	StallCode string   `json:"stallCode,omitempty"`
+	Stalled   string   `json:"stalled,omitempty"`
+	Waiting   []string `json:"waiting,omitempty"`
 }
 
 type drainGroupOutput struct {
@@ -44,13 +47,25 @@ type drainGroupOutput struct {
 	Pods  []podDrainOutput `json:"pods"`
 }
 
+// podDrainOutput is a disruption.PodDrain: code is its DrainReason (reason its English) with
+// the PDBs, allowance or annotation it concerns; pendingCode its PendingCode (pending its
+// English) with the NodePool or pod error.
 type podDrainOutput struct {
-	Pod         string `json:"pod"`
-	Action      string `json:"action"`
-	Reason      string `json:"reason,omitempty"`
-	DeleteAt    string `json:"deleteAt,omitempty"`
-	Destination string `json:"destination,omitempty"`
-	Pending     string `json:"pending,omitempty"`
+	Pod         string          `json:"pod"`
+	Action      string          `json:"action"`
+	Code        string          `json:"code,omitempty"`
+	Reason      string          `json:"reason,omitempty"`
+	PDB         string          `json:"pdb,omitempty"`
+	PDBs        []string        `json:"pdbs,omitempty"`
+	Allowed     *int            `json:"allowed,omitempty"`
+	Annotation  string          `json:"annotation,omitempty"`
+	Until       string          `json:"until,omitempty"`
+	DeleteAt    string          `json:"deleteAt,omitempty"`
+	Destination string          `json:"destination,omitempty"`
+	PendingCode string          `json:"pendingCode,omitempty"`
+	Pending     string          `json:"pending,omitempty"`
+	NodePool    string          `json:"nodePool,omitempty"`
+	PodError    *podErrorOutput `json:"podError,omitempty"`
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -81,7 +96,7 @@ func drainsOutput(res *disruption.Result) []drainOutput {
 		do := drainOutput{Node: d.Node, Command: d.Command, Since: rfc3339(d.Since),
 			Taint:    fmt.Sprintf("%s:%s", d.Taint.Key, d.Taint.Effect),
 			Deadline: optTime(d.Deadline), Forceful: d.Forceful, Groups: []drainGroupOutput{}, LeftAlone: []podDrainOutput{},
-			Terminates: string(d.Terminates), TerminatesAt: optTime(d.TerminatesAt), Stalled: d.Stalled}
+			Terminates: string(d.Terminates), TerminatesAt: optTime(d.TerminatesAt), StallCode: string(d.StallCode), Stalled: d.Stalled, Waiting: d.Waiting}
 		for _, g := range d.Groups {
 			grp := drainGroupOutput{Class: string(g.Class), Pods: []podDrainOutput{}}
 			for _, p := range g.Pods {
@@ -98,8 +113,17 @@ func drainsOutput(res *disruption.Result) []drainOutput {
 }
 
 func podDrainOf(p disruption.PodDrain) podDrainOutput {
-	return podDrainOutput{Pod: p.Pod.Namespace + "/" + p.Pod.Name, Action: string(p.Action), Reason: p.Reason,
-		DeleteAt: optTime(p.DeleteAt), Destination: p.Destination, Pending: p.Pending}
+	out := podDrainOutput{Pod: p.Pod.Namespace + "/" + p.Pod.Name, Action: string(p.Action), Code: string(p.Code), Reason: p.Reason,
+		PDB: p.PDB, PDBs: p.PDBs, Annotation: p.Annotation, Until: optTime(p.Until), DeleteAt: optTime(p.DeleteAt),
+		Destination: p.Destination, PendingCode: string(p.PendingCode), Pending: p.Pending, NodePool: p.NodePool}
+	if p.Code == disruption.WaitsPDBGranted {
+		out.Allowed = &p.Allowed
+	}
+	if p.PodError != nil {
+		e := newPodErrorOutput(*p.PodError)
+		out.PodError = &e
+	}
+	return out
 }
 
 // writeMechanismsTable adds the interruption outcomes and the drain plans to the table.

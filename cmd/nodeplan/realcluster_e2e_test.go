@@ -215,7 +215,9 @@ func TestRealClusterDisrupt(t *testing.T) {
 	require.Len(t, got.Blocked, 1)
 	assert.Equal(t, nodeA, got.Blocked[0].Node)
 	require.NotEmpty(t, got.Blocked[0].Blockers)
-	assert.Equal(t, blockerOutput{Code: "Budget", Object: "general", Budget: "Underutilized"}, got.Blocked[0].Blockers[0], got.Blocked[0].Reason)
+	one, two := 1, 2
+	assert.Equal(t, blockerOutput{Code: "Budget", Object: "general", Budget: "Underutilized", Allowed: &one, Nodes: &two, Disrupting: &one},
+		blockerData(got.Blocked[0].Blockers[0]), got.Blocked[0].Reason)
 
 	// The table and the YAML judge at the same time and lose nothing.
 	table, _, code := nodeplan(t, append(args, "-o", "table")...)

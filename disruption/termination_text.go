@@ -1,0 +1,64 @@
+package disruption
+
+import (
+	"fmt"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+)
+
+// withText fills pd's English from its codes: the one place PodDrain.Reason and Pending are
+// built.
+func withText(pd PodDrain) PodDrain {
+	pd.Reason, pd.Pending = pd.ReasonText(), pd.PendingText()
+	return pd
+}
+
+// ReasonText is the English of Code, built from the pod's data ("" without a code).
+func (p PodDrain) ReasonText() string {
+	pod := ""
+	if p.Pod != nil {
+		pod = p.Pod.Namespace + "/" + p.Pod.Name
+	}
+	switch p.Code {
+	case LeftFinished:
+		return "finished"
+	case LeftStatic:
+		return "static pod: the kubelet owns it, it ends with the node"
+	case LeftTolerates:
+		return "tolerates " + v1.DisruptedTaintKey + ":NoSchedule"
+	case WaitsDoNotDisrupt:
+		return v1.DoNotDisruptAnnotationKey + "=" + doNotDisruptText(p.Annotation, p.Until)
+	case WaitsPDB:
+		return pdbBlocksText(p.PDB, pod)
+	case WaitsPDBConflict:
+		return pdbConflictText(pod, p.PDBs)
+	case WaitsPDBGranted:
+		return fmt.Sprintf("PodDisruptionBudget %s allows %d disruptions, granted to earlier evictions", p.PDB, p.Allowed)
+	}
+	return string(p.Code)
+}
+
+// PendingText is the English of PendingCode ("" when the pod lands).
+func (p PodDrain) PendingText() string {
+	switch p.PendingCode {
+	case PendingNewNodeClaim:
+		return fmt.Sprintf("needs a new NodeClaim from NodePool %q: the next Solve launches it", p.NodePool)
+	case PendingUnschedulable:
+		if p.PodError == nil {
+			return "cannot be scheduled"
+		}
+		return "cannot be scheduled: " + p.PodError.Reason
+	}
+	return string(p.PendingCode)
+}
+
+// StalledText is the English of StallCode ("" when the drain is not stalled).
+func (d Drain) StalledText() string {
+	switch d.StallCode {
+	case StallUntilDeadline:
+		return "pods wait for their PodDisruptionBudget or do-not-disrupt until the terminationGracePeriod deadline"
+	case StallNoDeadline:
+		return "pods wait for their PodDisruptionBudget or do-not-disrupt and no terminationGracePeriod forces them"
+	}
+	return string(d.StallCode)
+}
