@@ -1,6 +1,7 @@
 package disruption
 
 import (
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -142,22 +143,21 @@ func (b Blocker) key() blockerKey { return blockerKey{b.Code, b.Object, b.Budget
 
 func newBlock(code BlockReason, object string) Blocker { return Blocker{Code: code, Object: object} }
 
-// blocks lists, in the order Blocked.Reason picks its first, every reason n is kept.
-func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft) []Blocker {
-	var out []Blocker
+// blocks appends to out, in the order Blocked.Reason picks its first, every reason n is kept.
+func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft, out []Blocker) []Blocker {
 	add := func(b Blocker) {
 		if !hasBlocker(out, b) {
 			out = append(out, b)
 		}
 	}
-	if n.notCandidate.Code != "" && n.unavailable {
-		add(n.notCandidate)
+	if n.notCandidate != "" && n.unavailable {
+		add(newBlock(n.notCandidate, n.notCandidateObject))
 	}
 	if s.nominated[n.name] {
 		add(newBlock(BlockNominated, ""))
 	}
-	if n.notCandidate.Code != "" && !n.unavailable {
-		add(n.notCandidate)
+	if n.notCandidate != "" && !n.unavailable {
+		add(newBlock(n.notCandidate, n.notCandidateObject))
 	}
 	if r, ok := s.reasons[n]; ok {
 		add(r)
@@ -196,14 +196,15 @@ func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft) []Block
 	if len(out) == 0 {
 		add(newBlock(BlockNoDisruption, ""))
 	} else if !n.unavailable { // an unavailable node is outside the budgets' node count
-		out = append(out, s.budgetBlocks(n, out, left)...)
+		out = s.budgetBlocks(n, out, left)
 	}
 	return s.withRepair(n, out)
 }
 
-// budgetBlocks are the budgets, as the plan leaves them, that would stop n for the reasons
-// that apply to it (Empty or Underutilized, and Drifted when it drifted), unless listed in
-// have already: a node another blocker kept from every method still shows its exhausted budget.
+// budgetBlocks appends to have the budgets, as the plan leaves them, that would stop n for
+// the reasons that apply to it (Empty or Underutilized, and Drifted when it drifted), unless
+// listed already: a node another blocker kept from every method still shows its exhausted
+// budget.
 func (s *state) budgetBlocks(n *node, have []Blocker, left map[v1.DisruptionReason]budgetLeft) []Blocker {
 	reasons := []v1.DisruptionReason{v1.DisruptionReasonUnderutilized}
 	if n.empty() {
@@ -212,18 +213,17 @@ func (s *state) budgetBlocks(n *node, have []Blocker, left map[v1.DisruptionReas
 	if n.drift != "" {
 		reasons = append(reasons, v1.DisruptionReasonDrifted)
 	}
-	var out []Blocker
+	listed := len(have)
 	for _, r := range reasons {
 		l := left[r]
 		if l.left[n.poolName] > 0 {
 			continue
 		}
-		b := l.why[n.poolName]
-		if !hasBlocker(have, b) {
-			out = append(out, b)
+		if b := l.why[n.poolName]; !hasBlocker(have[:listed], b) {
+			have = append(have, b)
 		}
 	}
-	return out
+	return have
 }
 
 func hasBlocker(bs []Blocker, b Blocker) bool {
@@ -254,7 +254,9 @@ func (s *state) budgetsLeft() map[v1.DisruptionReason]budgetLeft {
 // withRepair puts why an unhealthy node is not repaired (yet) before its other blocks.
 func (s *state) withRepair(n *node, bs []Blocker) []Blocker {
 	if b, ok := s.mech.repair[n]; ok {
-		return append([]Blocker{b}, bs...)
+		bs = append(bs, Blocker{})
+		copy(bs[1:], bs)
+		bs[0] = b
 	}
 	return bs
 }
@@ -262,7 +264,8 @@ func (s *state) withRepair(n *node, bs []Blocker) []Blocker {
 // blocked is n's Blocked entry: every blocker, and the English of the first (after any
 // repair note), the one place Blocked.Reason is built.
 func (s *state) blocked(n *node, left map[v1.DisruptionReason]budgetLeft) Blocked {
-	bs := s.blocks(n, left)
+	var buf [8]Blocker // most nodes have one or two blockers: one allocation of the right size
+	bs := slices.Clone(s.blocks(n, left, buf[:0]))
 	b := Blocked{Node: n.name, Blockers: bs, Reason: bs[0].String()}
 	if _, ok := s.mech.repair[n]; ok && len(bs) > 1 {
 		b.Reason += "; " + bs[1].String()

@@ -32,8 +32,10 @@ type node struct {
 	disrupting  bool // counted and already disrupting in the input (NotReady, deleting)
 
 	// notCandidate is why the node cannot be a candidate of any graceful or eventual method
-	// (not managed, not initialized, deleting, do-not-disrupt node, ...); code "" if it can.
-	notCandidate Blocker
+	// (not managed, not initialized, deleting, do-not-disrupt node, ...; "" if it can), with
+	// the object it concerns (a Blocker's code and object: the node struct stays small).
+	notCandidate       BlockReason
+	notCandidateObject string
 	// unavailable: notCandidate is a reason Karpenter checks before nomination (unmanaged,
 	// no Node, deleting, not initialized), so it is the reason reported even when nominated.
 	unavailable bool
@@ -71,14 +73,20 @@ func nodeLabels(sn *cluster.Node) map[string]string { return sn.Labels() }
 // do-not-disrupt annotation, then a PodDisruptionBudget allowing no disruption of it.
 func (s *state) podBlocks(p *corev1.Pod) []Blocker {
 	var out []Blocker
-	pod := cluster.PodKey(p)
+	pod := ""
+	key := func() string { // only for a pod that blocks: most do not
+		if pod == "" {
+			pod = cluster.PodKey(p)
+		}
+		return pod
+	}
 	if value, until, ok := doNotDisrupt(p, s.now); ok {
-		out = append(out, Blocker{Code: BlockDoNotDisruptPod, Object: pod, Pod: pod, Annotation: value, At: until})
+		out = append(out, Blocker{Code: BlockDoNotDisruptPod, Object: key(), Pod: key(), Annotation: value, At: until})
 	}
 	if pdb, pdbs := s.pdbBlocking(p); pdb != "" {
-		out = append(out, Blocker{Code: BlockPDB, Object: pdb, Pod: pod})
+		out = append(out, Blocker{Code: BlockPDB, Object: pdb, Pod: key()})
 	} else if len(pdbs) > 0 {
-		out = append(out, Blocker{Code: BlockPDBConflict, Object: pod, Pod: pod, PDBs: pdbs})
+		out = append(out, Blocker{Code: BlockPDBConflict, Object: key(), Pod: key(), PDBs: pdbs})
 	}
 	return out
 }
@@ -148,7 +156,7 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 	n.counted = n.pool != nil && n.initialized && !terminating
 	n.disrupting = n.counted && (n.deleting || (sn.Node != nil && !nodeReady(sn.Node)))
 
-	notCand := func(code BlockReason, object string) { n.notCandidate = newBlock(code, object) }
+	notCand := func(code BlockReason, object string) { n.notCandidate, n.notCandidateObject = code, object }
 	switch {
 	case n.poolName == "":
 		notCand(BlockNodePoolNotFound, "")
@@ -161,9 +169,9 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 	case !n.initialized:
 		notCand(BlockUninitialized, "")
 	}
-	n.unavailable = n.notCandidate.Code != ""
+	n.unavailable = n.notCandidate != ""
 	switch {
-	case n.notCandidate.Code != "":
+	case n.notCandidate != "":
 	case sn.Node.Annotations[v1.DoNotDisruptAnnotationKey] == "true":
 		notCand(BlockDoNotDisruptNode, n.name)
 	case len(s.snap.InstanceTypes()[n.poolName]) == 0:

@@ -137,6 +137,9 @@ func (s *state) result() *Result {
 		if s.taken[n] || n.poolName == "" {
 			continue
 		}
+		if r.Blocked == nil {
+			r.Blocked = make([]Blocked, 0, len(s.nodes))
+		}
 		r.Blocked = append(r.Blocked, s.blocked(n, left))
 	}
 	return r
