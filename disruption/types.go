@@ -106,9 +106,10 @@ type Command struct {
 // Blocked says why a node is in no command.
 type Blocked struct {
 	Node string
-	// Reason is the English of the first blocker (after any repair note).
+	// Reason is the English of the first blocker (Blockers[0].String(), followed by the
+	// second's after a repair note).
 	Reason string
-	// Blockers are every reason the node is kept, the one Reason explains first (see
+	// Blockers are every reason the node is kept as data, the one Reason explains first (see
 	// blockers.go). Never empty: a node nothing blocks has BlockNoDisruption.
 	Blockers []Blocker
 }
