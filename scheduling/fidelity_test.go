@@ -711,3 +711,20 @@ spec:
 		})
 	}
 }
+
+// A DoNotSchedule spread keeps its minDomains when the pod has an equal ScheduleAnyway spread
+// without it (difftest plan-7056): with three domains and minDomains 4 the minimum is zero,
+// so zone-c holds at most maxSkew pods. Karpenter's group hash leaves minDomains and
+// whenUnsatisfiable out, so both constraints share the first group and it places all three
+// (karpenter-plan; without the ScheduleAnyway twin it places two, as here).
+func TestSpreadKeepsMinDomainsBesideAnEqualPreference(t *testing.T) {
+	const spreads = `      nodeSelector: {topology.kubernetes.io/zone: zone-c}
+      topologySpreadConstraints:
+      - {maxSkew: 2, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: web}}}
+      - {maxSkew: 2, minDomains: 4, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
+`
+	in := fidelityInput(t, fidelityPool+webDeployment("web", 3, "100m", spreads), familyTypes, scheduling.PackingCostAware)
+	res := in.solve(t)
+	assert.Equal(t, map[string]int{"zone-c": 2}, launchedCounts(in, res, "web-", "topology.kubernetes.io/zone"))
+	assert.Len(t, res.PodErrors, 1)
+}
