@@ -20,6 +20,7 @@ type node struct {
 	Claim        bool   // write an explicit NodeClaim
 	ClaimHash    string // its nodepool-hash annotation
 	InFlight     bool   // a NodeClaim without a Node yet
+	Disrupted    bool   // carries karpenter.sh/disrupted:NoSchedule (a command that did not finish)
 	UsedCPU      int    // millicores requested by bound pods
 	UsedMem      int    // MiB
 	UsedPods     int
@@ -93,6 +94,9 @@ func (n *node) doc() map[string]any {
 	if n.Pool.StartupTaint && !n.Initialized {
 		taints = append(taints, map[string]any{"key": "example.com/agent-not-ready", "effect": "NoSchedule"})
 	}
+	if n.Disrupted {
+		taints = append(taints, map[string]any{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"})
+	}
 	if taints != nil {
 		spec["taints"] = taints
 	}
@@ -133,6 +137,9 @@ func (n *node) claimDoc() map[string]any {
 	}
 	if n.Pool.ExpireAfter != "" {
 		spec["expireAfter"] = n.Pool.ExpireAfter
+	}
+	if n.Pool.TGP != "" {
+		spec["terminationGracePeriod"] = n.Pool.TGP
 	}
 	if n.Pool.Taint {
 		spec["taints"] = []any{n.Pool.taint()}

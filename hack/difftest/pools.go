@@ -37,6 +37,7 @@ type pool struct {
 	ExpireAfter      string
 	Budgets          []any
 	Hash             string
+	TGP              string // terminationGracePeriod; "": none
 }
 
 func (p *pool) allowsType(t *instanceType) bool {
@@ -202,6 +203,9 @@ func (p *pool) doc(withDisruption bool) map[string]any {
 	meta := map[string]any{"name": p.Name}
 	if withDisruption {
 		tspec["expireAfter"] = p.ExpireAfter
+		if p.TGP != "" {
+			tspec["terminationGracePeriod"] = p.TGP
+		}
 		d := map[string]any{"consolidationPolicy": p.Policy, "consolidateAfter": p.ConsolidateAfter}
 		if p.Budgets != nil {
 			d["budgets"] = p.Budgets

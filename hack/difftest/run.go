@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +49,9 @@ func (in *input) args(dir string) []string {
 	a := []string{in.Kind, "-f", filepath.Join(dir, "input.yaml"), "--instance-types", filepath.Join(dir, "instance-types.yaml"), "-o", "json"}
 	if in.Now != "" {
 		a = append(a, "--now", in.Now)
+	}
+	if slices.Contains(in.Features, spotToSpotGate) {
+		a = append(a, "--spot-to-spot")
 	}
 	return a
 }
