@@ -22,6 +22,7 @@ func ObjectsOf(set *manifest.Set, instanceTypes map[string]cloudprovider.Instanc
 		StorageClasses:         set.StorageClasses,
 		CSINodes:               set.CSINodes,
 		Leases:                 set.Leases,
+		Namespaces:             set.Namespaces,
 		Interruptions:          set.Interruptions,
 	}
 }

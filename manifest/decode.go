@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"strconv"
@@ -71,6 +72,7 @@ var readers = map[string]reader{
 		s.PodDisruptionBudgets = append(s.PodDisruptionBudgets, o)
 	})},
 	"StorageClass": {"storage.k8s.io/v1", false, typed(func() *storagev1.StorageClass { return &storagev1.StorageClass{} }, func(s *Set, o *storagev1.StorageClass) { s.StorageClasses = append(s.StorageClasses, o) })},
+	"Namespace":    {"v1", false, typed(func() *corev1.Namespace { return &corev1.Namespace{} }, addNamespace)},
 	"Lease":        {"coordination.k8s.io/v1", true, typed(func() *coordinationv1.Lease { return &coordinationv1.Lease{} }, func(s *Set, o *coordinationv1.Lease) { s.Leases = append(s.Leases, o) })},
 	"CSINode":      {"storage.k8s.io/v1", false, typed(func() *storagev1.CSINode { return &storagev1.CSINode{} }, func(s *Set, o *storagev1.CSINode) { s.CSINodes = append(s.CSINodes, o) })},
 	"Deployment":   {"apps/v1", true, readWorkload(func() *appsv1.Deployment { return &appsv1.Deployment{} }, deploymentWorkload)},
@@ -460,6 +462,19 @@ func typed[T interface {
 		o.meta = obj
 		return p.checkName(o)
 	}
+}
+
+// addNamespace keeps a Namespace with the kubernetes.io/metadata.name label the API server
+// gives every namespace (affinity terms' namespaceSelectors select on it).
+func addNamespace(s *Set, ns *corev1.Namespace) {
+	if ns.Labels[corev1.LabelMetadataName] != ns.Name {
+		ns.Labels = maps.Clone(ns.Labels)
+		if ns.Labels == nil {
+			ns.Labels = map[string]string{}
+		}
+		ns.Labels[corev1.LabelMetadataName] = ns.Name
+	}
+	s.Namespaces = append(s.Namespaces, ns)
 }
 
 func addPod(s *Set, pod *corev1.Pod) {

@@ -8,7 +8,7 @@
 // The result is a [Set] of typed objects, kept in input order: NodePools and NodeClaims
 // (karpenter.sh/v1), EC2NodeClasses (karpenter.k8s.aws/v1, defaulted and validated), Pods, Nodes,
 // DaemonSets, PodDisruptionBudgets, PersistentVolumeClaims, PersistentVolumes, StorageClasses,
-// CSINodes and Leases. Deployments, ReplicaSets, StatefulSets and Jobs are kept as [Workload]s
+// CSINodes, Namespaces and Leases. Deployments, ReplicaSets, StatefulSets and Jobs are kept as [Workload]s
 // and expanded into the pending Pods their controllers would create, named <workload>-<index>.
 // A workload whose pods are themselves in the input (a dump of a live cluster) is not expanded
 // again, and a ReplicaSet controlled by a Deployment of the input is represented by that

@@ -95,7 +95,9 @@ func TestSockShop(t *testing.T) {
 	}
 	assert.Equal(t, "sock-shop/carts-0", podNames(s.Pods)[0])
 	assert.Equal(t, "sock-shop/user-db-0", podNames(s.Pods)[13])
-	assert.Equal(t, map[string]int{"Namespace": 1, "Service": 14}, s.Skipped)
+	assert.Equal(t, map[string]int{"Service": 14}, s.Skipped)
+	require.Len(t, s.Namespaces, 1)
+	assert.Equal(t, "sock-shop", s.Namespaces[0].Labels[corev1.LabelMetadataName], "the API server's label")
 }
 
 func TestExamples(t *testing.T) {
@@ -813,11 +815,12 @@ func TestLoadReportsEveryFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, s.NodePools, 1)
 	assert.Len(t, s.Pods, 26)
-	assert.Equal(t, map[string]int{"Service": 26, "ServiceAccount": 11, "Namespace": 1}, s.Skipped)
+	assert.Equal(t, map[string]int{"Service": 26, "ServiceAccount": 11}, s.Skipped)
+	assert.Len(t, s.Namespaces, 1)
 }
 
 func TestReadKinds(t *testing.T) {
-	assert.Equal(t, []string{"CSINode", "DaemonSet", "Deployment", "EC2NodeClass", "Job", "Lease", "Node", "NodeClaim",
+	assert.Equal(t, []string{"CSINode", "DaemonSet", "Deployment", "EC2NodeClass", "Job", "Lease", "Namespace", "Node", "NodeClaim",
 		"NodePool", "PersistentVolume", "PersistentVolumeClaim", "Pod", "PodDisruptionBudget", "ReplicaSet",
 		"StatefulSet", "StorageClass"}, ReadKinds())
 }

@@ -43,6 +43,9 @@ type Set struct {
 	PersistentVolumes      []*corev1.PersistentVolume
 	StorageClasses         []*storagev1.StorageClass
 	CSINodes               []*storagev1.CSINode
+	// Namespaces are the Namespaces given (their labels resolve affinity terms'
+	// namespaceSelectors), each with the kubernetes.io/metadata.name label.
+	Namespaces []*corev1.Namespace
 	// Leases are the coordination.k8s.io Leases (a node's heartbeat, renewed every few
 	// seconds, tells when a dump was taken).
 	Leases []*coordinationv1.Lease
@@ -228,6 +231,7 @@ func (s *Set) Merge(o *Set) error {
 		StorageClasses:       slices.Concat(s.StorageClasses, o.StorageClasses),
 		CSINodes:             slices.Concat(s.CSINodes, o.CSINodes),
 		Leases:               slices.Concat(s.Leases, o.Leases),
+		Namespaces:           slices.Concat(s.Namespaces, o.Namespaces),
 		Interruptions:        slices.Concat(s.Interruptions, o.Interruptions),
 		Skipped:              maps.Clone(s.Skipped),
 		Sources:              map[ObjectRef]Source{},
