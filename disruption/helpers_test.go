@@ -139,28 +139,10 @@ func input(pools []*v1.NodePool, nodes ...*cluster.Node) *fixture {
 // NodeClaim and pods added, then Deleting. A pod not bound to its node's name, or a Node and
 // NodeClaim that New does not pair, is an error: the fixture would not mean what it says.
 func (f *fixture) snapshot() (*cluster.Snapshot, error) {
-	o := f.Objects
-	o.Nodes = append([]*corev1.Node(nil), f.Objects.Nodes...)
-	o.NodeClaims = append([]*v1.NodeClaim(nil), f.Objects.NodeClaims...)
-	o.Pods = nil
-	for i, n := range f.Nodes {
-		if n == nil {
-			return nil, fmt.Errorf("fixture: nodes[%d] is nil", i)
-		}
-		if n.Node != nil {
-			o.Nodes = append(o.Nodes, n.Node)
-		}
-		if n.NodeClaim != nil {
-			o.NodeClaims = append(o.NodeClaims, n.NodeClaim)
-		}
-		for _, p := range n.Pods {
-			if p != nil && p.Spec.NodeName != n.BindName() {
-				return nil, fmt.Errorf("fixture: pod %s of node %s is bound to %q", p.Name, n.BindName(), p.Spec.NodeName)
-			}
-			o.Pods = append(o.Pods, p)
-		}
+	o, err := f.objects()
+	if err != nil {
+		return nil, err
 	}
-	o.Pods = append(o.Pods, f.Objects.Pods...)
 	snap, err := cluster.New(o)
 	if err != nil {
 		return nil, err
@@ -171,6 +153,34 @@ func (f *fixture) snapshot() (*cluster.Snapshot, error) {
 		}
 	}
 	return snap.Deleting(f.Deleting...), nil
+}
+
+// objects are f's Objects with every node's Node, NodeClaim and pods added: what snapshot
+// builds with cluster.New. A pod not bound to its node's name is an error.
+func (f *fixture) objects() (cluster.Objects, error) {
+	o := f.Objects
+	o.Nodes = append([]*corev1.Node(nil), f.Objects.Nodes...)
+	o.NodeClaims = append([]*v1.NodeClaim(nil), f.Objects.NodeClaims...)
+	o.Pods = nil
+	for i, n := range f.Nodes {
+		if n == nil {
+			return o, fmt.Errorf("fixture: nodes[%d] is nil", i)
+		}
+		if n.Node != nil {
+			o.Nodes = append(o.Nodes, n.Node)
+		}
+		if n.NodeClaim != nil {
+			o.NodeClaims = append(o.NodeClaims, n.NodeClaim)
+		}
+		for _, p := range n.Pods {
+			if p != nil && p.Spec.NodeName != n.BindName() {
+				return o, fmt.Errorf("fixture: pod %s of node %s is bound to %q", p.Name, n.BindName(), p.Spec.NodeName)
+			}
+			o.Pods = append(o.Pods, p)
+		}
+	}
+	o.Pods = append(o.Pods, f.Objects.Pods...)
+	return o, nil
 }
 
 // plan is Plan over f's snapshot at f.Now with f.Options, the result checked by verify.Plan
