@@ -87,8 +87,11 @@ func (s *Snapshot) NodeClaimsOf(names ...string) ([]*v1.NodeClaim, error) {
 
 // Move binds Pod to the node To names (see Carry).
 type Move struct {
+	// Pod is the pod as the plan has it.
 	Pod *corev1.Pod
-	To  string
+	// To names the node it goes to, as Find reads names: a node of the snapshot or a
+	// launched claim.
+	To string
 }
 
 // Carry is the primitive scheduling.Apply and disruption.Apply carry plans out with: the

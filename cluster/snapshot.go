@@ -19,24 +19,32 @@ import (
 // Objects are the plain slices a Snapshot is built from, as a cluster (or a dump of one)
 // holds them. New never modifies them.
 type Objects struct {
+	// NodePools are the cluster's NodePools.
 	NodePools []*v1.NodePool
 	// InstanceTypes are the instance types each NodePool may use, keyed by NodePool name.
 	InstanceTypes map[string]cloudprovider.InstanceTypes
 	// WellKnownLabels are the label keys whose values the cloud decides (nil:
 	// v1.WellKnownLabels).
 	WellKnownLabels requirements.KeySet
-	Nodes           []*corev1.Node
-	NodeClaims      []*v1.NodeClaim
+	// Nodes and NodeClaims are paired by New (see the package doc); a NodeClaim without a
+	// Node is in flight.
+	Nodes      []*corev1.Node
+	NodeClaims []*v1.NodeClaim
 	// Pods are every pod: pending, bound, finished, DaemonSet pods (see the package doc).
-	Pods                   []*corev1.Pod
-	DaemonSets             []*appsv1.DaemonSet
-	PodDisruptionBudgets   []*policyv1.PodDisruptionBudget
+	Pods []*corev1.Pod
+	// DaemonSets are the DaemonSets whose pods' requests the engines count as overhead.
+	DaemonSets []*appsv1.DaemonSet
+	// PodDisruptionBudgets are read once by New (Snapshot.PDBLimits).
+	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
+	// The volume objects: which zones and nodes a pod's volumes allow, and per-node limits.
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
 	PersistentVolumes      []*corev1.PersistentVolume
 	StorageClasses         []*storagev1.StorageClass
 	CSINodes               []*storagev1.CSINode
-	Namespaces             []*corev1.Namespace
-	Leases                 []*coordinationv1.Lease
+	// Namespaces' labels are what pod affinity's namespace selectors match.
+	Namespaces []*corev1.Namespace
+	// Leases are passed through (neither engine reads them).
+	Leases []*coordinationv1.Lease
 
 	// The cloud's observations disruption.Plan reads (the host asks the cloud before Plan,
 	// so that Plan stays pure).
@@ -222,26 +230,47 @@ func (s *Snapshot) PDBLimits() *PDBLimits { return s.pdbs }
 // namespace/name.
 func (s *Snapshot) NotPlanned() []NotPlanned { return s.notPlanned }
 
-// DaemonSets, PodDisruptionBudgets, Namespaces, Leases, the well-known labels and the
-// volume objects are passed through as given.
+// DaemonSets are the DaemonSets as given (their pods' requests are overhead).
 func (s *Snapshot) DaemonSets() []*appsv1.DaemonSet { return s.objs.DaemonSets }
+
+// PodDisruptionBudgets are the PDBs as given (PDBLimits is their reading).
 func (s *Snapshot) PodDisruptionBudgets() []*policyv1.PodDisruptionBudget {
 	return s.objs.PodDisruptionBudgets
 }
-func (s *Snapshot) Namespaces() []*corev1.Namespace      { return s.objs.Namespaces }
-func (s *Snapshot) Leases() []*coordinationv1.Lease      { return s.objs.Leases }
+
+// Namespaces are the namespaces as given (pod affinity's namespace selectors read their
+// labels).
+func (s *Snapshot) Namespaces() []*corev1.Namespace { return s.objs.Namespaces }
+
+// Leases are the Leases as given (neither engine reads them; the CLI takes the time of a
+// dump from their renewTime).
+func (s *Snapshot) Leases() []*coordinationv1.Lease { return s.objs.Leases }
+
+// WellKnownLabels are the label keys whose values the cloud decides, as given (nil:
+// v1.WellKnownLabels).
 func (s *Snapshot) WellKnownLabels() requirements.KeySet { return s.objs.WellKnownLabels }
+
+// PersistentVolumeClaims are the volume claims as given.
 func (s *Snapshot) PersistentVolumeClaims() []*corev1.PersistentVolumeClaim {
 	return s.objs.PersistentVolumeClaims
 }
-func (s *Snapshot) PersistentVolumes() []*corev1.PersistentVolume { return s.objs.PersistentVolumes }
-func (s *Snapshot) StorageClasses() []*storagev1.StorageClass     { return s.objs.StorageClasses }
-func (s *Snapshot) CSINodes() []*storagev1.CSINode                { return s.objs.CSINodes }
 
-// Interruptions, RepairPolicies and ProviderDrift are the cloud's observations the snapshot
-// was built with (see Objects).
-func (s *Snapshot) Interruptions() []interruption.Event          { return s.objs.Interruptions }
+// PersistentVolumes are the volumes as given.
+func (s *Snapshot) PersistentVolumes() []*corev1.PersistentVolume { return s.objs.PersistentVolumes }
+
+// StorageClasses are the storage classes as given.
+func (s *Snapshot) StorageClasses() []*storagev1.StorageClass { return s.objs.StorageClasses }
+
+// CSINodes are the CSINodes (per-node volume limits) as given.
+func (s *Snapshot) CSINodes() []*storagev1.CSINode { return s.objs.CSINodes }
+
+// Interruptions are the cloud's interruption events the snapshot holds (see Objects).
+func (s *Snapshot) Interruptions() []interruption.Event { return s.objs.Interruptions }
+
+// RepairPolicies are the cloud's repair policies the snapshot holds (see Objects).
 func (s *Snapshot) RepairPolicies() []cloudprovider.RepairPolicy { return s.objs.RepairPolicies }
+
+// ProviderDrift is the cloud's IsDrifted answer per NodeClaim name (see Objects).
 func (s *Snapshot) ProviderDrift() map[string]cloudprovider.DriftReason {
 	return s.objs.ProviderDrift
 }

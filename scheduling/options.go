@@ -31,7 +31,11 @@ const (
 // Options tune Solve. The zero value is Karpenter's default behaviour except for Packing,
 // whose zero value is PackingCostAware (see Packing).
 type Options struct {
-	MinValuesPolicy  MinValuesPolicy
+	// MinValuesPolicy says what happens when no NodeClaim can meet a minValues (zero:
+	// MinValuesStrict, Karpenter's default).
+	MinValuesPolicy MinValuesPolicy
+	// PreferencePolicy says whether preferences are honoured until relaxed (zero:
+	// PreferencesRespect) or ignored.
 	PreferencePolicy PreferencePolicy
 	// MaxInstanceTypes caps the instance-type options of a NodeClaim (0: 600, Karpenter's).
 	MaxInstanceTypes int
