@@ -1,6 +1,7 @@
 package scheduling_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -93,4 +94,23 @@ func TestTaintsHonorSpreadCountsPodsOfUninitializedNode(t *testing.T) {
 	require.Empty(t, res.PodErrors)
 	assert.Empty(t, res.ExistingNodes, "node-a holds 2 of the group already")
 	assert.Len(t, res.NewNodeClaims, 1)
+}
+
+// A spread honouring taints counts the pods on a node whose only taints are PreferNoSchedule:
+// kube-scheduler's node inclusion reads NoSchedule and NoExecute taints alone, and Karpenter
+// counts the node once it has relaxed the taint for the pod (difftest plan-38: four pods
+// were stacked, uncounted, on one new NodeClaim next to a node with two).
+func TestTaintsHonorSpreadCountsPreferNoScheduleNodes(t *testing.T) {
+	honor := corev1.NodeInclusionPolicyHonor
+	var pods []*corev1.Pod
+	for i := range 3 {
+		pods = append(pods, fake.Pod(fmt.Sprintf("p%d", i)).Label("app", "web").Requests("100m", "64Mi").TopologySpreadConstraint(corev1.TopologySpreadConstraint{
+			MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule, NodeTaintsPolicy: &honor,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}).Obj())
+	}
+	objs := asObjects(pods)
+	objs.NodePools = []*v1.NodePool{fake.NodePool("default").Taint("spare", "true", corev1.TaintEffectPreferNoSchedule).Obj()}
+	res := mustSolve(t, snapOf(t, objs), scheduling.Options{})
+	require.Empty(t, res.PodErrors)
+	assert.Len(t, res.NewNodeClaims, 3, "one pod per node (karpenter-plan: 3 NodeClaims)")
 }

@@ -88,9 +88,11 @@ func (s *spreadRule) allowsHost(_ *topologyGroup, self bool, count int32) bool {
 }
 
 // admitsTaints reports whether a node with these taints counts (it always does unless the
-// spread honours taints).
+// spread honours taints). PreferNoSchedule taints never keep a node out: kube-scheduler's node
+// inclusion reads NoSchedule and NoExecute alone, and Karpenter counts the node once it has
+// relaxed the taint for the pod.
 func (s *spreadRule) admitsTaints(taints []corev1.Taint) bool {
-	return !s.honorTaints || tolerates(s.filterTolerations, taints)
+	return !s.honorTaints || tolerates(s.filterTolerations, schedulingTaints(taints))
 }
 
 // passesFilter reports whether a node with these requirements and taints counts for a
