@@ -276,6 +276,10 @@ func (cfg *config) evaluate(in *input) *caseResult {
 			// nodeplan's deliberate cost-aware packing is the whole difference.
 			cr.Class = "packing:" + cr.Class
 		}
+		if in.Kind == "plan" && !strings.HasPrefix(cr.Class, "packing:") && cfg.startupTaintMatches(in, cr.NP) {
+			// nodeplan's deliberate reading of an uninitialized Node without its claim is the whole difference.
+			cr.Class = "startup-taint:" + cr.Class
+		}
 		if in.Kind == "disrupt" && cfg.deletingNodeMatches(in, cr.Oracle) {
 			// nodeplan's deliberate reading of a deleting Node without its claim is the whole difference.
 			cr.Class = "deleting-node:" + cr.Class
@@ -404,7 +408,7 @@ func featureRates(results []*caseResult) string {
 	type rate struct{ n, bad int }
 	rates := map[string]*rate{}
 	for _, r := range results {
-		deliberate := strings.HasPrefix(r.Class, "packing:") || strings.HasPrefix(r.Class, "deleting-node:") || strings.Contains(r.Class, "karpenter breaks limits-nodes")
+		deliberate := strings.HasPrefix(r.Class, "packing:") || strings.HasPrefix(r.Class, "deleting-node:") || strings.HasPrefix(r.Class, "startup-taint:") || strings.Contains(r.Class, "karpenter breaks limits-nodes")
 		for _, f := range r.Features {
 			k := r.Kind + " " + f
 			if rates[k] == nil {
@@ -430,7 +434,7 @@ func featureRates(results []*caseResult) string {
 		return keys[i] < keys[j]
 	})
 	var b strings.Builder
-	b.WriteString("features by share of inputs diverging (not counting packing:, deleting-node: and limits.nodes):\n")
+	b.WriteString("features by share of inputs diverging (not counting packing:, deleting-node:, startup-taint: and limits.nodes):\n")
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %3.0f%%  %3d/%-3d  %s\n", 100*share(k), rates[k].bad, rates[k].n, k)
 	}
