@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -110,6 +111,27 @@ func (s *Snapshot) Deleting(names ...string) *Snapshot {
 // ignored; every node keeps its place.
 func (s *Snapshot) ClosedToMoves(names ...string) *Snapshot {
 	return s.mark(names, func(n *Node) { n.closedToMoves = true })
+}
+
+// WithoutDisruptedTaint is the snapshot with karpenter.sh/disrupted:NoSchedule taken off the
+// named nodes' Nodes (copies; the parent keeps its objects): Karpenter's disruption controller
+// removes it from every managed node no command holds, the leftover of a command that did not
+// finish. Unknown names are ignored; every node keeps its place.
+func (s *Snapshot) WithoutDisruptedTaint(names ...string) *Snapshot {
+	return s.mark(names, func(n *Node) {
+		if n.Node == nil {
+			return
+		}
+		c := n.Node.DeepCopy()
+		c.Spec.Taints = slices.DeleteFunc(c.Spec.Taints, IsDisruptedTaint)
+		n.Node = c
+	})
+}
+
+// IsDisruptedTaint reports whether t is karpenter.sh/disrupted:NoSchedule (any value), the
+// taint a disruption command puts on its candidates.
+func IsDisruptedTaint(t corev1.Taint) bool {
+	return t.Key == v1.DisruptedTaintKey && t.Effect == corev1.TaintEffectNoSchedule
 }
 
 // mark is the snapshot with set applied to copies of the named nodes.

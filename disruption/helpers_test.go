@@ -3,6 +3,8 @@ package disruption
 import (
 	"fmt"
 	"reflect"
+	"strings"
+	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -208,6 +210,19 @@ func cmdSummary(r *Result) []string {
 		out = append(out, fmt.Sprintf("%s %s %v %v", c.Method, c.Reason, c.Candidates, repl))
 	}
 	return out
+}
+
+// planWithCommands is plan over f, failing t unless its commands (cmdSummary) are want.
+func planWithCommands(t *testing.T, f *fixture, want []string) *Result {
+	t.Helper()
+	res, err := plan(t, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cmdSummary(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("commands:\n got %q\nwant %q\nblocked: %v", got, want, res.Blocked)
+	}
+	return res
 }
 
 func blockedReason(r *Result, node string) string {

@@ -3,6 +3,7 @@ package disruption
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -107,6 +108,7 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (*Result, error) 
 		return nil, err
 	}
 	methods := []func() (bool, error){s.emptiness, s.drift, s.multiNode, s.singleNode}
+	cleared := false
 	for progress := true; progress; {
 		progress = false
 		for _, m := range methods {
@@ -118,6 +120,10 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (*Result, error) 
 				progress = true
 				break
 			}
+		}
+		if progress && !cleared {
+			s.clearLeftoverTaints()
+			cleared = true
 		}
 	}
 	res := s.result()
@@ -258,6 +264,25 @@ func (s *state) provision() error {
 		})
 	}
 	return nil
+}
+
+// clearLeftoverTaints takes karpenter.sh/disrupted:NoSchedule (left by a command that did not
+// finish) off every managed node that no command holds and that is not deleting. Karpenter's
+// disruption controller patches the Nodes at the start of its first pass, but that pass and
+// the provisioner before it decide on the cluster state read before the patch; the pass that
+// follows a command, right away, sees the Nodes untainted. (A pass without a command is
+// followed by the next only after the 10 s polling period, which is no longer now.)
+func (s *state) clearLeftoverTaints() {
+	var names []string
+	for _, n := range s.nodes {
+		if n.poolName == "" || n.deleting || s.taken[n] || n.sn.Node == nil || n.sn.Node.DeletionTimestamp != nil {
+			continue
+		}
+		if slices.ContainsFunc(n.sn.Node.Spec.Taints, cluster.IsDisruptedTaint) {
+			names = append(names, n.name)
+		}
+	}
+	s.base = s.base.WithoutDisruptedTaint(names...)
 }
 
 // candidates are the nodes of cmd.

@@ -1,17 +1,30 @@
 package verify
 
 import (
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // world is the plan's snapshot as Solve's world: the pods of every node where they are,
-// the pending ones to place (DefaultTopologySpreadConstraints play no part here).
-func (p *planWorld) world() *world { return newWorld(p.snap, scheduling.Options{}) }
+// the pending ones to place (DefaultTopologySpreadConstraints play no part here). A managed
+// node that is not being deleted and that no command holds has no karpenter.sh/disrupted
+// taint: Karpenter's disruption controller takes off what a command that did not finish left.
+func (p *planWorld) world() *world {
+	w := newWorld(p.snap, scheduling.Options{})
+	for _, l := range w.locs {
+		if l.claim < 0 && l.pool != "" && !l.marked && !p.held[l.name] && slices.ContainsFunc(l.taints, cluster.IsDisruptedTaint) {
+			l.taints = slices.DeleteFunc(slices.Clone(l.taints), cluster.IsDisruptedTaint)
+			l.finish()
+		}
+	}
+	return w
+}
 
 // claims checks the NodeClaims a command (or, with command -1, the provisioner) launches
 // like new NodeClaims of Solve: the launch choice, and that their pods fit them.

@@ -21,6 +21,11 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts disruption.Options, res *d
 		return nil
 	}
 	p := newPlanWorld(snap, now)
+	for _, cmd := range res.Commands {
+		for _, name := range cmd.Candidates {
+			p.held[name] = true
+		}
+	}
 	var out []Violation
 	out = append(out, p.accounting(res)...)
 	out = append(out, p.budgets(res)...)
@@ -43,10 +48,11 @@ type planWorld struct {
 	pools       map[string]*v1.NodePool // defaulted copies
 	typesByName map[string]*cloudprovider.InstanceType
 	pdbs        []*pdbState
+	held        map[string]bool // the candidates of the plan's commands
 }
 
 func newPlanWorld(snap *cluster.Snapshot, now time.Time) *planWorld {
-	p := &planWorld{snap: snap, now: now, nodes: map[string]*cluster.Node{}, pools: map[string]*v1.NodePool{},
+	p := &planWorld{snap: snap, now: now, nodes: map[string]*cluster.Node{}, pools: map[string]*v1.NodePool{}, held: map[string]bool{},
 		typesByName: map[string]*cloudprovider.InstanceType{}}
 	for _, n := range snap.Nodes() {
 		if n == nil || (n.Node == nil && n.NodeClaim == nil) {
