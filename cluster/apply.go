@@ -171,6 +171,24 @@ func (s *Snapshot) NodePrice(name string) (float64, bool) {
 	if n == nil {
 		return 0, false
 	}
+	return s.nodePrice(n)
+}
+
+// Price is the hourly price of the whole snapshot: the sum of NodePrice over every node,
+// in-flight claims included, and the names of the nodes it could not price (unknown
+// NodePool, instance type or offering), which the sum leaves out.
+func (s *Snapshot) Price() (total float64, unpriced []string) {
+	for _, n := range s.Nodes() {
+		if p, ok := s.nodePrice(n); ok {
+			total += p
+		} else {
+			unpriced = append(unpriced, n.Name())
+		}
+	}
+	return total, unpriced
+}
+
+func (s *Snapshot) nodePrice(n *Node) (float64, bool) {
 	labels := n.Labels()
 	pool := labels[v1.NodePoolLabelKey]
 	if pool == "" && n.NodeClaim != nil {

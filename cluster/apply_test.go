@@ -58,13 +58,13 @@ func smallCluster(t *testing.T, pods int) (*fake.CloudProvider, *cluster.Snapsho
 	return cloud, s
 }
 
-func TestApplySolveBindsEveryPlacedPod(t *testing.T) {
+func TestSchedulingApplyBindsEveryPlacedPod(t *testing.T) {
 	ctx := context.Background()
 	cloud, s := smallCluster(t, 6)
 	next, res := launch(t, ctx, cloud, s, "a")
 	require.NotEmpty(t, res.NewNodeClaims)
 	assert.Empty(t, next.Pending())
-	bound := 0
+	bound, sum := 0, 0.0
 	for _, n := range next.Nodes() {
 		require.NotNil(t, n.Node, "every launched claim registered")
 		require.NotNil(t, n.NodeClaim)
@@ -76,8 +76,21 @@ func TestApplySolveBindsEveryPlacedPod(t *testing.T) {
 		price, ok := next.NodePrice(n.Node.Name)
 		assert.True(t, ok)
 		assert.Positive(t, price)
+		sum += price
 	}
 	assert.Equal(t, 6, bound)
+	total, unpriced := next.Price()
+	assert.Empty(t, unpriced)
+	assert.InDelta(t, sum, total, 1e-9)
+
+	// A node of a type its NodePool does not offer has no price: listed, left out of the sum.
+	stray, _ := fake.NodeAndClaim("stray", "default", fake.NewInstanceType(fake.InstanceTypeOptions{Name: "retired"}),
+		cloudprovider.NewOffering(fake.TestZone1, v1.CapacityTypeOnDemand, 1, true), t0)
+	withStray, err := next.WithNodes(stray)
+	require.NoError(t, err)
+	total, unpriced = withStray.Price()
+	assert.Equal(t, []string{"stray"}, unpriced)
+	assert.InDelta(t, sum, total, 1e-9)
 
 	// A second Solve over the next snapshot has nothing to do, and new pods go on the room left.
 	again, res2 := launch(t, ctx, cloud, next, "b")
@@ -86,7 +99,7 @@ func TestApplySolveBindsEveryPlacedPod(t *testing.T) {
 	assert.Equal(t, len(next.Nodes()), len(again.Nodes()))
 }
 
-func TestApplyCommandMovesPodsOffCandidates(t *testing.T) {
+func TestDisruptionApplyMovesPodsOffCandidates(t *testing.T) {
 	ctx := context.Background()
 	cloud, s := smallCluster(t, 6)
 	s, _ = launch(t, ctx, cloud, s, "a")
@@ -141,10 +154,10 @@ func boundOn(s *cluster.Snapshot, p *corev1.Pod) string {
 	return ""
 }
 
-// TestApplyCommandMoves: a move binds the pod to its node or launched replacement; a pod the
+// TestDisruptionApplyMoves: a move binds the pod to its node or launched replacement; a pod the
 // moves give no destination, send to a replacement not launched, or do not list is pending;
 // moves the snapshot cannot carry out are errors.
-func TestApplyCommandMoves(t *testing.T) {
+func TestDisruptionApplyMoves(t *testing.T) {
 	ctx := context.Background()
 	cloud, s := smallCluster(t, 3)
 	s, _ = launch(t, ctx, cloud, s, "a")

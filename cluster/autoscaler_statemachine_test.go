@@ -422,13 +422,9 @@ func (a *autoscaler) checkPlan(t *rapid.T, res *disruption.Result) {
 
 // price is the cluster's price per hour.
 func (a *autoscaler) price(t *rapid.T) float64 {
-	total := 0.0
-	for _, n := range a.snap.Nodes() {
-		p, ok := a.snap.NodePrice(n.Name())
-		if !ok {
-			t.Fatalf("node %s has no price", n.Name())
-		}
-		total += p
+	total, unpriced := a.snap.Price()
+	if len(unpriced) > 0 {
+		t.Fatalf("nodes %v have no price", unpriced)
 	}
 	return total
 }

@@ -27,7 +27,8 @@
 // A plan is carried out with the engines' Apply helpers (scheduling.Apply,
 // disruption.Apply, over the primitive Carry) and the neutral pieces here: NodeFor (a
 // launched claim's Node), WithNodesFor (the launched claims' Nodes register), NodeClaimsOf
-// (a command's candidates' NodeClaims), NodePrice, Find and Node.BindName.
+// (a command's candidates' NodeClaims), NodePrice and Price (a node's and the
+// whole snapshot's price per hour), Find and Node.BindName.
 //
 // Pairing. A NodeClaim belongs to the Node named by its status.nodeName, else to the Node
 // whose spec.providerID equals its status.providerID, else to a Node of its own name that has

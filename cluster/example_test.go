@@ -110,11 +110,7 @@ spec:
 			}
 			fmt.Printf("%s %s: %v, %d replacements\n", cmd.Method, cmd.Reason, cmd.Candidates, len(launched))
 		}
-		total := 0.0
-		for _, n := range snap.Nodes() {
-			price, _ := snap.NodePrice(n.Name())
-			total += price
-		}
+		total, _ := snap.Price() // and the nodes it could not price
 		machines, _ := cloud.List(ctx)
 		fmt.Printf("round %d: %d nodes (%d machines), %d pods pending, $%.2f/h\n", round, len(snap.Nodes()), len(machines), len(snap.Pending()), total)
 
@@ -158,11 +154,8 @@ func solveKeepsEveryRule(t *rapid.T) {
 	if vs := verify.Solve(snap, scheduling.Options{}, res); len(vs) > 0 {
 		t.Fatalf("%v\n%s", vs, snap)
 	}
-	launched := make([]*v1.NodeClaim, len(res.NewNodeClaims))
-	for i, c := range res.NewNodeClaims {
-		launched[i] = scheduling.NodeClaimFor(c, fmt.Sprintf("claim-%d", i), snap.NodePool(c.NodePool))
-	}
-	next, err := scheduling.Apply(snap, res, launched)
+	var names fake.Names
+	next, err := scheduling.Apply(snap, res, scheduling.NodeClaimsFor(snap, res.NewNodeClaims, names.Next))
 	if err != nil {
 		t.Fatal(err)
 	}

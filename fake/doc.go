@@ -1,11 +1,21 @@
-// Package fake is test support for nodeplan and its users: an in-memory [CloudProvider] that
-// really launches, lists and deletes NodeClaims (with injectable errors and call logs),
-// instance-type generators mirroring Karpenter's fake provider ([InstanceTypes],
-// [InstanceTypesAssorted], [NewInstanceType]), fluent builders for pods and NodePools
-// ([Pod], [NodePool]) and rapid generators for property tests ([PodGenerator],
-// [NodePoolGenerator], [InstanceTypesGenerator]; [PodsGeneratorWith] draws pods with the
-// constraint probabilities of a [PodSettings], [NodeGenerator] existing nodes and
-// [DaemonSetGenerator] DaemonSets).
+// Package fake is test support for nodeplan and its users, with no decision code of its own:
 //
-// Nothing here reads a clock or a random source: provider IDs come from a counter.
+//   - [CloudProvider]: an in-memory cloudprovider.CloudProvider that really launches, lists
+//     and deletes NodeClaims, with injectable errors, call logs and an offering-capacity
+//     model ([CloudProvider.OfferingCapacity], [OfferingKey]): an offering out of capacity
+//     fails over to the next best and turns unavailable in GetInstanceTypes, so the next
+//     Solve avoids it, until [CloudProvider.Restock].
+//   - Instance types mirroring Karpenter's fake provider: [InstanceTypes],
+//     [InstanceTypesAssorted], [NewInstanceType], priced by [Price].
+//   - Builders: fluent [Pod] and [NodePool], [DaemonSet], [PDB], and [NodeAndClaim] (an
+//     initialized Node with its NodeClaim); [Names] hands out unique names
+//     (scheduling.NodeClaimsFor takes [Names.Next]).
+//   - rapid generators: [PodGenerator], [PodsGenerator], [PodsGeneratorWith] (the
+//     constraint probabilities and request bounds of a [PodSettings]; [DefaultPodSettings]),
+//     [NodePoolGenerator], [InstanceTypesGenerator], [NodeGenerator], [DaemonSetGenerator],
+//     and [HostileQuantity] for extreme inputs.
+//
+// The compact form of a cluster for rapid's logs is cluster.Snapshot.String (package fake
+// imports neither the cluster nor the engines). Nothing here reads a clock or a random
+// source (provider IDs come from a counter, draws from rapid), and nothing decides a plan.
 package fake

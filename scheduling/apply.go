@@ -55,8 +55,9 @@ func NodeClaimsFor(snap *cluster.Snapshot, planned []*NodeClaim, name func(nodeP
 // CloudProvider.Create returned for res.NewNodeClaims[i] (nil: not launched, its pods stay
 // where they were), added in flight with that claim's pods bound to it; the pods placed on
 // existing nodes and in-flight claims are bound there. A bound pod is a shallow copy with
-// spec.nodeName set to the node's BindName. Register the launched claims' Nodes with
-// WithNodes (see cluster.NodeFor).
+// spec.nodeName set to the node's BindName. The launched claims' Nodes register with
+// cluster.Snapshot.WithNodesFor (a simulated cloud) or WithNodes (the Nodes a real cluster
+// reports).
 func Apply(snap *cluster.Snapshot, res *Result, launched []*v1.NodeClaim) (*cluster.Snapshot, error) {
 	if len(launched) != len(res.NewNodeClaims) {
 		return nil, fmt.Errorf("scheduling: Apply: %d launched NodeClaims for %d planned", len(launched), len(res.NewNodeClaims))
