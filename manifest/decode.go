@@ -148,8 +148,12 @@ func (p *parser) document(d document) {
 	}()
 	// Parse strictly (duplicate keys are errors) once; only when that fails parse again
 	// leniently, so the error can name the object and is raised only for kinds nodeplan reads.
-	js, err := yaml.YAMLToJSONStrict(d.data)
 	p.strictErr = nil
+	js, plain := plainJSON(d.data)
+	var err error
+	if !plain {
+		js, err = yaml.YAMLToJSONStrict(d.data)
+	}
 	if err != nil {
 		p.strictErr = err
 		js, err = yaml.YAMLToJSON(d.data)
