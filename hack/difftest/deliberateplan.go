@@ -103,3 +103,46 @@ func withoutClaimlessStartupTaints(in *input) (*input, bool) {
 	}
 	return c, changed
 }
+
+// ignorePolicyMatches says whether nodeplan, run on the input with every spread constraint's
+// `nodeAffinityPolicy: Ignore` dropped (Honor, the default), matches one of the oracle runs
+// on the input as given: under Ignore nodeplan deliberately takes a spread's minimum over every
+// domain, where Karpenter takes it over the pod's own (README, "deliberately does better"),
+// and that is Honor's minimum. When that is the whole difference the divergence is deliberate.
+func (cfg *config) ignorePolicyMatches(in *input, w *world, oracle []result) bool {
+	c, changed := withoutIgnorePolicy(in)
+	if !changed {
+		return false
+	}
+	dir := filepath.Join(cfg.work, fmt.Sprintf("%s-%d-honor-%d", in.Kind, in.Seed, time.Now().UnixNano()))
+	if err := c.write(dir); err != nil {
+		return false
+	}
+	res := run(cfg.nodeplan, append(c.args(dir), cfg.npArgs...), cfg.timeout)
+	o, err := parsePlan(res.Stdout)
+	if res.Exit != 0 || err != nil {
+		return false
+	}
+	return planMatchesAny(o, w, oracle)
+}
+
+// withoutIgnorePolicy is in without `nodeAffinityPolicy: Ignore` on any spread constraint of a
+// pod or workload template.
+func withoutIgnorePolicy(in *input) (*input, bool) {
+	c := in.clone()
+	changed := false
+	for _, d := range c.Docs {
+		spec, _ := d["spec"].(map[string]any)
+		if t, ok := spec["template"].(map[string]any); ok && d["kind"] != "NodePool" {
+			spec, _ = t["spec"].(map[string]any)
+		}
+		tscs, _ := spec["topologySpreadConstraints"].([]any)
+		for _, t := range tscs {
+			if m := t.(map[string]any); m["nodeAffinityPolicy"] == "Ignore" {
+				delete(m, "nodeAffinityPolicy")
+				changed = true
+			}
+		}
+	}
+	return c, changed
+}

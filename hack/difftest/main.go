@@ -276,7 +276,11 @@ func (cfg *config) evaluate(in *input) *caseResult {
 			// nodeplan's deliberate cost-aware packing is the whole difference.
 			cr.Class = "packing:" + cr.Class
 		}
-		if in.Kind == "plan" && !strings.HasPrefix(cr.Class, "packing:") && cfg.startupTaintMatches(in, cr.NP) {
+		if in.Kind == "plan" && w != nil && !strings.HasPrefix(cr.Class, "packing:") && cfg.ignorePolicyMatches(in, w, cr.Oracle) {
+			// nodeplan's deliberate minimum under nodeAffinityPolicy Ignore is the whole difference.
+			cr.Class = "ignore-policy:" + cr.Class
+		}
+		if in.Kind == "plan" && !strings.HasPrefix(cr.Class, "packing:") && !strings.HasPrefix(cr.Class, "ignore-policy:") && cfg.startupTaintMatches(in, cr.NP) {
 			// nodeplan's deliberate reading of an uninitialized Node without its claim is the whole difference.
 			cr.Class = "startup-taint:" + cr.Class
 		}
@@ -301,6 +305,12 @@ func (cfg *config) packingMatches(in *input, dir string, w *world, oracle []resu
 	if err != nil {
 		return false
 	}
+	return planMatchesAny(o, w, oracle)
+}
+
+// planMatchesAny says whether plan o matches or is equivalent to one of the oracle runs, both
+// judged in world w.
+func planMatchesAny(o *planOutput, w *world, oracle []result) bool {
 	sum, viol := summarizePlan(o, w.nodes), w.validatePlan(o)
 	for _, or := range oracle {
 		oo, err := parsePlan(or.Stdout)
@@ -408,7 +418,7 @@ func featureRates(results []*caseResult) string {
 	type rate struct{ n, bad int }
 	rates := map[string]*rate{}
 	for _, r := range results {
-		deliberate := strings.HasPrefix(r.Class, "packing:") || strings.HasPrefix(r.Class, "deleting-node:") || strings.HasPrefix(r.Class, "startup-taint:") || strings.Contains(r.Class, "karpenter breaks limits-nodes")
+		deliberate := strings.HasPrefix(r.Class, "packing:") || strings.HasPrefix(r.Class, "deleting-node:") || strings.HasPrefix(r.Class, "startup-taint:") || strings.HasPrefix(r.Class, "ignore-policy:") || strings.Contains(r.Class, "karpenter breaks limits-nodes")
 		for _, f := range r.Features {
 			k := r.Kind + " " + f
 			if rates[k] == nil {
@@ -434,7 +444,7 @@ func featureRates(results []*caseResult) string {
 		return keys[i] < keys[j]
 	})
 	var b strings.Builder
-	b.WriteString("features by share of inputs diverging (not counting packing:, deleting-node:, startup-taint: and limits.nodes):\n")
+	b.WriteString("features by share of inputs diverging (not counting packing:, deleting-node:, startup-taint:, ignore-policy: and limits.nodes):\n")
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %3.0f%%  %3d/%-3d  %s\n", 100*share(k), rates[k].bad, rates[k].n, k)
 	}
