@@ -13,7 +13,9 @@
 //   - rapid generators: [PodGenerator], [PodsGenerator], [PodsGeneratorWith] (the
 //     constraint probabilities and request bounds of a [PodSettings]; [DefaultPodSettings]),
 //     [NodePoolGenerator], [InstanceTypesGenerator], [NodeGenerator], [DaemonSetGenerator],
-//     and [HostileQuantity] for extreme inputs.
+//     and [HostileQuantity] for extreme inputs. The always-schedulable mode
+//     ([SchedulablePodSettings] with [SchedulableInstanceTypesGenerator] and an
+//     unconstrained NodePool) draws only clusters where every pod can be placed.
 //
 // The compact form of a cluster for rapid's logs is cluster.Snapshot.String (package fake
 // imports neither the cluster nor the engines). Nothing here reads a clock or a random
