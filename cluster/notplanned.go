@@ -20,7 +20,7 @@ const (
 	// DaemonSetPod: the DaemonSet controller places it; it counts as DaemonSet overhead.
 	NotPlannedDaemonSetPod NotPlannedReason = "DaemonSetPod"
 	// NodeNotInInput: bound to a node the snapshot does not hold.
-	NotPlannedNodeMissing NotPlannedReason = "NodeNotInInput"
+	NotPlannedNodeNotInInput NotPlannedReason = "NodeNotInInput"
 )
 
 // NotPlanned is a pod the snapshot neither plans nor counts on a node, with why.
@@ -38,7 +38,7 @@ func (n NotPlanned) Message() string {
 		return "the pod is being deleted (metadata.deletionTimestamp) and is bound to no node"
 	case NotPlannedDaemonSetPod:
 		return "a DaemonSet pod: the DaemonSet controller places it on every node it admits, and its requests count as DaemonSet overhead"
-	case NotPlannedNodeMissing:
+	case NotPlannedNodeNotInInput:
 		return fmt.Sprintf("bound to node %q (spec.nodeName), which the input does not hold", n.Pod.Spec.NodeName)
 	}
 	return string(n.Reason)
@@ -50,7 +50,7 @@ func (s *Snapshot) notPlannedReason(p *corev1.Pod) NotPlannedReason {
 		if _, ok := s.byName()[p.Spec.NodeName]; ok {
 			return ""
 		}
-		return NotPlannedNodeMissing
+		return NotPlannedNodeNotInInput
 	}
 	switch {
 	case IsTerminal(p):

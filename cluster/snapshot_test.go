@@ -81,7 +81,7 @@ func TestNewSortsPods(t *testing.T) {
 		assert.NotEmpty(t, n.Message())
 	}
 	assert.Equal(t, map[string]cluster.NotPlannedReason{
-		"default/elsewhere": cluster.NotPlannedNodeMissing, "default/done": cluster.NotPlannedTerminal,
+		"default/elsewhere": cluster.NotPlannedNodeNotInInput, "default/done": cluster.NotPlannedTerminal,
 		"default/going": cluster.NotPlannedTerminating, "default/ds": cluster.NotPlannedDaemonSetPod,
 	}, reasons)
 	assert.Equal(t, []string{"default/done", "default/ds", "default/elsewhere", "default/going"}, notPlannedKeys(s), "sorted by namespace/name")

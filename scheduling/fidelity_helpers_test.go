@@ -41,7 +41,7 @@ func fidelityInput(t *testing.T, manifests, instanceTypes string, packing schedu
 	snap, err := cluster.New(objs)
 	require.NoError(t, err)
 	for _, n := range snap.NotPlanned() {
-		require.NotEqual(t, cluster.NotPlannedNodeMissing, n.Reason, "pod %s is bound to an unknown node", n.Pod.Name)
+		require.NotEqual(t, cluster.NotPlannedNodeNotInInput, n.Reason, "pod %s is bound to an unknown node", n.Pod.Name)
 	}
 	return &fidelityIn{snap: snap, opts: scheduling.Options{Packing: packing}}
 }

@@ -164,7 +164,7 @@ func (w *world) placeResult(res *scheduling.Result) []Violation {
 			continue
 		}
 		if l.marked && len(e.Pods) > 0 {
-			out = append(out, l.violation(NodeMarkedForDeletion))
+			out = append(out, l.violation(NodeDeleting))
 		}
 		for _, p := range e.Pods {
 			if p != nil && accept(p, l.violation("")) {

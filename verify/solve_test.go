@@ -48,7 +48,7 @@ func TestSolveCodes(t *testing.T) {
 		{verify.NodeUnknown, twoPods, func(w *world, res *scheduling.Result) {
 			res.ExistingNodes = append(res.ExistingNodes, &scheduling.ExistingNodePlacement{Name: "ghost"})
 		}},
-		{verify.NodeMarkedForDeletion, onNode, func(w *world, res *scheduling.Result) {
+		{verify.NodeDeleting, onNode, func(w *world, res *scheduling.Result) {
 			w.deleting = []string{"node-a"}
 		}},
 		{verify.ClaimEmpty, twoPods, func(w *world, res *scheduling.Result) {

@@ -14,13 +14,14 @@ const (
 	PodMissing ViolationCode = "PodMissing"
 	// PodDuplicated: a pod is placed twice, or placed and also in PodErrors.
 	PodDuplicated ViolationCode = "PodDuplicated"
-	// PodUnknown: the result holds a pod that is neither an input pod nor a pod of a node
-	// marked for deletion.
+	// PodUnknown: the result holds a pod that is neither an input pod nor a pod of a deleting
+	// node.
 	PodUnknown ViolationCode = "PodUnknown"
 	// NodeUnknown: pods are placed on an existing node the input does not have.
 	NodeUnknown ViolationCode = "NodeUnknown"
-	// NodeMarkedForDeletion: pods are placed on a node that is marked for deletion or deleting.
-	NodeMarkedForDeletion ViolationCode = "NodeMarkedForDeletion"
+	// NodeDeleting: pods are placed on a node that is deleting (cluster.Node.Deleting: marked
+	// by the Deleting fork, or a Node or NodeClaim with a deletionTimestamp).
+	NodeDeleting ViolationCode = "NodeDeleting"
 	// ClaimEmpty: a new NodeClaim carries no pod.
 	ClaimEmpty ViolationCode = "ClaimEmpty"
 	// ClaimNodePoolUnknown: a new NodeClaim names a NodePool the input does not have (or a
@@ -211,7 +212,7 @@ var describe = map[ViolationCode]string{
 	PodDuplicated:                 "pod placed twice or both placed and unplaced",
 	PodUnknown:                    "result holds a pod that is not an input pod",
 	NodeUnknown:                   "placement on a node the input does not have",
-	NodeMarkedForDeletion:         "placement on a node marked for deletion",
+	NodeDeleting:                  "placement on a deleting node",
 	ClaimEmpty:                    "NodeClaim without pods",
 	ClaimNodePoolUnknown:          "NodeClaim of an unknown, static or deleting NodePool",
 	LaunchMissing:                 "NodeClaim without instance type or offering",

@@ -20,7 +20,7 @@ const (
 	notPlannedTerminal     = string(cluster.NotPlannedTerminal)
 	notPlannedTerminating  = string(cluster.NotPlannedTerminating)
 	notPlannedDaemonSetPod = string(cluster.NotPlannedDaemonSetPod)
-	notPlannedNodeMissing  = string(cluster.NotPlannedNodeMissing)
+	notPlannedNodeMissing  = string(cluster.NotPlannedNodeNotInInput)
 )
 
 // notPlannedPod is an input pod nodeplan does not plan, with why (JSON `notPlanned`).
