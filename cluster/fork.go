@@ -219,9 +219,9 @@ func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
 	known := s.podKeys()
 	c := s.fork()
 	edited := map[int]bool{}
-	for _, p := range pods {
+	for i, p := range pods {
 		if p == nil {
-			return nil, fmt.Errorf("cluster: a nil Pod")
+			return nil, fmt.Errorf("cluster: WithPods: pods[%d] is nil", i)
 		}
 		k := PodKey(p)
 		if known[k] {
@@ -311,9 +311,9 @@ func (s *Snapshot) addClaims(claims []*v1.NodeClaim) error {
 			}
 		}
 	}
-	for _, nc := range claims {
+	for i, nc := range claims {
 		if nc == nil {
-			return fmt.Errorf("cluster: a nil NodeClaim")
+			return fmt.Errorf("cluster: NodeClaims[%d] is nil", i)
 		}
 		if claimNames[nc.Name] {
 			return fmt.Errorf("cluster: NodeClaim %q: two NodeClaims of this name", nc.Name)
@@ -339,9 +339,9 @@ func (s *Snapshot) addClaims(claims []*v1.NodeClaim) error {
 // a Node is an error.
 func (s *Snapshot) WithNodes(nodes ...*corev1.Node) (*Snapshot, error) {
 	c := s.fork()
-	for _, node := range nodes {
+	for i, node := range nodes {
 		if node == nil {
-			return nil, fmt.Errorf("cluster: a nil Node")
+			return nil, fmt.Errorf("cluster: WithNodes: nodes[%d] is nil", i)
 		}
 		if i, ok := c.idx.m[node.Name]; ok && c.nodes[i].Node != nil {
 			return nil, fmt.Errorf("cluster: Node %q: the snapshot already holds a Node of this name", node.Name)

@@ -119,9 +119,9 @@ func New(o Objects) (*Snapshot, error) {
 	if s.objs.InstanceTypes == nil {
 		s.objs.InstanceTypes = map[string]cloudprovider.InstanceTypes{}
 	}
-	for _, n := range o.Nodes {
+	for i, n := range o.Nodes {
 		if n == nil {
-			return nil, fmt.Errorf("cluster: a nil Node")
+			return nil, fmt.Errorf("cluster: Objects.Nodes[%d] is nil", i)
 		}
 		if _, dup := s.idx.m[n.Name]; dup {
 			return nil, fmt.Errorf("cluster: Node %q: two Nodes of this name", n.Name)
@@ -132,9 +132,9 @@ func New(o Objects) (*Snapshot, error) {
 	if err := s.addClaims(o.NodeClaims); err != nil {
 		return nil, err
 	}
-	for _, p := range o.Pods {
+	for i, p := range o.Pods {
 		if p == nil {
-			return nil, fmt.Errorf("cluster: a nil Pod")
+			return nil, fmt.Errorf("cluster: Objects.Pods[%d] is nil", i)
 		}
 		switch r := s.notPlannedReason(p); {
 		case r != "":
