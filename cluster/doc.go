@@ -4,7 +4,8 @@
 // Leases and the cloud's observations (interruption events, repair policies, provider
 // drift). A Snapshot is built once, by New from plain slices or by FromSet from loaded
 // manifests, and is what scheduling.Solve and disruption.Plan take. It also holds the pod
-// and PodDisruptionBudget rules both engines share (pods.go, pdb.go: reschedulable,
+// and PodDisruptionBudget rules both engines share (IsReschedulable, IsDaemonSetPod,
+// IsMirrorPod, DoNotDisrupt, PDBLimits: reschedulable,
 // DaemonSet and mirror pods, do-not-disrupt, PDB allowance), so that there is one
 // implementation of each. The package imports neither engine.
 //

@@ -64,10 +64,10 @@ type Result struct {
 	// start, for the pending pods and the pods of deleting and expired nodes (expiration
 	// itself launches nothing). Every later simulation sees them in flight.
 	Provisioned []*scheduling.NodeClaim
-	// Interruptions says, per input event and instance, what it did (see interruption.go).
+	// Interruptions says, per input event and instance, what it did (see InterruptionOutcome).
 	Interruptions []InterruptionOutcome
 	// Drains are the termination plans of every node being deleted, by a command or in the
-	// input, sorted by node name (see termination.go).
+	// input, sorted by node name (see Drain).
 	Drains []Drain
 }
 
@@ -109,7 +109,7 @@ type Blocked struct {
 	// Reason is the English of the first blocker (Blockers[0].String(), followed by the
 	// second's after a repair note).
 	Reason string
-	// Blockers are every reason the node is kept as data, the one Reason explains first (see
-	// blockers.go). Never empty: a node nothing blocks has BlockNoDisruption.
+	// Blockers are every reason the node is kept, as data (see Blocker), the one Reason
+	// explains first. Never empty: a node nothing blocks has BlockNoDisruption.
 	Blockers []Blocker
 }

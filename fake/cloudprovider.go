@@ -57,7 +57,7 @@ type CloudProvider struct {
 	RepairPolicy []cloudprovider.RepairPolicy
 
 	// OfferingCapacity, when it has an entry for an offering (see OfferingKey), is how many
-	// more machines that offering can launch (see capacity.go).
+	// more machines that offering can launch (see Create, GetInstanceTypes and Restock).
 	OfferingCapacity map[string]int
 
 	counter     int
