@@ -151,10 +151,7 @@ func benchmarkSolveFresh(b *testing.B, n int, packing scheduling.Packing, fresh 
 	if len(res.PodErrors) > 0 {
 		b.Fatalf("%d pods not scheduled, first: %s", len(res.PodErrors), res.PodErrors[0].Reason)
 	}
-	price := 0.0
-	for _, c := range res.NewNodeClaims {
-		price += c.Offering.Price
-	}
+	price := res.Price()
 	b.ReportMetric(float64(n)/(elapsed.Seconds()/float64(b.N)), "pods/sec")
 	b.ReportMetric(float64(len(res.NewNodeClaims)), "nodes")
 	b.ReportMetric(price, "$/hour")

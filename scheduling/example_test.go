@@ -48,13 +48,11 @@ func ExampleSolve() {
 		panic(err)
 	}
 	mustVerify(snap, res)
-	total := 0.0
 	for _, c := range res.NewNodeClaims {
 		fmt.Printf("%s %s/%s $%.4f: %s\n", c.InstanceType.Name, c.Offering.Zone(), c.Offering.CapacityType(),
 			c.Offering.Price, podNames(c.Pods))
-		total += c.Offering.Price
 	}
-	fmt.Printf("total $%.4f/hour, %d unschedulable\n", total, len(res.PodErrors))
+	fmt.Printf("total $%.4f/hour, %d unschedulable\n", res.Price(), len(res.PodErrors))
 	// Output:
 	// fake-it-3 test-zone-1/on-demand $1.2590: batch sidecar
 	// fake-it-3 test-zone-1/on-demand $1.2590: web-1 web-2

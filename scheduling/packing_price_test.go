@@ -11,7 +11,7 @@ import (
 // "deliberately does better": 28 % at 5,000 pods).
 func TestCostAwarePackingCutsTheBenchmarkPrice(t *testing.T) {
 	snap := snapOf(t, benchmarkObjects(1000))
-	plan := func(p scheduling.Packing) (nodes int, price float64) {
+	plan := func(p scheduling.Packing) (int, float64) {
 		opts := scheduling.Options{Packing: p}
 		res, err := scheduling.Solve(snap, opts)
 		if err != nil {
@@ -23,10 +23,7 @@ func TestCostAwarePackingCutsTheBenchmarkPrice(t *testing.T) {
 		if len(res.PodErrors) > 0 {
 			t.Fatalf("%s: %d pods not scheduled", p, len(res.PodErrors))
 		}
-		for _, c := range res.NewNodeClaims {
-			price += c.Offering.Price
-		}
-		return len(res.NewNodeClaims), price
+		return len(res.NewNodeClaims), res.Price()
 	}
 	costNodes, costPrice := plan(scheduling.PackingCostAware)
 	karpNodes, karpPrice := plan(scheduling.PackingKarpenter)
