@@ -107,8 +107,12 @@ type NodeClaim struct {
 	MinValuesRelaxed bool
 }
 
-// ExistingNodePlacement lists the pending pods placed on an existing node.
+// ExistingNodePlacement lists the pods Solve placed on an existing node or in-flight
+// NodeClaim.
 type ExistingNodePlacement struct {
+	// Name is the node's cluster.Node.Name (cluster.Snapshot.Find resolves it).
 	Name string
+	// Pods are the pods placed there (pending, moving, or from a deleting node), in the
+	// order they were placed.
 	Pods []*corev1.Pod
 }
