@@ -28,6 +28,7 @@ type Cache struct {
 	// by the NodePool and the minValues policy; each entry also holds the exact
 	// instance-type list it was prepared from, compared element by element on lookup.
 	templates map[templateKey][]preparedTemplate
+	nodeFacts map[*cluster.Node]*nodeFacts
 }
 
 type templateKey struct {
@@ -104,6 +105,7 @@ func NewCache() *Cache {
 		podVecs:   map[*corev1.Pod]vec{},
 		typeVecs:  map[*cloudprovider.InstanceType][2]vec{},
 		templates: map[templateKey][]preparedTemplate{},
+		nodeFacts: map[*cluster.Node]*nodeFacts{},
 	}
 }
 

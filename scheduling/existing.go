@@ -81,9 +81,9 @@ func (s *solver) buildExisting() {
 		if n.Deleting() || (n.Node == nil && n.NodeClaim == nil) {
 			continue
 		}
-		lbls := nodeLabels(n)
+		f := s.nodeFacts(n)
 		e := &existingNode{node: n, name: n.Name()}
-		e.taints, e.initialized = s.effectiveTaints(n, lbls)
+		e.taints, e.initialized = s.effectiveTaints(n, f)
 		e.reqs = s.nodeRequirements(n)
 		e.host = s.topo.hostID(e.reqs[v1.LabelHostname].Values()[0])
 		var alloc corev1.ResourceList
@@ -96,7 +96,7 @@ func (s *solver) buildExisting() {
 		e.available = s.res.vec(alloc)
 		// Until a node is initialized the kubelet may report zero for resources it has not
 		// registered yet (extended resources, or everything on an in-flight NodeClaim).
-		if tt, ok := byName[lbls[v1.LabelInstanceType]]; ok && !e.initialized {
+		if tt, ok := byName[f.typeName]; ok && !e.initialized {
 			typeAlloc := s.res.vec(tt.it.Allocatable())
 			for i, x := range e.available {
 				if x == 0 {
@@ -106,26 +106,17 @@ func (s *solver) buildExisting() {
 		}
 		e.volumeLimits = s.volumes.csiNodeLimits[e.name]
 		e.volumeClaims = map[string]map[string]bool{}
-		boundDaemons := map[string]bool{}
-		for _, p := range n.Pods {
-			if p == nil || cluster.IsTerminal(p) {
-				continue
-			}
+		for _, p := range f.volumePods {
 			if _, uses, _ := s.volumes.podVolumes(p); len(uses) > 0 {
 				e.attach(uses)
 			}
-			e.available.sub(s.podVec(p))
-			e.ports = append(e.ports, hostPortsOf(p)...)
-			for _, o := range p.OwnerReferences {
-				if o.Kind == "DaemonSet" {
-					boundDaemons[p.Namespace+"/"+o.Name] = true
-				}
-			}
 		}
+		s.subPods(e.available, n, f)
+		e.ports = append(e.ports, f.ports...)
 		for _, d := range s.daemons {
 			// A PreferNoSchedule taint keeps no DaemonSet pod off a node (Karpenter checks it
 			// and overcommits the node).
-			if boundDaemons[d.key] || !tolerates(d.form.tolerations, schedulingTaints(e.taints)) {
+			if f.daemons[d.key] || !tolerates(d.form.tolerations, schedulingTaints(e.taints)) {
 				continue
 			}
 			if daemonCompatibleWithNode(d, e.reqs) {
@@ -134,7 +125,7 @@ func (s *solver) buildExisting() {
 			}
 		}
 		// Nodes of a NodePool count against its limits.
-		if np := lbls[v1.NodePoolLabelKey]; np != "" {
+		if np := f.pool; np != "" {
 			for _, t := range s.templates {
 				if t.name != np {
 					continue
@@ -172,9 +163,8 @@ func (s *solver) buildExisting() {
 // initialized yet will lose its known ephemeral and startup taints), and whether it is
 // initialized. Placement and topology counting both read them, so a pod placed on such a node
 // sees the pods there counted.
-func (s *solver) effectiveTaints(n *cluster.Node, lbls map[string]string) ([]corev1.Taint, bool) {
-	_, managed := lbls[v1.NodePoolLabelKey]
-	initialized := !managed || lbls[v1.NodeInitializedLabelKey] == "true"
+func (s *solver) effectiveTaints(n *cluster.Node, f *nodeFacts) ([]corev1.Taint, bool) {
+	managed, initialized := f.managed, f.initialized
 	var taints []corev1.Taint
 	if n.Node != nil {
 		taints = n.Node.Spec.Taints
@@ -191,7 +181,7 @@ func (s *solver) effectiveTaints(n *cluster.Node, lbls map[string]string) ([]cor
 		// A managed Node given without its NodeClaim: the claim would carry its NodePool's
 		// startup taints.
 		for _, t := range s.templates {
-			if t.name == lbls[v1.NodePoolLabelKey] {
+			if t.name == f.pool {
 				startup = t.startupTaints
 			}
 		}
@@ -243,7 +233,7 @@ func (s *solver) countBoundPods() {
 			continue
 		}
 		reqs := s.nodeRequirements(n)
-		taints, _ := s.effectiveTaints(n, nodeLabels(n))
+		taints, _ := s.effectiveTaints(n, s.nodeFacts(n))
 		for _, bp := range n.Pods {
 			if bp == nil || cluster.IsTerminal(bp) || bp.DeletionTimestamp != nil || replanned[bp] {
 				continue

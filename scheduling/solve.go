@@ -306,9 +306,9 @@ func (s *solver) universe() *universe {
 		u.reachable[key] = from
 	}
 	for _, n := range s.nodes {
-		lbls := nodeLabels(n)
-		taints, _ := s.effectiveTaints(n, lbls)
-		u.nodes = append(u.nodes, universeNode{labels: lbls, reqs: s.nodeRequirements(n), taints: taints})
+		f := s.nodeFacts(n)
+		taints, _ := s.effectiveTaints(n, f)
+		u.nodes = append(u.nodes, universeNode{labels: f.labels, reqs: s.nodeRequirements(n), taints: taints})
 	}
 	return u
 }

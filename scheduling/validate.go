@@ -115,6 +115,9 @@ func invalidPodSpec(p *corev1.Pod, requests corev1.ResourceList, specChecked boo
 }
 
 func checkNode(n *cluster.Node, cache *Cache) error {
+	if cache.checked(n) {
+		return nil // a node and its pod list never change (snapshots copy the ones they change)
+	}
 	if n.Node != nil {
 		if err := quantity.CheckList("status.allocatable", n.Node.Status.Allocatable); err != nil {
 			return fmt.Errorf("node %q: %w", n.Node.Name, err)
@@ -140,6 +143,7 @@ func checkNode(n *cluster.Node, cache *Cache) error {
 		}
 		cache.markChecked(p)
 	}
+	cache.markChecked(n)
 	return nil
 }
 
