@@ -111,13 +111,16 @@ func (s *Snapshot) byName() map[string]int {
 }
 
 // New builds a Snapshot: it pairs Nodes with NodeClaims, binds pods to their nodes and sorts
-// the rest into pending and not planned (see the package doc). Two Nodes, or two NodeClaims,
-// of one name, and an in-flight NodeClaim named like a Node paired with another claim, are
-// errors.
+// the rest into pending and not planned (see the package doc). A nil object in any slice of o,
+// two Nodes, or two NodeClaims, of one name, and an in-flight NodeClaim named like a Node
+// paired with another claim, are errors.
 func New(o Objects) (*Snapshot, error) {
 	s := &Snapshot{objs: o, idx: builtIndex(make(map[string]int, len(o.Nodes)+len(o.NodeClaims)))}
 	if s.objs.InstanceTypes == nil {
 		s.objs.InstanceTypes = map[string]cloudprovider.InstanceTypes{}
+	}
+	if err := refuseNils(&o); err != nil {
+		return nil, err
 	}
 	for i, n := range o.Nodes {
 		if n == nil {

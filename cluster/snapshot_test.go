@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -147,4 +148,31 @@ func TestStringIsCompact(t *testing.T) {
 		Pods: []*corev1.Pod{fake.Pod("p").Obj(), fake.Pod("q").NodeName("n1").Obj()}})
 	require.NoError(t, err)
 	assert.Equal(t, "n1 /// uninitialized pods=1\nc1 /// in-flight pods=0\npending=1 notPlanned=0", s.String())
+}
+
+// Every nil object is New's error naming its slice and index, never silently dropped.
+func TestNewRefusesEveryNil(t *testing.T) {
+	for field, set := range map[string]func(*cluster.Objects){
+		"NodePools":              func(o *cluster.Objects) { o.NodePools = append(o.NodePools, nil) },
+		"DaemonSets":             func(o *cluster.Objects) { o.DaemonSets = append(o.DaemonSets, nil) },
+		"PodDisruptionBudgets":   func(o *cluster.Objects) { o.PodDisruptionBudgets = append(o.PodDisruptionBudgets, nil) },
+		"PersistentVolumeClaims": func(o *cluster.Objects) { o.PersistentVolumeClaims = append(o.PersistentVolumeClaims, nil) },
+		"PersistentVolumes":      func(o *cluster.Objects) { o.PersistentVolumes = append(o.PersistentVolumes, nil) },
+		"StorageClasses":         func(o *cluster.Objects) { o.StorageClasses = append(o.StorageClasses, nil) },
+		"CSINodes":               func(o *cluster.Objects) { o.CSINodes = append(o.CSINodes, nil) },
+		"Namespaces":             func(o *cluster.Objects) { o.Namespaces = append(o.Namespaces, nil) },
+		"Leases":                 func(o *cluster.Objects) { o.Leases = append(o.Leases, nil) },
+	} {
+		t.Run(field, func(t *testing.T) {
+			o := cluster.Objects{NodePools: []*v1.NodePool{fake.NodePool("default").Obj()}}
+			set(&o)
+			_, err := cluster.New(o)
+			require.Error(t, err)
+			idx := 0
+			if field == "NodePools" {
+				idx = 1
+			}
+			assert.Equal(t, fmt.Sprintf("cluster: Objects.%s[%d] is nil", field, idx), err.Error())
+		})
+	}
 }

@@ -12,8 +12,9 @@ import (
 	"github.com/nodeplan/nodeplan/cluster"
 )
 
-// TestPlanNeverPanicsOnNil: nil entries anywhere in the input are refused by cluster.New
-// (nil Nodes, NodeClaims, pods), or skipped or an error of Plan, never a panic.
+// TestPlanNeverPanicsOnNil: nil objects anywhere in the input are refused by cluster.New
+// (Nodes, NodeClaims, pods, NodePools, DaemonSets, PDBs...); nil instance types and
+// offerings are skipped or an error of Plan; never a panic.
 func TestPlanNeverPanicsOnNil(t *testing.T) {
 	node := func() *cluster.Node { return testNode("node-a", "default", "small", "", bound("a", "100m")) }
 	nilOffering := testType("small", 2, 0.1)
@@ -29,9 +30,9 @@ func TestPlanNeverPanicsOnNil(t *testing.T) {
 		"nil pending pod":   {func(in *fixture) { in.Pods = []*corev1.Pod{nil} }, true},
 		"nil type":          {func(in *fixture) { in.InstanceTypes["default"] = append(in.InstanceTypes["default"], nil) }, false},
 		"nil offering":      {func(in *fixture) { in.InstanceTypes["default"] = cloudprovider.InstanceTypes{nilOffering} }, false},
-		"nil NodePool":      {func(in *fixture) { in.NodePools = append(in.NodePools, nil) }, false},
-		"nil DaemonSet":     {func(in *fixture) { in.DaemonSets = append(in.DaemonSets, nil) }, false},
-		"nil PDB":           {func(in *fixture) { in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, nil) }, false},
+		"nil NodePool":      {func(in *fixture) { in.NodePools = append(in.NodePools, nil) }, true},
+		"nil DaemonSet":     {func(in *fixture) { in.DaemonSets = append(in.DaemonSets, nil) }, true},
+		"nil PDB":           {func(in *fixture) { in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, nil) }, true},
 		"no instance types": {func(in *fixture) { in.InstanceTypes = nil }, false},
 	} {
 		t.Run(name, func(t *testing.T) {
