@@ -57,7 +57,8 @@
 //     Ready), metadata.creationTimestamp when there is no NodeClaim.
 //   - NodeClaim: metadata.deletionTimestamp, metadata.creationTimestamp (expiration, and
 //     consolidateAfter without pod events), status.lastPodEventTime (consolidateAfter), the
-//     conditions InstanceTerminating (already deleting), Initialized (its
+//     conditions InstanceTerminating (deleting, see Node.Deleting, and no longer counted
+//     towards its NodePool's size), Initialized (its
 //     lastTransitionTime when there was no pod event) and Drifted (reason and time),
 //     spec.expireAfter (else the NodePool's), spec.terminationGracePeriod, and the
 //     annotations karpenter.sh/nodepool-hash and karpenter.sh/nodepool-hash-version

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -72,17 +73,35 @@ func (n *Node) Labels() map[string]string {
 	return out
 }
 
-// Deleting reports whether the node is going away: marked by the Deleting fork, or its Node
-// or its NodeClaim has a deletionTimestamp (Karpenter's StateNode.MarkedForDeletion). Both
-// engines read it: scheduling.Solve puts no pod on such a node and plans its reschedulable
-// pods again (a Node's; an in-flight claim's pods are not listed by Karpenter either);
-// disruption.Plan makes it no candidate and counts it as disrupting against its budget.
-// Karpenter counts a Node's deletionTimestamp only when it has no NodeClaim, since its
-// termination finalizer deletes the NodeClaim of a deleting Node at once; nodeplan takes that
-// next moment as the snapshot's (see README.md, "deliberately does better").
+// Deleting reports whether the node is going away: marked by the Deleting fork, its Node or
+// its NodeClaim has a deletionTimestamp, or its NodeClaim's instance is terminating
+// (Karpenter's StateNode.MarkedForDeletion, which reads the InstanceTerminating condition
+// as a deletionTimestamp). Both engines read it: scheduling.Solve puts no pod on such a node
+// and plans its reschedulable pods again (a Node's; an in-flight claim's pods are not listed
+// by Karpenter either); disruption.Plan makes it no candidate, counts it as disrupting
+// against its budget and plans its drain. Karpenter counts a Node's deletionTimestamp only
+// when it has no NodeClaim, since its termination finalizer deletes the NodeClaim of a
+// deleting Node at once; nodeplan takes that next moment as the snapshot's (see README.md,
+// "deliberately does better").
 func (n *Node) Deleting() bool {
 	return n.markedDeleting || (n.Node != nil && n.Node.DeletionTimestamp != nil) ||
-		(n.NodeClaim != nil && n.NodeClaim.DeletionTimestamp != nil)
+		(n.NodeClaim != nil && n.NodeClaim.DeletionTimestamp != nil) || n.InstanceTerminating()
+}
+
+// InstanceTerminating reports whether the NodeClaim has the condition InstanceTerminating=True:
+// the cloud is terminating its instance. Karpenter sets it only while finalizing a deleted
+// NodeClaim or Node, so it means deleting even in a snapshot that lost the deletionTimestamp;
+// such a node no longer counts towards its NodePool's size for disruption budgets.
+func (n *Node) InstanceTerminating() bool {
+	if n.NodeClaim == nil {
+		return false
+	}
+	for _, c := range n.NodeClaim.Status.Conditions {
+		if c.Type == v1.ConditionTypeInstanceTerminating {
+			return c.Status == metav1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // MarkedDeleting reports whether the Deleting fork marked the node (as if Karpenter had

@@ -143,17 +143,15 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 		n.initialized = false
 	}
 	n.deleting = sn.Deleting()
-	terminating := false
 	if sn.NodeClaim != nil {
-		if c := hasCondition(sn.NodeClaim.Status.Conditions, v1.ConditionTypeInstanceTerminating); c != nil && c.Status == metav1.ConditionTrue {
-			terminating = true
-		}
 		n.hasTGP = sn.NodeClaim.Spec.TerminationGracePeriod != nil
 	}
 	if n.pool != nil && n.hasTGP == false && sn.NodeClaim == nil {
 		n.hasTGP = n.pool.Spec.Template.Spec.TerminationGracePeriod != nil
 	}
-	n.counted = n.pool != nil && n.initialized && !terminating
+	// Karpenter's budget mapping skips a terminating instance's node but counts other
+	// deleting ones (as disrupting).
+	n.counted = n.pool != nil && n.initialized && !sn.InstanceTerminating()
 	n.disrupting = n.counted && (n.deleting || (sn.Node != nil && !nodeReady(sn.Node)))
 
 	notCand := func(code BlockReason, object string) { n.notCandidate, n.notCandidateObject = code, object }
@@ -164,7 +162,7 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 		notCand(BlockNodePoolNotFound, n.poolName)
 	case sn.Node == nil:
 		notCand(BlockNoNode, "")
-	case n.deleting || terminating:
+	case n.deleting:
 		notCand(BlockDeleting, "")
 	case !n.initialized:
 		notCand(BlockUninitialized, "")

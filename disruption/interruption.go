@@ -127,7 +127,7 @@ func (s *state) interruptions() []InterruptionOutcome {
 				o.Code, o.Command = InterruptionDuplicate, deletedBy[n]
 			case s.taken[n]:
 				o.Code, o.Command = InterruptionDuplicate, s.commandOf(n)
-			case n.deleting || n.notCandidate == BlockDeleting:
+			case n.deleting:
 				o.Code = InterruptionAlreadyDeleting
 			default:
 				o.Code = InterruptionDeleted

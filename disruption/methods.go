@@ -12,8 +12,9 @@ import (
 func (s *state) expiration() {
 	for _, n := range s.nodes {
 		// Karpenter's expiration controller reads the NodeClaim: a Node being deleted whose
-		// NodeClaim is not is still expired (and counted once against its budget).
-		claimDeleting := n.sn.NodeClaim != nil && n.sn.NodeClaim.DeletionTimestamp != nil
+		// NodeClaim is not is still expired (and counted once against its budget). A
+		// terminating instance's claim is being deleted (see cluster.Node.InstanceTerminating).
+		claimDeleting := n.sn.NodeClaim != nil && n.sn.NodeClaim.DeletionTimestamp != nil || n.sn.InstanceTerminating()
 		if s.taken[n] || n.pool == nil || claimDeleting || n.sn.MarkedDeleting() || n.expiresAt.IsZero() || s.now.Before(n.expiresAt) {
 			continue
 		}

@@ -186,3 +186,46 @@ func TestRepairBlockersAsData(t *testing.T) {
 		assert.Equal(t, corev1.NodeReady, b.Condition.Type)
 	})
 }
+
+// A node already going away is not repaired: Karpenter's health controller deletes only a
+// NodeClaim not yet deleted, and sets InstanceTerminating only while finalizing a deleted one
+// (node/termination and nodeclaim/lifecycle), so a terminating instance is deleting too. The
+// node is drained as one the input deletes (no command).
+func TestRepairSkipsDeletingNodes(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		alter    func(*v1.NodeClaim)
+		repaired bool
+	}{
+		{"NodeClaim not deleting", func(*v1.NodeClaim) {}, true},
+		{"NodeClaim deletionTimestamp", func(nc *v1.NodeClaim) { nc.DeletionTimestamp = &metav1.Time{Time: now.Add(-time.Minute)} }, false},
+		{"InstanceTerminating", func(nc *v1.NodeClaim) {
+			nc.Status.Conditions = []metav1.Condition{{Type: v1.ConditionTypeInstanceTerminating, Status: metav1.ConditionTrue, LastTransitionTime: metav1.NewTime(now.Add(-time.Minute))}}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := claimed(condition(testNode("bad", "p", "small", "", bound("b1", "1")), corev1.NodeReady, corev1.ConditionFalse, now.Add(-time.Hour)), 0)
+			tc.alter(bad.NodeClaim)
+			in := input([]*v1.NodePool{pool("p")}, bad, testNode("ok", "p", "large", "", bound("o1", "1")))
+			in.RepairPolicies = awsRepairPolicies
+			res, err := plan(t, in)
+			require.NoError(t, err)
+			var repaired []string
+			for _, c := range res.Commands {
+				if c.Method == MethodRepair {
+					repaired = append(repaired, c.Candidates...)
+				}
+			}
+			if tc.repaired {
+				assert.Equal(t, []string{"bad"}, repaired)
+			} else {
+				assert.Empty(t, repaired)
+				assert.Equal(t, BlockDeleting, firstBlocker(res, "bad"))
+				require.NotEmpty(t, res.Drains)
+				assert.Equal(t, "bad", res.Drains[0].Node)
+				assert.Zero(t, res.Drains[0].Command)
+			}
+			checkNothingLost(t, in, res)
+		})
+	}
+}

@@ -20,7 +20,8 @@ type Drain struct {
 	// Command is the 1-based index in Result.Commands of the command deleting the node, 0
 	// when the input already deletes it (deletionTimestamp, or marked for deletion).
 	Command int
-	// Since is when the deletion started: the deletionTimestamp, or Now for a new command.
+	// Since is when the deletion started: the deletionTimestamp (else the InstanceTerminating
+	// condition's transition), or Now for a new command.
 	Since time.Time
 	// Taint is put on the node first (karpenter.sh/disrupted:NoSchedule).
 	Taint corev1.Taint
@@ -315,13 +316,19 @@ func podGracePeriod(p *corev1.Pod) time.Duration {
 	return defaultPodGracePeriod
 }
 
-// deletionTime is the node's deletionTimestamp (the NodeClaim's, else the Node's).
+// deletionTime is the node's deletionTimestamp (the NodeClaim's, else the Node's), else
+// when its instance began terminating (a snapshot that lost the deletionTimestamp).
 func deletionTime(n *node) time.Time {
 	if c := n.sn.NodeClaim; c != nil && c.DeletionTimestamp != nil {
 		return c.DeletionTimestamp.Time
 	}
 	if nd := n.sn.Node; nd != nil && nd.DeletionTimestamp != nil {
 		return nd.DeletionTimestamp.Time
+	}
+	if n.sn.InstanceTerminating() {
+		if c := hasCondition(n.sn.NodeClaim.Status.Conditions, v1.ConditionTypeInstanceTerminating); !c.LastTransitionTime.IsZero() {
+			return c.LastTransitionTime.Time
+		}
 	}
 	return time.Time{}
 }

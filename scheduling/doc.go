@@ -7,7 +7,8 @@
 //
 // Solve places the snapshot's pending pods, its moving pods (cluster.Snapshot.WithMoving)
 // and the reschedulable pods of its deleting nodes (cluster.Node.Deleting: the Deleting fork,
-// or a Node's or NodeClaim's deletionTimestamp); the pod and PDB rules it applies are package cluster's. Every pod it
+// a Node's or NodeClaim's deletionTimestamp, or the NodeClaim's InstanceTerminating=True); the
+// pod and PDB rules it applies are package cluster's. Every pod it
 // places ends up in exactly one place in the [Result]: on a new NodeClaim, on an existing
 // node, or in PodErrors with a reason. [Apply] carries a result out on the snapshot, and
 // [NodeClaimFor] is a planned claim as the NodeClaim CloudProvider.Create takes

@@ -15,9 +15,10 @@
 //
 //   - Accounting: every input pod is placed once or in PodErrors; no pod is placed twice,
 //     placed and unplaced, or unknown (pods of nodes being deleted — the snapshot's
-//     Deleting mark, a Node's deletionTimestamp, an in-flight claim's — may be placed
-//     again, and count at their new node, or nowhere when they are in PodErrors); no
-//     placement on an unknown or a deleting node; no empty claim.
+//     Deleting mark, a Node's or NodeClaim's deletionTimestamp, a NodeClaim's
+//     InstanceTerminating=True condition — may be placed again, and count at their new
+//     node, or nowhere when they are in PodErrors); no placement on an unknown or a
+//     deleting node; no empty claim.
 //   - Launch choice: the NodePool exists and may launch (not static, not deleting); the
 //     type is one of the NodePool's and among the claim's options; the offering is the
 //     type's and available; type and offering intersect the claim's requirements; the

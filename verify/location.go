@@ -56,12 +56,11 @@ func (l *location) finish() {
 	l.k8s = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: l.name, Labels: l.labels}, Spec: corev1.NodeSpec{Taints: l.taints}}
 }
 
-// isMarked: the node is being deleted (marked by the snapshot's Deleting fork, or by a
-// deletionTimestamp of its Node or of its NodeClaim: Karpenter deletes a node's NodeClaim
-// first, and takes such a node for marked in provisioning and disruption alike).
+// isMarked: the node is being deleted (marked by the snapshot's Deleting fork, by a
+// deletionTimestamp of its Node, or its NodeClaim terminating: Karpenter deletes a node's
+// NodeClaim first, and takes such a node for marked in provisioning and disruption alike).
 func isMarked(n *cluster.Node) bool {
-	return n.MarkedDeleting() || (n.Node != nil && n.Node.DeletionTimestamp != nil) ||
-		(n.NodeClaim != nil && n.NodeClaim.DeletionTimestamp != nil)
+	return n.MarkedDeleting() || (n.Node != nil && n.Node.DeletionTimestamp != nil) || terminating(n)
 }
 
 // knownEphemeral are the taints a not yet initialized node sheds on its own.

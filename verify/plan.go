@@ -154,18 +154,20 @@ func (p *planWorld) candidate(n *cluster.Node, reason disruption.Reason) bool {
 	if reason.Forceful() {
 		return p.pools[poolOf(n)] != nil && (n.NodeClaim == nil || n.NodeClaim.DeletionTimestamp == nil)
 	}
-	if n.Node == nil || p.pools[poolOf(n)] == nil || isMarked(n) || terminating(n) {
+	if n.Node == nil || p.pools[poolOf(n)] == nil || isMarked(n) {
 		return false
 	}
 	return n.Node.Labels[v1.NodeInitializedLabelKey] == "true"
 }
 
+// terminating: the NodeClaim is being deleted or its instance is terminating.
 func terminating(n *cluster.Node) bool {
+	return n.NodeClaim != nil && (n.NodeClaim.DeletionTimestamp != nil || instanceTerminating(n))
+}
+
+func instanceTerminating(n *cluster.Node) bool {
 	if n.NodeClaim == nil {
 		return false
-	}
-	if n.NodeClaim.DeletionTimestamp != nil {
-		return true
 	}
 	for _, c := range n.NodeClaim.Status.Conditions {
 		if c.Type == v1.ConditionTypeInstanceTerminating && c.Status == metav1.ConditionTrue {
@@ -175,10 +177,11 @@ func terminating(n *cluster.Node) bool {
 	return false
 }
 
-// counted nodes make up a NodePool's size for its budgets: managed, initialized, not
-// terminating.
+// counted nodes make up a NodePool's size for its budgets: managed, initialized, the
+// instance not terminating (a deleting one counts, as disrupting: Karpenter's
+// BuildDisruptionBudgetMapping).
 func (p *planWorld) counted(n *cluster.Node) bool {
-	return p.pools[poolOf(n)] != nil && n.Node != nil && n.Node.Labels[v1.NodeInitializedLabelKey] == "true" && !terminating(n)
+	return p.pools[poolOf(n)] != nil && n.Node != nil && n.Node.Labels[v1.NodeInitializedLabelKey] == "true" && !instanceTerminating(n)
 }
 
 func nodeNotReady(n *corev1.Node) bool {
