@@ -15,9 +15,10 @@ import (
 
 // checkValidity rejects what the API server would reject in the objects nodeplan plans with
 // — names that are not DNS-1123, pod specs with invalid resources, spread constraints,
-// tolerations or affinity terms (internal/podspec) — and quantities nodeplan cannot count
-// exactly (beyond an int64 of millicores or bytes: read as they were, 1e30 cpu became 0 and
-// a pod fitted anywhere). The error names the field.
+// tolerations or affinity terms (internal/podspec), claims without access mode or storage
+// request (claims.go) — and quantities nodeplan cannot count exactly (beyond an int64 of
+// millicores or bytes: read as they were, 1e30 cpu became 0 and a pod fitted anywhere). The
+// error names the field.
 func (p *parser) checkValidity(o *object) bool {
 	err := checkMeta(o)
 	if err == nil {
@@ -59,10 +60,12 @@ func checkMeta(o *object) error {
 func checkObject(obj any) error {
 	switch obj := obj.(type) {
 	case *corev1.Pod:
-		return podspec.Check("spec", &obj.Spec)
+		return checkPodSpec("spec", &obj.Spec)
 	case *corev1.Node:
 		return errors.Join(quantity.CheckList("status.capacity", obj.Status.Capacity),
 			quantity.CheckList("status.allocatable", obj.Status.Allocatable))
+	case *corev1.PersistentVolumeClaim:
+		return checkClaimSpec("spec", &obj.Spec, "")
 	case *v1.NodePool:
 		return quantity.CheckList("spec.limits", corev1.ResourceList(obj.Spec.Limits))
 	case *v1.NodeClaim:
@@ -70,17 +73,22 @@ func checkObject(obj any) error {
 			quantity.CheckList("status.capacity", obj.Status.Capacity),
 			quantity.CheckList("status.allocatable", obj.Status.Allocatable))
 	case *appsv1.DaemonSet:
-		return podspec.Check("spec.template.spec", &obj.Spec.Template.Spec)
+		return checkPodSpec("spec.template.spec", &obj.Spec.Template.Spec)
 	case *appsv1.Deployment:
-		return podspec.Check("spec.template.spec", &obj.Spec.Template.Spec)
+		return checkPodSpec("spec.template.spec", &obj.Spec.Template.Spec)
 	case *appsv1.ReplicaSet:
-		return podspec.Check("spec.template.spec", &obj.Spec.Template.Spec)
+		return checkPodSpec("spec.template.spec", &obj.Spec.Template.Spec)
 	case *appsv1.StatefulSet:
-		return podspec.Check("spec.template.spec", &obj.Spec.Template.Spec)
+		return errors.Join(checkPodSpec("spec.template.spec", &obj.Spec.Template.Spec), checkClaimTemplates(obj.Spec.VolumeClaimTemplates))
 	case *batchv1.Job:
-		return podspec.Check("spec.template.spec", &obj.Spec.Template.Spec)
+		return checkPodSpec("spec.template.spec", &obj.Spec.Template.Spec)
 	}
 	return nil
+}
+
+// checkPodSpec checks a pod spec (internal/podspec) and its ephemeral volumes' claims.
+func checkPodSpec(path string, spec *corev1.PodSpec) error {
+	return errors.Join(podspec.Check(path, spec), checkEphemeralClaims(path, spec))
 }
 
 // checkNullSpec rejects a pod (or pod template) written as `spec: null`, which the API

@@ -42,6 +42,18 @@ func TestSpecsTheAPIServerRejectsAreErrors(t *testing.T) {
 			"metadata.name: \"" + longName(254) + "\" is not a valid name: must be no more than 253 characters"},
 		"namespace too long": {"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: " + longName(64) + "}\nspec: {containers: [" + c + "]}\n",
 			"metadata.namespace: \"" + longName(64) + "\" is not a valid namespace: must be no more than 63 characters"},
+		// The API server's claim validation requires an access mode and a storage request; a
+		// StatefulSet is accepted with such a template, but never creates its pods.
+		"StatefulSet template without storage request": {statefulSetWithClaim("{accessModes: [ReadWriteOnce], storageClassName: ebs}"),
+			`StatefulSet "default/db": spec.volumeClaimTemplates[0].spec.resources.requests.storage: is required (the API server refuses the PersistentVolumeClaims made from this template, so the StatefulSet never creates a pod)`},
+		"StatefulSet template without access mode": {statefulSetWithClaim("{resources: {requests: {storage: 1Gi}}}"),
+			"spec.volumeClaimTemplates[0].spec.accessModes: at least one access mode is required"},
+		"StatefulSet template with zero storage": {statefulSetWithClaim("{accessModes: [ReadWriteOnce], resources: {requests: {storage: '0'}}}"),
+			"spec.volumeClaimTemplates[0].spec.resources.requests.storage: 0: must be greater than zero"},
+		"PersistentVolumeClaim without storage request": {"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce]}\n",
+			`PersistentVolumeClaim "default/data": spec.resources.requests.storage: is required`},
+		"ephemeral volume without storage request": {podWithSpec("{containers: [" + c + "], volumes: [{name: scratch, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce]}}}}]}"),
+			"spec.volumes[0].ephemeral.volumeClaimTemplate.spec.resources.requests.storage: is required"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			assert.Contains(t, parseErr(t, tc.doc), "test.yaml: document 1 (line 1): ")
@@ -51,6 +63,13 @@ func TestSpecsTheAPIServerRejectsAreErrors(t *testing.T) {
 	// What the API server accepts still reads.
 	parse(t, spread("{maxSkew: 1, minDomains: 2, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}"))
 	parse(t, podWithSpec("{containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1, hugepages-2Mi: 1Gi}}}]}"))
+	parse(t, statefulSetWithClaim("{accessModes: [ReadWriteOnce], resources: {requests: {storage: 10Gi}}}"))
+}
+
+// statefulSetWithClaim is a StatefulSet "db" with one volumeClaimTemplate of this spec.
+func statefulSetWithClaim(spec string) string {
+	return "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec: {serviceName: db, selector: {matchLabels: {a: b}}, " +
+		"template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: x}]}}, volumeClaimTemplates: [{metadata: {name: data}, spec: " + spec + "}]}\n"
 }
 
 func longName(n int) string {

@@ -174,6 +174,11 @@ func (vi *volumeIndex) podVolumes(pod *corev1.Pod) (alts []requirements.Requirem
 		} else if vi.defaultClass != nil {
 			className = vi.defaultClass.Name
 		}
+		if className == "" {
+			// No class and no default to give it one: only a PersistentVolume without a class
+			// can bind it, which kube-scheduler waits for and Karpenter does not plan.
+			return nil, nil, fmt.Sprintf("%s: PersistentVolumeClaim %s is not bound and has no StorageClass (none given, and no default StorageClass)", path, key)
+		}
 		sc, known := vi.classes[className]
 		if !known {
 			// A class the snapshot does not hold: assume it binds on first use without

@@ -111,6 +111,16 @@ func TestVolumeTopology(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, fake.TestZone2, zoneOf(t, res, "db"))
 	})
+	t.Run("unbound claim without a class takes the default class", func(t *testing.T) {
+		in := volumeObjects(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"))
+		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "", "")}
+		sc := storageClass("zonal", wffc, fake.TestZone2)
+		sc.Annotations = map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}
+		in.StorageClasses = []*storagev1.StorageClass{storageClass("other", wffc, fake.TestZone1), sc}
+		res, err := solveVerified(t, nil, snapOf(t, in), scheduling.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, fake.TestZone2, zoneOf(t, res, "db"))
+	})
 	t.Run("volume zone incompatible with the pod's own zone", func(t *testing.T) {
 		in := volumeObjects(withPVC(fake.Pod("db").NodeSelector(v1.LabelTopologyZone, fake.TestZone1).Requests("1", "1Gi").Obj(), "data", "data-db"))
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "zonal", "")}
@@ -152,6 +162,11 @@ func TestVolumeRefusals(t *testing.T) {
 			c.Annotations = nil
 			return []*corev1.PersistentVolumeClaim{c}
 		}(), pvs: []*corev1.PersistentVolume{zonalPV("pv-1", "ebs.csi.aws.com", []string{fake.TestZone1})}, want: "not bound yet"},
+		// Karpenter: "unbound pvc must define a storage class" (volumetopology.go,
+		// ValidatePersistentVolumeClaims); karpenter-plan refuses the pod the same way.
+		{name: "unbound without a class", claims: []*corev1.PersistentVolumeClaim{pvc("data-db", "", "")}, want: "has no StorageClass"},
+		{name: "unbound without a class, no default among the classes", claims: []*corev1.PersistentVolumeClaim{pvc("data-db", "", "")},
+			class: storageClass("fast", storagev1.VolumeBindingWaitForFirstConsumer), want: "has no StorageClass"},
 		{name: "lost claim", claims: func() []*corev1.PersistentVolumeClaim {
 			c := pvc("data-db", "", "")
 			c.Status.Phase = corev1.ClaimLost
