@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"iter"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -21,25 +22,37 @@ type nodeFacts struct {
 	// volumePods are the bound pods that are not terminal and have volumes.
 	volumePods []*corev1.Pod
 	ports      []hostPort
+	namespaces []string        // of all its bound pods, terminal or not, each once
 	daemons    map[string]bool // namespace/name of the DaemonSets with a pod here; nil if none
 	// used is the pods' summed requests, valid while its length is the index's; nil when a
 	// sum could saturate, where subtracting pod by pod gives a different result.
 	used vec
 }
 
+// nodeFacts are n's facts from the Cache, or without one from this Solve's own memo.
 func (s *solver) nodeFacts(n *cluster.Node) *nodeFacts {
+	memo := s.facts
 	if s.cache != nil {
-		if f, ok := s.cache.nodeFacts[n]; ok {
-			if len(f.used) != len(s.res.names) {
-				f.used = s.sumPods(n)
-			}
-			return f
+		memo = s.cache.nodeFacts
+	} else if memo == nil {
+		memo = map[*cluster.Node]*nodeFacts{}
+		s.facts = memo
+	}
+	if f, ok := memo[n]; ok {
+		if len(f.used) != len(s.res.names) {
+			f.used = s.sumPods(n)
 		}
+		return f
 	}
 	lbls := nodeLabels(n)
 	f := &nodeFacts{labels: lbls, pool: lbls[v1.NodePoolLabelKey], typeName: lbls[v1.LabelInstanceType]}
 	_, f.managed = lbls[v1.NodePoolLabelKey]
 	f.initialized = !f.managed || lbls[v1.NodeInitializedLabelKey] == "true"
+	for _, p := range n.Pods {
+		if p != nil && !slices.Contains(f.namespaces, p.Namespace) {
+			f.namespaces = append(f.namespaces, p.Namespace)
+		}
+	}
 	for _, p := range livePods(n) {
 		if len(p.Spec.Volumes) > 0 {
 			f.volumePods = append(f.volumePods, p)
@@ -55,9 +68,7 @@ func (s *solver) nodeFacts(n *cluster.Node) *nodeFacts {
 		}
 	}
 	f.used = s.sumPods(n)
-	if s.cache != nil {
-		s.cache.nodeFacts[n] = f
-	}
+	memo[n] = f
 	return f
 }
 

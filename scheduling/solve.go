@@ -25,6 +25,7 @@ type solver struct {
 	opts      Options
 	wellKnown requirements.KeySet
 	res       *resourceIndex
+	facts     map[*cluster.Node]*nodeFacts // nodeFacts' memo when there is no cache
 	templates []*template
 	// templateErrors explain NodePools that can launch nothing.
 	templateErrors []Cause
@@ -118,7 +119,7 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (*Result, error) 
 	s.buildResourceIndex()
 	s.topo = newTopology(s.universe(), s.wellKnown)
 	s.volumes = newVolumeIndex(snap)
-	s.topo.namespaces = knownNamespaces(snap, s.pending)
+	s.topo.namespaces = s.knownNamespaces()
 	pods, err := s.preparePods()
 	if err != nil {
 		return nil, err
@@ -798,9 +799,9 @@ func refusedRequirements(pod *corev1.Pod) string {
 
 // knownNamespaces are the snapshot's Namespaces plus every namespace a pod lives in (with the
 // kubernetes.io/metadata.name label the API server gives every namespace), sorted by name.
-func knownNamespaces(snap *cluster.Snapshot, pending []*corev1.Pod) []*corev1.Namespace {
+func (s *solver) knownNamespaces() []*corev1.Namespace {
 	byName := map[string]*corev1.Namespace{}
-	for _, ns := range snap.Namespaces() {
+	for _, ns := range s.snap.Namespaces() {
 		if ns != nil {
 			byName[ns.Name] = ns
 		}
@@ -813,19 +814,17 @@ func knownNamespaces(snap *cluster.Snapshot, pending []*corev1.Pod) []*corev1.Na
 			byName[name] = ns
 		}
 	}
-	for _, p := range pending {
+	for _, p := range s.pending {
 		if p != nil {
 			add(p.Namespace)
 		}
 	}
-	for _, n := range snap.Nodes() {
+	for _, n := range s.snap.Nodes() {
 		if n == nil {
 			continue
 		}
-		for _, p := range n.Pods {
-			if p != nil {
-				add(p.Namespace)
-			}
+		for _, name := range s.nodeFacts(n).namespaces {
+			add(name)
 		}
 	}
 	out := make([]*corev1.Namespace, 0, len(byName))
