@@ -86,14 +86,8 @@ func (s *solver) buildExisting() {
 		e.taints, e.initialized = s.effectiveTaints(n, f)
 		e.reqs = s.nodeRequirements(n)
 		e.host = s.topo.hostID(e.reqs[v1.LabelHostname].Values()[0])
-		var alloc corev1.ResourceList
-		if n.Node != nil {
-			alloc = n.Node.Status.Allocatable
-		}
-		if len(alloc) == 0 && n.NodeClaim != nil {
-			alloc = n.NodeClaim.Status.Allocatable
-		}
-		e.available = s.res.vec(alloc)
+		alloc := allocatable(n)
+		e.available = f.alloc.clone()
 		// Until a node is initialized the kubelet may report zero for resources it has not
 		// registered yet (extended resources, or everything on an in-flight NodeClaim).
 		if tt, ok := byName[f.typeName]; ok && !e.initialized {

@@ -27,6 +27,9 @@ type nodeFacts struct {
 	// used is the pods' summed requests, valid while its length is the index's; nil when a
 	// sum could saturate, where subtracting pod by pod gives a different result.
 	used vec
+	// alloc is allocatable as a vector (the Node's, else the claim's); also kept at the
+	// index's length. Solves clone it.
+	alloc vec
 }
 
 // nodeFacts are n's facts from the Cache, or without one from this Solve's own memo.
@@ -41,6 +44,10 @@ func (s *solver) nodeFacts(n *cluster.Node) *nodeFacts {
 	if f, ok := memo[n]; ok {
 		if len(f.used) != len(s.res.names) {
 			f.used = s.sumPods(n)
+			f.alloc = s.res.vec(allocatable(n))
+		}
+		if len(f.alloc) != len(s.res.names) {
+			f.alloc = s.res.vec(allocatable(n))
 		}
 		return f
 	}
@@ -68,6 +75,7 @@ func (s *solver) nodeFacts(n *cluster.Node) *nodeFacts {
 		}
 	}
 	f.used = s.sumPods(n)
+	f.alloc = s.res.vec(allocatable(n))
 	memo[n] = f
 	return f
 }
@@ -120,4 +128,16 @@ func livePods(n *cluster.Node) iter.Seq2[int, *corev1.Pod] {
 			}
 		}
 	}
+}
+
+// allocatable is the Node's allocatable, else (none given, or no Node) the NodeClaim's.
+func allocatable(n *cluster.Node) corev1.ResourceList {
+	var alloc corev1.ResourceList
+	if n.Node != nil {
+		alloc = n.Node.Status.Allocatable
+	}
+	if len(alloc) == 0 && n.NodeClaim != nil {
+		alloc = n.NodeClaim.Status.Allocatable
+	}
+	return alloc
 }
