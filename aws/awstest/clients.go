@@ -17,7 +17,9 @@ import (
 
 // Config is an SDK configuration for the local servers: region us-east-1, static fake
 // credentials (never real ones), the SDK's standard retryer with its usual three attempts
-// but backoff capped at 5 ms so fault tests stay fast, and a 1 s per-attempt HTTP timeout.
+// but backoff capped at 5 ms so fault tests stay fast, and a 30 s per-attempt HTTP timeout
+// (long, so that a loaded machine never times out a healthy call; the Timeout fault closes
+// the connection instead of waiting for it).
 func Config() sdkaws.Config {
 	return sdkaws.Config{
 		Region: "us-east-1",
@@ -30,7 +32,7 @@ func Config() sdkaws.Config {
 				o.RateLimiter = ratelimit.None
 			})
 		},
-		HTTPClient: &http.Client{Timeout: time.Second},
+		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 	}
 }
 

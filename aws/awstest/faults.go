@@ -19,7 +19,8 @@ const (
 	// MalformedBody does the operation, then answers 200 with a body that is not XML/JSON;
 	// the SDK does not retry, and the caller does not learn the outcome.
 	MalformedBody
-	// Timeout does the operation, then holds the reply until the client gives up.
+	// Timeout does the operation, then loses the reply (the connection closes without one);
+	// the SDK retries, so the operation must be idempotent.
 	Timeout
 )
 

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/aws/smithy-go"
 )
@@ -52,10 +51,17 @@ func serveWithFaults(w http.ResponseWriter, r *http.Request, faults *Faults, p p
 	case MalformedBody:
 		write(w, reply{status: http.StatusOK, contentType: p.contentType, body: []byte("<<<not a well-formed reply")})
 	case Timeout:
-		select {
-		case <-r.Context().Done():
-		case <-time.After(30 * time.Second):
+		// The reply is lost: the connection closes without one, as when the client's
+		// deadline passes. Closing (rather than waiting for the client's timer) keeps the
+		// fault instant and independent of load; the client's own timeout stays long so a
+		// slow machine never times out a healthy call.
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				return
+			}
 		}
+		<-r.Context().Done()
 	}
 }
 
