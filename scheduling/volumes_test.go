@@ -121,6 +121,20 @@ func TestVolumeTopology(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, fake.TestZone2, zoneOf(t, res, "db"))
 	})
+	t.Run("unbound claim of a class the input lacks binds anywhere", func(t *testing.T) {
+		// Deliberate (README): Karpenter refuses the pod ("failed to get storage class"); a
+		// dump without its StorageClasses should still plan its volume pods.
+		in := volumeObjects(withPVC(fake.Pod("db").Requests("1", "1Gi").Obj(), "data", "data-db"))
+		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "gp3-not-given", "")}
+		res, err := solveVerified(t, nil, snapOf(t, in), scheduling.Options{})
+		require.NoError(t, err)
+		require.Empty(t, res.PodErrors)
+		require.Len(t, res.NewNodeClaims, 1)
+		zone := res.NewNodeClaims[0].Requirements.Get(v1.LabelTopologyZone)
+		for _, z := range []string{fake.TestZone1, fake.TestZone2, fake.TestZone3} {
+			assert.True(t, zone.Has(z), "the claim stays open over %s: %s", z, zone)
+		}
+	})
 	t.Run("volume zone incompatible with the pod's own zone", func(t *testing.T) {
 		in := volumeObjects(withPVC(fake.Pod("db").NodeSelector(v1.LabelTopologyZone, fake.TestZone1).Requests("1", "1Gi").Obj(), "data", "data-db"))
 		in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-db", "zonal", "")}
