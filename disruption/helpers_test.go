@@ -29,6 +29,11 @@ func testType(name string, cpu int, price float64) *cloudprovider.InstanceType {
 		offs = append(offs, cloudprovider.NewOffering(z, v1.CapacityTypeOnDemand, price, true),
 			cloudprovider.NewOffering(z, v1.CapacityTypeSpot, price/4, true))
 	}
+	return typeOf(name, cpu, offs)
+}
+
+// typeOf is a linux type of cpu vCPUs and 2 GiB per vCPU, with no overhead, and offs.
+func typeOf(name string, cpu int, offs cloudprovider.Offerings) *cloudprovider.InstanceType {
 	return fake.NewInstanceType(fake.InstanceTypeOptions{
 		Name: name, OperatingSystems: []string{"linux"}, Offerings: offs,
 		Overhead: &cloudprovider.InstanceTypeOverhead{},

@@ -281,6 +281,11 @@ func noReplacement(code ReplacementCode, set func(*Blocker)) *Blocker {
 // multi-node, filterOutSameInstanceType). It returns nil and why when none is left.
 func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice float64, multi bool) (*scheduling.NodeClaim, Blocker) {
 	reqs := claim.Requirements.Copy()
+	// Prices are judged as Karpenter sees the claim: open where nodeplan's settlement pinned it.
+	priced := reqs
+	if claim.PriceRequirements != nil {
+		priced = claim.PriceRequirements.Copy()
+	}
 	opts := claim.InstanceTypeOptions.OrderByPrice(reqs)
 	allSpot := true
 	for _, c := range cands {
@@ -299,8 +304,14 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 		if !s.opts.SpotToSpotConsolidation {
 			return nil, *noReplacement(ReplacementSpotToSpotDisabled, nil)
 		}
-		reqs.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
-		opts = byPrice(launchable(opts, reqs), reqs, candPrice)
+		spot := requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot)
+		reqs.Add(spot)
+		if claim.PriceRequirements != nil {
+			priced.Add(spot)
+		} else {
+			priced = reqs
+		}
+		opts = byPrice(launchable(opts, reqs), priced, candPrice)
 		if len(opts) == 0 {
 			return nil, *noCheaper
 		}
@@ -316,7 +327,7 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 			opts = opts[:min(len(opts), max(minSpotToSpotTypes, need))]
 		}
 	} else {
-		opts = byPrice(opts, reqs, candPrice)
+		opts = byPrice(opts, priced, candPrice)
 		if len(opts) == 0 {
 			return nil, *noCheaper
 		}
@@ -328,12 +339,18 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 			spot.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
 			if l := launchable(opts, spot); len(l) > 0 {
 				reqs, opts = spot, l
+				if claim.PriceRequirements != nil {
+					priced = priced.Copy()
+					priced.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
+				} else {
+					priced = reqs
+				}
 			}
 		}
 	}
 	if multi {
 		var why *Blocker
-		if opts, why = filterOutSameInstanceType(opts, reqs, cands); why != nil {
+		if opts, why = filterOutSameInstanceType(opts, reqs, priced, cands); why != nil {
 			return nil, *why
 		}
 	}
@@ -371,7 +388,7 @@ func cheapestOffering(its cloudprovider.InstanceTypes, reqs requirements.Require
 // filterOutSameInstanceType: when a replacement option is the instance type of a candidate,
 // the replacement must be cheaper than the cheapest such candidate (no "delete 2×A, launch
 // 1×A" when "delete 1×A" would do).
-func filterOutSameInstanceType(opts cloudprovider.InstanceTypes, reqs requirements.Requirements, cands []*node) (cloudprovider.InstanceTypes, *Blocker) {
+func filterOutSameInstanceType(opts cloudprovider.InstanceTypes, reqs, priced requirements.Requirements, cands []*node) (cloudprovider.InstanceTypes, *Blocker) {
 	names := map[string]bool{}
 	for _, it := range opts {
 		names[it.Name] = true
@@ -386,7 +403,7 @@ func filterOutSameInstanceType(opts cloudprovider.InstanceTypes, reqs requiremen
 	if !same {
 		return opts, nil
 	}
-	opts = byPrice(opts, reqs, maxPrice)
+	opts = byPrice(opts, priced, maxPrice)
 	if len(opts) == 0 {
 		return nil, noReplacement(ReplacementSameType, nil)
 	}

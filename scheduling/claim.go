@@ -33,6 +33,10 @@ type claim struct {
 	// open are the pods (anti-)affinity groups count in every domain the claim may launch
 	// in; the round's end settles them (rounds.go).
 	open []openCount
+	// loose are the keys a settlement pinned, as they were before the pin and narrowed by
+	// later pods' own requirements: Karpenter's NodeClaim stays open there, and its
+	// consolidation prices the replacement so (NodeClaim.PriceRequirements).
+	loose map[string]*requirements.Requirement
 
 	count      int
 	prev, next *claim
@@ -43,6 +47,7 @@ type placement struct {
 	reqs    requirements.Requirements
 	types   bitset
 	relaxed bool // BestEffort lowered a minValues
+	loose   map[string]*requirements.Requirement
 }
 
 // tryAdd adds p (with form f) to c if it fits, and reports whether it did.
@@ -161,6 +166,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 	if !types.anyReverse(fitsPod) {
 		return placement{}, why != nil && t.reject(why, s.noTypeReason(t, p, c.types, types, merged, changed))
 	}
+	loose, own := c.looseWith(f.reqs)
 	if p.settling {
 		// Settle the claim for the groups counting p the way its cheapest option launches.
 		settlement, ok := s.settlement(t, p, merged, types, fitsPod)
@@ -177,6 +183,12 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 			if len(changed) == 0 && len(settled) == 0 {
 				merged = merged.Copy()
 				types = append(s.scratch[:0], types...)
+			}
+			if _, ok := loose[k]; !ok {
+				if own {
+					loose, own = copyLoose(loose), false
+				}
+				loose[k] = cur
 			}
 			merged[k] = next
 			settled = append(settled, k)
@@ -215,16 +227,42 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 				merged[key] = merged[key].WithMinValues(have)
 				key, have, _ = t.minValuesShortfall(out, merged)
 			}
-			return placement{reqs: merged, types: types, relaxed: true}, true
+			return placement{reqs: merged, types: types, relaxed: true, loose: loose}, true
 		}
 	}
-	return placement{reqs: merged, types: types}, true
+	return placement{reqs: merged, types: types, loose: loose}, true
+}
+
+// looseWith is the claim's loose keys narrowed by a joining pod's requirements; own is
+// true when that is c.loose itself.
+func (c *claim) looseWith(reqs requirements.Requirements) (out map[string]*requirements.Requirement, own bool) {
+	out, own = c.loose, true
+	for k, r := range c.loose {
+		if pr, ok := reqs[k]; ok {
+			if next := r.Intersection(pr); !next.Equal(r) {
+				if own {
+					out, own = copyLoose(out), false
+				}
+				out[k] = next
+			}
+		}
+	}
+	return out, own
+}
+
+func copyLoose(m map[string]*requirements.Requirement) map[string]*requirements.Requirement {
+	out := make(map[string]*requirements.Requirement, len(m)+1)
+	for k, r := range m {
+		out[k] = r
+	}
+	return out
 }
 
 // commit adds p to c after a successful check: the claim keeps the types that fit every pod.
 func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	t := c.t
 	c.reqs = pl.reqs
+	c.loose = pl.loose
 	c.values = s.topo.singleValues(c.reqs, c.values)
 	c.relaxed = c.relaxed || pl.relaxed
 	c.requests.add(p.requests)
@@ -669,6 +707,14 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 	}
 	minOverhead := fo.minOverhead
 	out.Requirements = reqs
+	if len(c.loose) > 0 {
+		out.PriceRequirements = reqs.Copy()
+		for k, r := range c.loose {
+			if k != v1.LabelInstanceType {
+				out.PriceRequirements[k] = r
+			}
+		}
+	}
 	for k, v := range t.labels {
 		out.Labels[k] = v
 	}

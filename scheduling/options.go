@@ -91,6 +91,10 @@ type NodeClaim struct {
 	// Requirements are the NodePool's requirements narrowed by the pods and by topology,
 	// including the instance-type options.
 	Requirements requirements.Requirements
+	// PriceRequirements, when not nil, are Requirements with the keys a topology settlement
+	// pinned (launch.go) as open as Karpenter leaves them; its consolidation judges a
+	// replacement's worst-case launch price by them.
+	PriceRequirements requirements.Requirements
 	// InstanceTypeOptions are the instance types that fit, cheapest first.
 	InstanceTypeOptions cloudprovider.InstanceTypes
 	// InstanceType and Offering are the cheapest launchable choice among the options.
