@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 )
 
 // jsonService is the skeleton the AWS JSON-protocol servers (SQS, Pricing, SSM) share: it
@@ -66,4 +68,26 @@ func jsonAction[In any](j jsonService, do func(r *http.Request, in *In) (any, er
 		out, err := do(r, &in)
 		return j.result(out, err)
 	}
+}
+
+// jsonServer is the HTTP front the JSON-protocol servers share: a loopback server that counts
+// requests and answers each with the service's ops under the scheduled faults.
+type jsonServer struct {
+	*httptest.Server
+	Faults *Faults
+	// Requests counts the HTTP requests served, retries included.
+	Requests atomic.Int64
+	svc      jsonService
+	ops      map[string]jsonOp
+}
+
+// start starts the server on 127.0.0.1 answering svc's ops.
+func (s *jsonServer) start(svc jsonService, ops map[string]jsonOp) {
+	s.Faults, s.svc, s.ops = &Faults{}, svc, ops
+	s.Server = newLoopbackServer(http.HandlerFunc(s.serve))
+}
+
+func (s *jsonServer) serve(w http.ResponseWriter, r *http.Request) {
+	s.Requests.Add(1)
+	s.svc.serve(w, r, s.Faults, s.ops)
 }

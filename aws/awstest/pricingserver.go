@@ -2,8 +2,6 @@ package awstest
 
 import (
 	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/pricing"
 )
@@ -11,12 +9,8 @@ import (
 // PricingServer is a local server speaking the AWS JSON 1.1 protocol of the Price List API
 // (X-Amz-Target AWSPriceListService.GetProducts) in front of an in-memory Pricing.
 type PricingServer struct {
-	*httptest.Server
+	jsonServer
 	Pricing *Pricing
-	Faults  *Faults
-	// Requests counts the HTTP requests served, retries included.
-	Requests atomic.Int64
-	ops      map[string]jsonOp
 }
 
 var pricingJSON = jsonService{
@@ -30,15 +24,9 @@ var pricingJSON = jsonService{
 
 // NewPricingServer starts a server on 127.0.0.1 in front of p. Close it when done.
 func NewPricingServer(p *Pricing) *PricingServer {
-	s := &PricingServer{Pricing: p, Faults: &Faults{}}
-	s.ops = map[string]jsonOp{"GetProducts": jsonAction(pricingJSON, s.getProducts)}
-	s.Server = newLoopbackServer(http.HandlerFunc(s.serve))
+	s := &PricingServer{Pricing: p}
+	s.start(pricingJSON, map[string]jsonOp{"GetProducts": jsonAction(pricingJSON, s.getProducts)})
 	return s
-}
-
-func (s *PricingServer) serve(w http.ResponseWriter, r *http.Request) {
-	s.Requests.Add(1)
-	pricingJSON.serve(w, r, s.Faults, s.ops)
 }
 
 func (s *PricingServer) getProducts(r *http.Request, in *pricing.GetProductsInput) (any, error) {

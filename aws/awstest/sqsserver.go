@@ -2,7 +2,6 @@ package awstest
 
 import (
 	"net/http"
-	"net/http/httptest"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
@@ -10,10 +9,8 @@ import (
 // SQSServer is a local server speaking the SQS JSON 1.0 protocol (the one service/sqs
 // uses) in front of an in-memory queue.
 type SQSServer struct {
-	*httptest.Server
-	Queue  *SQS
-	Faults *Faults
-	ops    map[string]jsonOp
+	jsonServer
+	Queue *SQS
 }
 
 var sqsJSON = jsonService{
@@ -30,20 +27,15 @@ var sqsJSON = jsonService{
 // QueueURL("interruption"); requests naming another URL fail with QueueDoesNotExist. Close
 // it when done.
 func NewSQSServer(queue *SQS) *SQSServer {
-	s := &SQSServer{Queue: queue, Faults: &Faults{}}
-	s.ops = map[string]jsonOp{
+	s := &SQSServer{Queue: queue}
+	s.start(sqsJSON, map[string]jsonOp{
 		"ReceiveMessage": jsonAction(sqsJSON, s.receiveMessage),
 		"DeleteMessage":  jsonAction(sqsJSON, s.deleteMessage),
-	}
-	s.Server = newLoopbackServer(http.HandlerFunc(s.serve))
+	})
 	if queue.URL == "" {
 		queue.URL = s.QueueURL("interruption")
 	}
 	return s
-}
-
-func (s *SQSServer) serve(w http.ResponseWriter, r *http.Request) {
-	sqsJSON.serve(w, r, s.Faults, s.ops)
 }
 
 type sqsWireMessage struct {

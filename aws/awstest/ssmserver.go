@@ -2,8 +2,6 @@ package awstest
 
 import (
 	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 )
@@ -11,12 +9,8 @@ import (
 // SSMServer is a local server speaking SSM's AWS JSON 1.1 protocol (X-Amz-Target
 // AmazonSSM.GetParameter) in front of an in-memory SSM.
 type SSMServer struct {
-	*httptest.Server
-	SSM    *SSM
-	Faults *Faults
-	// Requests counts the HTTP requests served, retries included.
-	Requests atomic.Int64
-	ops      map[string]jsonOp
+	jsonServer
+	SSM *SSM
 }
 
 var ssmJSON = jsonService{
@@ -30,15 +24,9 @@ var ssmJSON = jsonService{
 
 // NewSSMServer starts a server on 127.0.0.1 in front of m. Close it when done.
 func NewSSMServer(m *SSM) *SSMServer {
-	s := &SSMServer{SSM: m, Faults: &Faults{}}
-	s.ops = map[string]jsonOp{"GetParameter": jsonAction(ssmJSON, s.getParameter)}
-	s.Server = newLoopbackServer(http.HandlerFunc(s.serve))
+	s := &SSMServer{SSM: m}
+	s.start(ssmJSON, map[string]jsonOp{"GetParameter": jsonAction(ssmJSON, s.getParameter)})
 	return s
-}
-
-func (s *SSMServer) serve(w http.ResponseWriter, r *http.Request) {
-	s.Requests.Add(1)
-	ssmJSON.serve(w, r, s.Faults, s.ops)
 }
 
 func (s *SSMServer) getParameter(r *http.Request, in *ssm.GetParameterInput) (any, error) {
