@@ -76,7 +76,7 @@ func (l *PDBLimits) recount(pods []*corev1.Pod) *PDBLimits {
 		if p == nil || IsTerminal(p) || p.DeletionTimestamp != nil {
 			continue
 		}
-		ready := p.Spec.NodeName != "" && PodReady(p)
+		ready := p.Spec.NodeName != "" && podReady(p)
 		for _, i := range out.matching(p, buf[:0]) {
 			expected[i]++
 			if ready {
@@ -122,9 +122,9 @@ func allowedOf(pdb *policyv1.PodDisruptionBudget, expected, healthy int) int32 {
 // Blocking says why PodDisruptionBudgets forbid evicting p now ("" when they do not): a
 // matching PDB allows no disruption (unless it lets unhealthy pods go and p is not Ready), or
 // more than one PDB selects p (the eviction API refuses that). Pods Karpenter never evicts
-// (see Evicted) are never blocked.
+// (see evicted) are never blocked.
 func (l *PDBLimits) Blocking(p *corev1.Pod) string {
-	if l == nil || len(l.items) == 0 || !Evicted(p) {
+	if l == nil || len(l.items) == 0 || !evicted(p) {
 		return ""
 	}
 	var buf [8]int
@@ -136,7 +136,7 @@ func (l *PDBLimits) Blocking(p *corev1.Pod) string {
 			a.Namespace, a.Name, b.Namespace, b.Name)
 	case len(matched) == 1 && l.items[matched[0]].allowed <= 0:
 		pdb := l.items[matched[0]].pdb
-		if pdb.Spec.UnhealthyPodEvictionPolicy != nil && *pdb.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow && !PodReady(p) {
+		if letsUnhealthyGo(pdb, p) {
 			return ""
 		}
 		return fmt.Sprintf("PodDisruptionBudget %s/%s allows no disruption of pod %s/%s", pdb.Namespace, pdb.Name, p.Namespace, p.Name)
@@ -148,7 +148,7 @@ func (l *PDBLimits) Blocking(p *corev1.Pod) string {
 // it allows in all, or nil when none does (no PDB, several — Blocking says so —, or one that
 // lets p go because it is unhealthy and the PDB always allows that).
 func (l *PDBLimits) Allowance(p *corev1.Pod) (*policyv1.PodDisruptionBudget, int32) {
-	if l == nil || !Evicted(p) {
+	if l == nil || !evicted(p) {
 		return nil, 0
 	}
 	var buf [8]int
@@ -157,14 +157,21 @@ func (l *PDBLimits) Allowance(p *corev1.Pod) (*policyv1.PodDisruptionBudget, int
 		return nil, 0
 	}
 	found := &l.items[matched[0]]
-	if pol := found.pdb.Spec.UnhealthyPodEvictionPolicy; pol != nil && *pol == policyv1.AlwaysAllow && !PodReady(p) {
+	if letsUnhealthyGo(found.pdb, p) {
 		return nil, 0
 	}
 	return found.pdb, found.allowed
 }
 
-// Evicted reports whether draining a node would call the eviction API for p: it is not
+// letsUnhealthyGo reports whether pdb lets p go whatever its allowance: the PDB always
+// allows evicting unhealthy pods and p is not Ready.
+func letsUnhealthyGo(pdb *policyv1.PodDisruptionBudget, p *corev1.Pod) bool {
+	pol := pdb.Spec.UnhealthyPodEvictionPolicy
+	return pol != nil && *pol == policyv1.AlwaysAllow && !podReady(p)
+}
+
+// evicted reports whether draining a node would call the eviction API for p: it is not
 // finished, not terminating, not a mirror pod and does not tolerate the disrupted taint.
-func Evicted(p *corev1.Pod) bool {
+func evicted(p *corev1.Pod) bool {
 	return !IsTerminal(p) && p.DeletionTimestamp == nil && !IsMirrorPod(p) && !ToleratesDisruptedTaint(p)
 }

@@ -44,7 +44,7 @@ func TestPDBIndexFindsWhatEverySelectorFinds(t *testing.T) {
 			for _, p := range pods {
 				if p.Namespace == it.pdb.Namespace && !IsTerminal(p) && p.DeletionTimestamp == nil && it.sel.Matches(labels.Set(p.Labels)) {
 					expected++
-					if p.Spec.NodeName != "" && PodReady(p) {
+					if p.Spec.NodeName != "" && podReady(p) {
 						healthy++
 					}
 				}

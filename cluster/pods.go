@@ -58,8 +58,8 @@ func IsReschedulable(p *corev1.Pod) bool {
 	return !IsTerminal(p)
 }
 
-// PodReady reports p's Ready condition (without one: whether it is Running).
-func PodReady(p *corev1.Pod) bool {
+// podReady reports p's Ready condition (without one: whether it is Running).
+func podReady(p *corev1.Pod) bool {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			return c.Status == corev1.ConditionTrue
