@@ -164,7 +164,7 @@ type moveOutput struct {
 func movesOutput(ms []disruption.PodMove) []moveOutput {
 	out := make([]moveOutput, 0, len(ms))
 	for _, m := range ms {
-		mo := moveOutput{Pod: m.Pod.Namespace + "/" + m.Pod.Name, From: m.From, Node: m.Node, Pending: string(m.Pending)}
+		mo := moveOutput{Pod: podName(m.Pod), From: m.From, Node: m.Node, Pending: string(m.Pending)}
 		if m.Replacement >= 0 {
 			mo.Replacement = &m.Replacement
 		}
@@ -348,7 +348,7 @@ func writeMovesTable(w io.Writer, res *disruption.Result) {
 		}
 		var moves []string
 		for _, m := range c.Moves {
-			moves = append(moves, m.Pod.Namespace+"/"+m.Pod.Name+" -> "+moveTarget(m))
+			moves = append(moves, podName(m.Pod)+" -> "+moveTarget(m))
 		}
 		line := strings.Join(moves[:min(3, len(moves))], "; ")
 		if len(moves) > 3 {

@@ -113,7 +113,7 @@ func drainsOutput(res *disruption.Result) []drainOutput {
 }
 
 func podDrainOf(p disruption.PodDrain) podDrainOutput {
-	out := podDrainOutput{Pod: p.Pod.Namespace + "/" + p.Pod.Name, Action: string(p.Action), Code: string(p.Code), Reason: p.Reason,
+	out := podDrainOutput{Pod: podName(p.Pod), Action: string(p.Action), Code: string(p.Code), Reason: p.Reason,
 		PDB: p.PDB, PDBs: p.PDBs, Annotation: p.Annotation, Until: optTime(p.Until), DeleteAt: optTime(p.DeleteAt),
 		Destination: p.Destination, PendingCode: string(p.PendingCode), Pending: p.Pending, NodePool: p.NodePool}
 	if p.Code == disruption.WaitsPDBGranted {
@@ -172,7 +172,7 @@ func writeMechanismsTable(w io.Writer, res *disruption.Result) {
 		if len(d.LeftAlone) > 0 {
 			var pods []string
 			for _, p := range d.LeftAlone {
-				pods = append(pods, p.Pod.Namespace+"/"+p.Pod.Name+" ("+p.Reason+")")
+				pods = append(pods, podName(p.Pod)+" ("+p.Reason+")")
 			}
 			fmt.Fprintf(w, "    left alone: %s\n", strings.Join(pods, "; "))
 		}
@@ -190,7 +190,7 @@ func terminationText(d disruption.Drain) string {
 }
 
 func podText(p disruption.PodDrain) string {
-	s := p.Pod.Namespace + "/" + p.Pod.Name + " " + string(p.Action)
+	s := podName(p.Pod) + " " + string(p.Action)
 	if p.DeleteAt != nil {
 		s += " until " + rfc3339(*p.DeleteAt)
 	}
