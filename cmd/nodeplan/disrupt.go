@@ -234,11 +234,8 @@ type conditionOutput struct {
 func newBlockerOutput(b disruption.Blocker) blockerOutput {
 	out := blockerOutput{Code: string(b.Code), Object: b.Object, Budget: b.Budget, Drift: b.Drift, Pod: b.Pod, Annotation: b.Annotation,
 		PDBs: b.PDBs, Node: b.Node, At: optTime(b.At), Unhealthy: b.Unhealthy, Detail: b.Detail, NodePool: b.NodePool, Label: b.Label,
-		NewNodes: b.NewNodes, Replacement: string(b.Replacement), CheapestType: b.CheapestType, InstanceTypes: b.InstanceTypes, Reason: b.String()}
-	if b.PodError != nil {
-		e := newPodErrorOutput(*b.PodError)
-		out.PodError = &e
-	}
+		NewNodes: b.NewNodes, Replacement: string(b.Replacement), CheapestType: b.CheapestType, InstanceTypes: b.InstanceTypes, Reason: b.String(),
+		PodError: optPodError(b.PodError)}
 	if b.Duration != 0 {
 		out.Duration = b.Duration.String()
 	}

@@ -115,13 +115,10 @@ func drainsOutput(res *disruption.Result) []drainOutput {
 func podDrainOf(p disruption.PodDrain) podDrainOutput {
 	out := podDrainOutput{Pod: podName(p.Pod), Action: string(p.Action), Code: string(p.Code), Reason: p.Reason,
 		PDB: p.PDB, PDBs: p.PDBs, Annotation: p.Annotation, Until: optTime(p.Until), DeleteAt: optTime(p.DeleteAt),
-		Destination: p.Destination, PendingCode: string(p.PendingCode), Pending: p.Pending, NodePool: p.NodePool}
+		Destination: p.Destination, PendingCode: string(p.PendingCode), Pending: p.Pending, NodePool: p.NodePool,
+		PodError: optPodError(p.PodError)}
 	if p.Code == disruption.WaitsPDBGranted {
 		out.Allowed = &p.Allowed
-	}
-	if p.PodError != nil {
-		e := newPodErrorOutput(*p.PodError)
-		out.PodError = &e
 	}
 	return out
 }

@@ -109,6 +109,15 @@ func newPodErrorOutput(e scheduling.PodError) podErrorOutput {
 	return out
 }
 
+// optPodError is the output of a pod error a blocker or drain may carry.
+func optPodError(e *scheduling.PodError) *podErrorOutput {
+	if e == nil {
+		return nil
+	}
+	out := newPodErrorOutput(*e)
+	return &out
+}
+
 func causeOutputs(cs []scheduling.Cause) []causeOutput {
 	return lo.Map(cs, func(c scheduling.Cause, _ int) causeOutput { return newCauseOutput(c) })
 }
