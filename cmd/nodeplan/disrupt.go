@@ -298,12 +298,7 @@ func writeDisruptTable(w io.Writer, res *disruption.Result) error {
 	fmt.Fprintln(tw, "COMMAND\tMETHOD\tREASON\tCANDIDATES\tREPLACEMENTS\t$/HOUR SAVED")
 	total := 0.0
 	for i, c := range res.Commands {
-		var repl []string
-		for _, r := range c.Replacements {
-			if r.InstanceType != nil {
-				repl = append(repl, r.InstanceType.Name)
-			}
-		}
+		repl := instanceTypeNames(c.Replacements)
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.4f\n", i+1, c.Method, c.Reason, shortList(c.Candidates), orDash(strings.Join(repl, ",")), c.SavingsPerHour)
 		total += c.SavingsPerHour
 	}
@@ -313,13 +308,7 @@ func writeDisruptTable(w io.Writer, res *disruption.Result) error {
 	}
 	writeMovesTable(w, res)
 	if len(res.Provisioned) > 0 {
-		var names []string
-		for _, c := range res.Provisioned {
-			if c.InstanceType != nil {
-				names = append(names, c.InstanceType.Name)
-			}
-		}
-		fmt.Fprintf(w, "\nprovisioned first (pending pods, pods of deleting and expired nodes): %s\n", strings.Join(names, ","))
+		fmt.Fprintf(w, "\nprovisioned first (pending pods, pods of deleting and expired nodes): %s\n", strings.Join(instanceTypeNames(res.Provisioned), ","))
 	}
 	if len(res.Blocked) > 0 {
 		fmt.Fprintf(w, "\n%d nodes not disrupted:\n", len(res.Blocked))
@@ -329,6 +318,17 @@ func writeDisruptTable(w io.Writer, res *disruption.Result) error {
 	}
 	writeMechanismsTable(w, res)
 	return nil
+}
+
+// instanceTypeNames are the chosen instance types of the claims that have one, in order.
+func instanceTypeNames(claims []*scheduling.NodeClaim) []string {
+	var names []string
+	for _, c := range claims {
+		if c.InstanceType != nil {
+			names = append(names, c.InstanceType.Name)
+		}
+	}
+	return names
 }
 
 // writeMovesTable says, per command, where its displaced pods go (the first three, and how
