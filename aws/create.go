@@ -437,25 +437,21 @@ func (p *Provider) reap(ctx context.Context, claimName string, since time.Time) 
 		{Name: sdkaws.String("tag:" + TagClusterName), Values: []string{p.cluster}},
 		stateFilter(),
 	}}
+	insts, err := p.describeOwned(ctx, in)
+	if err != nil {
+		return err
+	}
 	var ids []string
-	for pg := ec2.NewDescribeInstancesPaginator(p.ec2, in); pg.HasMorePages(); {
-		page, err := pg.NextPage(ctx)
-		if err != nil {
-			return err
-		}
-		for _, r := range page.Reservations {
-			for _, inst := range r.Instances {
-				if owned(inst, p.cluster) && tagMap(inst.Tags)[TagNodeClaim] == claimName && !sdkaws.ToTime(inst.LaunchTime).Before(since) {
-					ids = append(ids, sdkaws.ToString(inst.InstanceId))
-				}
-			}
+	for _, inst := range insts {
+		if tagMap(inst.Tags)[TagNodeClaim] == claimName && !sdkaws.ToTime(inst.LaunchTime).Before(since) {
+			ids = append(ids, sdkaws.ToString(inst.InstanceId))
 		}
 	}
 	if len(ids) == 0 {
 		return nil
 	}
 	sort.Strings(ids)
-	_, err := p.ec2.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: ids})
+	_, err = p.ec2.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: ids})
 	return err
 }
 

@@ -99,11 +99,22 @@ func (p *Provider) listOwned(ctx context.Context) ([]ec2types.Instance, error) {
 			stateFilter(),
 		},
 	}
+	out, err := p.describeOwned(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("listing instances of cluster %s: %w", p.cluster, err)
+	}
+	sortInstances(out)
+	return out, nil
+}
+
+// describeOwned returns the instances in, paged through, matches that this package launched
+// for the provider's cluster (see owned), in the order EC2 listed them.
+func (p *Provider) describeOwned(ctx context.Context, in *ec2.DescribeInstancesInput) ([]ec2types.Instance, error) {
 	var out []ec2types.Instance
 	for pg := ec2.NewDescribeInstancesPaginator(p.ec2, in); pg.HasMorePages(); {
 		page, err := pg.NextPage(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("listing instances of cluster %s: %w", p.cluster, err)
+			return nil, err
 		}
 		for _, r := range page.Reservations {
 			for _, inst := range r.Instances {
@@ -113,7 +124,6 @@ func (p *Provider) listOwned(ctx context.Context) ([]ec2types.Instance, error) {
 			}
 		}
 	}
-	sortInstances(out)
 	return out, nil
 }
 

@@ -24,19 +24,9 @@ func (p *Provider) Interrupted(ctx context.Context, ev interruption.Event) ([]*v
 	in := &ec2.DescribeInstancesInput{Filters: []ec2types.Filter{
 		{Name: sdkaws.String("instance-id"), Values: ev.InstanceIDs}, stateFilter(),
 	}}
-	var insts []ec2types.Instance
-	for pg := ec2.NewDescribeInstancesPaginator(p.ec2, in); pg.HasMorePages(); {
-		page, err := pg.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("describing the instances of interruption %s: %w", ev.ID, err)
-		}
-		for _, r := range page.Reservations {
-			for _, inst := range r.Instances {
-				if owned(inst, p.cluster) {
-					insts = append(insts, inst)
-				}
-			}
-		}
+	insts, err := p.describeOwned(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("describing the instances of interruption %s: %w", ev.ID, err)
 	}
 	sortInstances(insts)
 	types := typeCache{}
