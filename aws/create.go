@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -492,11 +493,11 @@ func (p *Provider) launched(ctx context.Context, nc *awsv1.EC2NodeClass, claim *
 		}
 	}
 	if len(ls) == 0 {
-		err := fmt.Errorf("launching nodeclaim %s: no instance launched: %s", claim.Name, strings.Join(dedupe(sortedCopy(msgs)), "; "))
+		err := fmt.Errorf("launching nodeclaim %s: no instance launched: %s", claim.Name, strings.Join(sortedUnique(msgs), "; "))
 		if allCapacity {
 			return nil, cloudprovider.NewInsufficientCapacityError(err)
 		}
-		return nil, cloudprovider.NewCreateError(err, "LaunchFailed", strings.Join(dedupe(sortedCopy(msgs)), "; "))
+		return nil, cloudprovider.NewCreateError(err, "LaunchFailed", strings.Join(sortedUnique(msgs), "; "))
 	}
 	if len(ls) > 1 {
 		var extra []string
@@ -555,8 +556,7 @@ func (p *Provider) launched(ctx context.Context, nc *awsv1.EC2NodeClass, claim *
 	return hydrated, nil
 }
 
-func sortedCopy(ss []string) []string {
-	out := append([]string(nil), ss...)
-	sort.Strings(out)
-	return out
+// sortedUnique returns the distinct strings of ss, sorted; ss is left as it is.
+func sortedUnique(ss []string) []string {
+	return slices.Compact(slices.Sorted(slices.Values(ss)))
 }

@@ -74,7 +74,7 @@ func (p *Provider) IsDrifted(ctx context.Context, claim *v1.NodeClaim) (cloudpro
 	for _, g := range nc.Status.SecurityGroups {
 		want = append(want, g.ID)
 	}
-	if fmt.Sprint(dedupe(sortedCopy(have))) != fmt.Sprint(dedupe(sortedCopy(want))) {
+	if fmt.Sprint(sortedUnique(have)) != fmt.Sprint(sortedUnique(want)) {
 		return SecurityGroupDrift, nil
 	}
 	return "", nil

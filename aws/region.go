@@ -3,6 +3,7 @@ package aws
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -88,7 +89,7 @@ func LoadRegion(ctx context.Context, api EC2API, region string) (*Region, error)
 	}
 	for name, zs := range r.Zones {
 		sort.Strings(zs)
-		r.Zones[name] = dedupe(zs)
+		r.Zones[name] = slices.Compact(zs)
 	}
 	for z := range all {
 		r.AllZones = append(r.AllZones, z)
@@ -103,16 +104,6 @@ func LoadRegion(ctx context.Context, api EC2API, region string) (*Region, error)
 		r.Reservations = res
 	}
 	return r, nil
-}
-
-func dedupe(sorted []string) []string {
-	out := sorted[:0]
-	for i, s := range sorted {
-		if i == 0 || s != sorted[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // spotPrices reads the spot price history for Linux and keeps the latest price per type and
