@@ -66,9 +66,6 @@ func (n *node) policy() v1.ConsolidationPolicy {
 	return n.pool.Spec.Disruption.ConsolidationPolicy
 }
 
-// nodeLabels are the Node's labels, or the NodeClaim's labels and single-valued requirements.
-func nodeLabels(sn *cluster.Node) map[string]string { return sn.Labels() }
-
 // podBlocks are the reasons p forbids a graceful disruption of its node: its active
 // do-not-disrupt annotation, then a PodDisruptionBudget allowing no disruption of it.
 func (s *state) podBlocks(p *corev1.Pod) []Blocker {
@@ -132,7 +129,7 @@ func nodeReady(n *corev1.Node) bool {
 
 // buildNode derives everything Plan needs about sn.
 func (s *state) buildNode(sn *cluster.Node, index int) *node {
-	n := &node{sn: sn, index: index, name: sn.Name(), labels: nodeLabels(sn)}
+	n := &node{sn: sn, index: index, name: sn.Name(), labels: sn.Labels()}
 	n.poolName = n.labels[v1.NodePoolLabelKey]
 	if n.poolName == "" && sn.NodeClaim != nil {
 		n.poolName = sn.NodeClaim.Labels[v1.NodePoolLabelKey]

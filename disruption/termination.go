@@ -240,7 +240,7 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 			pd.Action, pd.Code = DrainLeaveAlone, LeftFinished
 		case cluster.IsMirrorPod(p):
 			pd.Action, pd.Code = DrainLeaveAlone, LeftStatic
-		case tolerates(p):
+		case cluster.ToleratesDisruptedTaint(p):
 			pd.Action, pd.Code = DrainLeaveAlone, LeftTolerates
 		case p.DeletionTimestamp != nil:
 			pd.Action = DrainTerminating
@@ -305,9 +305,6 @@ func podClass(p *corev1.Pod) PodClass {
 	}
 	return PodNonCritical
 }
-
-// tolerates: the pod tolerates karpenter.sh/disrupted:NoSchedule, so the drain leaves it.
-func tolerates(p *corev1.Pod) bool { return cluster.ToleratesDisruptedTaint(p) }
 
 func podGracePeriod(p *corev1.Pod) time.Duration {
 	if g := p.Spec.TerminationGracePeriodSeconds; g != nil && *g >= 0 {
@@ -418,7 +415,7 @@ func (s *state) landing(draining []*node) (map[*corev1.Pod]PodDrain, error) {
 func movable(n *node) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, p := range n.sn.Pods {
-		if p != nil && cluster.IsReschedulable(p) && !tolerates(p) {
+		if p != nil && cluster.IsReschedulable(p) && !cluster.ToleratesDisruptedTaint(p) {
 			out = append(out, p)
 		}
 	}
