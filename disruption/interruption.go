@@ -133,7 +133,7 @@ func (s *state) interruptions() []InterruptionOutcome {
 				o.Code = InterruptionDeleted
 				o.Unavailable = s.markUnavailable(ev.Kind, n)
 				s.commit(Command{Method: MethodInterruption, Reason: ReasonInterrupted,
-					Detail: fmt.Sprintf("%s %s at %s", ev.Kind, id, ev.Time.UTC().Format(time.RFC3339))}, []*node{n}, nil)
+					Detail: fmt.Sprintf("%s %s at %s", ev.Kind, id, timeText(&ev.Time))}, []*node{n}, nil)
 				o.Command = len(s.commands)
 				deletedBy[n] = o.Command
 			}

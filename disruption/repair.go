@@ -99,5 +99,5 @@ func ceilPercent(pct, n int) int { return (pct*n + 99) / 100 }
 
 // conditionText is a node condition as the reasons show it: Type=Status since when.
 func conditionText(c corev1.NodeCondition) string {
-	return fmt.Sprintf("%s=%s since %s", c.Type, c.Status, c.LastTransitionTime.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("%s=%s since %s", c.Type, c.Status, timeText(&c.LastTransitionTime.Time))
 }
