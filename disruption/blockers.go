@@ -145,11 +145,7 @@ func newBlock(code BlockReason, object string) Blocker { return Blocker{Code: co
 
 // blocks appends to out, in the order Blocked.Reason picks its first, every reason n is kept.
 func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft, out []Blocker) []Blocker {
-	add := func(b Blocker) {
-		if !hasBlocker(out, b) {
-			out = append(out, b)
-		}
-	}
+	add := func(b Blocker) { out = appendNew(out, b) }
 	if n.notCandidate != "" && n.unavailable {
 		add(newBlock(n.notCandidate, n.notCandidateObject))
 	}
@@ -224,6 +220,14 @@ func (s *state) budgetBlocks(n *node, have []Blocker, left map[v1.DisruptionReas
 		}
 	}
 	return have
+}
+
+// appendNew appends b to bs unless bs lists it already (same code, object and budget).
+func appendNew(bs []Blocker, b Blocker) []Blocker {
+	if hasBlocker(bs, b) {
+		return bs
+	}
+	return append(bs, b)
 }
 
 func hasBlocker(bs []Blocker, b Blocker) bool {

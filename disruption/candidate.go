@@ -90,9 +90,7 @@ func (s *state) podBlocks(p *corev1.Pod) []Blocker {
 
 // addPodBlock records b once per code and object (one PDB blocking many pods is one blocker).
 func (n *node) addPodBlock(b Blocker) {
-	if !hasBlocker(n.podBlockers, b) {
-		n.podBlockers = append(n.podBlockers, b)
-	}
+	n.podBlockers = appendNew(n.podBlockers, b)
 }
 
 // evictionCost is Karpenter's EvictionCost.
