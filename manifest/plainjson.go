@@ -60,7 +60,10 @@ func (r *plainReader) value(depth int) (any, bool) {
 	case c == '[':
 		return r.array(depth)
 	case c == '"':
-		return r.str()
+		if s, ok := r.str(); ok {
+			return s, true
+		}
+		return nil, false
 	case c == '-' || (c >= '0' && c <= '9'):
 		return r.integer()
 	default:
@@ -90,11 +93,10 @@ func (r *plainReader) object(depth int) (any, bool) {
 		if r.pos >= len(r.data) || r.data[r.pos] != '"' {
 			return nil, false
 		}
-		k, ok := r.str()
+		key, ok := r.str()
 		if !ok {
 			return nil, false
 		}
-		key := k.(string)
 		if _, dup := m[key]; dup || key == "<<" || len(key) > plainMaxKeyLen {
 			return nil, false
 		}
@@ -148,7 +150,7 @@ func (r *plainReader) after(closing byte) (done, ok bool) {
 
 // str reads a string of printable ASCII without escapes (YAML and JSON unescape and fold
 // some others differently).
-func (r *plainReader) str() (any, bool) {
+func (r *plainReader) str() (string, bool) {
 	start := r.pos + 1
 	for i := start; i < len(r.data); i++ {
 		switch c := r.data[i]; {
@@ -156,10 +158,10 @@ func (r *plainReader) str() (any, bool) {
 			r.pos = i + 1
 			return string(r.data[start:i]), true
 		case c == '\\' || c < 0x20 || c > 0x7e:
-			return nil, false
+			return "", false
 		}
 	}
-	return nil, false
+	return "", false
 }
 
 // integer reads -?(0|[1-9][0-9]*) that fits int64, which YAML reads as an int.
