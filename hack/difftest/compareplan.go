@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -124,7 +125,7 @@ func comparePlan(np, or planSummary, npViol, orViol []violation) verdict {
 		v.score += 5
 		v.Details = append(v.Details, fmt.Sprintf("claims: nodeplan %d %v, karpenter %d %v", np.Claims, np.ByPool, or.Claims, or.ByPool))
 	}
-	if !mapsEqual(np.Existing, or.Existing) {
+	if !maps.Equal(np.Existing, or.Existing) {
 		if v.Class == "" {
 			v.Class = "existing-node-use"
 		}
@@ -166,18 +167,6 @@ func short(xs []string) string {
 		return fmt.Sprintf("%v …(%d)", xs[:8], len(xs))
 	}
 	return fmt.Sprint(xs)
-}
-
-func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 func parsePlan(b []byte) (*planOutput, error) {
