@@ -40,9 +40,8 @@ func (cfg *config) deletingNodeMatches(in *input, oracle []result) bool {
 	return false
 }
 
-// withoutClaimlessDeletions is in with the deletionTimestamp (and finalizers) dropped from
-// every Node that no NodeClaim of the input names.
-func withoutClaimlessDeletions(in *input) (*input, bool) {
+// claimedNodes are the Nodes the input's NodeClaims name in status.nodeName.
+func claimedNodes(in *input) map[string]bool {
 	claimed := map[string]bool{}
 	for _, d := range in.Docs {
 		if d["kind"] == "NodeClaim" {
@@ -53,6 +52,13 @@ func withoutClaimlessDeletions(in *input) (*input, bool) {
 			}
 		}
 	}
+	return claimed
+}
+
+// withoutClaimlessDeletions is in with the deletionTimestamp (and finalizers) dropped from
+// every Node that no NodeClaim of the input names.
+func withoutClaimlessDeletions(in *input) (*input, bool) {
+	claimed := claimedNodes(in)
 	c := in.clone()
 	changed := false
 	for _, d := range c.Docs {

@@ -47,29 +47,23 @@ func (cfg *config) startupTaintMatches(in *input, np result) bool {
 // withoutClaimlessStartupTaints is in without its NodePools' startup taints on the
 // uninitialized Nodes that no NodeClaim names.
 func withoutClaimlessStartupTaints(in *input) (*input, bool) {
-	claimed := map[string]bool{}
+	claimed := claimedNodes(in)
 	startup := map[string]map[string]bool{} // pool -> taint keys
 	for _, d := range in.Docs {
-		switch d["kind"] {
-		case "NodeClaim":
-			if st, ok := d["status"].(map[string]any); ok {
-				if n, ok := st["nodeName"].(string); ok {
-					claimed[n] = true
-				}
+		if d["kind"] != "NodePool" {
+			continue
+		}
+		name, _ := d["metadata"].(map[string]any)["name"].(string)
+		spec, _ := d["spec"].(map[string]any)
+		tmpl, _ := spec["template"].(map[string]any)
+		tspec, _ := tmpl["spec"].(map[string]any)
+		ts, _ := tspec["startupTaints"].([]any)
+		for _, t := range ts {
+			if startup[name] == nil {
+				startup[name] = map[string]bool{}
 			}
-		case "NodePool":
-			name, _ := d["metadata"].(map[string]any)["name"].(string)
-			spec, _ := d["spec"].(map[string]any)
-			tmpl, _ := spec["template"].(map[string]any)
-			tspec, _ := tmpl["spec"].(map[string]any)
-			ts, _ := tspec["startupTaints"].([]any)
-			for _, t := range ts {
-				if startup[name] == nil {
-					startup[name] = map[string]bool{}
-				}
-				key, _ := t.(map[string]any)["key"].(string)
-				startup[name][key] = true
-			}
+			key, _ := t.(map[string]any)["key"].(string)
+			startup[name][key] = true
 		}
 	}
 	c := in.clone()
