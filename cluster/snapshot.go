@@ -122,10 +122,7 @@ func New(o Objects) (*Snapshot, error) {
 	if err := refuseNils(&o); err != nil {
 		return nil, err
 	}
-	for i, n := range o.Nodes {
-		if n == nil {
-			return nil, fmt.Errorf("cluster: Objects.Nodes[%d] is nil", i)
-		}
+	for _, n := range o.Nodes {
 		if _, dup := s.idx.m[n.Name]; dup {
 			return nil, fmt.Errorf("cluster: Node %q: two Nodes of this name", n.Name)
 		}
@@ -135,10 +132,7 @@ func New(o Objects) (*Snapshot, error) {
 	if err := s.addClaims(o.NodeClaims); err != nil {
 		return nil, err
 	}
-	for i, p := range o.Pods {
-		if p == nil {
-			return nil, fmt.Errorf("cluster: Objects.Pods[%d] is nil", i)
-		}
+	for _, p := range o.Pods {
 		switch r := s.notPlannedReason(p); {
 		case r != "":
 			s.notPlanned = append(s.notPlanned, NotPlanned{Pod: p, Reason: r})
