@@ -219,6 +219,13 @@ func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
 	known := s.podKeys()
 	c := s.fork()
 	edited := map[int]bool{}
+	editOnce := func(i int) *Node {
+		if edited[i] {
+			return c.nodes[i]
+		}
+		edited[i] = true
+		return c.edit(i)
+	}
 	for i, p := range pods {
 		if p == nil {
 			return nil, fmt.Errorf("cluster: WithPods: pods[%d] is nil", i)
@@ -228,19 +235,7 @@ func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
 			return nil, fmt.Errorf("cluster: Pod %q: the snapshot already holds a pod of this name", k)
 		}
 		known[k] = true
-		switch r := c.notPlannedReason(p); {
-		case r != "":
-			c.notPlanned = append(c.notPlanned, NotPlanned{Pod: p, Reason: r})
-		case p.Spec.NodeName != "":
-			i := c.idx.m[p.Spec.NodeName]
-			n := c.nodes[i]
-			if !edited[i] {
-				n, edited[i] = c.edit(i), true
-			}
-			n.Pods = append(n.Pods, p)
-		default:
-			c.pending = append(c.pending, p)
-		}
+		c.file(p, editOnce)
 	}
 	sortNotPlanned(c.notPlanned)
 	c.readPDBs()

@@ -132,20 +132,27 @@ func New(o Objects) (*Snapshot, error) {
 	if err := s.addClaims(o.NodeClaims); err != nil {
 		return nil, err
 	}
+	own := func(i int) *Node { return s.nodes[i] }
 	for _, p := range o.Pods {
-		switch r := s.notPlannedReason(p); {
-		case r != "":
-			s.notPlanned = append(s.notPlanned, NotPlanned{Pod: p, Reason: r})
-		case p.Spec.NodeName != "":
-			n := s.nodes[s.idx.m[p.Spec.NodeName]]
-			n.Pods = append(n.Pods, p)
-		default:
-			s.pending = append(s.pending, p)
-		}
+		s.file(p, own)
 	}
 	sortNotPlanned(s.notPlanned)
 	s.readPDBs()
 	return s, nil
+}
+
+// file adds p where the snapshot holds it: not planned (with its reason), bound to its
+// spec.nodeName's node (node(i) is node i as s may append to it), or pending.
+func (s *Snapshot) file(p *corev1.Pod, node func(i int) *Node) {
+	switch r := s.notPlannedReason(p); {
+	case r != "":
+		s.notPlanned = append(s.notPlanned, NotPlanned{Pod: p, Reason: r})
+	case p.Spec.NodeName != "":
+		n := node(s.idx.m[p.Spec.NodeName])
+		n.Pods = append(n.Pods, p)
+	default:
+		s.pending = append(s.pending, p)
+	}
 }
 
 // readPDBs reads the PodDisruptionBudgets against every bound and pending pod (the
