@@ -2,7 +2,8 @@ package disruption
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,12 +51,12 @@ func staticDrift(pool *v1.NodePool, claim *v1.NodeClaim) string {
 // when the NodeClaim states one.
 func templateChange(pool *v1.NodePool, claim *v1.NodeClaim) string {
 	t := pool.Spec.Template
-	for _, k := range sortedKeys(t.ObjectMeta.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(t.ObjectMeta.Labels)) {
 		if v, ok := claim.Labels[k]; !ok || v != t.ObjectMeta.Labels[k] {
 			return "metadata.labels[" + k + "]"
 		}
 	}
-	for _, k := range sortedKeys(t.ObjectMeta.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(t.ObjectMeta.Annotations)) {
 		if v, ok := claim.Annotations[k]; !ok || v != t.ObjectMeta.Annotations[k] {
 			return "metadata.annotations[" + k + "]"
 		}
@@ -78,15 +79,6 @@ func templateChange(pool *v1.NodePool, claim *v1.NodeClaim) string {
 	return ""
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // sameTaints compares taints as sets of key, value and effect.
 func sameTaints(a, b []corev1.Taint) bool {
 	set := func(ts []corev1.Taint) string {
@@ -94,21 +86,10 @@ func sameTaints(a, b []corev1.Taint) bool {
 		for _, t := range ts {
 			keys = append(keys, fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect))
 		}
-		sort.Strings(keys)
-		keys = compactStrings(keys)
-		return strings.Join(keys, ",")
+		slices.Sort(keys)
+		return strings.Join(slices.Compact(keys), ",")
 	}
 	return set(a) == set(b)
-}
-
-func compactStrings(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // providerDrift is the CloudProvider's IsDrifted answer the input carries for the node's
