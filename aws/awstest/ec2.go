@@ -3,7 +3,8 @@ package awstest
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -152,12 +153,7 @@ func (e *EC2) Live() []string {
 func (e *EC2) LaunchTemplateNames() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var out []string
-	for n := range e.launchTemplates {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(e.launchTemplates))
 }
 
 // LaunchTemplateData returns the data a launch template was created with.
@@ -508,22 +504,13 @@ func (e *EC2) DescribeLaunchTemplates(_ context.Context, in *ec2.DescribeLaunchT
 		out.LaunchTemplates = append(out.LaunchTemplates, lt.template)
 	}
 	if len(in.LaunchTemplateNames) == 0 {
-		for _, n := range sortedTemplateNames(e.launchTemplates) {
+		for _, n := range slices.Sorted(maps.Keys(e.launchTemplates)) {
 			if lt := e.launchTemplates[n]; fs.matchTags(lt.template.Tags) {
 				out.LaunchTemplates = append(out.LaunchTemplates, lt.template)
 			}
 		}
 	}
 	return out, nil
-}
-
-func sortedTemplateNames(m map[string]*launchTemplate) []string {
-	var out []string
-	for n := range m {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // CreateLaunchTemplate stores a template; an existing name is

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -324,14 +323,4 @@ func encodeError(code, message, requestID string) []byte {
 	var msg bytes.Buffer
 	_ = xml.EscapeText(&msg, []byte(message))
 	return fmt.Appendf(nil, `%s<Response><Errors><Error><Code>%s</Code><Message>%s</Message></Error></Errors><RequestID>%s</RequestID></Response>`, xml.Header, code, msg.String(), requestID)
-}
-
-// sortedKeys is used by tests and error messages for stable output.
-func sortedKeys(form url.Values) []string {
-	keys := make([]string, 0, len(form))
-	for k := range form {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
