@@ -20,57 +20,21 @@ var (
 	genTaints = []string{"team-a", "team-b"}
 )
 
-// PodGenerator draws valid pending pods named "pod-<n>" in namespace "default": cpu
-// 1m..4000m, memory 1Mi..8Gi, label app from {web, db, cache}, and optionally a zone or arch
-// nodeSelector, a toleration of the team taint (key "team", NoSchedule), a required node
-// requirement on the capacity type, a zone topology spread over the pod's app, a hostname
-// anti-affinity against its app, and a host port. Every draw is labelled.
+// PodGenerator draws valid pending pods named "pod-<n>" in namespace "default" with
+// DefaultPodSettings: cpu 1m..4000m, memory 1Mi..8Gi, label app from {web, db, cache}, and
+// optionally a zone or arch nodeSelector, a toleration of the team taint (key "team",
+// NoSchedule), a required node requirement on the capacity type, a zone topology spread over
+// the pod's app, a hostname anti-affinity against its app, and a host port. Every draw is
+// labelled.
 func PodGenerator() *rapid.Generator[*corev1.Pod] {
 	return rapid.Custom(func(t *rapid.T) *corev1.Pod {
-		return drawPod(t, fmt.Sprintf("pod-%d", rapid.IntRange(0, 9999).Draw(t, "index")))
+		return drawPodWith(t, fmt.Sprintf("pod-%d", rapid.IntRange(0, 9999).Draw(t, "index")), DefaultPodSettings())
 	})
 }
 
 // PodsGenerator draws 0..max pods with unique names pod-0, pod-1, ... (see PodGenerator).
 func PodsGenerator(max int) *rapid.Generator[[]*corev1.Pod] {
-	return rapid.Custom(func(t *rapid.T) []*corev1.Pod {
-		n := rapid.IntRange(0, max).Draw(t, "pods")
-		out := make([]*corev1.Pod, 0, n)
-		for i := 0; i < n; i++ {
-			out = append(out, drawPod(t, fmt.Sprintf("pod-%d", i)))
-		}
-		return out
-	})
-}
-
-func drawPod(t *rapid.T, name string) *corev1.Pod {
-	app := rapid.SampledFrom(genApps).Draw(t, name+"/app")
-	b := Pod(name).Label("app", app).
-		Request(corev1.ResourceCPU, fmt.Sprintf("%dm", rapid.IntRange(1, 4000).Draw(t, name+"/cpu-millis"))).
-		Request(corev1.ResourceMemory, fmt.Sprintf("%dMi", rapid.IntRange(1, 8192).Draw(t, name+"/memory-mi")))
-	if rapid.Bool().Draw(t, name+"/zone-selector") {
-		b.NodeSelector(v1.LabelTopologyZone, rapid.SampledFrom(genZones).Draw(t, name+"/zone"))
-	}
-	if rapid.Bool().Draw(t, name+"/arch-selector") {
-		b.NodeSelector(v1.LabelArch, rapid.SampledFrom(genArches).Draw(t, name+"/arch"))
-	}
-	if rapid.Bool().Draw(t, name+"/tolerates-team") {
-		b.Tolerate("team", rapid.SampledFrom(genTaints).Draw(t, name+"/team"), corev1.TaintEffectNoSchedule)
-	}
-	if rapid.Bool().Draw(t, name+"/capacity-type-requirement") {
-		b.NodeRequirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn,
-			rapid.SampledFrom([]string{v1.CapacityTypeSpot, v1.CapacityTypeOnDemand}).Draw(t, name+"/capacity-type"))
-	}
-	if rapid.Bool().Draw(t, name+"/zone-spread") {
-		b.TopologySpread(v1.LabelTopologyZone, int32(rapid.IntRange(1, 3).Draw(t, name+"/max-skew")), map[string]string{"app": app})
-	}
-	if rapid.Bool().Draw(t, name+"/hostname-anti-affinity") {
-		b.PodAntiAffinity(v1.LabelHostname, map[string]string{"app": app})
-	}
-	if rapid.Bool().Draw(t, name+"/host-port") {
-		b.HostPort(int32(rapid.IntRange(8000, 8003).Draw(t, name+"/port")))
-	}
-	return b.Obj()
+	return PodsGeneratorWith(max, "pod", DefaultPodSettings())
 }
 
 // NodePoolGenerator draws valid NodePools named "nodepool-<n>": optionally restricted to some
