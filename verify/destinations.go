@@ -73,6 +73,17 @@ func (p *planWorld) movedPods(cmd disruption.Command) []movedPod {
 	return out
 }
 
+// disruptedNodes are the candidates of every command of res.
+func disruptedNodes(res *disruption.Result) map[string]bool {
+	disrupted := map[string]bool{}
+	for _, cmd := range res.Commands {
+		for _, name := range cmd.Candidates {
+			disrupted[name] = true
+		}
+	}
+	return disrupted
+}
+
 // movedPod is a pod and the disrupted node it leaves.
 type movedPod struct {
 	pod  *corev1.Pod
@@ -86,15 +97,9 @@ type movedPod struct {
 // ports.
 func (p *planWorld) destinations(res *disruption.Result) []Violation {
 	w := p.world()
-	disrupted := map[string]bool{}
-	for _, cmd := range res.Commands {
-		for _, name := range cmd.Candidates {
-			disrupted[name] = true
-		}
-	}
 	var bins []*location
 	for _, l := range w.locs {
-		if !l.marked && !disrupted[l.name] {
+		if !l.marked && !p.held[l.name] {
 			bins = append(bins, l)
 		}
 	}

@@ -36,12 +36,6 @@ func (p *planWorld) displaced(cmd disruption.Command) map[string]string {
 // they are fitted together; every other command's alone.
 func (p *planWorld) moves(res *disruption.Result) []Violation {
 	var out []Violation
-	disrupted := map[string]bool{}
-	for _, cmd := range res.Commands {
-		for _, name := range cmd.Candidates {
-			disrupted[name] = true
-		}
-	}
 	w := p.world()
 	type sim struct {
 		command int // the command reported for fit violations of this group (-1: provisioner)
@@ -75,7 +69,7 @@ func (p *planWorld) moves(res *disruption.Result) []Violation {
 				v.Code = PlanMoveMalformed
 			case m.Node != "" && p.nodes[m.Node] == nil:
 				v.Code = PlanMoveNodeUnknown
-			case m.Node != "" && (disrupted[m.Node] || isMarked(p.nodes[m.Node])):
+			case m.Node != "" && (p.held[m.Node] || isMarked(p.nodes[m.Node])):
 				v.Code = PlanMoveNodeDisrupted
 			case m.Replacement >= len(cmd.Replacements), m.Provisioned >= len(res.Provisioned),
 				m.Replacement >= 0 && cmd.Replacements[m.Replacement] == nil,

@@ -21,11 +21,7 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts disruption.Options, res *d
 		return nil
 	}
 	p := newPlanWorld(snap, now)
-	for _, cmd := range res.Commands {
-		for _, name := range cmd.Candidates {
-			p.held[name] = true
-		}
-	}
+	p.held = disruptedNodes(res)
 	var out []Violation
 	out = append(out, p.accounting(res)...)
 	out = append(out, p.budgets(res)...)
@@ -52,7 +48,7 @@ type planWorld struct {
 }
 
 func newPlanWorld(snap *cluster.Snapshot, now time.Time) *planWorld {
-	p := &planWorld{snap: snap, now: now, nodes: map[string]*cluster.Node{}, pools: map[string]*v1.NodePool{}, held: map[string]bool{},
+	p := &planWorld{snap: snap, now: now, nodes: map[string]*cluster.Node{}, pools: map[string]*v1.NodePool{},
 		typesByName: map[string]*cloudprovider.InstanceType{}}
 	for _, n := range snap.Nodes() {
 		if n == nil || (n.Node == nil && n.NodeClaim == nil) {
