@@ -59,7 +59,7 @@ func (p *planWorld) movedPods(cmd disruption.Command) []movedPod {
 		if n == nil {
 			continue
 		}
-		exempt := p.podsExempt(cmd, n.Node, name)
+		exempt := p.podsExempt(cmd, name)
 		for _, pod := range n.Pods {
 			if pod == nil || !mustMove(pod) {
 				continue

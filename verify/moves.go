@@ -131,10 +131,9 @@ func destinationsOf(m disruption.PodMove) int {
 // when a blocker keeps it; by emptiness, which simulates nothing. Any other command must give
 // every pod it displaces a home.
 func (p *planWorld) pendingAllowed(cmd disruption.Command, m disruption.PodMove, from string) bool {
-	n := p.nodes[from]
 	switch m.Pending {
 	case disruption.MoveWaits:
-		return p.podsExempt(cmd, n.Node, from) && p.blocked(m.Pod)
+		return p.podsExempt(cmd, from) && p.blocked(m.Pod)
 	case disruption.MoveUnschedulable, disruption.MoveUnlaunchable:
 		return cmd.Reason.Forceful()
 	case disruption.MoveNotSimulated:

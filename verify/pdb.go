@@ -150,7 +150,7 @@ func (p *planWorld) pdbBlocks(pod *corev1.Pod) (Violation, bool) {
 
 // podsExempt: the command's pod-level blockers do not apply (forceful expiration; drift of
 // a node with a terminationGracePeriod, which drains by force at the deadline).
-func (p *planWorld) podsExempt(cmd disruption.Command, n *corev1.Node, name string) bool {
+func (p *planWorld) podsExempt(cmd disruption.Command, name string) bool {
 	if cmd.Reason.Forceful() {
 		return true
 	}
@@ -198,7 +198,7 @@ func (p *planWorld) blockers(ci int, cmd disruption.Command) []Violation {
 			v.NodePool = poolOf(n)
 			out = append(out, v)
 		}
-		if p.podsExempt(cmd, n.Node, name) {
+		if p.podsExempt(cmd, name) {
 			continue
 		}
 		for _, pod := range n.Pods {
