@@ -207,8 +207,8 @@ func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
 		for _, c := range cmd.Replacements {
 			s.addInflight(c)
 		}
-	} else {
-		cmd.Moves = movesOf(cands, nil, nil) // a forceful command's are the provisioner's (provision)
+	} else if !cmd.Reason.Forceful() { // a forceful command's are the provisioner's: provision sets them
+		cmd.Moves = movesOf(cands, nil, nil)
 	}
 	names := make([]string, 0, len(cands))
 	for _, c := range cands {
