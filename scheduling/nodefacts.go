@@ -34,21 +34,11 @@ type nodeFacts struct {
 
 // nodeFacts are n's facts from the Cache, or without one from this Solve's own memo.
 func (s *solver) nodeFacts(n *cluster.Node) *nodeFacts {
-	memo := s.facts
-	if s.cache != nil {
-		memo = s.cache.nodeFacts
-	} else if memo == nil {
-		memo = map[*cluster.Node]*nodeFacts{}
-		s.facts = memo
+	if s.facts == nil {
+		s.facts = map[*cluster.Node]*nodeFacts{}
 	}
-	if f, ok := memo[n]; ok {
-		if len(f.used) != len(s.res.names) {
-			f.used = s.sumPods(n)
-			f.alloc = s.res.vec(allocatable(n))
-		}
-		if len(f.alloc) != len(s.res.names) {
-			f.alloc = s.res.vec(allocatable(n))
-		}
+	if f, ok := s.facts[n]; ok {
+		s.resizeFacts(f, n)
 		return f
 	}
 	lbls := nodeLabels(n)
@@ -74,10 +64,20 @@ func (s *solver) nodeFacts(n *cluster.Node) *nodeFacts {
 			}
 		}
 	}
-	f.used = s.sumPods(n)
-	f.alloc = s.res.vec(allocatable(n))
-	memo[n] = f
+	s.resizeFacts(f, n)
+	s.facts[n] = f
 	return f
+}
+
+// resizeFacts recomputes f's vectors when the resource index has grown since they were
+// summed (a Cache's index grows as later Solves meet new resource names).
+func (s *solver) resizeFacts(f *nodeFacts, n *cluster.Node) {
+	if len(f.used) != len(s.res.names) {
+		f.used = s.sumPods(n)
+	}
+	if len(f.alloc) != len(s.res.names) {
+		f.alloc = s.res.vec(allocatable(n))
+	}
 }
 
 // safeSum bounds the summed requests and the allocatable they are taken from, so that no

@@ -25,7 +25,7 @@ type solver struct {
 	opts      Options
 	wellKnown requirements.KeySet
 	res       *resourceIndex
-	facts     map[*cluster.Node]*nodeFacts // nodeFacts' memo when there is no cache
+	facts     map[*cluster.Node]*nodeFacts // nodeFacts' memo: the Cache's, else this Solve's own
 	templates []*template
 	// templateErrors explain NodePools that can launch nothing.
 	templateErrors []Cause
@@ -90,6 +90,9 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (*Result, error) 
 		return nil, errors.New("scheduling: nil snapshot")
 	}
 	s := &solver{snap: snap, opts: opts, wellKnown: snap.WellKnownLabels(), cache: cache, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{}}
+	if cache != nil {
+		s.facts = cache.nodeFacts
+	}
 	s.toPlace = snap.Pending()
 	if moving := snap.Moving(); len(moving) > 0 {
 		s.toPlace = append(append(make([]*corev1.Pod, 0, len(s.toPlace)+len(moving)), s.toPlace...), moving...)
