@@ -36,6 +36,11 @@ func filter(name string, values ...string) ec2types.Filter {
 	return ec2types.Filter{Name: sdkaws.String(name), Values: values}
 }
 
+// availableImages asks DescribeImages for the available images that match filters.
+func availableImages(filters ...ec2types.Filter) *ec2.DescribeImagesInput {
+	return &ec2.DescribeImagesInput{Filters: append([]ec2types.Filter{filter("state", "available")}, filters...)}
+}
+
 // ResolveNodeClass returns a copy of the EC2NodeClass with the status Karpenter's NodeClass
 // controller would write: the subnets its selector terms match (most free IPs first, then
 // ID), its security groups, its AMIs (one per architecture and variant, non-deprecated and
@@ -154,7 +159,6 @@ type amiQuery struct {
 
 func (p *Provider) amiQueries(ctx context.Context, nc *awsv1.EC2NodeClass) ([]amiQuery, error) {
 	var qs []amiQuery
-	base := func() []ec2types.Filter { return []ec2types.Filter{filter("state", "available")} }
 	for i, term := range nc.Spec.AMISelectorTerms {
 		switch {
 		case term.Alias != "":
@@ -182,7 +186,7 @@ func (p *Provider) amiQueries(ctx context.Context, nc *awsv1.EC2NodeClass) ([]am
 				}
 				if ok {
 					found++
-					qs = append(qs, amiQuery{in: &ec2.DescribeImagesInput{Filters: append(base(), filter("image-id", id))}, variants: param.variants})
+					qs = append(qs, amiQuery{in: availableImages(filter("image-id", id)), variants: param.variants})
 				}
 			}
 			if found == 0 {
@@ -199,9 +203,9 @@ func (p *Provider) amiQueries(ctx context.Context, nc *awsv1.EC2NodeClass) ([]am
 			if !ok {
 				return nil, fmt.Errorf("[%d].ssmParameter: parameter %s does not exist", i, term.SSMParameter)
 			}
-			qs = append(qs, amiQuery{in: &ec2.DescribeImagesInput{Filters: append(base(), filter("image-id", id))}, variants: [][]corev1.NodeSelectorRequirement{nil}})
+			qs = append(qs, amiQuery{in: availableImages(filter("image-id", id)), variants: [][]corev1.NodeSelectorRequirement{nil}})
 		default:
-			in := &ec2.DescribeImagesInput{Filters: append(base(), tagFilters(term.Tags)...)}
+			in := availableImages(tagFilters(term.Tags)...)
 			if term.ID != "" {
 				in.Filters = append(in.Filters, filter("image-id", term.ID))
 			}
@@ -232,8 +236,9 @@ func al2023NameQueries(k8s, version string) []amiQuery {
 		reqs          []corev1.NodeSelectorRequirement
 	}{{"x86_64", "standard", variantStandard}, {"arm64", "standard", variantStandard}, {"x86_64", "nvidia", variantNvidia}, {"arm64", "nvidia", variantNvidia}, {"x86_64", "neuron", variantNeuron}} {
 		name := fmt.Sprintf("amazon-eks-node-al2023-%s-%s-%s-%s", param.arch, param.variant, k8s, version)
-		qs = append(qs, amiQuery{in: &ec2.DescribeImagesInput{Owners: []string{"amazon"}, Filters: []ec2types.Filter{filter("state", "available"), filter("name", name)}},
-			variants: [][]corev1.NodeSelectorRequirement{param.reqs}})
+		in := availableImages(filter("name", name))
+		in.Owners = []string{"amazon"}
+		qs = append(qs, amiQuery{in: in, variants: [][]corev1.NodeSelectorRequirement{param.reqs}})
 	}
 	return qs
 }
