@@ -89,18 +89,28 @@ func InstanceTypesGenerator(max int) *rapid.Generator[cloudprovider.InstanceType
 				ofs = append(ofs, cloudprovider.NewOffering(p.zone, p.ct, price,
 					rapid.Float64Range(0, 1).Draw(t, fmt.Sprintf("%s/availability-%d", name, j)) < 0.9))
 			}
-			out = append(out, NewInstanceType(InstanceTypeOptions{
-				Name:             name,
-				Architecture:     rapid.SampledFrom(genArches).Draw(t, name+"/arch"),
-				OperatingSystems: []string{"linux"},
-				Resources: corev1.ResourceList{
-					corev1.ResourceCPU:    *resource.NewQuantity(int64(rapid.IntRange(1, 64).Draw(t, name+"/cpu")), resource.DecimalSI),
-					corev1.ResourceMemory: *resource.NewQuantity(int64(rapid.IntRange(1, 256).Draw(t, name+"/memory-gi"))<<30, resource.BinarySI),
-					corev1.ResourcePods:   *resource.NewQuantity(int64(rapid.IntRange(1, 110).Draw(t, name+"/pods")), resource.DecimalSI),
-				},
-				Offerings: ofs,
-			}))
+			arch := rapid.SampledFrom(genArches).Draw(t, name+"/arch")
+			cpu := rapid.IntRange(1, 64).Draw(t, name+"/cpu")
+			memGi := rapid.IntRange(1, 256).Draw(t, name+"/memory-gi")
+			pods := rapid.IntRange(1, 110).Draw(t, name+"/pods")
+			out = append(out, linuxType(name, arch, cpu, memGi, pods, ofs))
 		}
 		return out
+	})
+}
+
+// linuxType is a linux instance type of the generators: cpu CPUs, memGi GiB and room for
+// pods pods.
+func linuxType(name, arch string, cpu, memGi, pods int, ofs cloudprovider.Offerings) *cloudprovider.InstanceType {
+	return NewInstanceType(InstanceTypeOptions{
+		Name:             name,
+		Architecture:     arch,
+		OperatingSystems: []string{"linux"},
+		Resources: corev1.ResourceList{
+			corev1.ResourceCPU:    *resource.NewQuantity(int64(cpu), resource.DecimalSI),
+			corev1.ResourceMemory: *resource.NewQuantity(int64(memGi)<<30, resource.BinarySI),
+			corev1.ResourcePods:   *resource.NewQuantity(int64(pods), resource.DecimalSI),
+		},
+		Offerings: ofs,
 	})
 }

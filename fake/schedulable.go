@@ -3,8 +3,6 @@ package fake
 import (
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -55,17 +53,7 @@ func SchedulableInstanceTypesGenerator(most int) *rapid.Generator[cloudprovider.
 				memGi = rapid.IntRange(1, 256).Draw(t, name+"/memory-gi")
 				pods = rapid.IntRange(1, 110).Draw(t, name+"/pods")
 			}
-			out = append(out, NewInstanceType(InstanceTypeOptions{
-				Name:             name,
-				Architecture:     arch,
-				OperatingSystems: []string{"linux"},
-				Resources: corev1.ResourceList{
-					corev1.ResourceCPU:    *resource.NewQuantity(int64(cpu), resource.DecimalSI),
-					corev1.ResourceMemory: *resource.NewQuantity(int64(memGi)<<30, resource.BinarySI),
-					corev1.ResourcePods:   *resource.NewQuantity(int64(pods), resource.DecimalSI),
-				},
-				Offerings: ofs,
-			}))
+			out = append(out, linuxType(name, arch, cpu, memGi, pods, ofs))
 		}
 		return out
 	})
