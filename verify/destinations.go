@@ -49,26 +49,15 @@ func (p *planWorld) claims(command int, cs []*scheduling.NodeClaim) []Violation 
 	return out
 }
 
-// movedPods are the pods a command's candidates must find a new home for: active or
-// terminating StatefulSet pods that a DaemonSet or the kubelet do not own; under drift with
-// a grace period, not the pods that block (they wait for the deadline).
+// movedPods are the pods a command's candidates must find a new home for: the leaving pods;
+// under drift with a grace period, not those that block (they wait for the deadline).
 func (p *planWorld) movedPods(cmd disruption.Command) []movedPod {
 	var out []movedPod
-	for _, name := range cmd.Candidates {
-		n := p.nodes[name]
-		if n == nil {
+	for _, m := range p.leaving(cmd) {
+		if p.podsExempt(cmd, m.node) && p.blocked(m.pod) {
 			continue
 		}
-		exempt := p.podsExempt(cmd, name)
-		for _, pod := range n.Pods {
-			if pod == nil || !mustMove(pod) {
-				continue
-			}
-			if exempt && p.blocked(pod) {
-				continue
-			}
-			out = append(out, movedPod{pod, name})
-		}
+		out = append(out, m)
 	}
 	return out
 }

@@ -8,21 +8,29 @@ import (
 	"github.com/nodeplan/nodeplan/disruption"
 )
 
-// displaced are the pods a command's candidates must leave: not finished, not DaemonSet or
-// mirror pods, not terminating unless a StatefulSet's; by namespace/name, with their node.
-func (p *planWorld) displaced(cmd disruption.Command) map[string]string {
-	out := map[string]string{}
+// leaving are the pods a command's candidates must leave, in order: not finished, not
+// DaemonSet or mirror pods, not terminating unless a StatefulSet's.
+func (p *planWorld) leaving(cmd disruption.Command) []movedPod {
+	var out []movedPod
 	for _, name := range cmd.Candidates {
 		n := p.nodes[name]
 		if n == nil {
 			continue
 		}
 		for _, pod := range n.Pods {
-			if pod == nil || !mustMove(pod) {
-				continue
+			if pod != nil && mustMove(pod) {
+				out = append(out, movedPod{pod, name})
 			}
-			out[key(pod)] = name
 		}
+	}
+	return out
+}
+
+// displaced are the leaving pods by namespace/name, with their node.
+func (p *planWorld) displaced(cmd disruption.Command) map[string]string {
+	out := map[string]string{}
+	for _, m := range p.leaving(cmd) {
+		out[key(m.pod)] = m.node
 	}
 	return out
 }
