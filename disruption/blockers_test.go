@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
@@ -22,10 +21,7 @@ import (
 // Reason explains first.
 func TestBlockersListEveryReason(t *testing.T) {
 	noDisruptions := func(sel string) *policyv1.PodDisruptionBudget {
-		zero := intstr.FromInt32(0)
-		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "pdb-" + sel, Namespace: "default"},
-			Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero,
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": sel}}}}
+		return fake.PDB("pdb-"+sel, "default", map[string]string{"app": sel}, 0)
 	}
 	dnd := func(p *corev1.Pod) *corev1.Pod {
 		p.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
@@ -46,10 +42,7 @@ func TestBlockersListEveryReason(t *testing.T) {
 		return p
 	}
 	allowing := func(name string) *policyv1.PodDisruptionBudget {
-		one := intstr.FromInt32(1)
-		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-			Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one,
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}}}
+		return fake.PDB(name, "default", map[string]string{"app": "x"}, 1)
 	}
 	underutilized := string(v1.DisruptionReasonUnderutilized)
 	tests := []struct {

@@ -7,8 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -63,10 +61,8 @@ func drawMechCluster(t *rapid.T) *fixture {
 	}
 	in := input(pools, nodes...)
 	for _, app := range []string{"a", "b"} {
-		mu := intstr.FromInt32(int32(rapid.IntRange(0, 2).Draw(t, "maxUnavailable")))
-		in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, &policyv1.PodDisruptionBudget{
-			ObjectMeta: metav1.ObjectMeta{Name: app, Namespace: "default"},
-			Spec:       policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &mu, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}})
+		mu := rapid.IntRange(0, 2).Draw(t, "maxUnavailable")
+		in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, fake.PDB(app, "default", map[string]string{"app": app}, mu))
 	}
 	for e := rapid.IntRange(0, 6).Draw(t, "events"); e > 0; e-- {
 		id := fmt.Sprintf("i-%d", rapid.IntRange(0, nn).Draw(t, "instance")) // nn: unknown

@@ -8,10 +8,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -25,9 +25,7 @@ func emptyNodes(n int, poolName string) []*cluster.Node {
 
 func TestPlan(t *testing.T) {
 	pdb := func(name string, mu int, sel string) *policyv1.PodDisruptionBudget {
-		v := intstr.FromInt32(int32(mu))
-		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-			Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &v, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": sel}}}}
+		return fake.PDB(name, "default", map[string]string{"app": sel}, mu)
 	}
 	annotated := func(p *corev1.Pod, v string) *corev1.Pod {
 		p.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: v}
@@ -350,9 +348,7 @@ func checkBlockers(t interface{ Errorf(string, ...any) }, b Blocked) {
 }
 
 func pdbFor(app string) *policyv1.PodDisruptionBudget {
-	v := intstr.FromInt32(1)
-	return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: app, Namespace: "default"},
-		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &v, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
+	return fake.PDB(app, "default", map[string]string{"app": app}, 1)
 }
 
 func TestBudgetsAcrossNodePools(t *testing.T) {

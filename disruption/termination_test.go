@@ -9,10 +9,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -289,10 +289,8 @@ func TestNoDrainForUnmanagedNodes(t *testing.T) {
 // or annotation it concerns, the NodePool or pod error of a pending pod.
 func TestDrainReasonsAsData(t *testing.T) {
 	labelled := func(p *corev1.Pod, app string) *corev1.Pod { p.Labels["app"] = app; return p }
-	pdb := func(name, app string, maxUnavailable int32) *policyv1.PodDisruptionBudget {
-		v := intstr.FromInt32(maxUnavailable)
-		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-			Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &v, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
+	pdb := func(name, app string, maxUnavailable int) *policyv1.PodDisruptionBudget {
+		return fake.PDB(name, "default", map[string]string{"app": app}, maxUnavailable)
 	}
 	dnd := bound("dnd", "100m")
 	dnd.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "2h"}
