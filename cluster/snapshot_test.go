@@ -154,6 +154,9 @@ func TestStringIsCompact(t *testing.T) {
 func TestNewRefusesEveryNil(t *testing.T) {
 	for field, set := range map[string]func(*cluster.Objects){
 		"NodePools":              func(o *cluster.Objects) { o.NodePools = append(o.NodePools, nil) },
+		"Nodes":                  func(o *cluster.Objects) { o.Nodes = append(o.Nodes, nil) },
+		"NodeClaims":             func(o *cluster.Objects) { o.NodeClaims = append(o.NodeClaims, nil) },
+		"Pods":                   func(o *cluster.Objects) { o.Pods = append(o.Pods, nil) },
 		"DaemonSets":             func(o *cluster.Objects) { o.DaemonSets = append(o.DaemonSets, nil) },
 		"PodDisruptionBudgets":   func(o *cluster.Objects) { o.PodDisruptionBudgets = append(o.PodDisruptionBudgets, nil) },
 		"PersistentVolumeClaims": func(o *cluster.Objects) { o.PersistentVolumeClaims = append(o.PersistentVolumeClaims, nil) },
