@@ -230,21 +230,22 @@ func planWithCommands(t *testing.T, f *fixture, want []string) *Result {
 	return res
 }
 
-func blockedReason(r *Result, node string) string {
+// blockedOf is node's Blocked entry (the zero one if it is not kept).
+func blockedOf(r *Result, node string) Blocked {
 	for _, b := range r.Blocked {
 		if b.Node == node {
-			return b.Reason
+			return b
 		}
 	}
-	return ""
+	return Blocked{}
 }
+
+func blockedReason(r *Result, node string) string { return blockedOf(r, node).Reason }
 
 // firstBlockerOf is node's first blocker (the zero Blocker if it is not kept).
 func firstBlockerOf(r *Result, node string) Blocker {
-	for _, x := range r.Blocked {
-		if x.Node == node && len(x.Blockers) > 0 {
-			return x.Blockers[0]
-		}
+	if bs := blockedOf(r, node).Blockers; len(bs) > 0 {
+		return bs[0]
 	}
 	return Blocker{}
 }
@@ -281,24 +282,8 @@ func hasFields(got, want reflect.Value) bool {
 // hasBlockerOf reports whether node is kept with blocker b (its code, object and budget)
 // among its blockers.
 func hasBlockerOf(r *Result, node string, b Blocker) bool {
-	for _, x := range r.Blocked {
-		if x.Node == node {
-			for _, y := range x.Blockers {
-				if y.key() == b.key() {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return hasBlocker(blockedOf(r, node).Blockers, b)
 }
 
 // firstBlocker is the code of the first blocker of node ("" if it is not kept).
-func firstBlocker(r *Result, node string) BlockReason {
-	for _, x := range r.Blocked {
-		if x.Node == node && len(x.Blockers) > 0 {
-			return x.Blockers[0].Code
-		}
-	}
-	return ""
-}
+func firstBlocker(r *Result, node string) BlockReason { return firstBlockerOf(r, node).Code }
