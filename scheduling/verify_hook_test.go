@@ -1,7 +1,6 @@
 package scheduling
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/nodeplan/nodeplan/cluster"
@@ -10,7 +9,7 @@ import (
 // VerifySolve checks a Solve result with package verify. verify imports scheduling, so the
 // tests of this package cannot import it; verify_test.go (package scheduling_test, compiled
 // into the same test binary) sets it in an init function.
-var VerifySolve func(snap *cluster.Snapshot, opts Options, res *Result) []string
+var VerifySolve func(snap *cluster.Snapshot, opts Options, res *Result) error
 
 // solveVerified is Solve failing the test when verify.Solve finds a violation in a result;
 // Solve's error is returned as it is.
@@ -23,8 +22,8 @@ func solveVerified(t testing.TB, snap *cluster.Snapshot, opts Options) (*Result,
 	if VerifySolve == nil {
 		t.Fatal("VerifySolve is not set (verify_test.go missing?)")
 	}
-	if vs := VerifySolve(snap, opts, res); len(vs) > 0 {
-		t.Fatalf("verify.Solve: %d violations:\n%s", len(vs), strings.Join(vs, "\n"))
+	if err := VerifySolve(snap, opts, res); err != nil {
+		t.Fatal(err)
 	}
 	return res, nil
 }

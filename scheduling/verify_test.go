@@ -9,15 +9,7 @@ import (
 	"github.com/nodeplan/nodeplan/verify"
 )
 
-func init() {
-	scheduling.VerifySolve = func(snap *cluster.Snapshot, opts scheduling.Options, res *scheduling.Result) []string {
-		var out []string
-		for _, v := range verify.Solve(snap, opts, res) {
-			out = append(out, v.String())
-		}
-		return out
-	}
-}
+func init() { scheduling.VerifySolve = verifyErr }
 
 // tb is what the solve helpers need of *testing.T, *testing.B and *rapid.T.
 type tb interface {
