@@ -56,7 +56,7 @@ func mustSolve(t tb, snap *cluster.Snapshot, opts scheduling.Options) *schedulin
 
 // mustVerify panics when verify.Solve finds a violation (for Examples).
 func mustVerify(snap *cluster.Snapshot, res *scheduling.Result) {
-	if vs := verify.Solve(snap, scheduling.Options{}, res); len(vs) > 0 {
-		panic(fmt.Sprint(vs))
+	if err := verifyErr(snap, scheduling.Options{}, res); err != nil {
+		panic(err)
 	}
 }
