@@ -78,9 +78,9 @@ func standardContainerResource(name corev1.ResourceName) bool {
 	return strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
 }
 
-// CheckResourceName checks a container resource name: a standard one (cpu, memory,
+// checkResourceName checks a container resource name: a standard one (cpu, memory,
 // ephemeral-storage, hugepages-*) or a domain-prefixed qualified name (example.com/gpu).
-func CheckResourceName(name corev1.ResourceName) error {
+func checkResourceName(name corev1.ResourceName) error {
 	if !strings.Contains(string(name), "/") {
 		if !standardContainerResource(name) {
 			return fmt.Errorf("%q is not a resource name (want cpu, memory, ephemeral-storage, hugepages-<size> or a domain-prefixed name)", name)
@@ -98,7 +98,7 @@ func CheckResourceName(name corev1.ResourceName) error {
 func checkList(field string, rl corev1.ResourceList) error {
 	bad := false // the common case, all valid, needs no sorting
 	for name, q := range rl {
-		if CheckResourceName(name) != nil || quantity.Check(name, q) != nil {
+		if checkResourceName(name) != nil || quantity.Check(name, q) != nil {
 			bad = true
 			break
 		}
@@ -107,7 +107,7 @@ func checkList(field string, rl corev1.ResourceList) error {
 		return nil
 	}
 	for _, name := range sortedNames(rl) {
-		if err := CheckResourceName(name); err != nil {
+		if err := checkResourceName(name); err != nil {
 			return &FieldError{Field: field, Err: err}
 		}
 		if err := quantity.Check(name, rl[name]); err != nil {

@@ -20,14 +20,14 @@ var (
 	minMilli = *resource.NewMilliQuantity(math.MinInt64, resource.DecimalSI)
 )
 
-// Milli reports whether name is counted in thousandths (cpu) rather than whole units.
-func Milli(name corev1.ResourceName) bool { return name == corev1.ResourceCPU }
+// milli reports whether name is counted in thousandths (cpu) rather than whole units.
+func milli(name corev1.ResourceName) bool { return name == corev1.ResourceCPU }
 
 // Int64 is q in name's unit (fractions rounded up, as Kubernetes does), and false when it
 // does not fit an int64; the value is then math.MaxInt64 or math.MinInt64, by sign.
 func Int64(name corev1.ResourceName, q resource.Quantity) (int64, bool) {
 	hi, lo := maxUnits, minUnits
-	if Milli(name) {
+	if milli(name) {
 		hi, lo = maxMilli, minMilli
 	}
 	if q.Cmp(hi) > 0 {
@@ -36,7 +36,7 @@ func Int64(name corev1.ResourceName, q resource.Quantity) (int64, bool) {
 	if q.Cmp(lo) < 0 {
 		return math.MinInt64, false
 	}
-	if Milli(name) {
+	if milli(name) {
 		return q.MilliValue(), true
 	}
 	return q.Value(), true
@@ -49,7 +49,7 @@ func Check(name corev1.ResourceName, q resource.Quantity) error {
 	}
 	if _, ok := Int64(name, q); !ok {
 		max := maxUnits
-		if Milli(name) {
+		if milli(name) {
 			max = maxMilli
 		}
 		return fmt.Errorf("%s: more than nodeplan can count (at most %s)", q.String(), max.String())
