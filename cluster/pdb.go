@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -119,33 +118,27 @@ func allowedOf(pdb *policyv1.PodDisruptionBudget, expected, healthy int) int32 {
 	return int32(max(healthy-desired, 0))
 }
 
-// Blocking says why PodDisruptionBudgets forbid evicting p now ("" when they do not): a
-// matching PDB allows no disruption (unless it lets unhealthy pods go and p is not Ready), or
-// more than one PDB selects p (the eviction API refuses that). Pods Karpenter never evicts
-// (see evicted) are never blocked.
-func (l *PDBLimits) Blocking(p *corev1.Pod) string {
+// Blocks reports whether PodDisruptionBudgets forbid evicting p now: a matching PDB allows no
+// disruption (unless it lets unhealthy pods go and p is not Ready), or more than one PDB
+// selects p (the eviction API refuses that). Pods Karpenter never evicts (see evicted) are
+// never blocked. Which PDBs they are is Allowance's and Selecting's answer.
+func (l *PDBLimits) Blocks(p *corev1.Pod) bool {
 	if l == nil || len(l.items) == 0 || !evicted(p) {
-		return ""
+		return false
 	}
 	var buf [8]int
 	matched := l.matching(p, buf[:0])
 	switch {
 	case len(matched) > 1:
-		a, b := l.items[matched[0]].pdb, l.items[matched[1]].pdb
-		return fmt.Sprintf("pod %s/%s is selected by more than one PodDisruptionBudget (%s/%s, %s/%s)", p.Namespace, p.Name,
-			a.Namespace, a.Name, b.Namespace, b.Name)
+		return true
 	case len(matched) == 1 && l.items[matched[0]].allowed <= 0:
-		pdb := l.items[matched[0]].pdb
-		if letsUnhealthyGo(pdb, p) {
-			return ""
-		}
-		return fmt.Sprintf("PodDisruptionBudget %s/%s allows no disruption of pod %s/%s", pdb.Namespace, pdb.Name, p.Namespace, p.Name)
+		return !letsUnhealthyGo(l.items[matched[0]].pdb, p)
 	}
-	return ""
+	return false
 }
 
 // Allowance is the one PodDisruptionBudget that limits evicting p and how many disruptions
-// it allows in all, or nil when none does (no PDB, several — Blocking says so —, or one that
+// it allows in all, or nil when none does (no PDB, several — Blocks says so —, or one that
 // lets p go because it is unhealthy and the PDB always allows that).
 func (l *PDBLimits) Allowance(p *corev1.Pod) (*policyv1.PodDisruptionBudget, int32) {
 	if l == nil || !evicted(p) {

@@ -142,7 +142,7 @@ func TestPDBReadingForks(t *testing.T) {
 	withPDB, err := cluster.New(cluster.Objects{NodePools: s.NodePools(), InstanceTypes: s.InstanceTypes(),
 		Nodes: []*corev1.Node{s.Node("a").Node}, Pods: []*corev1.Pod{web}, PodDisruptionBudgets: []*policyv1.PodDisruptionBudget{pdb}})
 	require.NoError(t, err)
-	assert.NotEmpty(t, withPDB.PDBLimits().Blocking(web), "maxUnavailable 0 blocks the pod")
+	assert.True(t, withPDB.PDBLimits().Blocks(web), "maxUnavailable 0 blocks the pod")
 	gone := withPDB.WithoutPods(web)
 	assert.NotSame(t, withPDB.PDBLimits(), gone.PDBLimits())
 	// Drained anyway: the pod stays where it is, as the PDB keeps it.

@@ -183,8 +183,8 @@ func TestRoundProperties(t *testing.T) {
 			}
 			for _, name := range c.Candidates {
 				for _, p := range byName[name].Pods {
-					if why := pdbs.Blocking(p); why != "" {
-						t.Fatalf("command %d (%s) disrupts %s: %s", i, c.Method, name, why)
+					if pdbs.Blocks(p) {
+						t.Fatalf("command %d (%s) disrupts %s: a PodDisruptionBudget blocks pod %s", i, c.Method, name, p.Name)
 					}
 					if p.Annotations[v1.DoNotDisruptAnnotationKey] == "true" {
 						t.Fatalf("command %d (%s) disrupts %s, whose pod %s has do-not-disrupt", i, c.Method, name, p.Name)

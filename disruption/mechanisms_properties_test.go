@@ -100,8 +100,8 @@ func checkDrainsHoldPDBs(t *rapid.T, in *fixture, res *Result) {
 			for _, p := range g.Pods {
 				switch p.Action {
 				case DrainEvict:
-					if why := limits.Blocking(p.Pod); why != "" {
-						t.Fatalf("drain of %s evicts %s: %s", d.Node, p.Pod.Name, why)
+					if limits.Blocks(p.Pod) {
+						t.Fatalf("drain of %s evicts %s, which a PodDisruptionBudget blocks", d.Node, p.Pod.Name)
 					}
 					if pdb, allowed := limits.Allowance(p.Pod); pdb != nil {
 						if evicted[pdb]++; evicted[pdb] > allowed {

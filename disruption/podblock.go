@@ -30,7 +30,7 @@ func doNotDisrupt(p *corev1.Pod, now time.Time) (value string, until *time.Time,
 // disruption (pdb), or, when several select p (the eviction API refuses that), all of them
 // (pdbs); both empty when none forbids it.
 func (s *state) pdbBlocking(p *corev1.Pod) (pdb string, pdbs []string) {
-	if s.pdbs.Blocking(p) == "" {
+	if !s.pdbs.Blocks(p) {
 		return "", nil
 	}
 	if one, _ := s.pdbs.Allowance(p); one != nil {

@@ -18,7 +18,7 @@ func reschedulablePods(nodes []*cluster.Node, pdbs *cluster.PDBLimits) []*corev1
 			continue
 		}
 		for _, p := range n.Pods {
-			if p != nil && cluster.IsReschedulable(p) && p.Annotations[v1.DoNotDisruptAnnotationKey] != "true" && pdbs.Blocking(p) == "" {
+			if p != nil && cluster.IsReschedulable(p) && p.Annotations[v1.DoNotDisruptAnnotationKey] != "true" && !pdbs.Blocks(p) {
 				out = append(out, p)
 			}
 		}
