@@ -72,7 +72,7 @@ type disruptRun struct {
 func loadDisrupt(args []string, stderr io.Writer) (*disruptRun, error) {
 	var now string
 	var spotToSpot, nodeRepair bool
-	c, err := parseFlags("disrupt", args, func(fs *flag.FlagSet) {
+	c, err := parseFlags("disrupt", args, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&now, "now", "", "time to decide at, RFC3339 (default: the newest timestamp in the input: Node heartbeats, Lease renewals, pod starts, creation times)")
 		fs.BoolVar(&spotToSpot, "spot-to-spot", false, "allow spot-to-spot consolidation (Karpenter's SpotToSpotConsolidation feature gate)")
 		fs.BoolVar(&nodeRepair, "node-repair", false, "repair nodes unhealthy past the AWS provider's repair policies (Karpenter's NodeRepair feature gate)")

@@ -112,8 +112,8 @@ func newFlagSet(name string) *flag.FlagSet {
 }
 
 // parseFlags parses a command's arguments: the common flags plus those extra registers.
-func parseFlags(command string, args []string, extra func(*flag.FlagSet)) (*commonFlags, error) {
-	c := &commonFlags{}
+func parseFlags(command string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (*commonFlags, error) {
+	c := &commonFlags{stderr: stderr}
 	fs := newFlagSet(command)
 	c.register(fs)
 	if extra != nil {

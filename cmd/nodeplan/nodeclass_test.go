@@ -116,6 +116,19 @@ func TestPlanNodeClassMissing(t *testing.T) {
 	assert.Contains(t, c.Detail, `its EC2NodeClass "gone" is not in the input`, "the Ready condition's message")
 }
 
+// TestCatalogWarningsBothCommands: the catalog's warnings (here a NodePool whose EC2NodeClass
+// is missing) reach stderr under disrupt as under plan; disrupt dropped them silently.
+func TestCatalogWarningsBothCommands(t *testing.T) {
+	in := nodeClassInput("m5.large", "", 2, "{cpu: 10m}")
+	in = strings.Replace(in, "name: nc}\n      requirements", "name: gone}\n      requirements", 1)
+	file := writeInput(t, "in.yaml", in)
+	for _, command := range []string{"plan", "disrupt"} {
+		_, stderr, code := nodeplan(t, command, "-f", file, "-o", "json")
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stderr, `warning: NodePool "pool": its EC2NodeClass "gone" is not in the input`, command)
+	}
+}
+
 // TestPlanKubeletAnnotation: the v1beta1 kubelet block a NodePool carries in Karpenter 1.0's
 // compatibility annotation takes precedence over the EC2NodeClass's kubelet.
 func TestPlanKubeletAnnotation(t *testing.T) {

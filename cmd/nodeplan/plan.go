@@ -32,11 +32,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 
 // loadPlan reads plan's flags and input (its warnings go to stderr): what Solve takes.
 func loadPlan(args []string, stderr io.Writer) (*commonFlags, *manifest.Set, *cluster.Snapshot, error) {
-	c, err := parseFlags("plan", args, nil)
+	c, err := parseFlags("plan", args, stderr, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	c.stderr = stderr
 	set, snap, err := c.load()
 	if err != nil {
 		return nil, nil, nil, err
