@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -83,28 +82,29 @@ func ToleratesDisruptedTaint(p *corev1.Pod) bool {
 
 // DoNotDisrupt reports whether p's karpenter.sh/do-not-disrupt annotation is active at now
 // ("true", or a positive duration not yet elapsed since the pod started; without a start
-// time it is active), and the annotation as the reasons quote it. Other values are ignored.
+// time it is active), and for a duration with a start time, when it ends. Other values are
+// ignored.
 // scheduling.Solve has no clock and reads only "true" (see its reschedulable pods).
-func DoNotDisrupt(p *corev1.Pod, now time.Time) (bool, string) {
+func DoNotDisrupt(p *corev1.Pod, now time.Time) (active bool, until *time.Time) {
 	v, ok := p.Annotations[v1.DoNotDisruptAnnotationKey]
 	if !ok {
-		return false, ""
+		return false, nil
 	}
 	if v == "true" {
-		return true, "true"
+		return true, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return false, ""
+		return false, nil
 	}
 	if p.Status.StartTime == nil {
-		return true, v + " (pod has no start time)"
+		return true, nil
 	}
-	until := p.Status.StartTime.Add(d)
-	if now.Before(until) {
-		return true, fmt.Sprintf("%s, until %s", v, until.UTC().Format(time.RFC3339))
+	end := p.Status.StartTime.Add(d).UTC()
+	if now.Before(end) {
+		return true, &end
 	}
-	return false, ""
+	return false, nil
 }
 
 // NeedsNewNode reports whether disruption.Apply takes p off a candidate node that goes: it

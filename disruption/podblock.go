@@ -11,19 +11,14 @@ import (
 )
 
 // doNotDisrupt is p's active karpenter.sh/do-not-disrupt annotation as data: its value and,
-// for a duration, when it ends (nil for "true" or a pod without start time). cluster decides
-// whether it is active.
+// for a duration, when it ends (nil for "true" or a pod without start time), as
+// cluster.DoNotDisrupt reads it.
 func doNotDisrupt(p *corev1.Pod, now time.Time) (value string, until *time.Time, ok bool) {
-	if active, _ := cluster.DoNotDisrupt(p, now); !active {
+	active, until := cluster.DoNotDisrupt(p, now)
+	if !active {
 		return "", nil, false
 	}
-	value = p.Annotations[v1.DoNotDisruptAnnotationKey]
-	d, err := time.ParseDuration(value)
-	if value == "true" || err != nil || p.Status.StartTime == nil {
-		return value, nil, true
-	}
-	t := p.Status.StartTime.Add(d).UTC()
-	return value, &t, true
+	return p.Annotations[v1.DoNotDisruptAnnotationKey], until, true
 }
 
 // pdbBlocking says which PodDisruptionBudgets forbid evicting p now: the one that allows no
