@@ -49,7 +49,9 @@ func smallCluster(t *testing.T, pods int) (*fake.CloudProvider, *cluster.Snapsho
 		ps = append(ps, fake.Pod(fmt.Sprintf("p%d", i)).Requests("500m", "256Mi").Obj())
 	}
 	s, err := cluster.New(cluster.Objects{
-		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
+		// On-demand: the fake prices spot alike and launches spot then, which consolidation
+		// leaves alone without SpotToSpotConsolidation.
+		NodePools:       []*v1.NodePool{fake.NodePool("default").Requirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, v1.CapacityTypeOnDemand).Obj()},
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": types},
 		WellKnownLabels: fake.WellKnownLabels(),
 		Pods:            ps,

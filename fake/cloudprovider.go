@@ -195,7 +195,10 @@ type candidate struct {
 }
 
 // better orders candidates: reserved before others, then price, then type name, then the
-// offering's zone, capacity type and reservation.
+// offering's capacity type (cloudprovider.CapacityTypeRank: spot before on-demand), zone and
+// reservation. It breaks ties as scheduling.Solve picks a NodeClaim's launch (cheapest type,
+// ties by name; its cheapest offering, ties by capacity type, then zone), so that the fake
+// launches the offering the plan chose.
 func better(a, b candidate) bool {
 	ra, rb := a.o.CapacityType() == v1.CapacityTypeReserved, b.o.CapacityType() == v1.CapacityTypeReserved
 	if ra != rb {
@@ -207,11 +210,11 @@ func better(a, b candidate) bool {
 	if a.it.Name != b.it.Name {
 		return a.it.Name < b.it.Name
 	}
+	if ca, cb := cloudprovider.CapacityTypeRank(a.o.CapacityType()), cloudprovider.CapacityTypeRank(b.o.CapacityType()); ca != cb {
+		return ca < cb
+	}
 	if a.o.Zone() != b.o.Zone() {
 		return a.o.Zone() < b.o.Zone()
-	}
-	if a.o.CapacityType() != b.o.CapacityType() {
-		return a.o.CapacityType() < b.o.CapacityType()
 	}
 	return a.o.ReservationID() < b.o.ReservationID()
 }
@@ -220,7 +223,7 @@ func better(a, b candidate) bool {
 // the NodeClaim's NodePool whose requirements intersect spec.requirements, whose allocatable
 // fits spec.resources.requests and that have an available offering compatible with the
 // requirements, it takes a reserved offering with capacity left if there is one, else the
-// cheapest offering (ties: type name, zone, capacity type). It returns a hydrated copy of
+// cheapest offering (ties: type name, then spot before on-demand, then zone — Solve's choice). It returns a hydrated copy of
 // nodeClaim — labels (the type's single-valued requirements, the offering's zone, capacity
 // type and reservation, then the NodeClaim's own labels), providerID fake:///<zone>/<n>,
 // capacity, allocatable and a Launched=True condition — and records it. nodeClaim itself is

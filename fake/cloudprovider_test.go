@@ -94,13 +94,13 @@ func TestCreatePicksCheapestFitting(t *testing.T) {
 		wantZone string
 		wantCT   string
 	}{
-		{"smallest fits", claim("a", rl("500m", "1Gi")), "fake-it-0", TestZone1, "on-demand"},
-		{"needs 2 cpu", claim("b", rl("1500m", "")), "fake-it-1", TestZone1, "on-demand"},
-		{"needs memory", claim("c", rl("", "7Gi")), "fake-it-3", TestZone1, "on-demand"},
+		{"smallest fits", claim("a", rl("500m", "1Gi")), "fake-it-0", TestZone1, "spot"},
+		{"needs 2 cpu", claim("b", rl("1500m", "")), "fake-it-1", TestZone1, "spot"},
+		{"needs memory", claim("c", rl("", "7Gi")), "fake-it-3", TestZone1, "spot"},
 		{"spot only", claim("d", rl("100m", ""), req(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, "spot")), "fake-it-0", TestZone1, "spot"},
 		{"zone 3", claim("e", rl("100m", ""), req(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, TestZone3)), "fake-it-0", TestZone3, "on-demand"},
-		{"integer label", claim("f", nil, req(IntegerInstanceLabelKey, corev1.NodeSelectorOpGt, "2")), "fake-it-2", TestZone1, "on-demand"},
-		{"instance type", claim("g", nil, req(v1.LabelInstanceType, corev1.NodeSelectorOpIn, "fake-it-4", "fake-it-3")), "fake-it-3", TestZone1, "on-demand"},
+		{"integer label", claim("f", nil, req(IntegerInstanceLabelKey, corev1.NodeSelectorOpGt, "2")), "fake-it-2", TestZone1, "spot"},
+		{"instance type", claim("g", nil, req(v1.LabelInstanceType, corev1.NodeSelectorOpIn, "fake-it-4", "fake-it-3")), "fake-it-3", TestZone1, "spot"},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

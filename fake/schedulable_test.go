@@ -3,6 +3,7 @@ package fake_test
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -19,15 +20,7 @@ func TestAlwaysSchedulable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		types := fake.SchedulableInstanceTypesGenerator(5).Draw(t, "types")
 		pods := fake.PodsGeneratorWith(30, "p", fake.SchedulablePodSettings()).Draw(t, "pods")
-		snap, err := cluster.New(cluster.Objects{
-			NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
-			InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": types},
-			WellKnownLabels: fake.WellKnownLabels(),
-			Pods:            pods,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := oneNodePool(t, fake.NodePool("default").Obj(), types, pods)
 		opts := scheduling.Options{
 			Packing: rapid.SampledFrom([]scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter}).Draw(t, "packing"),
 		}
@@ -42,4 +35,18 @@ func TestAlwaysSchedulable(t *testing.T) {
 			t.Fatalf("%v\n%s", vs, snap)
 		}
 	})
+}
+
+// oneNodePool is the snapshot of pending pods with one NodePool (named "default") over types.
+func oneNodePool(t *rapid.T, pool *v1.NodePool, types cloudprovider.InstanceTypes, pods []*corev1.Pod) *cluster.Snapshot {
+	snap, err := cluster.New(cluster.Objects{
+		NodePools:       []*v1.NodePool{pool},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": types},
+		WellKnownLabels: fake.WellKnownLabels(),
+		Pods:            pods,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
 }
