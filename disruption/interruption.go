@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -52,9 +53,6 @@ type InterruptionOutcome struct {
 
 // mechState is what the forceful mechanisms and the termination plans keep in a Plan.
 type mechState struct {
-	// types are the instance types the simulations see: the input's, with the offerings
-	// interruptions made unavailable (nil: the input's unchanged).
-	types map[string]cloudprovider.InstanceTypes
 	// forceful nodes are deleted with their termination deadline set to now (node repair):
 	// their pods are deleted at once, without eviction.
 	forceful map[*node]bool
@@ -63,14 +61,6 @@ type mechState struct {
 	repair map[*node]Blocker
 	// claimName names the in-flight node each launched NodeClaim became.
 	claimName map[*scheduling.NodeClaim]string
-}
-
-// instanceTypes are the instance types every simulation of the Plan uses.
-func (s *state) instanceTypes() map[string]cloudprovider.InstanceTypes {
-	if s.mech.types != nil {
-		return s.mech.types
-	}
-	return s.snap.InstanceTypes()
 }
 
 // interruptions turns the input's interruption events into commands as Karpenter's
@@ -183,7 +173,8 @@ func instanceOf(id string) string {
 
 // markUnavailable is the interruption controller's side effect on offerings: a spot
 // interruption makes the node's spot offering (its type in its zone) unavailable, a capacity
-// reservation warning the node's reservation. It returns what it marked ("" for nothing).
+// reservation warning the node's reservation, in the instance types of s.base, which every
+// later simulation forks. It returns what it marked ("" for nothing).
 func (s *state) markUnavailable(kind interruption.Kind, n *node) string {
 	typ, zone, resv := n.labels[v1.LabelInstanceType], n.labels[v1.LabelTopologyZone], n.labels[cloudprovider.ReservationIDLabel]
 	var match func(*cloudprovider.Offering) bool
@@ -201,13 +192,8 @@ func (s *state) markUnavailable(kind interruption.Kind, n *node) string {
 	default:
 		return ""
 	}
-	if s.mech.types == nil {
-		s.mech.types = map[string]cloudprovider.InstanceTypes{}
-		for k, v := range s.snap.InstanceTypes() {
-			s.mech.types[k] = v
-		}
-	}
-	for pool, its := range s.mech.types {
+	types := maps.Clone(s.base.InstanceTypes())
+	for pool, its := range types {
 		var cp cloudprovider.InstanceTypes
 		for i, it := range its {
 			if it == nil || (typ != "" && it.Name != typ) || !anyOffering(it, match) {
@@ -229,9 +215,10 @@ func (s *state) markUnavailable(kind interruption.Kind, n *node) string {
 			cp[i] = c
 		}
 		if cp != nil {
-			s.mech.types[pool] = cp
+			types[pool] = cp
 		}
 	}
+	s.base = s.base.WithInstanceTypes(types)
 	return what
 }
 

@@ -73,9 +73,6 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 		}
 	}
 	fork := s.base.Without(gone...).Deleting(taken...).ClosedToMoves(recent...).WithMoving(moving...)
-	if s.mech.types != nil {
-		fork = fork.WithInstanceTypes(s.mech.types)
-	}
 	res, err := s.cache.Solve(fork, s.simOptions())
 	if err != nil {
 		return nil, fmt.Errorf("disruption: simulating %s: %w", joinNames(cands), err)
