@@ -17,8 +17,13 @@
 // as it was:
 //
 //   - Without (nodes gone with their pods), WithoutPods, WithPods, WithClaims (paired or in
-//     flight), WithNodes (a claim's Node registers), WithInstanceTypes, WithInterruptions,
-//     WithRepairPolicies, WithProviderDrift: what a host program sees change.
+//     flight), WithNodes (a claim's Node registers), WithUpdatedNodes, WithUpdatedNodeClaims
+//     (objects replaced in place), WithInstanceTypes, WithInterruptions, WithRepairPolicies,
+//     WithProviderDrift: what a host program sees change.
+//   - WithPodEvents (lastPodEventTime where pods bound, left, finished or started
+//     terminating since an earlier snapshot) and WithPodsRunning (the pods bound to ready
+//     nodes start): what time writes on the objects, which Plan reads times from. A host
+//     that simulates its cluster calls them after each change.
 //   - Deleting (nodes marked for deletion: they take no pods, Solve plans their pods
 //     again), ClosedToMoves (Karpenter's consolidateAfter rule for moved pods), WithMoving
 //     (pods to place again with the pending ones, as they are), ByName (nodes in name

@@ -30,6 +30,12 @@ func twoNodes(t *testing.T, pods ...*corev1.Pod) *cluster.Snapshot {
 // which says whether a keeps its NodeClaim.
 func twoNodesAltered(t *testing.T, alter func(*corev1.Node, *v1.NodeClaim) bool, pods ...*corev1.Pod) *cluster.Snapshot {
 	t.Helper()
+	return twoNodesOf(t, fake.NodePool("default").Obj(), nil, alter, pods...)
+}
+
+// twoNodesOf is twoNodesAltered with NodePool pool (named "default") and PodDisruptionBudgets.
+func twoNodesOf(t *testing.T, pool *v1.NodePool, pdbs []*policyv1.PodDisruptionBudget, alter func(*corev1.Node, *v1.NodeClaim) bool, pods ...*corev1.Pod) *cluster.Snapshot {
+	t.Helper()
 	types := fake.InstanceTypes(4)
 	it := types[3]
 	na, ca := fake.NodeAndClaim("a", "default", it, it.Offerings[0], t0)
@@ -39,12 +45,13 @@ func twoNodesAltered(t *testing.T, alter func(*corev1.Node, *v1.NodeClaim) bool,
 		claims = claims[1:]
 	}
 	s, err := cluster.New(cluster.Objects{
-		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
-		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": types},
-		WellKnownLabels: fake.WellKnownLabels(),
-		Nodes:           []*corev1.Node{na, nb},
-		NodeClaims:      claims,
-		Pods:            pods,
+		NodePools:            []*v1.NodePool{pool},
+		InstanceTypes:        map[string]cloudprovider.InstanceTypes{"default": types},
+		WellKnownLabels:      fake.WellKnownLabels(),
+		Nodes:                []*corev1.Node{na, nb},
+		NodeClaims:           claims,
+		Pods:                 pods,
+		PodDisruptionBudgets: pdbs,
 	})
 	require.NoError(t, err)
 	return s

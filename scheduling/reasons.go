@@ -69,6 +69,11 @@ const (
 	NodePoolNotReady ReasonCode = "NodePoolNotReady"
 	// NoNodePool: no NodePool can launch nodes at all; Causes say why for each.
 	NoNodePool ReasonCode = "NoNodePool"
+	// LaunchRefused: Solve placed the pod on a new NodeClaim of NodePool, and the cloud
+	// refused to launch it (an insufficient-capacity error over its InstanceTypes options);
+	// the pod waits for the next Solve, which sees those offerings unavailable. Only
+	// Result.Refused gives it: Solve itself never does.
+	LaunchRefused ReasonCode = "LaunchRefused"
 )
 
 // Cause is one rejection as data: its code, the object it concerns and the numbers. Which
@@ -188,6 +193,8 @@ func (c Cause) text() string {
 		return "not ready: " + c.Detail
 	case NoNodePool:
 		return "no dynamic NodePools found (none given, or all static, deleting or not ready)"
+	case LaunchRefused:
+		return fmt.Sprintf("the cloud refused to launch the NodeClaim planned for the pod (no capacity in the offerings of its %d instance types)", c.InstanceTypes)
 	}
 	return c.Detail
 }

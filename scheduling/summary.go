@@ -157,7 +157,7 @@ func (e PodError) Message() string {
 		}
 		return head + "no NodePool can launch nodes: " + joinCauses(e.Causes)
 	}
-	if len(e.NodeCauses) == 0 && len(e.Causes) == 1 && e.Causes[0].NodePool == "" {
+	if len(e.NodeCauses) == 0 && len(e.Causes) == 1 && (e.Causes[0].NodePool == "" || e.Code == LaunchRefused) {
 		return e.Causes[0].String()
 	}
 	return e.Summary().String()

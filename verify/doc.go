@@ -104,6 +104,11 @@
 //     finished or terminating, pending ones included; healthy = the bound, Ready ones;
 //     allowed = healthy − (minAvailable, or expected − maxUnavailable; percentages
 //     rounded up).
+//   - consolidateAfter: an emptiness or consolidation command (reason Empty or
+//     Underutilized) disrupts no node whose NodePool's consolidateAfter is Never or has not
+//     elapsed since the node's last pod event: its NodeClaim's status.lastPodEventTime, else
+//     the transition of its Initialized=True condition, else the Node's creation, else the
+//     NodeClaim's.
 //   - Replacements and the NodeClaims the provisioner launches first (Provisioned) are
 //     checked like new NodeClaims of Solve (launch choice, and that their pods fit them:
 //     resources, node selection, taints, host ports, volumes).
@@ -136,8 +141,8 @@
 // a claim's type is the cheapest, that pods could not have been placed, that preferences
 // (preferred affinities, ScheduleAnyway spread, PreferNoSchedule taints) were honoured,
 // minValues, CSI volume attach limits, reserved-capacity accounting, DRA, consolidation
-// savings or Balanced scores, which nodes should have been chosen, consolidateAfter, or
-// that pending pods of a plan stay pending, termination drain plans (Result.Drains) or
+// savings or Balanced scores, which nodes should have been chosen, consolidateAfter for
+// destinations (Karpenter's rule that a node within it takes no moved pods), or that pending pods of a plan stay pending, termination drain plans (Result.Drains) or
 // interruption outcomes. Spread and affinity are judged per constraint and per group of
 // alike terms: orders that different constraints or groups would need of each other are
 // not reconciled (lenient), and a spread's minimum is the final one (lenient too). Plan

@@ -27,6 +27,7 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts disruption.Options, res *d
 	out = append(out, p.budgets(res)...)
 	for ci, cmd := range res.Commands {
 		out = append(out, p.blockers(ci, cmd)...)
+		out = append(out, p.consolidateAfter(ci, cmd)...)
 		out = append(out, p.claims(ci, cmd.Replacements)...)
 	}
 	out = append(out, p.claims(-1, res.Provisioned)...)

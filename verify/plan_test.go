@@ -189,6 +189,20 @@ func TestPlanCodes(t *testing.T) {
 		}, func(t *testing.T, w *world, res *disruption.Result) {
 			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 		}},
+		{"consolidateAfter", verify.PlanConsolidateAfter, func() *world {
+			w := oneAndThree()
+			w.NodePools[0].Spec.Disruption.ConsolidateAfter = v1.MustParseNillableDuration("2h")
+			return w
+		}, func(t *testing.T, w *world, res *disruption.Result) {
+			deleteNode(res, disruption.ReasonUnderutilized, "node-a")
+		}},
+		{"consolidateAfter Never", verify.PlanConsolidateAfter, func() *world {
+			w := oneAndThree()
+			w.NodePools[0].Spec.Disruption.ConsolidateAfter = v1.MustParseNillableDuration("Never")
+			return w
+		}, func(t *testing.T, w *world, res *disruption.Result) {
+			deleteNode(res, disruption.ReasonEmpty, "node-a")
+		}},
 		{"no destination", verify.PlanNoDestination, func() *world {
 			return twoNodes("3", "3")
 		}, func(t *testing.T, w *world, res *disruption.Result) {

@@ -102,6 +102,10 @@ const (
 	PlanDoNotDisruptPod ViolationCode = "PlanDoNotDisruptPod"
 	// PlanDoNotDisruptNode: the command disrupts a node annotated karpenter.sh/do-not-disrupt.
 	PlanDoNotDisruptNode ViolationCode = "PlanDoNotDisruptNode"
+	// PlanConsolidateAfter: an emptiness or consolidation command disrupts a node whose
+	// NodePool's consolidateAfter (Key; "Never") has not elapsed since the node's last pod
+	// event: Got seconds since, Limit seconds needed.
+	PlanConsolidateAfter ViolationCode = "PlanConsolidateAfter"
 	// PlanDestinationDisrupted: a command disrupts a node that it or an earlier command
 	// sends pods to (its Destinations): a nominated node is no candidate.
 	PlanDestinationDisrupted ViolationCode = "PlanDestinationDisrupted"
@@ -197,6 +201,8 @@ func (v Violation) String() string {
 			s += fmt.Sprintf(": skew %d, maxSkew %d", v.Got, v.Limit)
 		case PlanBudget:
 			s += fmt.Sprintf(": %d disrupting, %d allowed", v.Got, v.Limit)
+		case PlanConsolidateAfter:
+			s += fmt.Sprintf(": %ds since the last pod event, %ds needed", v.Got, v.Limit)
 		default:
 			s += fmt.Sprintf(": %d > %d", v.Got, v.Limit)
 		}
@@ -239,6 +245,7 @@ var describe = map[ViolationCode]string{
 	PlanPDB:                       "PodDisruptionBudget forbids the eviction",
 	PlanDoNotDisruptPod:           "node runs a do-not-disrupt pod",
 	PlanDoNotDisruptNode:          "node is annotated do-not-disrupt",
+	PlanConsolidateAfter:          "node consolidated within its consolidateAfter",
 	PlanNoDestination:             "displaced pod has no destination",
 	PlanDestinationDisrupted:      "command disrupts a node pods are sent to",
 	PlanMoveMissing:               "displaced pod missing from the command's moves",
