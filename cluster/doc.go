@@ -2,12 +2,12 @@
 // the instance types of each NodePool, nodes paired with their NodeClaims and bound pods,
 // in-flight NodeClaims, pending pods, DaemonSets, volumes, PodDisruptionBudgets, namespaces,
 // Leases and the cloud's observations (interruption events, repair policies, provider
-// drift). A Snapshot is built once, by New from plain slices or by FromSet from loaded
-// manifests, and is what scheduling.Solve and disruption.Plan take. It also holds the pod
-// and PodDisruptionBudget rules both engines share (IsReschedulable, IsDaemonSetPod,
-// IsMirrorPod, DoNotDisrupt, PDBLimits: reschedulable,
-// DaemonSet and mirror pods, do-not-disrupt, PDB allowance), so that there is one
-// implementation of each. The package imports neither engine.
+// drift). A Snapshot is built once, by New from plain slices (Objects, which package
+// manifest produces from YAML: this package knows no decoder), and is what scheduling.Solve
+// and disruption.Plan take. It also holds the pod and PodDisruptionBudget rules both engines
+// share (IsReschedulable, IsDaemonSetPod, IsMirrorPod, DoNotDisrupt, PDBLimits:
+// reschedulable, DaemonSet and mirror pods, do-not-disrupt, PDB allowance), so that there is
+// one implementation of each. The package imports neither engine nor any decoder.
 //
 // A Snapshot never changes after it is built, and nothing it returns may be modified by the
 // caller: slices, maps and objects are shared with the caller's input and with every fork.
@@ -80,9 +80,9 @@
 //   - Pending pods (and moving ones): placed in every simulation; the pending and bound
 //     pods are what the PDB reading counts.
 //
-// Interruptions, RepairPolicies and ProviderDrift come from the cloud: ObjectsOf fills in a
-// manifest set's interruption messages, and the host sets the rest on the Objects it builds
-// the snapshot from.
+// Interruptions, RepairPolicies and ProviderDrift come from the cloud: a manifest set's
+// Objects carry its interruption messages, and the host sets the rest on the Objects it
+// builds the snapshot from.
 //
 // The package is pure: no clock (times come in as arguments), no environment, no I/O, no
 // goroutines. It never decides anything; Solve and Plan do.

@@ -52,7 +52,7 @@ spec:
 	cloud := fake.NewCloudProvider(fake.InstanceTypes(8)) // fake-it-N: N+1 vCPU
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var names fake.Names // NodeClaim names: default-1, default-2, ...
-	snap, err := cluster.FromSet(set, nil)
+	snap, err := set.Snapshot(nil)
 	if err != nil {
 		panic(err)
 	}

@@ -62,7 +62,7 @@ type Objects struct {
 }
 
 // Snapshot is a read-only view of a cluster (see the package doc). The zero value is an
-// empty cluster; build one with New or FromSet.
+// empty cluster; build one with New (manifest.Set.Snapshot builds one from manifests).
 type Snapshot struct {
 	// objs are the objects New was given; forks keep all but Nodes, NodeClaims and Pods
 	// current (those live in nodes, pending and notPlanned).

@@ -12,7 +12,6 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/manifest"
 )
 
 func node(name, providerID string) *corev1.Node {
@@ -99,32 +98,6 @@ func TestNewRefusesAmbiguousNames(t *testing.T) {
 		_, err := cluster.New(o)
 		assert.Error(t, err, name)
 	}
-}
-
-func TestFromSetReadsManifests(t *testing.T) {
-	set, err := manifest.Parse([]byte(`apiVersion: v1
-kind: Node
-metadata: {name: n1}
-spec: {providerID: "aws:///us-east-1a/i-1"}
----
-apiVersion: karpenter.sh/v1
-kind: NodeClaim
-metadata: {name: default-x}
-spec:
-  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-  requirements: []
-status: {providerID: "aws:///us-east-1a/i-1"}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: web, namespace: default}
-spec: {containers: [{name: c, image: x}]}
-`), "in.yaml")
-	require.NoError(t, err)
-	s, err := cluster.FromSet(set, nil)
-	require.NoError(t, err)
-	assert.Equal(t, [][2]string{{"n1", "default-x"}}, pairing(s))
-	assert.Equal(t, []string{"default/web"}, keys(s.Pending()))
 }
 
 func keys(pods []*corev1.Pod) []string {

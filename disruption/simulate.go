@@ -106,13 +106,9 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 
 // simOptions are the scheduling options of every simulation: one Karpenter Solve.
 func (s *state) simOptions() scheduling.Options {
-	return scheduling.Options{
-		SingleRound:                      true,
-		MinValuesPolicy:                  s.opts.MinValuesPolicy,
-		PreferencePolicy:                 s.opts.PreferencePolicy,
-		Packing:                          s.opts.Packing,
-		DefaultTopologySpreadConstraints: s.opts.DefaultTopologySpreadConstraints,
-	}
+	o := s.opts.Scheduling
+	o.SingleRound = true
+	return o
 }
 
 // underConsolidateAfter is Karpenter's IsUnderConsolidateAfter: an initialized node whose

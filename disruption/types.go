@@ -1,8 +1,6 @@
 package disruption
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -12,12 +10,10 @@ type Options struct {
 	// SpotToSpotConsolidation allows replacing spot nodes by cheaper spot nodes (Karpenter's
 	// feature gate of the same name, default off).
 	SpotToSpotConsolidation bool
-	// MinValuesPolicy, PreferencePolicy, Packing and DefaultTopologySpreadConstraints are
-	// passed to the scheduling simulations.
-	MinValuesPolicy                  scheduling.MinValuesPolicy
-	PreferencePolicy                 scheduling.PreferencePolicy
-	Packing                          scheduling.Packing
-	DefaultTopologySpreadConstraints []corev1.TopologySpreadConstraint
+	// Scheduling are the options of every scheduling simulation (the provisioner's pass and
+	// each candidate's), all passed on except SingleRound: a simulation is always one Solve,
+	// as Karpenter's are.
+	Scheduling scheduling.Options
 }
 
 // Method is the disruption method that produced a command.

@@ -12,7 +12,9 @@
 // and expanded into the pending Pods their controllers would create, named <workload>-<index>.
 // A workload whose pods are themselves in the input (a dump of a live cluster) is not expanded
 // again, and a ReplicaSet controlled by a Deployment of the input is represented by that
-// Deployment.
+// Deployment. The kinds a cluster snapshot reads are the Set's embedded cluster.Objects
+// ([Set.Snapshot] builds the snapshot, with the cloud's instance types), so that package
+// cluster, and with it the engines, never import this decoder.
 //
 // A DaemonSet the input holds only pods of (kubectl get pods -A) is derived from its newest
 // pod, without what the DaemonSet controller wrote into the pod for its node, so that new

@@ -9,50 +9,41 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	storagev1 "k8s.io/api/storage/v1"
 
 	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/interruption"
+	"github.com/nodeplan/nodeplan/cluster"
 )
 
-// Set is what a group of manifests holds, by kind, each slice in input order.
+// Set is what a group of manifests holds, by kind, each slice in input order. Its Objects
+// are what cluster.New builds a snapshot from (see Snapshot); the kinds a snapshot reads are
+// listed there once:
+//
+//   - Pods are the pods given (pending or bound, as given) and, at the place of each Workload
+//     in the input, the pending pods it expands into.
+//   - DaemonSets are the DaemonSets given, followed by those only their pods are given of
+//     (see daemonSetsFromPods), sorted by namespace and name.
+//   - PersistentVolumeClaims are the claims given, followed by the claims the expanded
+//     StatefulSet pods use (from volumeClaimTemplates) that the input does not give. A claim
+//     whose spec.volumeName names a PersistentVolume of the input that is free or reserved
+//     for it is bound to it, as the PV controller would bind it (a bound copy, with the
+//     pv.kubernetes.io/bind-completed annotation and phase Bound).
+//   - Namespaces are the Namespaces given (their labels resolve affinity terms'
+//     namespaceSelectors), each with the kubernetes.io/metadata.name label.
+//   - Leases are the coordination.k8s.io Leases (a node's heartbeat, renewed every few
+//     seconds, tells when a dump was taken).
+//   - Interruptions are the interruption messages of the input, parsed (see InterruptionKind).
+//
+// The cloud's parts of Objects (InstanceTypes, WellKnownLabels, RepairPolicies,
+// ProviderDrift) are never set by the manifests: the host fills them in.
 type Set struct {
-	NodePools  []*v1.NodePool
-	NodeClaims []*v1.NodeClaim
+	cluster.Objects
 	// NodeClasses are the EC2NodeClasses (karpenter.k8s.aws/v1, or v1beta1 converted),
 	// defaulted and validated.
 	NodeClasses []*awsv1.EC2NodeClass
-	// Pods are the pods given (pending or bound, as given) and, at the place of each
-	// Workload in the input, the pending pods it expands into.
-	Pods  []*corev1.Pod
-	Nodes []*corev1.Node
-	// DaemonSets are the DaemonSets given, followed by those only their pods are given of
-	// (see daemonSetsFromPods), sorted by namespace and name.
-	DaemonSets           []*appsv1.DaemonSet
-	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
-	// PersistentVolumeClaims are the claims given, followed by the claims the expanded
-	// StatefulSet pods use (from volumeClaimTemplates) that the input does not give. A claim
-	// whose spec.volumeName names a PersistentVolume of the input that is free or reserved
-	// for it is bound to it, as the PV controller would bind it (a bound copy, with the
-	// pv.kubernetes.io/bind-completed annotation and phase Bound).
-	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
-	PersistentVolumes      []*corev1.PersistentVolume
-	StorageClasses         []*storagev1.StorageClass
-	CSINodes               []*storagev1.CSINode
-	// Namespaces are the Namespaces given (their labels resolve affinity terms'
-	// namespaceSelectors), each with the kubernetes.io/metadata.name label.
-	Namespaces []*corev1.Namespace
-	// Leases are the coordination.k8s.io Leases (a node's heartbeat, renewed every few
-	// seconds, tells when a dump was taken).
-	Leases []*coordinationv1.Lease
 	// Workloads are the Deployments, ReplicaSets, StatefulSets and Jobs, in input order.
 	Workloads []*Workload
-	// Interruptions are the interruption messages of the input, parsed (see InterruptionKind).
-	Interruptions []interruption.Event
 	// Skipped counts, by kind, the objects of kinds nodeplan does not plan with.
 	Skipped map[string]int
 	// Warnings are what was read otherwise than written: objects of an older API converted
@@ -221,26 +212,28 @@ func (s *Set) Merge(o *Set) error {
 		return joinErrors(errs)
 	}
 	m := &Set{
-		NodePools:            slices.Concat(s.NodePools, o.NodePools),
-		NodeClaims:           slices.Concat(s.NodeClaims, o.NodeClaims),
-		NodeClasses:          slices.Concat(s.NodeClasses, o.NodeClasses),
-		Nodes:                slices.Concat(s.Nodes, o.Nodes),
-		givenDaemonSets:      slices.Concat(s.givenDaemonSets, o.givenDaemonSets),
-		PodDisruptionBudgets: slices.Concat(s.PodDisruptionBudgets, o.PodDisruptionBudgets),
-		PersistentVolumes:    slices.Concat(s.PersistentVolumes, o.PersistentVolumes),
-		StorageClasses:       slices.Concat(s.StorageClasses, o.StorageClasses),
-		CSINodes:             slices.Concat(s.CSINodes, o.CSINodes),
-		Leases:               slices.Concat(s.Leases, o.Leases),
-		Namespaces:           slices.Concat(s.Namespaces, o.Namespaces),
-		Interruptions:        slices.Concat(s.Interruptions, o.Interruptions),
-		Skipped:              maps.Clone(s.Skipped),
-		Sources:              map[ObjectRef]Source{},
-		givenPVCs:            slices.Concat(s.givenPVCs, o.givenPVCs),
-		derived:              map[ObjectRef]bool{},
-		owners:               map[*corev1.Pod]*Workload{},
-		Warnings:             slices.Concat(s.givenWarnings(), o.givenWarnings()),
-		v1beta1Claims:        map[*v1.NodeClaim]bool{},
-		maxPods:              s.maxPods,
+		Objects: cluster.Objects{
+			NodePools:            slices.Concat(s.NodePools, o.NodePools),
+			NodeClaims:           slices.Concat(s.NodeClaims, o.NodeClaims),
+			Nodes:                slices.Concat(s.Nodes, o.Nodes),
+			PodDisruptionBudgets: slices.Concat(s.PodDisruptionBudgets, o.PodDisruptionBudgets),
+			PersistentVolumes:    slices.Concat(s.PersistentVolumes, o.PersistentVolumes),
+			StorageClasses:       slices.Concat(s.StorageClasses, o.StorageClasses),
+			CSINodes:             slices.Concat(s.CSINodes, o.CSINodes),
+			Leases:               slices.Concat(s.Leases, o.Leases),
+			Namespaces:           slices.Concat(s.Namespaces, o.Namespaces),
+			Interruptions:        slices.Concat(s.Interruptions, o.Interruptions),
+		},
+		NodeClasses:     slices.Concat(s.NodeClasses, o.NodeClasses),
+		givenDaemonSets: slices.Concat(s.givenDaemonSets, o.givenDaemonSets),
+		Skipped:         maps.Clone(s.Skipped),
+		Sources:         map[ObjectRef]Source{},
+		givenPVCs:       slices.Concat(s.givenPVCs, o.givenPVCs),
+		derived:         map[ObjectRef]bool{},
+		owners:          map[*corev1.Pod]*Workload{},
+		Warnings:        slices.Concat(s.givenWarnings(), o.givenWarnings()),
+		v1beta1Claims:   map[*v1.NodeClaim]bool{},
+		maxPods:         s.maxPods,
 	}
 	for _, x := range []*Set{s, o} {
 		maps.Copy(m.v1beta1Claims, x.v1beta1Claims)

@@ -36,8 +36,8 @@ func fidelityInput(t *testing.T, manifests, instanceTypes string, packing schedu
 	for _, np := range set.NodePools {
 		its[np.Name] = types
 	}
-	objs := cluster.ObjectsOf(set, its)
-	objs.WellKnownLabels = wellKnown
+	objs := set.Objects
+	objs.InstanceTypes, objs.WellKnownLabels = its, wellKnown
 	snap, err := cluster.New(objs)
 	require.NoError(t, err)
 	for _, n := range snap.NotPlanned() {

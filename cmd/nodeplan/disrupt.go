@@ -107,10 +107,7 @@ func loadDisrupt(args []string, stderr io.Writer) (*disruptRun, error) {
 
 // disruptionOptions are Plan's options the flags choose.
 func (c *commonFlags) disruptionOptions(spotToSpot bool) disruption.Options {
-	return disruption.Options{
-		Packing: scheduling.Packing(c.packing), MinValuesPolicy: scheduling.MinValuesPolicy(c.minValuesPolicy),
-		PreferencePolicy: scheduling.PreferencePolicy(c.preferencePolicy), SpotToSpotConsolidation: spotToSpot,
-	}
+	return disruption.Options{Scheduling: c.options(), SpotToSpotConsolidation: spotToSpot}
 }
 
 // disruptOutput is the JSON contract of `nodeplan disrupt -o json` (see DESIGN.md).

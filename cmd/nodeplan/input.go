@@ -140,7 +140,8 @@ func (c *commonFlags) load() (*manifest.Set, *cluster.Snapshot, error) {
 		return nil, nil, err
 	}
 	c.catalog = ic
-	objs := cluster.ObjectsOf(set, make(map[string]cloudprovider.InstanceTypes, len(set.NodePools)))
+	objs := set.Objects
+	objs.InstanceTypes = make(map[string]cloudprovider.InstanceTypes, len(set.NodePools))
 	objs.WellKnownLabels = ic.wellKnown
 	for _, np := range set.NodePools {
 		objs.InstanceTypes[np.Name] = nil // assign fills it in, unless the NodePool is not ready

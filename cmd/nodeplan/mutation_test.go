@@ -35,8 +35,8 @@ func checkPlan(t *testing.T, data []byte, types cloudprovider.InstanceTypes, wel
 	for _, np := range set.NodePools {
 		its[np.Name] = types
 	}
-	objs := cluster.ObjectsOf(set, its)
-	objs.WellKnownLabels = wellKnown
+	objs := set.Objects
+	objs.InstanceTypes, objs.WellKnownLabels = its, wellKnown
 	snap, err := cluster.New(objs)
 	if err != nil {
 		return // an in-flight NodeClaim named like another claim's Node: ambiguous, refused
