@@ -37,6 +37,13 @@ type claim struct {
 	// later pods' own requirements: Karpenter's NodeClaim stays open there, and its
 	// consolidation prices the replacement so (NodeClaim.PriceRequirements).
 	loose map[string]*requirements.Requirement
+	// deferred are the spread counts Karpenter mode leaves to the launch (karpenter.go);
+	// launched is set once the NodeClaim launched between Karpenter's rounds, pre is what it
+	// was before.
+	deferred []deferredCount
+	launched bool
+	pre      *prelaunch
+	round    int // Karpenter mode: the round that opened it (from 1)
 
 	count      int
 	prev, next *claim
@@ -207,7 +214,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 			}
 		}
 	}
-	if t.hasMinValues {
+	if t.hasMinValues && !c.launched {
 		out := newBitset(len(t.types))
 		types.each(func(i int) bool {
 			if fitsPod(i) {
@@ -282,7 +289,9 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	c.setHead()
 	c.pods = append(c.pods, p)
 	c.ports = append(c.ports, p.ports...)
-	c.open = append(c.open, s.topo.record(p, s.ownedInverse(p, f), c.reqs, t.taints)...)
+	open, deferred := s.topo.record(p, s.ownedInverse(p, f), c.reqs, t.taints, s.karpenter && !c.launched)
+	c.open = append(c.open, open...)
+	c.deferred = append(c.deferred, deferred...)
 }
 
 // keepTypes makes the types of from that keep accepts the claim's remaining types, with
@@ -421,7 +430,7 @@ func (s *solver) limitCause(t *template) Cause {
 
 // newClaim opens a NodeClaim of template t for p, or says why it cannot.
 func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
-	if t.nodesLeft == 0 {
+	if t.nodesLeft == 0 || s.karpenter && t.nodesLimited && t.nodesLeft < 0 {
 		return nil, Cause{Code: NodePoolLimit, NodePool: t.name, Resource: "nodes"}
 	}
 	types := t.all
@@ -442,6 +451,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 	}
 	hostname := fmt.Sprintf("hostname-placeholder-%04d", s.hostnameSeq)
 	c := &claim{
+		round:    s.round,
 		t:        t,
 		hostname: hostname,
 		host:     s.topo.claimHost(hostname),
@@ -474,7 +484,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 		t.remaining.sub(maxCap)
 		c.counted = maxCap
 	}
-	if t.nodesLeft > 0 {
+	if t.nodesLeft > 0 && !s.karpenter {
 		t.nodesLeft--
 	}
 	s.claims = append(s.claims, c)
@@ -681,6 +691,7 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 		InstanceType:        fo.types[0],
 		Offering:            fo.cheapest,
 		MinValuesRelaxed:    c.relaxed,
+		Round:               c.round,
 	}
 	withMin := func(key string, r *requirements.Requirement) {
 		if old, ok := reqs[key]; ok && old.MinValues() > 0 {
@@ -695,7 +706,7 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 	if info := t.offerings(reqs); info.offers != nil {
 		s.reserve(out, reqs, fo, info, withMin)
 	}
-	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort {
+	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort && !c.grownAfterLaunch() {
 		if key, have, want := t.minValuesShortfall(fo.chosen, reqs); key != "" {
 			for _, p := range c.pods {
 				why := minValuesCause(key, want, have)

@@ -137,7 +137,7 @@ func (s *solver) buildExisting() {
 					}
 					t.remaining.sub(s.res.vec(capacity))
 				}
-				if t.nodesLeft > 0 {
+				if t.nodesLeft > 0 || s.karpenter && t.nodesLimited {
 					t.nodesLeft--
 				}
 			}
@@ -256,7 +256,7 @@ func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
 	e.attach(p.volumes)
 	e.ports = append(e.ports, p.ports...)
 	e.placed = append(e.placed, p)
-	s.topo.record(p, s.ownedInverse(p, f), e.reqs, e.taints)
+	s.topo.record(p, s.ownedInverse(p, f), e.reqs, e.taints, false)
 	return true
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/verify"
 )
 
 // fidelityPool is one on-demand NodePool.
@@ -142,8 +143,9 @@ func loneX(indent string) string {
 }
 
 // Issue #6: a pod a spread selects is counted where its NodeClaim launches, and only when
-// the launched node passes the spread's node filter, under every packing rule; so the plan
-// as launched holds every DoNotSchedule spread.
+// the launched node passes the spread's node filter; so the default plan as launched holds
+// every DoNotSchedule spread. Karpenter mode gives Karpenter's answer (karpenter-plan's, each
+// case measured), which breaks the spread in the cases marked karpenter, and verify says so.
 func TestFidelitySpreadHoldsAsLaunched(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -153,6 +155,12 @@ func TestFidelitySpreadHoldsAsLaunched(t *testing.T) {
 		prefix    string
 		want      map[string]int // launched pods of prefix per zone
 		check     func(t *testing.T, res *scheduling.Result)
+		// karpenter is what Karpenter launches (pods of prefix per zone) when it breaks the
+		// spread (nil when it keeps it), and verify's codes for it (verify judges each pod
+		// against the pods bound before it, so pods without the constraint bound after it
+		// break nothing there).
+		karpenter       map[string]int
+		karpenterVerify []verify.ViolationCode
 	}{
 		{
 			name: "pods pinned to zone-a with no family launch on family c: the family-m spread does not count them",
@@ -172,6 +180,7 @@ func TestFidelitySpreadHoldsAsLaunched(t *testing.T) {
 `) + webDeployment("spread", 3, "1", "      nodeSelector: {example.com/family: m}\n"+zoneSpreadWeb),
 			types: familyTypes, domains: []string{"zone-a", "zone-b", "zone-c"},
 			prefix: "spread-", want: map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1},
+			karpenter: map[string]int{"zone-b": 2, "zone-c": 1}, karpenterVerify: []verify.ViolationCode{verify.TopologySpread},
 			check: func(t *testing.T, res *scheduling.Result) {
 				for _, c := range res.NewNodeClaims {
 					if strings.HasPrefix(c.Pods[0].Name, "pinned-") {
@@ -188,6 +197,7 @@ func TestFidelitySpreadHoldsAsLaunched(t *testing.T) {
 				webDeployment("spread", 2, "500m", zoneSpreadWeb),
 			types: zonePricedTypes, domains: []string{"zone-1", "zone-2", "zone-3"},
 			prefix: "spread-", want: map[string]int{"zone-2": 1, "zone-3": 1},
+			karpenter: map[string]int{"zone-1": 1, "zone-2": 1},
 			check: func(t *testing.T, res *scheduling.Result) {
 				require.NotEmpty(t, res.NewNodeClaims)
 				first := res.NewNodeClaims[0]
@@ -202,6 +212,7 @@ func TestFidelitySpreadHoldsAsLaunched(t *testing.T) {
 				webDeployment("spread", 3, "1", "      nodeSelector: {karpenter.sh/capacity-type: on-demand}\n"+zoneSpreadWeb),
 			types: familyTypes, domains: []string{"zone-a", "zone-b", "zone-c"},
 			prefix: "spread-", want: map[string]int{"zone-a": 1, "zone-b": 1, "zone-c": 1},
+			karpenter: map[string]int{"zone-b": 2, "zone-c": 1}, karpenterVerify: []verify.ViolationCode{verify.TopologySpread},
 			check: func(t *testing.T, res *scheduling.Result) {
 				for _, c := range res.NewNodeClaims {
 					if strings.HasPrefix(c.Pods[0].Name, "pinned-") {
@@ -234,6 +245,15 @@ func TestFidelitySpreadHoldsAsLaunched(t *testing.T) {
 		for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
 			t.Run(tc.name+"/"+string(packing), func(t *testing.T) {
 				in := fidelityInput(t, tc.manifests, tc.types, packing)
+				if packing == scheduling.PackingKarpenter && tc.karpenter != nil {
+					res, err := scheduling.Solve(in.snap, in.opts)
+					require.NoError(t, err)
+					assert.Empty(t, res.PodErrors)
+					assert.Equal(t, tc.karpenter, launchedCounts(in, res, tc.prefix, "topology.kubernetes.io/zone"))
+					assert.NotEmpty(t, spreadViolations(t, in, res, tc.domains))
+					assert.Equal(t, tc.karpenterVerify, violationCodes(in.snap, in.opts, res), "verify reports Karpenter's broken spread")
+					return
+				}
 				res := in.solve(t)
 				assert.Empty(t, res.PodErrors)
 				assert.Empty(t, spreadViolations(t, in, res, tc.domains))

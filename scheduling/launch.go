@@ -76,6 +76,26 @@ func (l launchOption) value(key string) (string, bool) {
 	return "", false
 }
 
+// pinLaunched pins key in reqs (which it modifies) to where launch option l goes: l's value,
+// or DoesNotExist when l has no such label; a key with a single value or DoesNotExist stays.
+// It returns the value ("": none) and whether reqs changed.
+func (t *topology) pinLaunched(reqs requirements.Requirements, key string, l launchOption) (string, bool) {
+	cur := t.get(reqs, key)
+	if v := singleValue(cur); v != "" {
+		return v, false
+	}
+	if cur.Operator() == requirements.DoesNotExist {
+		return "", false
+	}
+	v, _ := l.value(key)
+	if v == "" {
+		reqs[key] = requirements.MustNew(key, requirements.DoesNotExist)
+		return "", true
+	}
+	reqs[key] = cur.Intersection(requirements.MustNew(key, requirements.In, v))
+	return v, true
+}
+
 // pin is `key In [value]` of the option, or `key DoesNotExist` when it has no such label.
 func (l launchOption) pin(key string) *requirements.Requirement {
 	if v, ok := l.value(key); ok {

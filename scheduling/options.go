@@ -61,8 +61,12 @@ const (
 	// then falls back to Karpenter's rule. It launches the same number of nodes or fewer and
 	// cuts the price of Karpenter's own benchmark by about a quarter.
 	PackingCostAware Packing = "CostAware"
-	// PackingKarpenter is Karpenter's rule exactly: the first NodeClaim, fewest pods first,
-	// that can take the pod.
+	// PackingKarpenter is Karpenter mode: Solve answers "what would Karpenter launch?" as
+	// Karpenter's provisioner would, over its rounds (karpenter.go): Karpenter's packing rule
+	// (the first NodeClaim, fewest pods first, that can take the pod), its counting of pods on
+	// NodeClaims still open in topology, its domain choices, its minValues and limits over
+	// rounds. Its plan can break a required constraint once launched, as Karpenter's does;
+	// verify.Solve says which.
 	PackingKarpenter Packing = "Karpenter"
 )
 
@@ -109,6 +113,9 @@ type NodeClaim struct {
 	Requests corev1.ResourceList
 	// MinValuesRelaxed is true when BestEffort lowered a minValues.
 	MinValuesRelaxed bool
+	// Round is, in Karpenter mode, the provisioning round (from 1) that opened it; 0 in the
+	// default mode, which decides every round in one pass.
+	Round int
 }
 
 // ExistingNodePlacement lists the pods Solve placed on an existing node or in-flight

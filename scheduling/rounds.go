@@ -107,26 +107,14 @@ func (s *solver) settleOpen(u *roundUndo) bool {
 			continue
 		}
 		sc := settledClaim{c: c, reqs: c.reqs, values: append([]string(nil), c.values...), types: c.types, open: c.open, to: make([]string, len(c.open))}
-		reqs := c.reqs
+		reqs := c.reqs.Copy()
 		var pinned []string
 		// pin settles key where the launch option goes, and returns that value ("": none).
 		pin := func(key string) string {
-			if v := singleValue(s.topo.get(reqs, key)); v != "" {
-				return v
+			v, changed := s.topo.pinLaunched(reqs, key, l)
+			if changed {
+				pinned = append(pinned, key)
 			}
-			if s.topo.get(reqs, key).Operator() == requirements.DoesNotExist {
-				return ""
-			}
-			if len(pinned) == 0 {
-				reqs = reqs.Copy()
-			}
-			pinned = append(pinned, key)
-			v, _ := l.value(key)
-			if v == "" {
-				reqs[key] = requirements.MustNew(key, requirements.DoesNotExist)
-				return ""
-			}
-			reqs[key] = s.topo.get(reqs, key).Intersection(requirements.MustNew(key, requirements.In, v))
 			return v
 		}
 		// The next round sees the NodeClaim launched: in its zone, with its capacity type.

@@ -62,6 +62,11 @@ type solver struct {
 	// limitRefused is set when a NodePool's remaining limits refused a new NodeClaim in the
 	// current round (rounds.go).
 	limitRefused bool
+	// karpenter is Karpenter mode (karpenter.go); launched are the NodeClaims its earlier
+	// rounds launched, tried before the open ones as Karpenter tries existing nodes.
+	karpenter bool
+	launched  []*claim
+	round     int // Karpenter mode: the current round, from 1
 }
 
 // Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),
@@ -89,7 +94,8 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (*Result, error) 
 	if snap == nil {
 		return nil, errors.New("scheduling: nil snapshot")
 	}
-	s := &solver{snap: snap, opts: opts, wellKnown: snap.WellKnownLabels(), cache: cache, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{}}
+	s := &solver{snap: snap, opts: opts, wellKnown: snap.WellKnownLabels(), cache: cache, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{},
+		karpenter: opts.Packing == PackingKarpenter}
 	if cache != nil {
 		s.facts = cache.nodeFacts
 	}
@@ -121,6 +127,7 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (*Result, error) 
 	s.pending = append(append([]*corev1.Pod(nil), s.toPlace...), reschedulablePods(s.nodes, snap.PDBLimits())...)
 	s.buildResourceIndex()
 	s.topo = newTopology(s.universe(), s.wellKnown)
+	s.topo.karpenter = s.karpenter
 	s.volumes = newVolumeIndex(snap)
 	s.topo.namespaces = s.knownNamespaces()
 	pods, err := s.preparePods()
@@ -528,7 +535,7 @@ func (s *solver) buildTemplateTypes() {
 			t.limited = make([]bool, len(s.res.names))
 			for name, q := range limits {
 				if name == "nodes" {
-					t.nodesLeft = q.Value()
+					t.nodesLeft, t.nodesLimited = q.Value(), true
 					continue
 				}
 				i := s.res.pos[name]
@@ -593,13 +600,25 @@ func (s *solver) run(pods []*podData) map[*podData]podFailure {
 	}
 	var undo *roundUndo
 	for len(queue) > 0 {
+		if s.karpenter {
+			s.round++
+		}
 		s.limitRefused = false
-		if placed := s.runQueue(queue, errs); placed == 0 && undo != nil {
+		placed := s.runQueue(queue, errs)
+		if s.karpenter {
+			if placed == 0 {
+				break
+			}
+			queue = s.karpenterRound(pods, errs)
+			continue
+		}
+		if placed == 0 && undo != nil {
 			undo.apply(s.topo) // a later round that places nothing changes nothing
 			break
 		}
 		queue, undo = s.laterRound(pods, errs)
 	}
+	s.restoreUnchanged()
 	return errs
 }
 
@@ -662,6 +681,17 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 	for _, n := range s.existing {
 		if n.tryAdd(s, p, f) {
 			return podFailure{}, true
+		}
+	}
+	if len(s.launched) > 0 {
+		s.filterBuf = s.topo.filters(p, f, s.filterBuf)
+		for _, c := range s.launched {
+			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
+				continue
+			}
+			if c.tryAdd(s, p, f) {
+				return podFailure{}, true
+			}
 		}
 	}
 	if !p.claimsExhausted(f, len(s.claims)) {

@@ -39,6 +39,11 @@ type template struct {
 	limited   []bool
 	nodesLeft int64
 	hasLimits bool
+	// nodesLimited: limits.nodes is set. Karpenter mode counts it as Karpenter's scheduler
+	// does: its nodes and the NodeClaims launched by earlier rounds take one each (nodesLeft
+	// may go below zero), a NodeClaim of the round none, and the NodePool launches nothing
+	// once nodesLeft is zero or less.
+	nodesLimited bool
 }
 
 // templateType is one instance type of a template.

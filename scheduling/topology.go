@@ -38,6 +38,8 @@ type topology struct {
 	tieBuf []string
 	// admCache holds the admissible domains of the current attempt (see beginAttempt).
 	admCache map[*topologyGroup]admissibleDomains
+	// karpenter: Karpenter mode (karpenter.go) counts and settles as Karpenter does.
+	karpenter bool
 }
 
 func newTopology(universe *universe, wellKnown requirements.KeySet) *topology {
@@ -151,8 +153,18 @@ type openCount struct {
 // record counts pod p, placed on a node with requirements nodeReqs and taints, in every
 // group that selects it, and records it as owner of its inverse groups. It returns the
 // counts made in several domains, the node being open on the group's key.
-func (t *topology) record(p *podData, inverse []*topologyGroup, nodeReqs requirements.Requirements, taints []corev1.Taint) (open []openCount) {
+//
+// With deferring (a NodeClaim in Karpenter mode), a spread counts the pod only when the
+// NodeClaim's requirements name every label of its node filter and its domain is decided, as
+// Karpenter does; the other spreads are returned, to count when the NodeClaim launches.
+func (t *topology) record(p *podData, inverse []*topologyGroup, nodeReqs requirements.Requirements, taints []corev1.Taint, deferring bool) (open []openCount, deferred []deferredCount) {
 	for _, g := range p.selectedBy {
+		if deferring && g.kind == groupSpread {
+			if !g.passesFilter(nodeReqs, taints, nil) || g.key != v1.LabelHostname && singleValue(t.get(nodeReqs, g.key)) == "" {
+				deferred = append(deferred, deferredCount{g: g})
+				continue
+			}
+		}
 		if !g.passesFilter(nodeReqs, taints, t.wellKnown) {
 			continue
 		}
@@ -166,7 +178,7 @@ func (t *topology) record(p *podData, inverse []*topologyGroup, nodeReqs require
 			open = append(open, openCount{g: g, domains: ds})
 		}
 	}
-	return open
+	return open, deferred
 }
 
 // recordDomains counts a pod on a node whose requirement on g's key is r, and returns the
@@ -237,6 +249,9 @@ func (t *topology) uncount(g *topologyGroup, domains ...string) {
 // each domain of the inverse groups that repel them.
 func (t *topology) markCollapses(pods []*podData) {
 	for _, p := range pods {
+		if t.karpenter {
+			continue // Karpenter settles nothing before launch (karpenter.go)
+		}
 		p.settling = p.settles()
 		t.pinPending(p, 1)
 		for _, g := range p.inverse {

@@ -72,6 +72,9 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 			return nil, g, false
 		}
 	}
+	if t.karpenter {
+		return narrowed, nil, true
+	}
 	return t.settleInverse(p, nodeReqs, narrowed), nil, true
 }
 

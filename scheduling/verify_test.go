@@ -2,6 +2,7 @@ package scheduling_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nodeplan/nodeplan/cluster"
@@ -28,6 +29,18 @@ func verifyErr(snap *cluster.Snapshot, opts scheduling.Options, res *scheduling.
 		lines = append(lines, v.String())
 	}
 	return fmt.Errorf("verify.Solve: %d violations:\n%s", len(vs), strings.Join(lines, "\n"))
+}
+
+// violationCodes are the distinct codes of verify.Solve's violations of res, sorted.
+func violationCodes(snap *cluster.Snapshot, opts scheduling.Options, res *scheduling.Result) []verify.ViolationCode {
+	var out []verify.ViolationCode
+	for _, v := range verify.Solve(snap, opts, res) {
+		if !slices.Contains(out, v.Code) {
+			out = append(out, v.Code)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // solveVerified is cache.Solve (a nil cache: scheduling.Solve) failing the test when

@@ -54,7 +54,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&c.reservedENIs, "reserved-enis", 0, "ENIs kept from pods (VPC CNI custom networking), as Karpenter's --reserved-enis (embedded catalog)")
 	fs.StringVar(&c.output, "o", "table", "output format: table, json or yaml")
 	fs.StringVar(&c.output, "output", "table", "output format: table, json or yaml")
-	fs.StringVar(&c.packing, "packing", string(scheduling.PackingCostAware), "how pods choose among new NodeClaims: CostAware or Karpenter (Karpenter's fewest-pods-first rule exactly)")
+	fs.StringVar(&c.packing, "packing", string(scheduling.PackingCostAware), "CostAware (nodeplan's plan: never dearer than Karpenter's, every rule kept as launched) or Karpenter (Karpenter's own answer over its provisioning rounds, with the rules it breaks as launched)")
 	fs.StringVar(&c.minValuesPolicy, "min-values-policy", string(scheduling.MinValuesStrict), "Strict or BestEffort, as Karpenter's --min-values-policy")
 	fs.StringVar(&c.preferencePolicy, "preference-policy", string(scheduling.PreferencesRespect), "Respect or Ignore, as Karpenter's --preference-policy")
 	c.limitFlags.register(fs)

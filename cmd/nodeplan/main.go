@@ -27,7 +27,7 @@ options of both:
                                        estimated at the on-demand price, as Karpenter without them)
   --reserved-enis N                    ENIs kept from pods (VPC CNI custom networking), as Karpenter's (default 0)
   --vm-memory-overhead-percent F       memory the hypervisor keeps, as Karpenter's (default 0.075)
-  --packing CostAware|Karpenter        how pods choose among new NodeClaims (default CostAware)
+  --packing CostAware|Karpenter        CostAware: nodeplan's plan (default); Karpenter: Karpenter's own answer, with the rules it breaks
   --min-values-policy Strict|BestEffort
   --preference-policy Respect|Ignore
   --max-input-bytes N                  the most read from one file or stdin (default 536870912, 512 MiB)

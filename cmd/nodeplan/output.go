@@ -31,6 +31,8 @@ type planOutput struct {
 	// PriceEstimated is true when some claim's price is an estimate (see DESIGN.md).
 	PriceEstimated bool           `json:"priceEstimated,omitempty"`
 	Skipped        map[string]int `json:"skipped,omitempty"`
+	// Violations are the rules a Karpenter-mode plan breaks as launched (violations.go).
+	Violations []violationOutput `json:"violations,omitempty"`
 }
 
 type claimOutput struct {
@@ -46,6 +48,8 @@ type claimOutput struct {
 	Requirements        []v1.NodeSelectorRequirementWithMinValues `json:"requirements"`
 	Requests            corev1.ResourceList                       `json:"requests,omitempty"`
 	Pods                []string                                  `json:"pods"`
+	// Round is the provisioning round that opened the NodeClaim (--packing Karpenter only).
+	Round int `json:"round,omitempty"`
 }
 
 type existingOutput struct {
@@ -216,6 +220,11 @@ func writePlanJSON(w io.Writer, out *planOutput) error {
 	if err := list("notPlanned", len(out.NotPlanned), func(i int) any { return out.NotPlanned[i] }, false); err != nil {
 		return err
 	}
+	if len(out.Violations) > 0 {
+		if err := list("violations", len(out.Violations), func(i int) any { return out.Violations[i] }, false); err != nil {
+			return err
+		}
+	}
 	price, _ := json.Marshal(out.PricePerHour)
 	fmt.Fprintf(bw, "  \"pricePerHour\": %s", price)
 	if out.PriceEstimated {
@@ -269,6 +278,7 @@ func writePlanTable(w io.Writer, out *planOutput, set *manifest.Set) error {
 		}
 	}
 	writeNotPlanned(w, out.NotPlanned)
+	writeViolationsTable(w, out.Violations)
 	if n := set.SkippedTotal(); n > 0 {
 		kinds := make([]string, 0, len(set.Skipped))
 		for k, c := range set.Skipped {
@@ -304,7 +314,7 @@ func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, 
 
 // writePlanYAML prints the plan's NodeClaims and then, as a List of Events, where every pod
 // goes or why it cannot be scheduled.
-func writePlanYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, notPlanned []notPlannedPod) error {
+func writePlanYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, notPlanned []notPlannedPod, violations []violationOutput) error {
 	if err := writeNodeClaimYAML(w, res, set, nil); err != nil {
 		return err
 	}
@@ -316,7 +326,11 @@ func writePlanYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, notPl
 		placed += len(n.Pods)
 	}
 	comment := fmt.Sprintf("the events Karpenter would record: %d pods nominated, %d cannot be scheduled, %d not planned", placed, len(res.PodErrors), len(notPlanned))
-	return writeEventList(w, comment, append(planEvents(res, set), notPlannedEvents(notPlanned)...))
+	if len(violations) > 0 {
+		comment += fmt.Sprintf("; and %d rules Karpenter's plan breaks as launched (verify: ConstraintViolated)", len(violations))
+	}
+	events := append(planEvents(res, set), notPlannedEvents(notPlanned)...)
+	return writeEventList(w, comment, append(events, violationEvents(violations, res)...))
 }
 
 // writeDisruptYAML prints the NodeClaims the provisioner launches first and the replacements
@@ -359,6 +373,7 @@ func claimOutputOf(c *scheduling.NodeClaim) claimOutput {
 		Requirements:        c.Requirements.NodeSelectorRequirements(),
 		Requests:            c.Requests,
 		Pods:                podNames(c.Pods),
+		Round:               c.Round,
 		InstanceTypeOptions: make([]string, 0, len(c.InstanceTypeOptions)),
 	}
 	if c.InstanceType != nil {

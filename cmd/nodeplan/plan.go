@@ -13,18 +13,20 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := scheduling.Solve(snap, c.options())
+	opts := c.options()
+	res, err := scheduling.Solve(snap, opts)
 	if err != nil {
 		return err
 	}
 	out := newPlanOutput(res, set)
 	out.NotPlanned = c.notPlanned
+	out.Violations = planViolations(snap, opts, res)
 	markEstimates(out, res, c.catalog)
 	switch c.output {
 	case "json":
 		return writePlanJSON(stdout, out)
 	case "yaml":
-		return writePlanYAML(stdout, res, set, c.notPlanned)
+		return writePlanYAML(stdout, res, set, c.notPlanned, out.Violations)
 	default:
 		return writePlanTable(stdout, out, set)
 	}

@@ -1,0 +1,150 @@
+package scheduling
+
+import (
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Karpenter mode (Options.Packing = PackingKarpenter) answers "what would Karpenter launch?"
+// as its provisioner would, round after round: one Solve places what it can; every NodeClaim
+// it opened launches on its cheapest available offering; the next Solve sees those nodes
+// launched (their pods bound and counted where they launched, tried as existing nodes before
+// any new NodeClaim, without minValues, counted against limits at the type that launched) and
+// places the pods still pending; until a round places nothing.
+//
+// Within a round it keeps Karpenter's counting: a pod a topology spread counts is counted only
+// once its node's domain is decided (a NodeClaim still open on the key counts it nowhere until
+// it launches) and only on a NodeClaim whose requirements name every label of the spread's
+// node filter; a pod with a required anti-affinity keeps its NodeClaim open over every free
+// domain; limits.nodes counts nodes and earlier rounds' launches, not the round's own
+// NodeClaims (template.nodesLimited). Such a plan can break a
+// constraint as launched, as Karpenter's does: verify reports it.
+
+// deferredCount is a pod a topology spread did not count on an open NodeClaim: Karpenter's
+// next round counts it where the NodeClaim launched, if the launched node passes the filter.
+type deferredCount struct {
+	g *topologyGroup
+}
+
+// prelaunch is a NodeClaim as its round opened it, before the launch pinned it.
+type prelaunch struct {
+	reqs    requirements.Requirements
+	values  []string
+	types   bitset
+	loose   map[string]*requirements.Requirement
+	relaxed bool
+	pods    int
+}
+
+// karpenterRound launches every NodeClaim opened in the round that just ended and returns the
+// pods to try again in the next round (nil when there is no reason to).
+func (s *solver) karpenterRound(pods []*podData, errs map[*podData]podFailure) []*podData {
+	if len(errs) == 0 || s.opts.SingleRound {
+		return nil
+	}
+	var queue []*podData
+	for _, p := range pods {
+		if _, failed := errs[p]; failed && p.invalid == nil {
+			queue = append(queue, p)
+		}
+	}
+	if len(queue) == 0 {
+		return nil
+	}
+	for c := s.head; c != nil; c = c.next {
+		s.launch(c)
+	}
+	s.head, s.tail = nil, nil
+	clear(s.lastOfCount)
+	return queue
+}
+
+// launch settles c as its cheapest available offering launches it: instance type, zone and
+// capacity type pinned, the pods (anti-)affinity counted while it was open counted where it
+// launched, the spread counts Karpenter left out counted there, its limits recounted at the
+// launched type; c then takes pods as an existing node does (s.launched).
+func (s *solver) launch(c *claim) {
+	s.launched = append(s.launched, c)
+	c.launched = true
+	l, ok := cheapestLaunch(c.t, c.reqs, c.types, func(int) bool { return true })
+	if !ok {
+		return // no offering: finalize drops it, its pods stay unplaced
+	}
+	c.pre = &prelaunch{reqs: c.reqs, values: append([]string(nil), c.values...), types: c.types, loose: c.loose, relaxed: c.relaxed, pods: len(c.pods)}
+	reqs := c.reqs.Copy()
+	reqs[v1.LabelInstanceType] = requirements.MustNew(v1.LabelInstanceType, requirements.In, c.t.types[l.i].it.Name)
+	pin := func(key string) string {
+		v, _ := s.topo.pinLaunched(reqs, key, l)
+		return v
+	}
+	pin(v1.LabelTopologyZone)
+	pin(v1.CapacityTypeLabelKey)
+	for _, oc := range c.open {
+		s.topo.settleCount(oc, pin(oc.g.key))
+	}
+	c.open = nil
+	for _, d := range c.deferred {
+		if !s.topo.launchedPasses(d.g, l, c.t) {
+			continue
+		}
+		if d.g.key == v1.LabelHostname {
+			s.topo.count(d.g, c.hostname)
+		} else if v := pin(d.g.key); v != "" {
+			s.topo.count(d.g, v)
+		}
+	}
+	c.deferred = nil
+	if c.t.nodesLimited {
+		c.t.nodesLeft-- // the next round counts the launched node
+	}
+	types := newBitset(len(c.t.types))
+	types.set(l.i)
+	c.reqs = reqs
+	c.values = s.topo.singleValues(c.reqs, c.values)
+	c.keepTypes(types, func(*templateType) bool { return true })
+	if c.counted != nil {
+		// The next round counts the node at the type that launched.
+		launched := c.t.types[l.i].capacity
+		for r, lim := range c.t.limited {
+			if lim {
+				c.t.remaining[r] += c.counted[r] - launched[r]
+			}
+		}
+		c.counted = launched.clone()
+	}
+}
+
+// launchedPasses reports whether a node launched with option l (of template t) passes g's
+// node filter, as Karpenter's next round reads it from the node's labels and taints.
+func (t *topology) launchedPasses(g *topologyGroup, l launchOption, tmpl *template) bool {
+	s, ok := g.rule.(*spreadRule)
+	if !ok {
+		return true
+	}
+	if !s.admitsTaints(tmpl.taints) {
+		return false
+	}
+	if s.filterTerms == nil {
+		return true
+	}
+	for _, term := range s.filterTerms {
+		if l.satisfies(term) {
+			return true
+		}
+	}
+	return false
+}
+
+// grownAfterLaunch reports whether a later round added pods to c after it launched.
+func (c *claim) grownAfterLaunch() bool { return c.pre != nil && len(c.pods) > c.pre.pods }
+
+// restoreUnchanged gives each launched NodeClaim that no later round added a pod to the
+// requirements and options its round opened it with: the NodeClaim Karpenter creates.
+func (s *solver) restoreUnchanged() {
+	for _, c := range s.launched {
+		if p := c.pre; p != nil && !c.grownAfterLaunch() {
+			c.reqs, c.values, c.loose, c.relaxed = p.reqs, p.values, p.loose, p.relaxed
+			c.keepTypes(p.types, func(*templateType) bool { return true })
+		}
+	}
+}
