@@ -115,6 +115,23 @@ func TestInterruptionReaderInMemory(t *testing.T) {
 	assert.Equal(t, allKinds, rec.kinds())
 }
 
+// An AWS Health event naming a known instance and an entity that is not an instance is
+// handled for the instance, not deleted as malformed (Karpenter acts on the instances it knows).
+func TestInterruptionReaderActsOnTheInstancesOfAMixedHealthEvent(t *testing.T) {
+	q := awstest.NewSQS("https://sqs.local/000000000000/q")
+	q.Send(`{"version":"0","id":"h1","detail-type":"AWS Health Event","source":"aws.health","detail":{"service":"EC2","eventTypeCategory":"scheduledChange","affectedEntities":[{"entityValue":"i-0aaa"},{"entityValue":"vol-0bbb"}]}}`)
+	r := &aws.InterruptionReader{SQS: q, QueueURL: q.URL}
+	rec := &recorder{}
+	res, err := r.Poll(context.Background(), rec.handle)
+	require.NoError(t, err)
+	assert.Empty(t, res.Malformed)
+	assert.Equal(t, 1, res.Handled)
+	require.Len(t, rec.events, 1)
+	assert.Equal(t, interruption.ScheduledChange, rec.events[0].Kind)
+	assert.Equal(t, []string{"i-0aaa"}, rec.events[0].InstanceIDs)
+	assert.Zero(t, q.Len())
+}
+
 func TestInterruptionReaderRequiresQueue(t *testing.T) {
 	_, err := (&aws.InterruptionReader{}).Poll(context.Background(), nil)
 	assert.Error(t, err)

@@ -56,7 +56,8 @@ type Event struct {
 	Region  string
 	Time    time.Time
 	// InstanceIDs are the instances concerned, in message order without duplicates: one for
-	// the EC2 kinds, the affected entities of a Health event. Empty for NoOp.
+	// the EC2 kinds, the affected entities of a Health event that are instance IDs (others,
+	// such as volumes, are skipped). Empty for NoOp.
 	InstanceIDs []string
 	// State is the new instance state of an instance state-change notification.
 	State string

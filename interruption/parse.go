@@ -132,7 +132,8 @@ func parseEC2(ev Event, env envelope, kind Kind) (Event, error) {
 	return ev, nil
 }
 
-// parseHealth reads an AWS Health event; only EC2 scheduled changes are acted upon.
+// parseHealth reads an AWS Health event; only EC2 scheduled changes are acted upon, for
+// the affected entities that are instance IDs.
 func parseHealth(ev Event, env envelope) (Event, error) {
 	var d healthDetail
 	if err := decodeDetail(env.Detail, &d); err != nil {
@@ -141,11 +142,18 @@ func parseHealth(ev Event, env envelope) (Event, error) {
 	if d.Service != "EC2" || d.EventTypeCategory != "scheduledChange" {
 		return ev, nil
 	}
+	// Entities that are not instance IDs (a Health event may also name volumes, hosts or the
+	// account) are skipped: Karpenter looks every entity up as an instance and acts on those
+	// it finds. Only an event that names no instance at all is malformed.
 	seen := map[string]bool{}
 	var ids []string
+	var firstBad error
 	for i, e := range d.AffectedEntities {
 		if err := checkInstanceID(fmt.Sprintf("detail.affectedEntities[%d].entityValue", i), e.EntityValue); err != nil {
-			return Event{}, err
+			if firstBad == nil {
+				firstBad = err
+			}
+			continue
 		}
 		if !seen[e.EntityValue] {
 			seen[e.EntityValue] = true
@@ -153,6 +161,9 @@ func parseHealth(ev Event, env envelope) (Event, error) {
 		}
 	}
 	if len(ids) == 0 {
+		if firstBad != nil {
+			return Event{}, firstBad
+		}
 		return Event{}, malformed("detail.affectedEntities", "no affected instance")
 	}
 	ev.Kind = ScheduledChange

@@ -52,6 +52,7 @@ func TestParseKinds(t *testing.T) {
 		{"blank body", " \n", NoOp, nil, NoAction},
 		{"unknown source", `{"version":"0","source":"aws.s3","detail-type":"Object Created","detail":{}}`, NoOp, nil, NoAction},
 		{"unknown version", `{"version":"1","source":"aws.ec2","detail-type":"EC2 Spot Instance Interruption Warning","detail":{"instance-id":"i-1"}}`, NoOp, nil, NoAction},
+		{"health: entities that are not instances are skipped", strings.Replace(health("EC2", "scheduledChange"), `{"entityValue":"i-01"}`, `{"entityValue":"vol-0abc"},{"entityValue":"i-0aaa"},{"entityValue":"arn:aws:ec2:x"}`, 1), ScheduledChange, []string{"i-0aaa"}, CordonAndDrain},
 		{"unknown fields are ignored", `{"version":"0","source":"aws.ec2","detail-type":"EC2 Spot Instance Interruption Warning","extra":1,"detail":{"instance-id":"i-1","new":true}}`, SpotInterrupted, []string{"i-1"}, CordonAndDrain},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -102,6 +103,7 @@ func TestParseMalformed(t *testing.T) {
 		{"state change without instance", strings.Replace(stateChange("stopped"), `"instance-id":"i-0123456789abcdef0",`, "", 1), "detail.instance-id"},
 		{"health without entities", strings.Replace(health("EC2", "scheduledChange"), `{"entityValue":"i-01"}`, "", 1), "detail.affectedEntities"},
 		{"health with a bad entity", strings.Replace(health("EC2", "scheduledChange"), `i-01`, `arn:x`, 1), "detail.affectedEntities[0].entityValue"},
+		{"health naming no instance", strings.Replace(health("EC2", "scheduledChange"), `{"entityValue":"i-01"}`, `{"entityValue":"vol-1"},{"entityValue":"h-2"}`, 1), "detail.affectedEntities[0].entityValue"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev, err := Parse([]byte(tc.body))

@@ -35,6 +35,17 @@ messages:
 	}
 }
 
+// An AWS Health event naming an instance and entities that are not instances loads with the
+// instance (Karpenter acts on the instances it knows); it does not fail the whole input.
+func TestInterruptionHealthEventWithOtherEntities(t *testing.T) {
+	health := `{"version":"0","id":"h1","detail-type":"AWS Health Event","source":"aws.health","detail":{"service":"EC2","eventTypeCategory":"scheduledChange","affectedEntities":[{"entityValue":"i-0aaa"},{"entityValue":"vol-0bbb"}]}}`
+	set, err := Parse([]byte(health), "events.json")
+	require.NoError(t, err)
+	require.Len(t, set.Interruptions, 1)
+	assert.Equal(t, interruption.ScheduledChange, set.Interruptions[0].Kind)
+	assert.Equal(t, []string{"i-0aaa"}, set.Interruptions[0].InstanceIDs)
+}
+
 func TestInterruptionMessagesMerge(t *testing.T) {
 	a, err := Parse([]byte(spotMessage), "a.json")
 	require.NoError(t, err)
