@@ -54,9 +54,11 @@ const spotRoleError = "AuthFailure.ServiceLinkedRoleCreationNotPermitted"
 //
 // Errors of the fleet mark their offerings unavailable for three minutes. When nothing
 // launched and every error was a capacity error the result is an InsufficientCapacityError.
-// When EC2's answer is lost (a malformed reply, a timeout), instances the call may have
-// launched for this NodeClaim are found by tag and terminated before the error is returned,
-// so no instance leaks and no claim is reported launched that was not.
+// When EC2's answer is lost (a malformed reply, a timeout, the caller's context ending while
+// CreateFleet is in flight), instances the call may have launched for this NodeClaim are
+// found by tag and terminated before the error is returned, on a context of the clean-up's
+// own (two minutes at most), so no instance leaks and no claim is reported launched that was
+// not.
 func (p *Provider) Create(ctx context.Context, claim *v1.NodeClaim) (*v1.NodeClaim, error) {
 	if claim == nil || claim.Name == "" {
 		return nil, errors.New("creating a nodeclaim: a named NodeClaim is required")
@@ -377,7 +379,9 @@ func (p *Provider) createFleet(ctx context.Context, nc *awsv1.EC2NodeClass, clai
 	// 5xx after the launch, then a throttle), and a lost answer tells nothing: terminate what
 	// this call launched for the claim.
 	launchErr := fmt.Errorf("launching nodeclaim %s: %w", claim.Name, err)
-	if rerr := p.reap(ctx, claim.Name, since); rerr != nil {
+	cleanup, cancel := cleanupContext(ctx)
+	defer cancel()
+	if rerr := p.reap(cleanup, claim.Name, since); rerr != nil {
 		launchErr = fmt.Errorf("%w; and cleaning up after it: %v (garbage collection will retry)", launchErr, rerr)
 	}
 	var api smithy.APIError
@@ -386,7 +390,7 @@ func (p *Provider) createFleet(ctx context.Context, nc *awsv1.EC2NodeClass, clai
 	}
 	if api.ErrorCode() == "InvalidLaunchTemplateName.NotFoundException" {
 		for _, c := range configs {
-			p.templates.set(sdkaws.ToString(c.LaunchTemplateSpecification.LaunchTemplateName), false)
+			p.templates.forget(sdkaws.ToString(c.LaunchTemplateSpecification.LaunchTemplateName))
 		}
 	}
 	return nil, cloudprovider.NewCreateError(launchErr, reasonFor(api.ErrorCode()), api.ErrorCode()+": "+api.ErrorMessage())
@@ -431,6 +435,18 @@ func reasonFor(code string) string {
 	return "LaunchFailed"
 }
 
+// cleanupTimeout bounds the clean-up after a launch: finding and terminating what it may
+// have launched, retries included.
+const cleanupTimeout = 2 * time.Minute
+
+// cleanupContext is the context of a launch's clean-up. It keeps the caller's values but not
+// its cancellation: a caller that gave up while CreateFleet was in flight (a controller
+// shutting down, a per-reconcile timeout) must not leave the instance running, and a dead
+// context would fail every clean-up call (Karpenter cleans up on a context of its own too).
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+}
+
 // reap terminates the live, owned instances tagged for the NodeClaim that launched since.
 func (p *Provider) reap(ctx context.Context, claimName string, since time.Time) error {
 	in := &ec2.DescribeInstancesInput{Filters: []ec2types.Filter{
@@ -457,7 +473,8 @@ func (p *Provider) reap(ctx context.Context, claimName string, since time.Time) 
 }
 
 // launched reads the fleet's answer: it marks failed pools unavailable, keeps the first
-// instance (terminating any extra) and describes it as the hydrated NodeClaim.
+// instance (terminating any extra, on the clean-up's own context) and describes it as the
+// hydrated NodeClaim.
 func (p *Provider) launched(ctx context.Context, nc *awsv1.EC2NodeClass, claim *v1.NodeClaim, its cloudprovider.InstanceTypes, capacityType string,
 	reservations map[string]string, out *ec2.CreateFleetOutput) (*v1.NodeClaim, error) {
 	var msgs []string
@@ -499,14 +516,17 @@ func (p *Provider) launched(ctx context.Context, nc *awsv1.EC2NodeClass, claim *
 		}
 		return nil, cloudprovider.NewCreateError(err, "LaunchFailed", strings.Join(sortedUnique(msgs), "; "))
 	}
+	cleanup, cancel := cleanupContext(ctx)
+	defer cancel()
 	if len(ls) > 1 {
 		var extra []string
 		for _, l := range ls[1:] {
 			extra = append(extra, l.id)
 		}
-		if _, err := p.ec2.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: extra}); err != nil {
-			return nil, fmt.Errorf("launching nodeclaim %s: fleet returned %d instances and terminating the extra ones failed: %w", claim.Name, len(ls), err)
-		}
+		// Should this fail, the claim still gets the first instance: failing the launch would
+		// leave that one running unclaimed too, and GarbageCollect ends the extra ones (no
+		// NodeClaim names them).
+		_, _ = p.ec2.TerminateInstances(cleanup, &ec2.TerminateInstancesInput{InstanceIds: extra})
 	}
 	l := ls[0]
 	var it *cloudprovider.InstanceType
@@ -516,7 +536,7 @@ func (p *Provider) launched(ctx context.Context, nc *awsv1.EC2NodeClass, claim *
 		}
 	}
 	if it == nil || l.zone == "" {
-		_, _ = p.ec2.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: []string{l.id}})
+		_, _ = p.ec2.TerminateInstances(cleanup, &ec2.TerminateInstancesInput{InstanceIds: []string{l.id}})
 		return nil, fmt.Errorf("launching nodeclaim %s: fleet launched %s (%s in %q), which was not requested; terminated it", claim.Name, l.id, l.instanceType, l.zone)
 	}
 	hydrated := claim.DeepCopy()
@@ -529,7 +549,7 @@ func (p *Provider) launched(ctx context.Context, nc *awsv1.EC2NodeClass, claim *
 	labels[LabelInstanceTenancy] = "default"
 	if l.reservation != "" {
 		labels[cloudprovider.ReservationIDLabel] = l.reservation
-		p.useReservation(l.reservation, 1)
+		p.reservations.take(l.id, l.reservation)
 	}
 	for _, s := range nc.Status.Subnets {
 		if s.Zone == l.zone && s.ZoneID != "" {

@@ -22,6 +22,10 @@ const (
 	// Timeout does the operation, then loses the reply (the connection closes without one);
 	// the SDK retries, so the operation must be idempotent.
 	Timeout
+	// Stall does the operation, then holds the reply until the client gives up (its context
+	// ends and it closes the connection): the caller's deadline passes while the call is in
+	// flight and the outcome is unknown to it.
+	Stall
 )
 
 func (f Fault) String() string {
@@ -36,6 +40,8 @@ func (f Fault) String() string {
 		return "MalformedBody"
 	case Timeout:
 		return "Timeout"
+	case Stall:
+		return "Stall"
 	}
 	return "Fault(?)"
 }

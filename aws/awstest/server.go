@@ -62,6 +62,8 @@ func serveWithFaults(w http.ResponseWriter, r *http.Request, faults *Faults, p p
 			}
 		}
 		<-r.Context().Done()
+	case Stall:
+		<-r.Context().Done()
 	}
 }
 
