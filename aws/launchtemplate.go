@@ -3,6 +3,7 @@ package aws
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"sort"
@@ -15,27 +16,68 @@ import (
 	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 )
 
-// launchTemplates remembers the templates known to exist, by name.
+// launchTemplates remembers the templates known to exist, by name, and the creations in
+// flight, so that concurrent launches needing a new template make one DescribeLaunchTemplates
+// and one CreateLaunchTemplate for it, not one each (EC2 rate-limits both).
 type launchTemplates struct {
-	mu    sync.Mutex
-	known map[string]bool
+	mu       sync.Mutex
+	known    map[string]bool
+	inFlight map[string]*templateCall
 }
 
-func newLaunchTemplates() *launchTemplates { return &launchTemplates{known: map[string]bool{}} }
-
-func (l *launchTemplates) has(name string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.known[name]
+// templateCall is one creation in flight; done closes when err is set.
+type templateCall struct {
+	done chan struct{}
+	err  error
 }
 
-func (l *launchTemplates) set(name string, ok bool) {
+func newLaunchTemplates() *launchTemplates {
+	return &launchTemplates{known: map[string]bool{}, inFlight: map[string]*templateCall{}}
+}
+
+// forget drops a template EC2 no longer has, so the next launch creates it again.
+func (l *launchTemplates) forget(name string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if ok {
-		l.known[name] = true
-	} else {
-		delete(l.known, name)
+	delete(l.known, name)
+}
+
+// ensure makes sure the template name exists: at once when it is known, else by running
+// create, or by waiting for the call already running it. A waiter shares that call's error,
+// except when the call ended with its own caller's context: then the waiter tries itself.
+func (l *launchTemplates) ensure(ctx context.Context, name string, create func(context.Context) error) error {
+	for {
+		l.mu.Lock()
+		if l.known[name] {
+			l.mu.Unlock()
+			return nil
+		}
+		if c, ok := l.inFlight[name]; ok {
+			l.mu.Unlock()
+			select {
+			case <-c.done:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if c.err == nil || !errors.Is(c.err, context.Canceled) && !errors.Is(c.err, context.DeadlineExceeded) {
+				return c.err
+			}
+			continue
+		}
+		c := &templateCall{done: make(chan struct{})}
+		l.inFlight[name] = c
+		l.mu.Unlock()
+
+		err := create(ctx)
+		l.mu.Lock()
+		delete(l.inFlight, name)
+		if err == nil {
+			l.known[name] = true
+		}
+		c.err = err
+		close(c.done)
+		l.mu.Unlock()
+		return err
 	}
 }
 
@@ -56,6 +98,10 @@ func (p *Provider) templateData(nc *awsv1.EC2NodeClass, ami, userData, reservati
 		groups = append(groups, sg.ID)
 	}
 	sort.Strings(groups)
+	// The security groups go on the first network interface, never at the top level
+	// (SecurityGroupIds): EC2 refuses both at once, and Karpenter's rule ("top level unless
+	// network interfaces are set") always sets one since v1.1.0 (aws/karpenter-provider-aws
+	// 317f5510a), with the groups, public IP choice and IPv6 options on it.
 	d := &ec2types.RequestLaunchTemplateData{
 		ImageId:  sdkaws.String(ami),
 		UserData: sdkaws.String(userData),
@@ -124,19 +170,21 @@ func defaultBlockDevice() *awsv1.BlockDeviceMapping {
 }
 
 // ensureTemplate returns the name of a launch template with data, creating it when EC2 does
-// not have it. Errors never include the template data (it holds user data).
+// not have it; one creation per name is in flight at a time. Errors never include the
+// template data (it holds user data).
 func (p *Provider) ensureTemplate(ctx context.Context, nc *awsv1.EC2NodeClass, data *ec2types.RequestLaunchTemplateData) (string, error) {
 	name := launchTemplateName(data)
-	if p.templates.has(name) {
-		return name, nil
-	}
+	return name, p.templates.ensure(ctx, name, func(ctx context.Context) error { return p.createTemplate(ctx, nc, name, data) })
+}
+
+// createTemplate creates the template unless EC2 already has it.
+func (p *Provider) createTemplate(ctx context.Context, nc *awsv1.EC2NodeClass, name string, data *ec2types.RequestLaunchTemplateData) error {
 	_, err := p.ec2.DescribeLaunchTemplates(ctx, &ec2.DescribeLaunchTemplatesInput{LaunchTemplateNames: []string{name}})
 	if err == nil {
-		p.templates.set(name, true)
-		return name, nil
+		return nil
 	}
 	if !isAPIError(err, "InvalidLaunchTemplateName.NotFoundException") {
-		return "", fmt.Errorf("describing launch template %s: %w", name, err)
+		return fmt.Errorf("describing launch template %s: %w", name, err)
 	}
 	tags := []ec2types.Tag{
 		{Key: sdkaws.String(TagClusterName), Value: sdkaws.String(p.cluster)},
@@ -148,8 +196,7 @@ func (p *Provider) ensureTemplate(ctx context.Context, nc *awsv1.EC2NodeClass, d
 		TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeLaunchTemplate, Tags: tags}},
 	})
 	if err != nil && !isAPIError(err, "InvalidLaunchTemplateName.AlreadyExistsException") {
-		return "", fmt.Errorf("creating launch template %s: %w", name, err)
+		return fmt.Errorf("creating launch template %s: %w", name, err)
 	}
-	p.templates.set(name, true)
-	return name, nil
+	return nil
 }
