@@ -129,7 +129,8 @@ func (p *Provider) describeOwned(ctx context.Context, in *ec2.DescribeInstancesI
 
 // Delete terminates the instance behind the NodeClaim's provider ID. It returns nil while the
 // instance is shutting down and a NodeClaimNotFoundError once it is gone, so calling it
-// again is safe. It refuses (NotOwnedError) an instance not tagged for this cluster.
+// again, also concurrently, is safe: a reserved instance gives its reservation slot back once.
+// It refuses (NotOwnedError) an instance not tagged for this cluster.
 func (p *Provider) Delete(ctx context.Context, nodeClaim *v1.NodeClaim) error {
 	if nodeClaim == nil {
 		return errors.New("deleting a nil NodeClaim")
@@ -139,6 +140,10 @@ func (p *Provider) Delete(ctx context.Context, nodeClaim *v1.NodeClaim) error {
 		return fmt.Errorf("deleting nodeclaim %s: %w", nodeClaim.Name, err)
 	}
 	inst, err := p.describeInstance(ctx, id)
+	if cloudprovider.IsNodeClaimNotFoundError(err) {
+		// Gone: a termination whose answer was lost may not have given the slot back yet.
+		p.reservations.giveBack(id, nodeClaim.Labels[cloudprovider.ReservationIDLabel], nodeClaim.CreationTimestamp.Time)
+	}
 	if err != nil {
 		return err
 	}
@@ -148,10 +153,12 @@ func (p *Provider) Delete(ctx context.Context, nodeClaim *v1.NodeClaim) error {
 	return p.terminate(ctx, inst)
 }
 
-// terminate ends an owned instance (a no-op while it is already shutting down).
+// terminate ends an owned instance (a no-op while it is already shutting down) and gives its
+// reservation slot back, once per instance however many callers end it.
 func (p *Provider) terminate(ctx context.Context, inst ec2types.Instance) error {
 	id := sdkaws.ToString(inst.InstanceId)
 	if inst.State != nil && inst.State.Name == ec2types.InstanceStateNameShuttingDown {
+		p.reservations.giveBack(id, sdkaws.ToString(inst.CapacityReservationId), sdkaws.ToTime(inst.LaunchTime))
 		return nil
 	}
 	_, err := p.ec2.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: []string{id}})
@@ -161,7 +168,7 @@ func (p *Provider) terminate(ctx context.Context, inst ec2types.Instance) error 
 	if err != nil {
 		return fmt.Errorf("terminating instance %s: %w", id, err)
 	}
-	p.useReservation(sdkaws.ToString(inst.CapacityReservationId), -1) // the slot is free again
+	p.reservations.giveBack(id, sdkaws.ToString(inst.CapacityReservationId), sdkaws.ToTime(inst.LaunchTime))
 	return nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"sync"
 	"time"
 
@@ -72,11 +71,12 @@ type Provider struct {
 	unavailable *UnavailableOfferings
 	templates   *launchTemplates
 
+	// reservations counts the slots launches took and terminations gave back since Refresh.
+	reservations reservationLedger
+
 	mu         sync.Mutex
 	region     *Region
 	regionName string
-	// reservationsUsed counts launches minus terminations per reservation since Refresh.
-	reservationsUsed map[string]int
 }
 
 var _ cloudprovider.CloudProvider = (*Provider)(nil)
@@ -94,10 +94,12 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Capacity == (ec2capacity.Options{}) {
 		cfg.Capacity = ec2capacity.DefaultOptions
 	}
-	return &Provider{
+	p := &Provider{
 		cfg: cfg, cluster: cfg.ClusterName, ec2: cfg.EC2, now: now,
 		unavailable: NewUnavailableOfferings(now), templates: newLaunchTemplates(),
-	}, nil
+	}
+	p.reservations.reset(time.Time{})
+	return p, nil
 }
 
 // Name returns "aws".
@@ -112,6 +114,7 @@ func (p *Provider) Unavailable() *UnavailableOfferings { return p.unavailable }
 // Refresh: the prices known before (the last refresh's for the same region, else the
 // embedded table) stay, and the region's OnDemandPriceError says why.
 func (p *Provider) Refresh(ctx context.Context, regionName string) error {
+	described := p.now()
 	r, err := LoadRegion(ctx, p.ec2, regionName)
 	if err != nil {
 		return err
@@ -128,21 +131,9 @@ func (p *Provider) Refresh(ctx context.Context, regionName string) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.region, p.regionName, p.reservationsUsed = r, regionName, map[string]int{}
+	p.region, p.regionName = r, regionName
+	p.reservations.reset(described)
 	return nil
-}
-
-// useReservation books a launch (+1) or termination (-1) in a reservation.
-func (p *Provider) useReservation(id string, n int) {
-	if id == "" {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.reservationsUsed == nil {
-		p.reservationsUsed = map[string]int{}
-	}
-	p.reservationsUsed[id] += n
 }
 
 // Region is the last loaded region, or nil.
@@ -188,10 +179,7 @@ func (p *Provider) settings(nc *awsv1.EC2NodeClass, np *v1.NodePool) (InstanceTy
 			reservations[r.ID] = true
 		}
 	}
-	p.mu.Lock()
-	used := maps.Clone(p.reservationsUsed)
-	p.mu.Unlock()
-	return InstanceTypeSettings{NodeClass: ec2capacity.FromEC2NodeClass(nc, kubelet), Capacity: p.cfg.Capacity, Zones: zones, Reservations: reservations, ReservationsUsed: used}, nil
+	return InstanceTypeSettings{NodeClass: ec2capacity.FromEC2NodeClass(nc, kubelet), Capacity: p.cfg.Capacity, Zones: zones, Reservations: reservations, ReservationsUsed: p.reservations.usedSlots()}, nil
 }
 
 // loadedRegion returns the region, loading it (region name from the first subnet zone's

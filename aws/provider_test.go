@@ -112,6 +112,17 @@ func (f *fixture) overHTTP(t *testing.T) (*awstest.EC2Server, *aws.Provider) {
 	return srv, f.provider(t, awstest.EC2Client(awstest.Config(), srv.URL))
 }
 
+// generalTypes are the instance types the provider offers the fixture's NodePool "general".
+func generalTypes(t *testing.T, p *aws.Provider) cloudprovider.InstanceTypes {
+	t.Helper()
+	np := &v1.NodePool{}
+	np.Name = "general"
+	np.Spec.Template.Spec.NodeClassRef = &v1.NodeClassReference{Name: "default"}
+	its, err := p.GetInstanceTypes(context.Background(), np)
+	require.NoError(t, err)
+	return its
+}
+
 func claim(name string, capacityTypes ...string) *v1.NodeClaim {
 	c := &v1.NodeClaim{}
 	c.Name = name
@@ -244,12 +255,7 @@ func TestCreateInsufficientCapacity(t *testing.T) {
 	assert.True(t, cloudprovider.IsInsufficientCapacityError(err), "%v", err)
 	assert.Len(t, f.ec2.Live(), 1, "only the first launch")
 
-	np := &v1.NodePool{}
-	np.Name = "general"
-	np.Spec.Template.Spec.NodeClassRef = &v1.NodeClassReference{Name: "default"}
-	its, err := p.GetInstanceTypes(context.Background(), np)
-	require.NoError(t, err)
-	for _, it := range its {
+	for _, it := range generalTypes(t, p) {
 		for _, o := range it.Offerings {
 			if o.CapacityType() == "on-demand" && o.Zone() != "us-east-1c" && it.Name != "m5.metal" && it.Name != "g4dn.xlarge" && it.Name != "m6g.large" {
 				assert.False(t, o.Available, "%s %s was ICE'd", it.Name, o.Zone())
