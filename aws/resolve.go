@@ -2,6 +2,7 @@ package aws
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -72,9 +73,6 @@ func (p *Provider) ResolveNodeClass(ctx context.Context, in *awsv1.EC2NodeClass)
 	amis, err := p.resolveAMIs(ctx, nc)
 	if err != nil {
 		return nil, fail("spec.amiSelectorTerms", "%v", err)
-	}
-	if len(amis) == 0 {
-		return nil, fail("spec.amiSelectorTerms", "no AMI matches")
 	}
 	profile, err := p.resolveInstanceProfile(ctx, nc)
 	if err != nil {
@@ -151,10 +149,50 @@ func (p *Provider) resolveSecurityGroups(ctx context.Context, nc *awsv1.EC2NodeC
 }
 
 // amiQuery is one DescribeImages call with the requirement sets its images serve (one entry
-// per variant; a single nil entry when the term says nothing of variants).
+// per variant; a single nil entry when the term says nothing of variants) and the term it
+// serves ("[0].alias \"al2023@latest\"").
 type amiQuery struct {
 	in       *ec2.DescribeImagesInput
 	variants [][]corev1.NodeSelectorRequirement
+	term     string
+}
+
+// String says what the query looks for: owners, name pattern, image ID, tags.
+func (q amiQuery) String() string {
+	var parts []string
+	if len(q.in.Owners) > 0 {
+		parts = append(parts, "owner "+strings.Join(q.in.Owners, " or "))
+	}
+	for _, f := range q.in.Filters {
+		name, values := sdkaws.ToString(f.Name), strings.Join(f.Values, " or ")
+		switch {
+		case name == "name":
+			parts = append(parts, "name "+values)
+		case name == "image-id":
+			parts = append(parts, "ID "+values)
+		case name == "tag-key":
+			parts = append(parts, "tag "+values)
+		case strings.HasPrefix(name, "tag:"):
+			parts = append(parts, "tag "+strings.TrimPrefix(name, "tag:")+"="+values)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// noAMIError says that no image matched, and what each term looked for.
+func noAMIError(qs []amiQuery) error {
+	var tried []string
+	for i, q := range qs {
+		if i == 0 || q.term != qs[i-1].term {
+			tried = append(tried, q.term+": "+q.String())
+		} else {
+			tried[len(tried)-1] += "; " + q.String()
+		}
+	}
+	if len(tried) == 0 {
+		return errors.New("no AMI matches (no term)")
+	}
+	return fmt.Errorf("no AMI matches (looked for %s)", strings.Join(tried, "; "))
 }
 
 func (p *Provider) amiQueries(ctx context.Context, nc *awsv1.EC2NodeClass) ([]amiQuery, error) {
@@ -171,7 +209,10 @@ func (p *Provider) amiQueries(ctx context.Context, nc *awsv1.EC2NodeClass) ([]am
 				if family != "al2023" {
 					return nil, fmt.Errorf("[%d].alias %q: only al2023 aliases can be resolved without Config.SSM", i, term.Alias)
 				}
-				qs = append(qs, al2023NameQueries(p.cfg.KubernetesVersion, version)...)
+				for _, q := range al2023NameQueries(p.cfg.KubernetesVersion, version) {
+					q.term = fmt.Sprintf("[%d].alias %q", i, term.Alias)
+					qs = append(qs, q)
+				}
 				continue
 			}
 			params, err := aliasParameters(family, version, p.cfg.KubernetesVersion)
@@ -186,7 +227,7 @@ func (p *Provider) amiQueries(ctx context.Context, nc *awsv1.EC2NodeClass) ([]am
 				}
 				if ok {
 					found++
-					qs = append(qs, amiQuery{in: availableImages(filter("image-id", id)), variants: param.variants})
+					qs = append(qs, amiQuery{in: availableImages(filter("image-id", id)), variants: param.variants, term: fmt.Sprintf("[%d].alias %q", i, term.Alias)})
 				}
 			}
 			if found == 0 {
@@ -203,7 +244,7 @@ func (p *Provider) amiQueries(ctx context.Context, nc *awsv1.EC2NodeClass) ([]am
 			if !ok {
 				return nil, fmt.Errorf("[%d].ssmParameter: parameter %s does not exist", i, term.SSMParameter)
 			}
-			qs = append(qs, amiQuery{in: availableImages(filter("image-id", id)), variants: [][]corev1.NodeSelectorRequirement{nil}})
+			qs = append(qs, amiQuery{in: availableImages(filter("image-id", id)), variants: [][]corev1.NodeSelectorRequirement{nil}, term: fmt.Sprintf("[%d].ssmParameter %s", i, term.SSMParameter)})
 		default:
 			in := availableImages(tagFilters(term.Tags)...)
 			if term.ID != "" {
@@ -218,7 +259,7 @@ func (p *Provider) amiQueries(ctx context.Context, nc *awsv1.EC2NodeClass) ([]am
 			if term.Owner != "" {
 				in.Owners = []string{term.Owner}
 			}
-			qs = append(qs, amiQuery{in: in, variants: [][]corev1.NodeSelectorRequirement{nil}})
+			qs = append(qs, amiQuery{in: in, variants: [][]corev1.NodeSelectorRequirement{nil}, term: fmt.Sprintf("[%d]", i)})
 		}
 	}
 	return qs, nil
@@ -301,6 +342,9 @@ func (p *Provider) resolveAMIs(ctx context.Context, nc *awsv1.EC2NodeClass) ([]a
 		}
 		return cands[i].key < cands[j].key
 	})
+	if len(cands) == 0 {
+		return nil, noAMIError(qs)
+	}
 	out := make([]awsv1.AMI, 0, len(cands))
 	for _, c := range cands {
 		out = append(out, awsv1.AMI{ID: sdkaws.ToString(c.img.ImageId), Name: sdkaws.ToString(c.img.Name), Deprecated: deprecated(c.img), Requirements: c.reqs})

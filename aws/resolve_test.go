@@ -125,3 +125,33 @@ func TestResolveNodeClass(t *testing.T) {
 	require.Len(t, out.Status.AMIs, 1)
 	assert.Equal(t, "ami-x-old", out.Status.AMIs[0].ID)
 }
+
+// Without SSM an al2023 alias that finds no image says which owner and name patterns it
+// looked for (the old message said only "no AMI matches"); other terms say what they tried.
+func TestNoAMIMatchSaysWhatWasTried(t *testing.T) {
+	f := newFixture(t)
+	f.ec2.Images = []ec2types.Image{
+		image("ami-133", "amazon-eks-node-al2023-x86_64-standard-1.33-v20261101", ec2types.ArchitectureValuesX8664, "2026-11-01T00:00:00.000Z", ""),
+	}
+	p, err := aws.New(aws.Config{ClusterName: "prod", EC2: f.ec2, Now: f.clock.Now, KubernetesVersion: "1.34",
+		NodeClass: func(context.Context, string) (*awsv1.EC2NodeClass, error) { return nil, nil }})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		term awsv1.AMISelectorTerm
+		want []string
+	}{
+		{awsv1.AMISelectorTerm{Alias: "al2023@latest"}, []string{
+			`spec.amiSelectorTerms: no AMI matches (looked for [0].alias "al2023@latest": owner amazon, name amazon-eks-node-al2023-x86_64-standard-1.34-v*;`,
+			"owner amazon, name amazon-eks-node-al2023-arm64-standard-1.34-v*",
+		}},
+		{awsv1.AMISelectorTerm{Alias: "al2023@v20261101"}, []string{"owner amazon, name amazon-eks-node-al2023-x86_64-standard-1.34-v20261101"}},
+		{awsv1.AMISelectorTerm{Name: "my-ami-*", Owner: "123456789012"}, []string{"looked for [0]: owner 123456789012, name my-ami-*)"}},
+		{awsv1.AMISelectorTerm{Tags: map[string]string{"team": "a"}}, []string{"looked for [0]: tag team=a)"}},
+	} {
+		_, err := p.ResolveNodeClass(context.Background(), aliasNodeClass(f, tc.term))
+		require.Error(t, err)
+		for _, w := range tc.want {
+			assert.Contains(t, err.Error(), w)
+		}
+	}
+}
