@@ -634,3 +634,31 @@ func TestCreateFleetErrorKinds(t *testing.T) {
 	assert.Equal(t, ec2types.DefaultTargetCapacityTypeOnDemand, last.TargetCapacitySpecification.DefaultTargetCapacityType, "spot is out for three minutes")
 	assert.Empty(t, f.ec2.Live())
 }
+
+// Security groups go where Karpenter (since v1.1.0) puts them: on the template's first network
+// interface, never at the top level, and the instance EC2 launches from the template carries
+// exactly the NodeClass's groups, so a fresh claim is not drifted, also over the wire.
+func TestFreshClaimCarriesItsSecurityGroups(t *testing.T) {
+	f := newFixture(t)
+	f.nodeClass.Status.SecurityGroups = []awsv1.SecurityGroup{{ID: "sg-2"}, {ID: "sg-1"}}
+	_, p := f.overHTTP(t)
+	ctx := context.Background()
+	out, err := p.Create(ctx, claim("fresh", "on-demand"))
+	require.NoError(t, err)
+	for _, name := range f.ec2.LaunchTemplateNames() {
+		data, _ := f.ec2.LaunchTemplateData(name)
+		assert.Empty(t, data.SecurityGroupIds, "EC2 refuses groups at the top level and on a network interface")
+		require.Len(t, data.NetworkInterfaces, 1)
+		assert.Equal(t, []string{"sg-1", "sg-2"}, data.NetworkInterfaces[0].Groups)
+	}
+	_, id, _ := aws.ParseProviderID(out.Status.ProviderID)
+	inst, _ := f.ec2.Instance(id)
+	var groups []string
+	for _, g := range inst.SecurityGroups {
+		groups = append(groups, *g.GroupId)
+	}
+	assert.Equal(t, []string{"sg-1", "sg-2"}, groups)
+	reason, err := p.IsDrifted(ctx, out)
+	require.NoError(t, err)
+	assert.Equal(t, cloudprovider.DriftReason(""), reason)
+}

@@ -75,6 +75,10 @@ func (e *EC2) CreateFleet(_ context.Context, in *ec2.CreateFleetInput, _ ...func
 			out.Errors = append(out.Errors, fleetError(c, lifecycle, "ReservationCapacityExceeded", "The requested reservation does not have sufficient compatible and available capacity for this request."))
 			continue
 		}
+		if len(c.lt.data.SecurityGroupIds) > 0 && len(c.lt.data.NetworkInterfaces) > 0 {
+			out.Errors = append(out.Errors, fleetError(c, lifecycle, "InvalidParameterCombination", "Network interfaces and an instance-level security groups may not be specified on the same request"))
+			continue
+		}
 		if code, ok := e.FleetErrors[Pool(capacityType, string(c.override.InstanceType), c.zone)]; ok {
 			out.Errors = append(out.Errors, fleetError(c, lifecycle, code, "The request failed: "+code))
 			continue
@@ -185,9 +189,9 @@ func (e *EC2) launch(in *ec2.CreateFleetInput, c fleetCandidate, lifecycle ec2ty
 		inst.InstanceLifecycle = ec2types.InstanceLifecycleTypeSpot
 		inst.SpotInstanceRequestId = sdkaws.String(fmt.Sprintf("sir-%08d", e.seq))
 	}
-	groups := c.lt.data.SecurityGroupIds
+	groups := c.lt.data.SecurityGroupIds // EC2 takes them from the template, or from its first network interface
 	if len(c.lt.data.NetworkInterfaces) > 0 {
-		groups = append(groups, c.lt.data.NetworkInterfaces[0].Groups...)
+		groups = c.lt.data.NetworkInterfaces[0].Groups
 	}
 	for _, g := range groups {
 		inst.SecurityGroups = append(inst.SecurityGroups, ec2types.GroupIdentifier{GroupId: sdkaws.String(g)})
