@@ -1,12 +1,14 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/cluster"
@@ -15,11 +17,47 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
+// disruptFlags are `nodeplan disrupt`'s flags.
+type disruptFlags struct {
+	commonFlags
+	now                    string
+	spotToSpot, nodeRepair bool
+}
+
+func (d *disruptFlags) register(fs *pflag.FlagSet) {
+	d.commonFlags.register(fs)
+	fs.StringVar(&d.now, "now", "", "`TIME` to decide at, RFC3339 (default: the newest timestamp in the input: Node heartbeats, Lease renewals, pod starts, creation times)")
+	fs.BoolVar(&d.spotToSpot, "spot-to-spot", false, "allow spot-to-spot consolidation (Karpenter's SpotToSpotConsolidation feature gate)")
+	fs.BoolVar(&d.nodeRepair, "node-repair", false, "repair nodes unhealthy past the AWS provider's repair policies (Karpenter's NodeRepair feature gate)")
+}
+
+func newDisruptCommand(stdout, stderr io.Writer) *cobra.Command {
+	d := &disruptFlags{commonFlags: commonFlags{stderr: stderr}}
+	cmd := &cobra.Command{
+		Use:   "disrupt -f PATH... [--now RFC3339] [flags]",
+		Short: "The nodes Karpenter would interrupt, repair, expire, replace or consolidate now",
+		Long: `disrupt reads a cluster (NodePools, EC2NodeClasses, NodeClaims, Nodes, pods, PDBs, interruption
+messages) and prints the commands Karpenter's disruption controller would start at one time:
+interruption, node repair, expiration, drift and consolidation, with their replacements, the
+savings, where each displaced pod goes, every node's drain plan and why each other node stays.
+Without --now the time is the newest timestamp in the input (Node heartbeats, Lease renewals,
+pod start times), never the wall clock: the same files always give the same answer.`,
+		Example: `  nodeplan disrupt -f cluster.yaml
+  nodeplan disrupt -f cluster.yaml --now 2026-01-01T06:00:00Z -o json
+  # with Karpenter's NodeRepair and SpotToSpotConsolidation feature gates on
+  nodeplan disrupt -f cluster.yaml --node-repair --spot-to-spot`,
+		Args: noArguments,
+		RunE: func(*cobra.Command, []string) error { return runDisrupt(d, stdout, stderr) },
+	}
+	d.register(cmd.Flags())
+	return cmd
+}
+
 // runDisrupt is `nodeplan disrupt`. Without --now the time is the newest timestamp of the
 // input (never the wall clock), so the same files always give the same answer; every output
 // says which time it judged at and where it came from.
-func runDisrupt(args []string, stdout, stderr io.Writer) error {
-	in, err := loadDisrupt(args, stderr)
+func runDisrupt(d *disruptFlags, stdout, stderr io.Writer) error {
+	in, err := d.read(stderr)
 	if err != nil {
 		return err
 	}
@@ -60,49 +98,51 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 // disruptRun is a read `nodeplan disrupt` command line: what Plan takes, and the rest the
 // output needs.
 type disruptRun struct {
-	flags *commonFlags
+	flags *disruptFlags
 	set   *manifest.Set
 	snap  *cluster.Snapshot
 	at    judgedAt
 	opts  disruption.Options
 }
 
-// loadDisrupt reads disrupt's flags and input (its warnings go to stderr) and the time to
-// judge at.
+// loadDisrupt reads a disrupt command line's flags and input (its warnings go to stderr) and
+// the time to judge at.
 func loadDisrupt(args []string, stderr io.Writer) (*disruptRun, error) {
-	var now string
-	var spotToSpot, nodeRepair bool
-	c, err := parseFlags("disrupt", args, stderr, func(fs *flag.FlagSet) {
-		fs.StringVar(&now, "now", "", "time to decide at, RFC3339 (default: the newest timestamp in the input: Node heartbeats, Lease renewals, pod starts, creation times)")
-		fs.BoolVar(&spotToSpot, "spot-to-spot", false, "allow spot-to-spot consolidation (Karpenter's SpotToSpotConsolidation feature gate)")
-		fs.BoolVar(&nodeRepair, "node-repair", false, "repair nodes unhealthy past the AWS provider's repair policies (Karpenter's NodeRepair feature gate)")
-	})
-	if err != nil {
+	d := &disruptFlags{commonFlags: commonFlags{stderr: stderr}}
+	if err := parseFlags("disrupt", args, d.register); err != nil {
+		return nil, err
+	}
+	return d.read(stderr)
+}
+
+// read checks the flags, reads the input (its warnings go to stderr) and the time to judge
+// at.
+func (d *disruptFlags) read(stderr io.Writer) (*disruptRun, error) {
+	if err := d.check(); err != nil {
 		return nil, err
 	}
 	var at judgedAt
-	if now != "" {
-		t, err := time.Parse(time.RFC3339, now)
+	if d.now != "" {
+		t, err := time.Parse(time.RFC3339, d.now)
 		if err != nil {
-			return nil, fmt.Errorf("--now %q: want an RFC3339 time such as 2026-01-01T00:00:00Z", now)
+			return nil, fmt.Errorf("--now %q: want an RFC3339 time such as 2026-01-01T00:00:00Z", d.now)
 		}
 		at = judgedAt{Time: t.UTC(), Source: nowFromFlag, TracksDumpTime: true}
 	}
-	if nodeRepair {
-		c.repairPolicies = catalog.RepairPolicies()
+	if d.nodeRepair {
+		d.repairPolicies = catalog.RepairPolicies()
 	}
-	set, snap, err := c.load()
+	set, snap, err := d.commonFlags.read(stderr)
 	if err != nil {
 		return nil, err
 	}
-	writeWarnings(stderr, set)
-	if now == "" {
+	if d.now == "" {
 		at = nowFromInput(set)
 	}
 	if at.Warning != "" {
 		fmt.Fprintln(stderr, "nodeplan: warning:", at.Warning)
 	}
-	return &disruptRun{flags: c, set: set, snap: snap, at: at, opts: c.disruptionOptions(spotToSpot)}, nil
+	return &disruptRun{flags: d, set: set, snap: snap, at: at, opts: d.disruptionOptions(d.spotToSpot)}, nil
 }
 
 // disruptionOptions are Plan's options the flags choose.

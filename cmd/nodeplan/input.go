@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/cluster"
@@ -14,15 +16,9 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// pathList is a repeatable -f flag.
-type pathList []string
-
-func (p *pathList) String() string     { return strings.Join(*p, ",") }
-func (p *pathList) Set(v string) error { *p = append(*p, v); return nil }
-
 // commonFlags are the flags plan and disrupt share.
 type commonFlags struct {
-	files         pathList
+	files         []string
 	instanceTypes string
 	prices        string
 	// Karpenter AWS controller settings for the embedded catalog.
@@ -45,15 +41,13 @@ type commonFlags struct {
 	limitFlags
 }
 
-func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.Var(&c.files, "f", "manifest file or folder (repeatable)")
-	fs.Var(&c.files, "filename", "manifest file or folder (repeatable)")
-	fs.StringVar(&c.instanceTypes, "instance-types", "", "instance-type catalog file (default: the embedded EC2 catalog)")
-	fs.StringVar(&c.prices, "prices", "", "spot prices for the embedded catalog: the JSON of `aws ec2 describe-spot-price-history` (default: spot estimated at the on-demand price)")
+func (c *commonFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVarP(&c.files, "filename", "f", nil, "manifest `PATH`: a file, a folder, or - for stdin (repeatable)")
+	fs.StringVar(&c.instanceTypes, "instance-types", "", "instance-type catalog `FILE` (default: the embedded EC2 catalog)")
+	fs.StringVar(&c.prices, "prices", "", "spot prices for the embedded catalog: a `FILE` of the JSON 'aws ec2 describe-spot-price-history' prints (default: spot estimated at the on-demand price)")
 	fs.Float64Var(&c.vmMemoryOverhead, "vm-memory-overhead-percent", ec2capacity.DefaultOptions.VMMemoryOverheadPercent, "share of each type's memory the hypervisor keeps, as Karpenter's --vm-memory-overhead-percent (embedded catalog)")
 	fs.Int64Var(&c.reservedENIs, "reserved-enis", 0, "ENIs kept from pods (VPC CNI custom networking), as Karpenter's --reserved-enis (embedded catalog)")
-	fs.StringVar(&c.output, "o", "table", "output format: table, json or yaml")
-	fs.StringVar(&c.output, "output", "table", "output format: table, json or yaml")
+	fs.StringVarP(&c.output, "output", "o", "table", "output `FORMAT`: table, json or yaml")
 	fs.StringVar(&c.packing, "packing", string(scheduling.PackingCostAware), "CostAware (nodeplan's plan: never dearer than Karpenter's, every rule kept as launched) or Karpenter (Karpenter's own answer over its provisioning rounds, with the rules it breaks as launched)")
 	fs.StringVar(&c.minValuesPolicy, "min-values-policy", string(scheduling.MinValuesStrict), "Strict or BestEffort, as Karpenter's --min-values-policy")
 	fs.StringVar(&c.preferencePolicy, "preference-policy", string(scheduling.PreferencesRespect), "Respect or Ignore, as Karpenter's --preference-policy")
@@ -105,27 +99,21 @@ func (c *commonFlags) check() error {
 	return fmt.Errorf("-o %q: want table, json or yaml", c.output)
 }
 
-func newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// parseFlags parses a command's arguments as its cobra command does (register adds its
+// flags), without running it: for the tests that read a command line again.
+func parseFlags(command string, args []string, register func(*pflag.FlagSet)) error {
+	cmd := &cobra.Command{Use: command}
+	register(cmd.Flags())
+	(&cobra.Command{Use: "nodeplan"}).AddCommand(cmd)
+	fs := cmd.Flags()
 	fs.SetOutput(io.Discard)
-	return fs
-}
-
-// parseFlags parses a command's arguments: the common flags plus those extra registers.
-func parseFlags(command string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (*commonFlags, error) {
-	c := &commonFlags{stderr: stderr}
-	fs := newFlagSet(command)
-	c.register(fs)
-	if extra != nil {
-		extra(fs)
-	}
-	if err := fs.Parse(args); err != nil {
-		return nil, fmt.Errorf("%s: %v\n%s", command, err, usage)
+	if err := fs.Parse(normalizeFlags(cmd.Root(), append([]string{command}, args...))[1:]); err != nil {
+		return fmt.Errorf("%s: %w", command, err)
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("%s: unexpected argument %q (inputs go after -f)", command, fs.Arg(0))
+		return fmt.Errorf("%s: unexpected argument %q (inputs go after -f)", command, fs.Arg(0))
 	}
-	return c, c.check()
+	return nil
 }
 
 // load reads the manifests and the catalog the flags name and builds the cluster snapshot

@@ -2,9 +2,10 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
+
+	"github.com/spf13/pflag"
 
 	"github.com/nodeplan/nodeplan/catalog"
 	"github.com/nodeplan/nodeplan/cloudprovider"
@@ -19,7 +20,7 @@ type limitFlags struct {
 	maxPods       int
 }
 
-func (l *limitFlags) register(fs *flag.FlagSet) {
+func (l *limitFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&l.maxInputBytes, "max-input-bytes", manifest.DefaultMaxFileBytes, "the most bytes read from one file or from stdin")
 	fs.IntVar(&l.maxPods, "max-pods", manifest.MaxExpandedPods, "the most Pod objects read, and separately the most pods workloads expand into")
 }

@@ -213,7 +213,7 @@ func TestBadInput(t *testing.T) {
 func TestUsage(t *testing.T) {
 	_, stderr, code := nodeplan(t)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "usage")
+	assert.Contains(t, stderr, "Usage:")
 	_, stderr, code = nodeplan(t, "frobnicate")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "frobnicate")

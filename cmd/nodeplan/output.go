@@ -241,7 +241,7 @@ func writePlanJSON(w io.Writer, out *planOutput) error {
 	return bw.Flush()
 }
 
-func writePlanTable(w io.Writer, out *planOutput, set *manifest.Set) error {
+func writePlanTable(w io.Writer, out *planOutput) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NODECLAIM\tNODEPOOL\tINSTANCE TYPE\tZONE\tCAPACITY\t$/HOUR\tPODS\tOPTIONS")
 	for i, c := range out.NodeClaims {
@@ -279,14 +279,6 @@ func writePlanTable(w io.Writer, out *planOutput, set *manifest.Set) error {
 	}
 	writeNotPlanned(w, out.NotPlanned)
 	writeViolationsTable(w, out.Violations)
-	if n := set.SkippedTotal(); n > 0 {
-		kinds := make([]string, 0, len(set.Skipped))
-		for k, c := range set.Skipped {
-			kinds = append(kinds, fmt.Sprintf("%s %d", k, c))
-		}
-		sort.Strings(kinds)
-		fmt.Fprintf(w, "\nskipped %d objects of kinds nodeplan does not plan with (%s)\n", n, strings.Join(kinds, ", "))
-	}
 	return nil
 }
 
@@ -395,9 +387,18 @@ func claimOutputOf(c *scheduling.NodeClaim) claimOutput {
 }
 
 // writeWarnings prints what the input was read otherwise than written as (v1beta1 objects
-// converted), one line each, so that the answer on stdout stays clean.
+// converted), one line each, and how many objects of kinds nodeplan does not read were
+// skipped, so that the answer on stdout stays clean.
 func writeWarnings(w io.Writer, set *manifest.Set) {
 	for _, warning := range set.Warnings {
 		fmt.Fprintln(w, "nodeplan: warning:", warning)
+	}
+	if n := set.SkippedTotal(); n > 0 {
+		kinds := make([]string, 0, len(set.Skipped))
+		for k, c := range set.Skipped {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, c))
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(w, "nodeplan: skipped %d objects of kinds nodeplan does not plan with (%s)\n", n, strings.Join(kinds, ", "))
 	}
 }

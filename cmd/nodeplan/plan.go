@@ -3,45 +3,94 @@ package main
 import (
 	"io"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-func runPlan(args []string, stdout, stderr io.Writer) error {
-	c, set, snap, err := loadPlan(args, stderr)
+// planFlags are `nodeplan plan`'s flags.
+type planFlags struct {
+	commonFlags
+}
+
+func (p *planFlags) register(fs *pflag.FlagSet) {
+	p.commonFlags.register(fs)
+}
+
+func newPlanCommand(stdout, stderr io.Writer) *cobra.Command {
+	p := &planFlags{commonFlags: commonFlags{stderr: stderr}}
+	cmd := &cobra.Command{
+		Use:   "plan -f PATH... [flags]",
+		Short: "The NodeClaims Karpenter would launch for the pending pods",
+		Long: `plan reads NodePools, EC2NodeClasses, nodes, pods and workloads and prints the NodeClaims
+Karpenter's provisioner would launch for the pending pods (instance type, zone, capacity type,
+$/hour), the pending pods it would place on existing nodes, and why each other pod cannot be
+scheduled. Pods already bound stay where they are.`,
+		Example: `  # the bundled example: a general-purpose NodePool and a realistic workload
+  nodeplan plan -f examples/
+  # a live cluster's dump, machine-readable
+  nodeplan plan -f cluster.yaml -o json
+  # the NodeClaims as karpenter.sh/v1 manifests, then the Events Karpenter would record
+  nodeplan plan -f cluster.yaml -o yaml
+  # your own instance types, Karpenter's exact packing rule
+  nodeplan plan -f pods/ -f nodepool.yaml --instance-types types.yaml --packing Karpenter`,
+		Args: noArguments,
+		RunE: func(*cobra.Command, []string) error { return runPlan(p, stdout, stderr) },
+	}
+	p.register(cmd.Flags())
+	return cmd
+}
+
+func runPlan(p *planFlags, stdout, stderr io.Writer) error {
+	set, snap, err := p.read(stderr)
 	if err != nil {
 		return err
 	}
-	opts := c.options()
+	opts := p.options()
 	res, err := scheduling.Solve(snap, opts)
 	if err != nil {
 		return err
 	}
 	out := newPlanOutput(res, set)
-	out.NotPlanned = c.notPlanned
+	out.NotPlanned = p.notPlanned
 	out.Violations = planViolations(snap, opts, res)
-	markEstimates(out, res, c.catalog)
-	switch c.output {
+	markEstimates(out, res, p.catalog)
+	switch p.output {
 	case "json":
 		return writePlanJSON(stdout, out)
 	case "yaml":
-		return writePlanYAML(stdout, res, set, c.notPlanned, out.Violations)
+		return writePlanYAML(stdout, res, set, p.notPlanned, out.Violations)
 	default:
-		return writePlanTable(stdout, out, set)
+		return writePlanTable(stdout, out)
 	}
 }
 
-// loadPlan reads plan's flags and input (its warnings go to stderr): what Solve takes.
-func loadPlan(args []string, stderr io.Writer) (*commonFlags, *manifest.Set, *cluster.Snapshot, error) {
-	c, err := parseFlags("plan", args, stderr, nil)
+// loadPlan reads a plan command line's flags and input (its warnings go to stderr): what
+// Solve takes.
+func loadPlan(args []string, stderr io.Writer) (*planFlags, *manifest.Set, *cluster.Snapshot, error) {
+	p := &planFlags{commonFlags: commonFlags{stderr: stderr}}
+	if err := parseFlags("plan", args, p.register); err != nil {
+		return nil, nil, nil, err
+	}
+	set, snap, err := p.read(stderr)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	return p, set, snap, nil
+}
+
+// read checks the flags, reads the input they name and prints its warnings on stderr.
+func (c *commonFlags) read(stderr io.Writer) (*manifest.Set, *cluster.Snapshot, error) {
+	if err := c.check(); err != nil {
+		return nil, nil, err
 	}
 	set, snap, err := c.load()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	writeWarnings(stderr, set)
-	return c, set, snap, nil
+	return set, snap, nil
 }
