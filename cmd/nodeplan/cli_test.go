@@ -63,6 +63,7 @@ func TestVersion(t *testing.T) {
 		out, stderr, code := nodeplan(t, args...)
 		require.Equal(t, 0, code, stderr)
 		assert.Equal(t, versionString()+"\n", out)
+		assert.True(t, strings.HasPrefix(out, "nodeplan version "), out)
 		assert.Contains(t, out, "Karpenter "+karpenterRelease)
 		assert.Contains(t, out, karpenterCommit)
 	}

@@ -21,8 +21,12 @@ const (
 	karpenterCommit  = "2266468"
 )
 
-// versionString is what `nodeplan version` and `nodeplan --version` print.
-func versionString() string {
+// versionString is what `nodeplan version` and `nodeplan --version` print (cobra's default
+// version line, "nodeplan version " and the root command's Version).
+func versionString() string { return "nodeplan version " + versionDetail() }
+
+// versionDetail is the version and the Karpenter release nodeplan models.
+func versionDetail() string {
 	v := version
 	if v == "" {
 		v = "devel"
@@ -30,7 +34,7 @@ func versionString() string {
 			v = info.Main.Version
 		}
 	}
-	return fmt.Sprintf("nodeplan %s (models Karpenter %s, kubernetes-sigs/karpenter %s)", v, karpenterRelease, karpenterCommit)
+	return fmt.Sprintf("%s (models Karpenter %s, kubernetes-sigs/karpenter %s)", v, karpenterRelease, karpenterCommit)
 }
 
 func newVersionCommand(stdout io.Writer) *cobra.Command {
