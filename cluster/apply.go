@@ -85,37 +85,69 @@ func (s *Snapshot) NodeClaimsOf(names ...string) ([]*v1.NodeClaim, error) {
 	return out, nil
 }
 
-// Move binds Pod to the node To names (see Carry).
+// Move is where a plan sends one pod — the one shape of it both engines and the apply
+// helpers share: scheduling.Result.Bindings are the pods Solve binds to nodes of the
+// snapshot, a disruption command's Moves (disruption.PodMove, which adds why a pod has no
+// destination) the pods it displaces, and Carry binds them. A move to a node of the snapshot
+// sets To (which wins over Claim), one to a new NodeClaim sets Claim (0 is the first), one
+// without destination neither (Claim -1).
 type Move struct {
 	// Pod is the pod as the plan has it.
 	Pod *corev1.Pod
-	// To names the node it goes to, as Find reads names: a node of the snapshot or a
-	// launched claim.
+	// From is the node the pod leaves: its spec.nodeName, a disruption candidate's name ("" for
+	// a pending pod).
+	From string
+	// To names the node of the snapshot the pod goes to, as Find reads names: an existing
+	// node or in-flight NodeClaim ("" when it goes to a new NodeClaim or nowhere).
 	To string
+	// Claim is the index, among the plan's new NodeClaims (Solve's NewNodeClaims, a command's
+	// Replacements), of the one the pod goes to when To is empty; -1 when none.
+	Claim int
 }
 
-// Carry is the primitive scheduling.Apply and disruption.Apply carry plans out with: the
-// snapshot with the launched NodeClaims added (WithClaims: paired with their Node when it
-// is there, in flight otherwise), each move's pod bound to the node To names (Find, after
-// the claims were added: a node of the snapshot or a launched claim), and the displaced
-// pods pending. A bound pod is a shallow copy with spec.nodeName set to its node's
-// BindName, a pending one with spec.nodeName cleared; each pod is taken from wherever the
-// snapshot held it (by namespace/name), once (the first move wins, then displaced).
+// Carry is the primitive scheduling.Apply and disruption.Apply carry plans out with:
+// launched[i] is the NodeClaim launched for the plan's new claim i (nil: not launched); the
+// snapshot with the launched claims added (WithClaims: paired with their Node when it is
+// there, in flight otherwise), each move's pod bound to its node (To, read by Find once the
+// claims were added, or the launched claim of Claim; a move without destination or to a
+// claim not launched is left out, its pod stays where the snapshot holds it), and the
+// displaced pods pending. A
+// bound pod is a shallow copy with spec.nodeName set to its node's BindName, a pending one
+// with spec.nodeName cleared; each pod is taken from wherever the snapshot held it (by
+// namespace/name), once (the first move wins, then displaced).
 func (s *Snapshot) Carry(launched []*v1.NodeClaim, moves []Move, displaced []*corev1.Pod) (*Snapshot, error) {
-	gone := append([]*corev1.Pod(nil), displaced...)
-	for _, m := range moves {
-		gone = append(gone, m.Pod)
+	claims := make([]*v1.NodeClaim, 0, len(launched))
+	for _, nc := range launched {
+		if nc != nil {
+			claims = append(claims, nc)
+		}
 	}
-	c, err := s.WithoutPods(gone...).WithClaims(launched...)
+	to := make([]string, len(moves)) // the node each move binds to ("": dropped)
+	gone := append([]*corev1.Pod(nil), displaced...)
+	for i, m := range moves {
+		switch {
+		case m.To != "":
+			to[i] = m.To
+		case m.Claim < 0:
+		case m.Claim >= len(launched):
+			return nil, fmt.Errorf("cluster: Carry: pod %s moves to new NodeClaim %d of %d", PodKey(m.Pod), m.Claim, len(launched))
+		case launched[m.Claim] != nil:
+			to[i] = launched[m.Claim].Name
+		}
+		if to[i] != "" {
+			gone = append(gone, m.Pod)
+		}
+	}
+	c, err := s.WithoutPods(gone...).WithClaims(claims...)
 	if err != nil {
 		return nil, err
 	}
 	next := make([]*corev1.Pod, 0, len(gone))
 	seen := map[string]bool{}
-	for _, m := range moves {
-		if k := PodKey(m.Pod); !seen[k] {
+	for i, m := range moves {
+		if k := PodKey(m.Pod); to[i] != "" && !seen[k] {
 			seen[k] = true
-			next = append(next, boundTo(m.Pod, c.bindName(m.To)))
+			next = append(next, boundTo(m.Pod, c.bindName(to[i])))
 		}
 	}
 	for _, p := range displaced {

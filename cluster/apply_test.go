@@ -130,9 +130,9 @@ func TestDisruptionApplyMovesPodsOffCandidates(t *testing.T) {
 		}
 		require.NotEmpty(t, cmd.Moves)
 		for _, m := range cmd.Moves {
-			want := m.Node
-			if m.Replacement >= 0 {
-				want = launched[m.Replacement].Name
+			want := m.To
+			if m.Claim >= 0 {
+				want = launched[m.Claim].Name
 			}
 			assert.Equal(t, want, boundOn(s, m.Pod), "pod %s goes where the plan sent it", m.Pod.Name)
 		}
@@ -172,9 +172,9 @@ func TestDisruptionApplyMoves(t *testing.T) {
 	p0, p1, p2 := cand.Pods[0], cand.Pods[1], cand.Pods[2]
 	repl := &scheduling.NodeClaim{NodePool: "default", Pods: []*corev1.Pod{p1}}
 	cmd := disruption.Command{Candidates: []string{cand.Node.Name}, Replacements: []*scheduling.NodeClaim{repl}, Moves: []disruption.PodMove{
-		{Pod: p0, From: cand.Node.Name, Node: "other", Replacement: -1, Provisioned: -1},
-		{Pod: p1, From: cand.Node.Name, Replacement: 0, Provisioned: -1},
-		{Pod: p2, From: cand.Node.Name, Replacement: -1, Provisioned: -1, Pending: disruption.MoveWaits},
+		{Move: cluster.Move{Pod: p0, From: cand.Node.Name, To: "other", Claim: -1}, Provisioned: -1},
+		{Move: cluster.Move{Pod: p1, From: cand.Node.Name, Claim: 0}, Provisioned: -1},
+		{Move: cluster.Move{Pod: p2, From: cand.Node.Name, Claim: -1}, Provisioned: -1, Pending: disruption.MoveWaits},
 	}}
 	nc := scheduling.NodeClaimFor(repl, "r-0", s.NodePool("default"))
 	next, err := disruption.Apply(s, cmd, []*v1.NodeClaim{nc})
@@ -192,10 +192,10 @@ func TestDisruptionApplyMoves(t *testing.T) {
 	assert.Len(t, next.Pending(), 3)
 
 	for name, bad := range map[string]disruption.PodMove{
-		"unknown node":         {Pod: p0, Node: "nowhere", Replacement: -1, Provisioned: -1},
-		"node deleted":         {Pod: p0, Node: cand.Node.Name, Replacement: -1, Provisioned: -1},
-		"replacement past end": {Pod: p0, Replacement: 1, Provisioned: -1},
-		"pod not displaced":    {Pod: fake.Pod("stranger").Obj(), Node: "other", Replacement: -1, Provisioned: -1},
+		"unknown node":         {Move: cluster.Move{Pod: p0, To: "nowhere", Claim: -1}, Provisioned: -1},
+		"node deleted":         {Move: cluster.Move{Pod: p0, To: cand.Node.Name, Claim: -1}, Provisioned: -1},
+		"replacement past end": {Move: cluster.Move{Pod: p0, Claim: 1}, Provisioned: -1},
+		"pod not displaced":    {Move: cluster.Move{Pod: fake.Pod("stranger").Obj(), To: "other", Claim: -1}, Provisioned: -1},
 	} {
 		c := cmd
 		c.Moves = []disruption.PodMove{bad}
@@ -269,4 +269,35 @@ func deepCopy[T any](v T) T {
 		panic(err)
 	}
 	return out
+}
+
+// TestCarryMovesToClaims: a Move to a new NodeClaim (Claim i) binds its pod to the claim
+// launched for it; one to a claim not launched, or without destination, leaves the pod where
+// the snapshot holds it; a Claim past the launched claims is an error.
+func TestCarryMovesToClaims(t *testing.T) {
+	_, s := smallCluster(t, 3)
+	p0, p1, p2 := s.Pending()[0], s.Pending()[1], s.Pending()[2]
+	nc := &v1.NodeClaim{}
+	nc.Name = "claim-1"
+	moves := []cluster.Move{{Pod: p0, Claim: 1}, {Pod: p1, Claim: 0}, {Pod: p2, Claim: -1}}
+	next, err := s.Carry([]*v1.NodeClaim{nil, nc}, moves, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "claim-1", boundOn(next, p0))
+	assert.Equal(t, []string{cluster.PodKey(p1), cluster.PodKey(p2)}, podKeys(next.Pending()), "not launched, no destination: still pending")
+	require.NotNil(t, next.Find("claim-1"), "the launched claim is in flight")
+
+	_, err = s.Carry([]*v1.NodeClaim{nc}, []cluster.Move{{Pod: p0, Claim: 1}}, nil)
+	assert.Error(t, err)
+}
+
+// TestCarryToWinsOverClaim: a Move naming a node goes there whatever its Claim holds (a
+// literal with To alone has Claim 0).
+func TestCarryToWinsOverClaim(t *testing.T) {
+	_, s := smallCluster(t, 1)
+	s, err := s.WithNodes(node("other", ""))
+	require.NoError(t, err)
+	p := s.Pending()[0]
+	next, err := s.Carry(nil, []cluster.Move{{Pod: p, To: "other"}}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "other", boundOn(next, p))
 }

@@ -284,9 +284,7 @@ func (a *autoscaler) provision(t *rapid.T) {
 		t.Fatal(err)
 	}
 	a.launched(t, res.NewNodeClaims, launched)
-	for _, e := range res.ExistingNodes {
-		a.stats.PodsBound += len(e.Pods)
-	}
+	a.stats.PodsBound += len(res.Bindings)
 	next, err := scheduling.Apply(a.snap, res, launched)
 	if err != nil {
 		t.Fatal(err)
@@ -349,9 +347,9 @@ func (a *autoscaler) consolidate(t *rapid.T, events ...interruption.Event) {
 			checkBound(t, n, a.snap, fmt.Sprintf("after command %s %v of\n%s", cmd.Method, cmd.Candidates, planText(res)))
 		}
 		for _, m := range cmd.Moves {
-			want := m.Node // "": pending (a provisioned claim's pod, or one without a destination)
-			if m.Replacement >= 0 {
-				want = launched[m.Replacement].Name
+			want := m.To // "": pending (a provisioned claim's pod, or one without a destination)
+			if m.Claim >= 0 {
+				want = launched[m.Claim].Name
 			}
 			if got := a.boundOn(m.Pod); got != want || (want == "" && !slices.ContainsFunc(a.snap.Pending(), func(p *corev1.Pod) bool {
 				return cluster.PodKey(p) == cluster.PodKey(m.Pod)
@@ -540,7 +538,7 @@ func planText(res *disruption.Result) string {
 func movesText(ms []disruption.PodMove) []string {
 	var out []string
 	for _, m := range ms {
-		out = append(out, fmt.Sprintf("%s->%s/%d/%d/%s", m.Pod.Name, m.Node, m.Replacement, m.Provisioned, m.Pending))
+		out = append(out, fmt.Sprintf("%s->%s/%d/%d/%s", m.Pod.Name, m.To, m.Claim, m.Provisioned, m.Pending))
 	}
 	return out
 }

@@ -31,7 +31,8 @@
 //     each O(nodes) at most, no deep copies.
 //
 // A plan is carried out with the engines' Apply helpers (scheduling.Apply,
-// disruption.Apply, over the primitive Carry) and the neutral pieces here: NodeFor (a
+// disruption.Apply, over the primitive Carry) and the neutral pieces here: Move (where a
+// plan sends one pod, the one shape both engines' results use for it), NodeFor (a
 // launched claim's Node), WithNodesFor (the launched claims' Nodes register), NodeClaimsOf
 // (a command's candidates' NodeClaims), NodePrice and Price (a node's and the
 // whole snapshot's price per hour), Find and Node.BindName.

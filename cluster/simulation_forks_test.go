@@ -61,10 +61,8 @@ func twoNodesOf(t *testing.T, pool *v1.NodePool, pdbs []*policyv1.PodDisruptionB
 // unplaced), by pod name.
 func placedOn(res *scheduling.Result) map[string]string {
 	out := map[string]string{}
-	for _, e := range res.ExistingNodes {
-		for _, p := range e.Pods {
-			out[p.Name] = e.Name
-		}
+	for _, b := range res.Bindings {
+		out[b.Pod.Name] = b.To
 	}
 	for _, c := range res.NewNodeClaims {
 		for _, p := range c.Pods {

@@ -47,40 +47,39 @@ func Apply(snap *cluster.Snapshot, cmd Command, launched []*v1.NodeClaim) (*clus
 			}
 		}
 	}
-	dest := map[string]string{} // pod key -> the node name it is bound to next
+	dest := map[string]cluster.Move{} // pod key -> where it goes next (no To or Claim: pending)
 	for _, m := range cmd.Moves {
 		k := cluster.PodKey(m.Pod)
+		d := cluster.Move{Claim: -1}
 		switch {
-		case m.Node != "":
-			n := snap.Find(m.Node)
+		case m.To != "":
+			n := snap.Find(m.To)
 			if n == nil || candidate[n] {
-				return nil, fmt.Errorf("disruption: Apply: pod %s moves to node %q, which the snapshot does not hold or the command deletes", k, m.Node)
+				return nil, fmt.Errorf("disruption: Apply: pod %s moves to node %q, which the snapshot does not hold or the command deletes", k, m.To)
 			}
-			dest[k] = n.BindName()
-		case m.Replacement >= len(launched):
-			return nil, fmt.Errorf("disruption: Apply: pod %s moves to replacement %d of %d", k, m.Replacement, len(launched))
-		case m.Replacement >= 0 && launched[m.Replacement] != nil:
-			dest[k] = launched[m.Replacement].Name
-		default:
-			dest[k] = ""
+			d.To = n.BindName()
+		case m.Claim >= len(launched):
+			return nil, fmt.Errorf("disruption: Apply: pod %s moves to replacement %d of %d", k, m.Claim, len(launched))
+		case m.Claim >= 0:
+			d.Claim = m.Claim
 		}
+		dest[k] = d
 	}
 	var moves []cluster.Move
-	var pending []*corev1.Pod
 	for _, p := range displaced {
 		k := cluster.PodKey(p)
-		if d := dest[k]; d != "" {
-			moves = append(moves, cluster.Move{Pod: p, To: d})
-		} else {
-			pending = append(pending, p)
+		if d, ok := dest[k]; ok && (d.To != "" || d.Claim >= 0) {
+			d.Pod, d.From = p, p.Spec.NodeName
+			moves = append(moves, d)
 		}
 		delete(dest, k)
 	}
 	if len(dest) > 0 {
 		return nil, fmt.Errorf("disruption: Apply: cmd.Moves lists pods %v, which do not move off a candidate", slices.Sorted(maps.Keys(dest)))
 	}
-	claims, onClaims := scheduling.LaunchedMoves(cmd.Replacements, launched)
-	return snap.Without(cmd.Candidates...).Carry(claims, append(moves, onClaims...), pending)
+	// Carry binds the moves first: a displaced pod without one (or whose replacement was not
+	// launched) is pending.
+	return snap.Without(cmd.Candidates...).Carry(launched, append(moves, scheduling.ClaimMoves(cmd.Replacements)...), displaced)
 }
 
 // Batch is the commands of r a host may carry out one after another with Apply on the

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 )
 
@@ -21,7 +22,7 @@ func command(r disruption.Reason, name string, pods int) disruption.Command {
 	cmd := disruption.Command{Method: methods[r], Reason: r, Candidates: []string{name}}
 	for i := range pods {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("%s-pod-%d", name, i)}}
-		cmd.Moves = append(cmd.Moves, disruption.PodMove{Pod: pod, From: name, Node: "elsewhere", Replacement: -1, Provisioned: -1})
+		cmd.Moves = append(cmd.Moves, disruption.PodMove{Move: cluster.Move{Pod: pod, From: name, To: "elsewhere", Claim: -1}, Provisioned: -1})
 	}
 	return cmd
 }

@@ -239,9 +239,9 @@ func replay(t tb, in *fixture, gone map[string]bool, inflight ...[]*scheduling.N
 
 func destinations(res *scheduling.Result) []string {
 	var out []string
-	for _, pl := range res.ExistingNodes {
-		if len(pl.Pods) > 0 {
-			out = append(out, pl.Name)
+	for _, b := range res.Bindings {
+		if len(out) == 0 || out[len(out)-1] != b.To {
+			out = append(out, b.To)
 		}
 	}
 	return out

@@ -5,21 +5,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // PodMove is where one pod a command displaces goes, as the simulation that justified the
-// command placed it. Exactly one of Node, Replacement, Provisioned and Pending is set.
+// command placed it: a cluster.Move (From the candidate it leaves, To an existing node or
+// in-flight NodeClaim of the input, Claim the index in the command's Replacements), or a
+// Result.Provisioned claim, or, when it has no destination, why. Exactly one of To, Claim,
+// Provisioned and Pending is set.
 type PodMove struct {
-	Pod *corev1.Pod
-	// From is the candidate the pod leaves.
-	From string
-	// Node is the existing node or in-flight NodeClaim of the input the pod goes to ("" if
-	// none).
-	Node string
-	// Replacement is the index in the command's Replacements of the NodeClaim the pod goes
-	// to, -1 if none.
-	Replacement int
+	cluster.Move
 	// Provisioned is the index in Result.Provisioned of the NodeClaim the provisioner plans
 	// the pod onto (forceful commands), -1 if none.
 	Provisioned int
@@ -65,7 +61,7 @@ func movesOf(cands []*node, res *scheduling.Result, claim func(i int, m *PodMove
 		for _, p := range c.reschedulable {
 			if _, dup := at[p]; !dup {
 				at[p] = len(out)
-				out = append(out, PodMove{Pod: p, From: c.name, Replacement: -1, Provisioned: -1, Pending: pending})
+				out = append(out, PodMove{Move: cluster.Move{Pod: p, From: c.name, Claim: -1}, Provisioned: -1, Pending: pending})
 			}
 		}
 	}
@@ -73,11 +69,9 @@ func movesOf(cands []*node, res *scheduling.Result, claim func(i int, m *PodMove
 		return nil
 	}
 	if res != nil {
-		for _, pl := range res.ExistingNodes {
-			for _, p := range pl.Pods {
-				if i, ok := at[p]; ok {
-					out[i].Node, out[i].Pending = pl.Name, ""
-				}
+		for _, b := range res.Bindings {
+			if i, ok := at[b.Pod]; ok {
+				out[i].To, out[i].Pending = b.To, ""
 			}
 		}
 		for ci, c := range res.NewNodeClaims {
@@ -106,4 +100,4 @@ func movesOf(cands []*node, res *scheduling.Result, claim func(i int, m *PodMove
 }
 
 // replacementMove: res.NewNodeClaims[i] is the command's Replacements[i].
-func replacementMove(i int, m *PodMove) { m.Replacement = i }
+func replacementMove(i int, m *PodMove) { m.Claim = i }

@@ -23,7 +23,7 @@ type moveWant struct {
 func movesWant(ms []PodMove) []moveWant {
 	var out []moveWant
 	for _, m := range ms {
-		out = append(out, moveWant{m.Pod.Name, m.From, m.Node, m.Replacement, m.Provisioned, m.Pending})
+		out = append(out, moveWant{m.Pod.Name, m.From, m.To, m.Claim, m.Provisioned, m.Pending})
 	}
 	return out
 }
@@ -93,8 +93,8 @@ func TestCommandMoves(t *testing.T) {
 			assert.Equal(t, tc.want, movesWant(cmd.Moves))
 			for _, m := range cmd.Moves {
 				assert.Equal(t, m.Pending == MoveUnschedulable, m.Error != nil, m.Pod.Name)
-				if m.Replacement >= 0 {
-					assert.Contains(t, cmd.Replacements[m.Replacement].Pods, m.Pod)
+				if m.Claim >= 0 {
+					assert.Contains(t, cmd.Replacements[m.Claim].Pods, m.Pod)
 				}
 				if m.Provisioned >= 0 {
 					assert.Contains(t, res.Provisioned[m.Provisioned].Pods, m.Pod)
@@ -115,8 +115,8 @@ func TestMovesAreDestinations(t *testing.T) {
 	require.NotEmpty(t, res.Commands)
 	for _, c := range res.Commands {
 		for _, m := range c.Moves {
-			if m.Node != "" {
-				assert.Contains(t, c.Destinations, m.Node)
+			if m.To != "" {
+				assert.Contains(t, c.Destinations, m.To)
 			}
 		}
 	}

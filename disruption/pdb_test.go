@@ -86,11 +86,9 @@ func TestPDBOneReading(t *testing.T) {
 
 // placed reports whether Solve's result mentions the pod (placed or with an error).
 func placed(r *scheduling.Result, name string) bool {
-	for _, e := range r.ExistingNodes {
-		for _, p := range e.Pods {
-			if p.Name == name {
-				return true
-			}
+	for _, b := range r.Bindings {
+		if b.Pod.Name == name {
+			return true
 		}
 	}
 	for _, c := range r.NewNodeClaims {

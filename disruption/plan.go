@@ -223,13 +223,12 @@ func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
 // names, sorted.
 func (s *state) nominate(res *scheduling.Result) []string {
 	var names []string
-	for _, pl := range res.ExistingNodes {
-		if len(pl.Pods) > 0 {
-			s.nominated[pl.Name] = true
-			names = append(names, pl.Name)
+	for _, b := range res.Bindings { // sorted by node name
+		if len(names) == 0 || names[len(names)-1] != b.To {
+			s.nominated[b.To] = true
+			names = append(names, b.To)
 		}
 	}
-	sort.Strings(names)
 	return names
 }
 

@@ -89,16 +89,11 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 	}
 	// A candidate's pod may not rely on a node that is not initialized yet; pods of deleting
 	// nodes may (their replacements are coming up for them).
-	for _, pl := range res.ExistingNodes {
-		if !s.uninit[pl.Name] {
-			continue
-		}
-		for _, p := range pl.Pods {
-			if sim.own[p] {
-				pod := cluster.PodKey(p)
-				sim.fail = Blocker{Code: BlockPodUnschedulable, Object: pod, Pod: pod, Node: pl.Name}
-				return sim, nil
-			}
+	for _, b := range res.Bindings {
+		if s.uninit[b.To] && sim.own[b.Pod] {
+			pod := cluster.PodKey(b.Pod)
+			sim.fail = Blocker{Code: BlockPodUnschedulable, Object: pod, Pod: pod, Node: b.To}
+			return sim, nil
 		}
 	}
 	return sim, nil

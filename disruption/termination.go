@@ -389,14 +389,12 @@ func (s *state) landing(draining []*node) (map[*corev1.Pod]PodDrain, error) {
 	}
 	names := s.inflightNames()
 	out := map[*corev1.Pod]PodDrain{}
-	for _, pl := range sim.res.ExistingNodes {
-		dest := pl.Name
-		if alias, ok := names[pl.Name]; ok {
+	for _, b := range sim.res.Bindings {
+		dest := b.To
+		if alias, ok := names[b.To]; ok {
 			dest = alias
 		}
-		for _, p := range pl.Pods {
-			out[p] = PodDrain{Destination: dest}
-		}
+		out[b.Pod] = PodDrain{Destination: dest}
 	}
 	for _, c := range sim.res.NewNodeClaims {
 		for _, p := range c.Pods {

@@ -61,9 +61,7 @@ func TestAdversarialInputs(t *testing.T) {
 				seen += len(c.Pods)
 				assert.False(t, math.IsNaN(c.Offering.Price), "a NaN price is never launched")
 			}
-			for _, n := range res.ExistingNodes {
-				seen += len(n.Pods)
-			}
+			seen += len(res.Bindings)
 			for _, e := range res.PodErrors {
 				assert.NotEmpty(t, e.Reason)
 				seen++

@@ -54,42 +54,35 @@ func NodeClaimsFor(snap *cluster.Snapshot, planned []*NodeClaim, name func(nodeP
 // Apply is snap after res (a Solve of snap) was carried out: launched[i] is what
 // CloudProvider.Create returned for res.NewNodeClaims[i] (nil: not launched, its pods stay
 // where they were), added in flight with that claim's pods bound to it; the pods placed on
-// existing nodes and in-flight claims are bound there. A bound pod is a shallow copy with
-// spec.nodeName set to the node's BindName. The launched claims' Nodes register with
-// cluster.Snapshot.WithNodesFor (a simulated cloud) or WithNodes (the Nodes a real cluster
-// reports).
+// existing nodes and in-flight claims (Bindings) are bound there. A bound pod is a shallow
+// copy with spec.nodeName set to the node's BindName. The launched claims' Nodes register
+// with cluster.Snapshot.WithNodesFor (a simulated cloud) or WithNodes (the Nodes a real
+// cluster reports).
 func Apply(snap *cluster.Snapshot, res *Result, launched []*v1.NodeClaim) (*cluster.Snapshot, error) {
 	if len(launched) != len(res.NewNodeClaims) {
 		return nil, fmt.Errorf("scheduling: Apply: %d launched NodeClaims for %d planned", len(launched), len(res.NewNodeClaims))
 	}
-	var moves []cluster.Move
-	for _, p := range res.ExistingNodes {
-		n := snap.Find(p.Name)
+	moves := make([]cluster.Move, 0, len(res.Bindings))
+	for _, b := range res.Bindings {
+		n := snap.Find(b.To)
 		if n == nil {
-			return nil, fmt.Errorf("scheduling: Apply: pods placed on node %q, which the snapshot does not hold", p.Name)
+			return nil, fmt.Errorf("scheduling: Apply: pods placed on node %q, which the snapshot does not hold", b.To)
 		}
-		for _, pod := range p.Pods {
-			moves = append(moves, cluster.Move{Pod: pod, To: n.BindName()})
-		}
+		b.To = n.BindName()
+		moves = append(moves, b)
 	}
-	claims, onClaims := LaunchedMoves(res.NewNodeClaims, launched)
-	return snap.Carry(claims, append(moves, onClaims...), nil)
+	return snap.Carry(launched, append(moves, ClaimMoves(res.NewNodeClaims)...), nil)
 }
 
-// LaunchedMoves are the launched claims (launched[i] is what CloudProvider.Create returned
-// for planned[i]; nil ones are dropped) and a cluster.Move for every pod planned onto one,
-// to it: what Apply and disruption.Apply hand to cluster.Snapshot.Carry.
-func LaunchedMoves(planned []*NodeClaim, launched []*v1.NodeClaim) ([]*v1.NodeClaim, []cluster.Move) {
-	var claims []*v1.NodeClaim
+// ClaimMoves is a cluster.Move to claims[i] (Claim i) for every pod planned onto it, in
+// order: with the launched claims, what cluster.Snapshot.Carry binds those pods to (Apply and
+// disruption.Apply hand it a Solve's NewNodeClaims, a command's Replacements).
+func ClaimMoves(claims []*NodeClaim) []cluster.Move {
 	var moves []cluster.Move
-	for i, nc := range launched {
-		if nc == nil {
-			continue
-		}
-		claims = append(claims, nc)
-		for _, pod := range planned[i].Pods {
-			moves = append(moves, cluster.Move{Pod: pod, To: nc.Name})
+	for i, c := range claims {
+		for _, pod := range c.Pods {
+			moves = append(moves, cluster.Move{Pod: pod, From: pod.Spec.NodeName, Claim: i})
 		}
 	}
-	return claims, moves
+	return moves
 }

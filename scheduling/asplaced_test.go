@@ -51,8 +51,8 @@ func TestDaemonSetReservedOnPreferNoScheduleNode(t *testing.T) {
 	objs.DaemonSets = []*appsv1.DaemonSet{ds}
 	res := mustSolve(t, snapOf(t, objs), scheduling.Options{})
 	require.Empty(t, res.PodErrors)
-	require.Len(t, res.ExistingNodes, 1)
-	assert.Len(t, res.ExistingNodes[0].Pods, 1, "room for 2 pods: the DaemonSet pod and one more")
+	require.Len(t, byNode(res), 1)
+	assert.Len(t, res.Bindings, 1, "room for 2 pods: the DaemonSet pod and one more")
 	assert.Len(t, res.NewNodeClaims, 1)
 }
 
@@ -92,7 +92,7 @@ func TestTaintsHonorSpreadCountsPodsOfUninitializedNode(t *testing.T) {
 	delete(n.Node.Labels, v1.NodeInitializedLabelKey)
 	res := mustSolve(t, snapOf(t, asObjects([]*corev1.Pod{p}, n)), scheduling.Options{})
 	require.Empty(t, res.PodErrors)
-	assert.Empty(t, res.ExistingNodes, "node-a holds 2 of the group already")
+	assert.Empty(t, res.Bindings, "node-a holds 2 of the group already")
 	assert.Len(t, res.NewNodeClaims, 1)
 }
 

@@ -127,8 +127,8 @@ func ExampleSolve_existingNode() {
 		panic(err)
 	}
 	mustVerify(snap, res)
-	for _, e := range res.ExistingNodes {
-		fmt.Printf("existing %s: %s\n", e.Name, podNames(e.Pods))
+	for _, b := range res.Bindings {
+		fmt.Printf("existing %s: %s\n", b.To, b.Pod.Name)
 	}
 	for _, c := range res.NewNodeClaims {
 		fmt.Printf("new %s: %s\n", c.InstanceType.Name, podNames(c.Pods))

@@ -92,10 +92,8 @@ func asLaunched(in *fidelityIn, res *scheduling.Result) []launchedPod {
 			out = append(out, launchedPod{pod: p, node: n.Node})
 		}
 	}
-	for _, e := range res.ExistingNodes {
-		for _, p := range e.Pods {
-			out = append(out, launchedPod{pod: p, node: byName[e.Name]})
-		}
+	for _, b := range res.Bindings {
+		out = append(out, launchedPod{pod: b.Pod, node: byName[b.To]})
 	}
 	for _, c := range res.NewNodeClaims {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: c.Hostname, Labels: launchedLabels(c)}, Spec: corev1.NodeSpec{Taints: c.Taints}}
@@ -165,11 +163,9 @@ func spreadViolations(t *testing.T, in *fidelityIn, res *scheduling.Result, doma
 }
 
 func placedOnExisting(res *scheduling.Result, pod *corev1.Pod) bool {
-	for _, e := range res.ExistingNodes {
-		for _, p := range e.Pods {
-			if p == pod {
-				return true
-			}
+	for _, b := range res.Bindings {
+		if b.Pod == pod {
+			return true
 		}
 	}
 	return false
@@ -199,6 +195,24 @@ func launchedCounts(in *fidelityIn, res *scheduling.Result, prefix, key string) 
 		if len(lp.pod.Name) >= len(prefix) && lp.pod.Name[:len(prefix)] == prefix {
 			out[lp.node.Labels[key]]++
 		}
+	}
+	return out
+}
+
+// nodePods are the pods a result binds to one node.
+type nodePods struct {
+	name string
+	pods []*corev1.Pod
+}
+
+// byNode groups res.Bindings by node, in their order (sorted by node name).
+func byNode(res *scheduling.Result) []nodePods {
+	var out []nodePods
+	for _, b := range res.Bindings {
+		if len(out) == 0 || out[len(out)-1].name != b.To {
+			out = append(out, nodePods{name: b.To})
+		}
+		out[len(out)-1].pods = append(out[len(out)-1].pods, b.Pod)
 	}
 	return out
 }

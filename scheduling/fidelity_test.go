@@ -412,10 +412,8 @@ spec:
 						got[p.Name] = c.Offering.Zone()
 					}
 				}
-				for _, e := range res.ExistingNodes {
-					for _, p := range e.Pods {
-						got[p.Name] = e.Name
-					}
+				for _, b := range res.Bindings {
+					got[b.Pod.Name] = b.To
 				}
 				assert.Equal(t, tc.zones, got)
 				assert.InDelta(t, tc.price, price, 1e-9)

@@ -404,10 +404,8 @@ func TestPropHostileInputs(t *testing.T) {
 				got[p]++
 			}
 		}
-		for _, n := range res.ExistingNodes {
-			for _, p := range n.Pods {
-				got[p]++
-			}
+		for _, b := range res.Bindings {
+			got[b.Pod]++
 		}
 		for _, e := range res.PodErrors {
 			got[e.Pod]++

@@ -466,11 +466,9 @@ func kcIndex(t *testing.T, snap *cluster.Snapshot, res *scheduling.Result) *kcRe
 			count[p.Name]++
 		}
 	}
-	for _, e := range res.ExistingNodes {
-		for _, p := range e.Pods {
-			r.existing[p.Name] = e.Name
-			count[p.Name]++
-		}
+	for _, b := range res.Bindings {
+		r.existing[b.Pod.Name] = b.To
+		count[b.Pod.Name]++
 	}
 	for _, e := range res.PodErrors {
 		r.errs[e.Pod.Name] = e.Reason
@@ -603,8 +601,8 @@ func (r *kcRes) dump() string {
 		fmt.Fprintf(&b, "  claim[%d] %s pool=%s type=%s zone=%s ct=%s pods=%v labels=%v reqs=%s\n", i, c.Hostname, c.NodePool,
 			it, zone, ct, kcNames(c.Pods), c.Labels, c.Requirements.String())
 	}
-	for _, e := range r.res.ExistingNodes {
-		fmt.Fprintf(&b, "  existing %s pods=%v\n", e.Name, kcNames(e.Pods))
+	for _, m := range r.res.Bindings {
+		fmt.Fprintf(&b, "  existing %s pod=%s\n", m.To, m.Pod.Name)
 	}
 	for _, e := range r.res.PodErrors {
 		fmt.Fprintf(&b, "  error %s: %s\n", e.Pod.Name, e.Reason)

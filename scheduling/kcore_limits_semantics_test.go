@@ -352,8 +352,8 @@ func kcSummary(r *scheduling.Result) []string {
 		s += " requests=" + kcMapString(reqs)
 		out = append(out, s)
 	}
-	for _, e := range r.ExistingNodes {
-		out = append(out, "existing "+e.Name+" pods="+kcJoinNames(e.Pods))
+	for _, b := range r.Bindings {
+		out = append(out, "existing "+b.To+" pod="+b.Pod.Name)
 	}
 	for _, e := range r.PodErrors {
 		out = append(out, "error "+e.Pod.Name+": "+e.Reason)
@@ -382,7 +382,7 @@ func kcComparable(r *scheduling.Result) any {
 		}
 		out = append(out, cl)
 	}
-	return []any{out, r.ExistingNodes, r.PodErrors}
+	return []any{out, r.Bindings, r.PodErrors}
 }
 
 func kcJoinNames(pods []*corev1.Pod) string { return kcJoinStrings(kcNames(pods)) }

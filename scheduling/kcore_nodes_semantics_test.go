@@ -388,8 +388,8 @@ func TestKCoreSemExistingNodes(t *testing.T) {
 			pods:  kcPods(4, "p", func(n string) *fake.PodBuilder { return fake.Pod(n).CPU("1.5") }),
 			nodes: []*cluster.Node{kcNode("n1", zl(kcZ1), room)}, claims: kcInt(1),
 			check: func(t *testing.T, r *kcRes) {
-				assert.Len(t, r.res.ExistingNodes, 1)
-				assert.Len(t, r.res.ExistingNodes[0].Pods, 2)
+				assert.Len(t, byNode(r.res), 1)
+				assert.Len(t, r.res.Bindings, 2)
 			},
 		},
 	})

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -77,9 +78,12 @@ const DefaultMaxInstanceTypes = 600
 type Result struct {
 	// NewNodeClaims are the NodeClaims to create, in the order they were opened.
 	NewNodeClaims []*NodeClaim
-	// ExistingNodes lists, for each existing node or in-flight NodeClaim that receives
-	// pending pods, the pods placed there, by node name.
-	ExistingNodes []*ExistingNodePlacement
+	// Bindings are the pods placed on existing nodes and in-flight NodeClaims, one
+	// cluster.Move each (To the node's cluster.Node.Name, which cluster.Snapshot.Find
+	// resolves; From the pod's spec.nodeName: a pod of a deleting node), sorted by node name,
+	// each node's pods in the order they were placed. The pods of NewNodeClaims are their
+	// Pods.
+	Bindings []cluster.Move
 	// PodErrors holds a reason for every pod that could not be placed (input order).
 	PodErrors []PodError
 }
@@ -116,14 +120,4 @@ type NodeClaim struct {
 	// Round is, in Karpenter mode, the provisioning round (from 1) that opened it; 0 in the
 	// default mode, which decides every round in one pass.
 	Round int
-}
-
-// ExistingNodePlacement lists the pods Solve placed on an existing node or in-flight
-// NodeClaim.
-type ExistingNodePlacement struct {
-	// Name is the node's cluster.Node.Name (cluster.Snapshot.Find resolves it).
-	Name string
-	// Pods are the pods placed there (pending, moving, or from a deleting node), in the
-	// order they were placed.
-	Pods []*corev1.Pod
 }

@@ -99,8 +99,8 @@ func TestSpreadHoldsWhenAPodIsRelaxedToAPreferNoSchedulePool(t *testing.T) {
 			assert.Empty(t, res.PodErrors)
 			assert.Equal(t, map[string]int{"zone-a": 1, "zone-b": 1}, launchedCounts(in, res, "web-", zoneKey))
 			assert.Empty(t, spreadViolations(t, in, res, []string{"zone-a", "zone-b", "zone-c"}))
-			if assert.Len(t, res.ExistingNodes, 1) {
-				assert.Equal(t, "node-a", res.ExistingNodes[0].Name)
+			if nodes := byNode(res); assert.Len(t, nodes, 1) {
+				assert.Equal(t, "node-a", nodes[0].name)
 			}
 		})
 	}
@@ -152,7 +152,7 @@ func TestHostnameSpreadHoldsWhenASelfAffinePodIsRelaxed(t *testing.T) {
 			if assert.Len(t, res.NewNodeClaims, 1) {
 				assert.Len(t, res.NewNodeClaims[0].Pods, 1)
 			}
-			assert.Empty(t, res.ExistingNodes)
+			assert.Empty(t, res.Bindings)
 			if assert.Len(t, res.PodErrors, 1) {
 				assert.Equal(t, scheduling.PodAffinity, res.PodErrors[0].Code)
 			}

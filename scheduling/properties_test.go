@@ -631,8 +631,8 @@ func locations(in *cluster.Snapshot, res *scheduling.Result) []location {
 		out = append(out, location{name: "claim " + c.Hostname, zone: z, placed: c.Pods})
 	}
 	placed := map[string][]*corev1.Pod{}
-	for _, e := range res.ExistingNodes {
-		placed[e.Name] = e.Pods
+	for _, b := range res.Bindings {
+		placed[b.To] = append(placed[b.To], b.Pod)
 	}
 	for _, n := range in.Nodes() {
 		out = append(out, location{name: "node " + n.Name(), zone: n.Node.Labels[v1.LabelTopologyZone],
@@ -657,13 +657,11 @@ func TestPropNothingLost(t *testing.T) {
 				seen[p] = append(seen[p], "claim "+c.Hostname)
 			}
 		}
-		for _, e := range res.ExistingNodes {
-			if nodeByName(in, e.Name) == nil {
-				t.Fatalf("placement on unknown node %q", e.Name)
+		for _, b := range res.Bindings {
+			if nodeByName(in, b.To) == nil {
+				t.Fatalf("placement on unknown node %q", b.To)
 			}
-			for _, p := range e.Pods {
-				seen[p] = append(seen[p], "node "+e.Name)
-			}
+			seen[b.Pod] = append(seen[b.Pod], "node "+b.To)
 		}
 		for _, pe := range res.PodErrors {
 			if pe.Reason == "" {
@@ -756,30 +754,30 @@ func TestPropPlacementsFit(t *testing.T) {
 				t.Fatalf("claim %s: offering %s/%s is unavailable or incompatible with %s", c.Hostname, c.Offering.Zone(), c.Offering.CapacityType(), c.Requirements)
 			}
 		}
-		for _, e := range res.ExistingNodes {
-			n := nodeByName(in, e.Name)
+		for _, e := range byNode(res) {
+			n := nodeByName(in, e.name)
 			var total podTotals
 			for _, p := range n.Pods {
 				total.add(p)
 			}
-			for _, p := range e.Pods {
+			for _, p := range e.pods {
 				total.add(p)
 				if err := hardTaintsTolerated(p, n.Node.Spec.Taints); err != nil {
-					t.Fatalf("node %s: %v", e.Name, err)
+					t.Fatalf("node %s: %v", e.name, err)
 				}
 				podReqs, err := requirements.ForPodStrict(p)
 				if err != nil {
 					t.Fatalf("pod %s: %v", p.Name, err)
 				}
 				if err := requirements.FromLabels(n.Node.Labels).Compatible(podReqs, nil); err != nil {
-					t.Fatalf("node %s: labels do not satisfy pod %s: %v", e.Name, p.Name, err)
+					t.Fatalf("node %s: labels do not satisfy pod %s: %v", e.name, p.Name, err)
 				}
 			}
 			if ok, why := total.fits(n.Node.Status.Allocatable); !ok {
-				t.Fatalf("node %s: bound + placed pods do not fit: %s", e.Name, why)
+				t.Fatalf("node %s: bound + placed pods do not fit: %s", e.name, why)
 			}
-			for _, pair := range hostPortClashes(e.Pods, n.Pods) {
-				t.Fatalf("node %s: %s", e.Name, pair)
+			for _, pair := range hostPortClashes(e.pods, n.Pods) {
+				t.Fatalf("node %s: %s", e.name, pair)
 			}
 		}
 	})
@@ -1080,12 +1078,8 @@ func render(res *scheduling.Result) string {
 		}
 		b.WriteString("]\n")
 	}
-	for _, e := range res.ExistingNodes {
-		fmt.Fprintf(&b, "node %s pods=[", e.Name)
-		for _, p := range e.Pods {
-			b.WriteString(p.Name + " ")
-		}
-		b.WriteString("]\n")
+	for _, m := range res.Bindings {
+		fmt.Fprintf(&b, "node %s pod=%s\n", m.To, m.Pod.Name)
 	}
 	for _, pe := range res.PodErrors {
 		fmt.Fprintf(&b, "error %s: %s\n", pe.Pod.Name, pe.Reason)
@@ -1124,10 +1118,8 @@ func placements(res *scheduling.Result) map[string]string {
 			out[p.Name] = fmt.Sprintf("claim pool=%s type=%s zone=%s", c.NodePool, c.InstanceType.Name, c.Offering.Zone())
 		}
 	}
-	for _, e := range res.ExistingNodes {
-		for _, p := range e.Pods {
-			out[p.Name] = "node " + e.Name
-		}
+	for _, b := range res.Bindings {
+		out[b.Pod.Name] = "node " + b.To
 	}
 	for _, pe := range res.PodErrors {
 		out[pe.Pod.Name] = "error"

@@ -751,17 +751,19 @@ func (s *solver) result(pods []*podData, errs map[*podData]podFailure) *Result {
 		}
 	}
 	r.NewNodeClaims = kept
+	placed := 0
 	for _, n := range s.existing {
-		if len(n.placed) == 0 {
-			continue
-		}
-		pl := &ExistingNodePlacement{Name: n.name}
-		for _, p := range n.placed {
-			pl.Pods = append(pl.Pods, p.pod)
-		}
-		r.ExistingNodes = append(r.ExistingNodes, pl)
+		placed += len(n.placed)
 	}
-	sort.SliceStable(r.ExistingNodes, func(i, j int) bool { return r.ExistingNodes[i].Name < r.ExistingNodes[j].Name })
+	if placed > 0 {
+		r.Bindings = make([]cluster.Move, 0, placed)
+	}
+	for _, n := range s.existing {
+		for _, p := range n.placed {
+			r.Bindings = append(r.Bindings, cluster.Move{Pod: p.pod, From: p.pod.Spec.NodeName, To: n.name, Claim: -1})
+		}
+	}
+	sort.SliceStable(r.Bindings, func(i, j int) bool { return r.Bindings[i].To < r.Bindings[j].To })
 	for _, p := range pods {
 		if failure, ok := errs[p]; ok {
 			r.PodErrors = append(r.PodErrors, newPodError(p.pod, failure, s.nodeCauses(p)))

@@ -114,11 +114,10 @@ func TestNodeMarkedForDeletion(t *testing.T) {
 	}, draining, &cluster.Node{Node: node("spare", "4")}).Deleting("old"), scheduling.Options{})
 	require.Empty(t, res.PodErrors)
 	assert.Empty(t, res.NewNodeClaims, "the spare node takes both pods")
-	require.Len(t, res.ExistingNodes, 1)
-	assert.Equal(t, "spare", res.ExistingNodes[0].Name)
 	var names []string
-	for _, p := range res.ExistingNodes[0].Pods {
-		names = append(names, p.Name)
+	for _, b := range res.Bindings {
+		assert.Equal(t, "spare", b.To)
+		names = append(names, b.Pod.Name)
 	}
 	assert.ElementsMatch(t, []string{"new", "app"}, names, "the DaemonSet pod stays, the PDB-guarded pod is not evicted")
 }
@@ -204,10 +203,8 @@ func TestCacheChangesNothing(t *testing.T) {
 				out = append(out, p.Name+"@"+c.Hostname+"/"+c.InstanceType.Name)
 			}
 		}
-		for _, n := range res.ExistingNodes {
-			for _, p := range n.Pods {
-				out = append(out, p.Name+"@"+n.Name)
-			}
+		for _, b := range res.Bindings {
+			out = append(out, b.Pod.Name+"@"+b.To)
 		}
 		return out
 	}

@@ -232,10 +232,10 @@ func TestCSIAttachLimit(t *testing.T) {
 	res, err := solveVerified(t, nil, snapOf(t, in), scheduling.Options{})
 	require.NoError(t, err)
 	require.Empty(t, res.PodErrors)
-	require.Len(t, res.ExistingNodes, 1)
+	require.Len(t, byNode(res), 1)
 	var onNode []string
-	for _, p := range res.ExistingNodes[0].Pods {
-		onNode = append(onNode, p.Name)
+	for _, b := range res.Bindings {
+		onNode = append(onNode, b.Pod.Name)
 	}
 	assert.ElementsMatch(t, []string{"a", "c"}, onNode, "one volume attaches; the pod sharing it joins")
 	require.Len(t, res.NewNodeClaims, 1)

@@ -65,8 +65,8 @@ func (p *planWorld) moves(res *disruption.Result) []Violation {
 				continue
 			}
 			k := key(m.Pod)
-			v := planViolation("", ci, m.Node)
-			v.Pod, v.Claim = k, m.Replacement
+			v := planViolation("", ci, m.To)
+			v.Pod, v.Claim = k, m.Claim
 			from, ok := want[k]
 			switch {
 			case seen[k]:
@@ -75,15 +75,15 @@ func (p *planWorld) moves(res *disruption.Result) []Violation {
 				v.Code, v.Node = PlanMoveNotDisplaced, m.From
 			case destinationsOf(m) != 1 || (m.Pending == disruption.MoveUnschedulable) != (m.Error != nil):
 				v.Code = PlanMoveMalformed
-			case m.Node != "" && p.nodes[m.Node] == nil:
+			case m.To != "" && p.nodes[m.To] == nil:
 				v.Code = PlanMoveNodeUnknown
-			case m.Node != "" && (p.held[m.Node] || isMarked(p.nodes[m.Node])):
+			case m.To != "" && (p.held[m.To] || isMarked(p.nodes[m.To])):
 				v.Code = PlanMoveNodeDisrupted
-			case m.Replacement >= len(cmd.Replacements), m.Provisioned >= len(res.Provisioned),
-				m.Replacement >= 0 && cmd.Replacements[m.Replacement] == nil,
+			case m.Claim >= len(cmd.Replacements), m.Provisioned >= len(res.Provisioned),
+				m.Claim >= 0 && cmd.Replacements[m.Claim] == nil,
 				m.Provisioned >= 0 && res.Provisioned[m.Provisioned] == nil:
 				v.Code = PlanMoveClaimUnknown
-			case m.Replacement >= 0 && !slices.Contains(cmd.Replacements[m.Replacement].Pods, m.Pod),
+			case m.Claim >= 0 && !slices.Contains(cmd.Replacements[m.Claim].Pods, m.Pod),
 				m.Provisioned >= 0 && !slices.Contains(res.Provisioned[m.Provisioned].Pods, m.Pod):
 				v.Code = PlanMoveNotOnClaim
 			case m.Pending != "" && !p.pendingAllowed(cmd, m, from):
@@ -94,8 +94,8 @@ func (p *planWorld) moves(res *disruption.Result) []Violation {
 				out = append(out, v)
 				continue
 			}
-			if m.Node != "" {
-				s.onto[m.Node] = append(s.onto[m.Node], m.Pod)
+			if m.To != "" {
+				s.onto[m.To] = append(s.onto[m.To], m.Pod)
 			}
 		}
 		for _, k := range sortedKeysOf(want) {
@@ -126,7 +126,7 @@ func (p *planWorld) moves(res *disruption.Result) []Violation {
 // destinationsOf counts what m sets of Node, Replacement, Provisioned and Pending.
 func destinationsOf(m disruption.PodMove) int {
 	n := 0
-	for _, set := range []bool{m.Node != "", m.Replacement >= 0, m.Provisioned >= 0, m.Pending != ""} {
+	for _, set := range []bool{m.To != "", m.Claim >= 0, m.Provisioned >= 0, m.Pending != ""} {
 		if set {
 			n++
 		}

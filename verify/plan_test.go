@@ -227,7 +227,7 @@ func TestPlanCodes(t *testing.T) {
 		}},
 		{"move of a pod not displaced", verify.PlanMoveNotDisplaced, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			c := firstMove(res)
-			c.Moves = append(c.Moves, disruption.PodMove{Pod: w.pod("b"), From: "node-b", Node: "node-a", Replacement: -1, Provisioned: -1})
+			c.Moves = append(c.Moves, disruption.PodMove{Move: cluster.Move{Pod: w.pod("b"), From: "node-b", To: "node-a", Claim: -1}, Provisioned: -1})
 		}},
 		{"move with two destinations", verify.PlanMoveMalformed, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			firstMove(res).Moves[0].Pending = disruption.MoveWaits
@@ -236,19 +236,19 @@ func TestPlanCodes(t *testing.T) {
 			firstMove(res).Moves[0].Error = &scheduling.PodError{Pod: w.pod("a"), Reason: "x"}
 		}},
 		{"move to an unknown node", verify.PlanMoveNodeUnknown, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
-			firstMove(res).Moves[0].Node = "ghost"
+			firstMove(res).Moves[0].To = "ghost"
 		}},
 		{"move to a candidate", verify.PlanMoveNodeDisrupted, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			c := firstMove(res)
-			c.Moves[0].Node = c.Candidates[0]
+			c.Moves[0].To = c.Candidates[0]
 		}},
 		{"move to a replacement out of range", verify.PlanMoveClaimUnknown, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			m := &firstMove(res).Moves[0]
-			m.Node, m.Replacement = "", 3
+			m.To, m.Claim = "", 3
 		}},
 		{"move to a provisioned claim out of range", verify.PlanMoveClaimUnknown, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			m := &firstMove(res).Moves[0]
-			m.Node, m.Provisioned = "", 0
+			m.To, m.Provisioned = "", 0
 		}},
 		{"move to a replacement without the pod", verify.PlanMoveNotOnClaim, func() *world {
 			w := planWorld()
@@ -256,7 +256,7 @@ func TestPlanCodes(t *testing.T) {
 			return w
 		}, func(t *testing.T, w *world, res *disruption.Result) {
 			c := firstMove(res)
-			if c.Moves[0].Replacement != 0 {
+			if c.Moves[0].Claim != 0 {
 				panic("setup: no replacement")
 			}
 			r := *c.Replacements[0]
@@ -265,11 +265,11 @@ func TestPlanCodes(t *testing.T) {
 		}},
 		{"graceful move without destination", verify.PlanNoDestination, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			m := &firstMove(res).Moves[0]
-			m.Node, m.Pending, m.Error = "", disruption.MoveUnschedulable, &scheduling.PodError{Pod: m.Pod, Reason: "x"}
+			m.To, m.Pending, m.Error = "", disruption.MoveUnschedulable, &scheduling.PodError{Pod: m.Pod, Reason: "x"}
 		}},
 		{"move waits without a blocker", verify.PlanNoDestination, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			m := &firstMove(res).Moves[0]
-			m.Node, m.Pending = "", disruption.MoveWaits
+			m.To, m.Pending = "", disruption.MoveWaits
 		}},
 		{"move overcommits its node", verify.ResourcesExceeded, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			firstMove(res)
@@ -444,7 +444,7 @@ func TestPlanForcefulMovesFitTogether(t *testing.T) {
 	w.addNode("node-c", "default", fake.TestZone1, 4, running("c", "2"))
 	moveTo := func(pod, node string) []disruption.PodMove {
 		p := w.pod(pod)
-		return []disruption.PodMove{{Pod: p, From: p.Spec.NodeName, Node: node, Replacement: -1, Provisioned: -1}}
+		return []disruption.PodMove{{Move: cluster.Move{Pod: p, From: p.Spec.NodeName, To: node, Claim: -1}, Provisioned: -1}}
 	}
 	res := &disruption.Result{Commands: []disruption.Command{
 		{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-a"}, Moves: moveTo("a", "node-b")},

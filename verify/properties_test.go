@@ -189,12 +189,8 @@ func describe(snap *cluster.Snapshot, res *scheduling.Result, vs []verify.Violat
 		}
 		s += "\n"
 	}
-	for _, e := range res.ExistingNodes {
-		s += "node " + e.Name + ":"
-		for _, p := range e.Pods {
-			s += fmt.Sprintf(" %s%v", p.Name, p.Labels)
-		}
-		s += "\n"
+	for _, b := range res.Bindings {
+		s += fmt.Sprintf("node %s: %s%v\n", b.To, b.Pod.Name, b.Pod.Labels)
 	}
 	return s
 }

@@ -20,8 +20,8 @@ func TestOddResultsNeverPanic(t *testing.T) {
 	res := &scheduling.Result{
 		NewNodeClaims: []*scheduling.NodeClaim{nil, {NodePool: "default", Pods: w.Pods[:1]},
 			{NodePool: "default", InstanceType: w.InstanceTypes["default"][0]}},
-		ExistingNodes: []*scheduling.ExistingNodePlacement{nil, {Name: "node-a"}},
-		PodErrors:     []scheduling.PodError{{}},
+		Bindings:  []cluster.Move{{}, {To: "node-a", Claim: -1}},
+		PodErrors: []scheduling.PodError{{}},
 	}
 	if vs := verify.Solve(snap, scheduling.Options{}, res); !hasCode(vs, verify.LaunchMissing) {
 		t.Fatalf("want LaunchMissing, got %v", vs)

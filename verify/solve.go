@@ -152,24 +152,19 @@ func (w *world) placeResult(res *scheduling.Result) []Violation {
 		}
 		l.finish()
 	}
-	for _, e := range res.ExistingNodes {
-		if e == nil {
-			continue
-		}
-		l := w.byName[e.Name]
-		if l == nil {
-			v := newViolation(NodeUnknown)
-			v.Node = e.Name
-			out = append(out, v)
-			continue
-		}
-		if l.marked && len(e.Pods) > 0 {
-			out = append(out, l.violation(NodeDeleting))
-		}
-		for _, p := range e.Pods {
-			if p != nil && accept(p, l.violation("")) {
-				move(p, l)
+	var l *location
+	for i, b := range res.Bindings {
+		if i == 0 || b.To != res.Bindings[i-1].To { // the first pod bound to this node
+			if l = w.byName[b.To]; l == nil {
+				v := newViolation(NodeUnknown)
+				v.Node = b.To
+				out = append(out, v)
+			} else if l.marked {
+				out = append(out, l.violation(NodeDeleting))
 			}
+		}
+		if l != nil && b.Pod != nil && accept(b.Pod, l.violation("")) {
+			move(b.Pod, l)
 		}
 	}
 	for _, pe := range res.PodErrors {

@@ -10,6 +10,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -46,7 +47,7 @@ func TestSolveCodes(t *testing.T) {
 			res.NewNodeClaims[0].Pods = append(res.NewNodeClaims[0].Pods, pending("stranger", "1m").Obj())
 		}},
 		{verify.NodeUnknown, twoPods, func(w *world, res *scheduling.Result) {
-			res.ExistingNodes = append(res.ExistingNodes, &scheduling.ExistingNodePlacement{Name: "ghost"})
+			res.Bindings = append(res.Bindings, cluster.Move{To: "ghost", Claim: -1})
 		}},
 		{verify.NodeDeleting, onNode, func(w *world, res *scheduling.Result) {
 			w.deleting = []string{"node-a"}
@@ -159,7 +160,7 @@ func TestSolveCodes(t *testing.T) {
 		{verify.NodePoolLimit, onNode, func(w *world, res *scheduling.Result) {
 			w.NodePools[0].Spec.Limits = v1.Limits{"nodes": resource.MustParse("1")}
 			w.Pods[0].Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: fake.TestZone2}
-			res.ExistingNodes = nil
+			res.Bindings = nil
 			c := &scheduling.NodeClaim{NodePool: "default", Hostname: "h", Pods: w.Pods,
 				Requirements: requirements.NewRequirements(requirements.MustNew(v1.LabelTopologyZone, requirements.In, fake.TestZone2)),
 				InstanceType: w.InstanceTypes["default"][3]}

@@ -201,9 +201,9 @@ type moveOutput struct {
 func movesOutput(ms []disruption.PodMove) []moveOutput {
 	out := make([]moveOutput, 0, len(ms))
 	for _, m := range ms {
-		mo := moveOutput{Pod: podName(m.Pod), From: m.From, Node: m.Node, Pending: string(m.Pending)}
-		if m.Replacement >= 0 {
-			mo.Replacement = &m.Replacement
+		mo := moveOutput{Pod: podName(m.Pod), From: m.From, Node: m.To, Pending: string(m.Pending)}
+		if m.Claim >= 0 {
+			mo.Replacement = &m.Claim
 		}
 		if m.Provisioned >= 0 {
 			mo.Provisioned = &m.Provisioned
@@ -395,10 +395,10 @@ func writeMovesTable(w io.Writer, res *disruption.Result) {
 // moveTarget is a move's destination in the table's words.
 func moveTarget(m disruption.PodMove) string {
 	switch {
-	case m.Node != "":
-		return m.Node
-	case m.Replacement >= 0:
-		return fmt.Sprintf("replacement %d", m.Replacement+1)
+	case m.To != "":
+		return m.To
+	case m.Claim >= 0:
+		return fmt.Sprintf("replacement %d", m.Claim+1)
 	case m.Provisioned >= 0:
 		return fmt.Sprintf("provisioned %d", m.Provisioned+1)
 	}

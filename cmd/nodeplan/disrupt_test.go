@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 )
 
@@ -229,10 +230,10 @@ func TestMovesTable(t *testing.T) {
 	res := &disruption.Result{Commands: []disruption.Command{
 		{Method: disruption.MethodEmptiness, Candidates: []string{"n0"}},
 		{Method: disruption.MethodInterruption, Candidates: []string{"n1"}, Moves: []disruption.PodMove{
-			{Pod: pod("a"), Node: "node-b", Replacement: -1, Provisioned: -1},
-			{Pod: pod("b"), Replacement: -1, Provisioned: 1},
-			{Pod: pod("c"), Replacement: -1, Provisioned: -1, Pending: disruption.MoveWaits},
-			{Pod: pod("d"), Replacement: 0, Provisioned: -1},
+			{Move: cluster.Move{Pod: pod("a"), To: "node-b", Claim: -1}, Provisioned: -1},
+			{Move: cluster.Move{Pod: pod("b"), Claim: -1}, Provisioned: 1},
+			{Move: cluster.Move{Pod: pod("c"), Claim: -1}, Provisioned: -1, Pending: disruption.MoveWaits},
+			{Move: cluster.Move{Pod: pod("d"), Claim: 0}, Provisioned: -1},
 		}},
 	}}
 	var b bytes.Buffer

@@ -83,11 +83,12 @@ func planEvents(res *scheduling.Result, set *manifest.Set) []corev1.Event {
 			nominate(p, nodeClaimRef(nodeClaimName(c, i)))
 		}
 	}
-	for _, n := range res.ExistingNodes {
-		target := existingRef(set, n.Name)
-		for _, p := range n.Pods {
-			nominate(p, target)
+	var target *corev1.ObjectReference
+	for i, b := range res.Bindings {
+		if i == 0 || b.To != res.Bindings[i-1].To {
+			target = existingRef(set, b.To)
 		}
+		nominate(b.Pod, target)
 	}
 	for _, e := range res.PodErrors {
 		out = append(out, event(podRef(e.Pod), e.Pod.Name+".failed-scheduling", corev1.EventTypeWarning, eventFailedScheduling,
@@ -159,10 +160,10 @@ func moveEvents(c disruption.Command, command, action string, replacements []str
 	for _, m := range c.Moves {
 		var target *corev1.ObjectReference
 		switch {
-		case m.Node != "":
-			target = existingRef(set, m.Node)
-		case m.Replacement >= 0 && m.Replacement < len(replacements):
-			target = nodeClaimRef(replacements[m.Replacement])
+		case m.To != "":
+			target = existingRef(set, m.To)
+		case m.Claim >= 0 && m.Claim < len(replacements):
+			target = nodeClaimRef(replacements[m.Claim])
 		case m.Pending == disruption.MoveUnschedulable && m.Error != nil:
 			out = append(out, event(podRef(m.Pod), m.Pod.Name+"."+command+".failed-scheduling", corev1.EventTypeWarning, eventFailedScheduling,
 				"Failed to schedule pod, "+m.Error.Reason, action, nil))

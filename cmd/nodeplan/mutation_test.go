@@ -64,10 +64,8 @@ func checkPlan(t *testing.T, data []byte, types cloudprovider.InstanceTypes, wel
 			}
 		}
 	}
-	for _, n := range res.ExistingNodes {
-		for _, p := range n.Pods {
-			got[p]++
-		}
+	for _, b := range res.Bindings {
+		got[b.Pod]++
 	}
 	for _, e := range res.PodErrors {
 		got[e.Pod]++

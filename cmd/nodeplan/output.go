@@ -164,8 +164,12 @@ func newPlanOutput(res *scheduling.Result, set *manifest.Set) *planOutput {
 			total += c.Offering.Price
 		}
 	}
-	for _, n := range res.ExistingNodes {
-		out.ExistingNodes = append(out.ExistingNodes, existingOutput{Name: n.Name, Pods: podNames(n.Pods)})
+	for _, b := range res.Bindings { // sorted by node: one entry per node
+		if n := len(out.ExistingNodes); n == 0 || out.ExistingNodes[n-1].Name != b.To {
+			out.ExistingNodes = append(out.ExistingNodes, existingOutput{Name: b.To})
+		}
+		last := &out.ExistingNodes[len(out.ExistingNodes)-1]
+		last.Pods = append(last.Pods, podName(b.Pod))
 	}
 	for _, e := range res.PodErrors {
 		out.PodErrors = append(out.PodErrors, newPodErrorOutput(e))
@@ -314,9 +318,7 @@ func writePlanYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, notPl
 	for _, c := range res.NewNodeClaims {
 		placed += len(c.Pods)
 	}
-	for _, n := range res.ExistingNodes {
-		placed += len(n.Pods)
-	}
+	placed += len(res.Bindings)
 	comment := fmt.Sprintf("the events Karpenter would record: %d pods nominated, %d cannot be scheduled, %d not planned", placed, len(res.PodErrors), len(notPlanned))
 	if len(violations) > 0 {
 		comment += fmt.Sprintf("; and %d rules Karpenter's plan breaks as launched (verify: ConstraintViolated)", len(violations))
