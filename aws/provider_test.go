@@ -233,10 +233,8 @@ func TestCreateSpot(t *testing.T) {
 func TestCreateInsufficientCapacity(t *testing.T) {
 	f := newFixture(t)
 	p := f.provider(t, f.ec2)
-	f.ec2.InsufficientCapacity = map[string]bool{
-		awstest.Pool("on-demand", "c5.large", "us-east-1a"): true,
-		awstest.Pool("on-demand", "c5.large", "us-east-1b"): true,
-	}
+	f.ec2.SetInsufficientCapacity(awstest.Pool("on-demand", "c5.large", "us-east-1a"), true)
+	f.ec2.SetInsufficientCapacity(awstest.Pool("on-demand", "c5.large", "us-east-1b"), true)
 	out, err := p.Create(context.Background(), claim("a", "on-demand"))
 	require.NoError(t, err)
 	assert.NotEqual(t, "c5.large", out.Labels[v1.LabelInstanceType])
@@ -247,7 +245,7 @@ func TestCreateInsufficientCapacity(t *testing.T) {
 
 	for _, n := range fixtureTypes {
 		for _, z := range testZones {
-			f.ec2.InsufficientCapacity[awstest.Pool("on-demand", n, z)] = true
+			f.ec2.SetInsufficientCapacity(awstest.Pool("on-demand", n, z), true)
 		}
 	}
 	_, err = p.Create(context.Background(), claim("b", "on-demand"))
@@ -593,7 +591,7 @@ func TestCreateReserved(t *testing.T) {
 
 	// Deleting the reserved instance frees its slot for the next reserved claim.
 	require.NoError(t, p.Delete(ctx, out))
-	f.ec2.CapacityReservations[0].AvailableInstanceCount = sdkaws.Int32(1) // EC2 frees it too
+	assert.Equal(t, int32(1), *f.ec2.CapacityReservations[0].AvailableInstanceCount, "EC2 frees it too")
 	out3, err := p.Create(ctx, claim("res-3", "reserved", "on-demand"))
 	require.NoError(t, err)
 	assert.Equal(t, "reserved", out3.Labels[v1.CapacityTypeLabelKey])
@@ -601,6 +599,7 @@ func TestCreateReserved(t *testing.T) {
 	// A stale count (another launcher used the slot): EC2 refuses, the offering is marked
 	// unavailable and the launch is an insufficient-capacity error, retried on-demand next.
 	require.NoError(t, p.Delete(ctx, out3))
+	f.ec2.CapacityReservations[0].AvailableInstanceCount = sdkaws.Int32(0) // another launcher took it
 	_, err = p.Create(ctx, claim("res-4", "reserved"))
 	require.Error(t, err)
 	assert.True(t, cloudprovider.IsInsufficientCapacityError(err), "%v", err)
@@ -613,11 +612,10 @@ func TestCreateReserved(t *testing.T) {
 func TestCreateFleetErrorKinds(t *testing.T) {
 	f := newFixture(t)
 	p := f.provider(t, f.ec2)
-	f.ec2.FleetErrors = map[string]string{}
 	for _, n := range fixtureTypes {
 		for _, z := range testZones {
-			f.ec2.FleetErrors[awstest.Pool("spot", n, z)] = "AuthFailure.ServiceLinkedRoleCreationNotPermitted"
-			f.ec2.FleetErrors[awstest.Pool("on-demand", n, z)] = "InvalidParameterCombination"
+			f.ec2.SetFleetError(awstest.Pool("spot", n, z), "AuthFailure.ServiceLinkedRoleCreationNotPermitted")
+			f.ec2.SetFleetError(awstest.Pool("on-demand", n, z), "InvalidParameterCombination")
 		}
 	}
 	_, err := p.Create(context.Background(), claim("s", "spot", "on-demand"))

@@ -33,20 +33,18 @@ type EC2 struct {
 	Images               []ec2types.Image
 	// OnDemandPrices rank on-demand overrides for the lowest-price strategy.
 	OnDemandPrices map[string]float64
-	// InsufficientCapacity marks pools without capacity, keyed Pool(capacityType, type, zone);
-	// CreateFleet reports InsufficientInstanceCapacity for their overrides.
-	InsufficientCapacity map[string]bool
-	// FleetErrors make CreateFleet report the error code for a pool's overrides, keyed like
-	// InsufficientCapacity (e.g. AuthFailure.ServiceLinkedRoleCreationNotPermitted for spot).
-	FleetErrors map[string]string
 	// FleetCapacity, when > 0, is how many instances CreateFleet may still launch in total;
 	// requests beyond it are partially fulfilled (an UnfulfillableCapacity error per missing
 	// instance).
 	FleetCapacity int
-	// NextErrors are returned once, per action, before the action runs.
-	NextErrors map[string]error
 	// Now is the clock for launch times (time.Now when nil).
 	Now func() time.Time
+
+	// Faults of the region, set with SetInsufficientCapacity, SetFleetError and FailNext
+	// (also while calls run).
+	insufficient map[string]bool   // pools without capacity
+	fleetErrors  map[string]string // pool -> error code CreateFleet reports for it
+	nextErrors   map[string]error  // action -> error its next call returns
 
 	seq             int
 	instances       map[string]*ec2types.Instance
@@ -63,13 +61,50 @@ type launchTemplate struct {
 	data     ec2types.RequestLaunchTemplateData
 }
 
-// Pool names a capacity pool for InsufficientCapacity.
+// Pool names a capacity pool for SetInsufficientCapacity and SetFleetError.
 func Pool(capacityType, instanceType, zone string) string {
 	return capacityType + ":" + instanceType + ":" + zone
 }
 
-// NewEC2 returns an empty region.
+// NewEC2 returns an empty region (the zero EC2 is one too).
 func NewEC2() *EC2 { return &EC2{} }
+
+// SetInsufficientCapacity marks the pool, Pool(capacityType, type, zone), out of capacity
+// (CreateFleet reports InsufficientInstanceCapacity for its overrides) or, with false, back
+// in capacity.
+func (e *EC2) SetInsufficientCapacity(pool string, insufficient bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.insufficient == nil {
+		e.insufficient = map[string]bool{}
+	}
+	e.insufficient[pool] = insufficient
+}
+
+// SetFleetError makes CreateFleet report the error code for the pool's overrides (e.g.
+// AuthFailure.ServiceLinkedRoleCreationNotPermitted for a spot pool); "" clears it.
+func (e *EC2) SetFleetError(pool, code string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fleetErrors == nil {
+		e.fleetErrors = map[string]string{}
+	}
+	if code == "" {
+		delete(e.fleetErrors, pool)
+	} else {
+		e.fleetErrors[pool] = code
+	}
+}
+
+// FailNext makes the next call of action return err before it runs.
+func (e *EC2) FailNext(action string, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.nextErrors == nil {
+		e.nextErrors = map[string]error{}
+	}
+	e.nextErrors[action] = err
+}
 
 func (e *EC2) now() time.Time {
 	if e.Now != nil {
@@ -84,8 +119,8 @@ func (e *EC2) begin(action string) error {
 		e.calls = map[string]int{}
 	}
 	e.calls[action]++
-	if err, ok := e.NextErrors[action]; ok {
-		delete(e.NextErrors, action)
+	if err, ok := e.nextErrors[action]; ok {
+		delete(e.nextErrors, action)
 		return err
 	}
 	return nil

@@ -21,8 +21,8 @@ type fleetCandidate struct {
 	order    int
 }
 
-// CreateFleet serves instant fleets: it skips the overrides whose pool is in
-// InsufficientCapacity (reporting InsufficientInstanceCapacity for each), launches
+// CreateFleet serves instant fleets: it skips the overrides whose pool is out of capacity
+// (reporting InsufficientInstanceCapacity for each) or has a fleet error, launches
 // TotalTargetCapacity instances (within FleetCapacity) from the cheapest remaining override
 // (spot price for spot, OnDemandPrices for on-demand) and tags them as the request asks.
 // A repeated client token returns the first reply, as EC2's idempotency does.
@@ -79,11 +79,11 @@ func (e *EC2) CreateFleet(_ context.Context, in *ec2.CreateFleetInput, _ ...func
 			out.Errors = append(out.Errors, fleetError(c, lifecycle, "InvalidParameterCombination", "Network interfaces and an instance-level security groups may not be specified on the same request"))
 			continue
 		}
-		if code, ok := e.FleetErrors[Pool(capacityType, string(c.override.InstanceType), c.zone)]; ok {
+		if code, ok := e.fleetErrors[Pool(capacityType, string(c.override.InstanceType), c.zone)]; ok {
 			out.Errors = append(out.Errors, fleetError(c, lifecycle, code, "The request failed: "+code))
 			continue
 		}
-		if e.InsufficientCapacity[Pool(capacityType, string(c.override.InstanceType), c.zone)] {
+		if e.insufficient[Pool(capacityType, string(c.override.InstanceType), c.zone)] {
 			out.Errors = append(out.Errors, fleetError(c, lifecycle, "InsufficientInstanceCapacity",
 				fmt.Sprintf("We currently do not have sufficient %s capacity in the Availability Zone you requested (%s).", c.override.InstanceType, c.zone)))
 			continue
@@ -212,9 +212,13 @@ func (e *EC2) reservation(lt *launchTemplate) *ec2types.CapacityReservation {
 	if spec == nil || spec.CapacityReservationTarget == nil {
 		return nil
 	}
-	id := sdkaws.ToString(spec.CapacityReservationTarget.CapacityReservationId)
+	return e.reservationByID(sdkaws.ToString(spec.CapacityReservationTarget.CapacityReservationId))
+}
+
+// reservationByID is the capacity reservation with id, or nil.
+func (e *EC2) reservationByID(id string) *ec2types.CapacityReservation {
 	for i := range e.CapacityReservations {
-		if sdkaws.ToString(e.CapacityReservations[i].CapacityReservationId) == id {
+		if id != "" && sdkaws.ToString(e.CapacityReservations[i].CapacityReservationId) == id {
 			return &e.CapacityReservations[i]
 		}
 	}
@@ -265,7 +269,8 @@ func (e *EC2) DescribeInstances(_ context.Context, in *ec2.DescribeInstancesInpu
 }
 
 // TerminateInstances terminates the named instances (an unknown ID fails the whole call with
-// InvalidInstanceID.NotFound, as in EC2; terminating a terminated instance succeeds).
+// InvalidInstanceID.NotFound, as in EC2; terminating a terminated instance succeeds). An
+// instance in a capacity reservation frees its slot.
 func (e *EC2) TerminateInstances(_ context.Context, in *ec2.TerminateInstancesInput, _ ...func(*ec2.Options)) (*ec2.TerminateInstancesOutput, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -284,6 +289,8 @@ func (e *EC2) TerminateInstances(_ context.Context, in *ec2.TerminateInstancesIn
 		cur := ec2types.InstanceState{Name: ec2types.InstanceStateNameShuttingDown, Code: sdkaws.Int32(32)}
 		if prev.Name == ec2types.InstanceStateNameTerminated {
 			cur = prev
+		} else if cr := e.reservationByID(sdkaws.ToString(inst.CapacityReservationId)); cr != nil {
+			cr.AvailableInstanceCount = sdkaws.Int32(sdkaws.ToInt32(cr.AvailableInstanceCount) + 1)
 		}
 		inst.State = &ec2types.InstanceState{Name: ec2types.InstanceStateNameTerminated, Code: sdkaws.Int32(48)}
 		out.TerminatingInstances = append(out.TerminatingInstances, ec2types.InstanceStateChange{InstanceId: sdkaws.String(id), PreviousState: &prev, CurrentState: &cur})
