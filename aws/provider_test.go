@@ -37,10 +37,8 @@ type fixture struct {
 	clock     *clock
 }
 
-// dataFile is the instance-type data file, read once for all fixtures.
-var dataFile = sync.OnceValues(func() ([]awstest.DataType, error) {
-	return awstest.ReadDataFile("../catalog/data/ec2-instance-types.json.gz")
-})
+// dataFile is the embedded instance-type data, read once for all fixtures.
+var dataFile = sync.OnceValues(awstest.DataTypes)
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()

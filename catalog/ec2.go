@@ -27,6 +27,11 @@ import (
 //go:embed data/ec2-instance-types.json.gz
 var ec2Data []byte
 
+// EC2DataFile returns the embedded instance-type data file (data/ec2-instance-types.json,
+// gzipped; format in data/README.md), a fresh copy, for test fakes that describe the same
+// types from it (package awstest) without a path into the source tree.
+func EC2DataFile() []byte { return bytes.Clone(ec2Data) }
+
 // EC2Region is the region the embedded catalog's prices refer to.
 const EC2Region = "us-east-1"
 

@@ -12,6 +12,8 @@ import (
 
 	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/nodeplan/nodeplan/catalog"
 )
 
 // dataFile is the format of nodeplan's instance-type data (catalog/data/README.md).
@@ -39,24 +41,35 @@ type DataType struct {
 	} `json:"network"`
 }
 
-// ReadDataFile reads catalog/data/ec2-instance-types.json(.gz).
+// DataTypes are the types of nodeplan's embedded instance-type data file (the catalog's,
+// catalog.EC2DataFile), for filling an EC2 with real types.
+func DataTypes() ([]DataType, error) {
+	return parseDataFile(catalog.EC2DataFile(), "the embedded catalog data file")
+}
+
+// ReadDataFile reads another data file of that format (gzipped when its name ends in .gz).
 func ReadDataFile(path string) ([]DataType, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if strings.HasSuffix(path, ".gz") {
+	return parseDataFile(raw, path)
+}
+
+// parseDataFile decodes a data file, gunzipping it when it is gzipped; name names it in errors.
+func parseDataFile(raw []byte, name string) ([]DataType, error) {
+	if bytes.HasPrefix(raw, []byte{0x1f, 0x8b}) { // the gzip magic number
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if raw, err = io.ReadAll(zr); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	var f dataFile
 	if err := json.Unmarshal(raw, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return f.InstanceTypes, nil
 }

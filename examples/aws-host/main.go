@@ -47,7 +47,7 @@ func main() {
 	cluster := flag.String("cluster", "demo", "EKS cluster name (instances are tagged for it)")
 	region := flag.String("region", "us-east-1", "AWS region")
 	queue := flag.String("queue-url", "", "interruption queue URL (with -local=false)")
-	data := flag.String("data", "catalog/data/ec2-instance-types.json.gz", "instance-type data for the local EC2")
+	data := flag.String("data", "", "instance-type data file for the local EC2 (default: nodeplan's embedded catalog data)")
 	k8s := flag.String("kubernetes-version", "1.33", "cluster Kubernetes version (picks the al2023 AMIs)")
 	flag.Parse()
 	if _, err := run(context.Background(), *local, *cluster, *region, *queue, *data, *k8s); err != nil {
@@ -248,9 +248,12 @@ func run(ctx context.Context, local bool, clusterName, region, queueURL, dataPat
 // subnets and spot prices at 40% of on-demand, and returns the Pricing API's price list for
 // the types priced in region.
 func localRegion(path, region string) (*awstest.EC2, []string, error) {
-	types, err := awstest.ReadDataFile(path)
+	types, err := awstest.DataTypes()
+	if path != "" {
+		types, err = awstest.ReadDataFile(path)
+	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading instance-type data (run from the repository root or pass -data): %w", err)
+		return nil, nil, fmt.Errorf("reading instance-type data: %w", err)
 	}
 	e := awstest.NewEC2()
 	e.OnDemandPrices = map[string]float64{}

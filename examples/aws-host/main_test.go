@@ -11,7 +11,7 @@ import (
 // TestRunLocal runs the whole host round (list, Solve, Create, interruption, Delete) against
 // the local servers.
 func TestRunLocal(t *testing.T) {
-	rep, err := run(context.Background(), true, "demo", "us-east-1", "", "../../catalog/data/ec2-instance-types.json.gz", "1.33")
+	rep, err := run(context.Background(), true, "demo", "us-east-1", "", "", "1.33")
 	if err != nil {
 		t.Fatal(err)
 	}
