@@ -407,6 +407,14 @@ func TestKCoreSemPodAffinity(t *testing.T) {
 			check: func(t *testing.T, r *kcRes) { assert.NotEqual(t, kcZ1, r.domain("anti", kcZone)) },
 		},
 		{
+			// A target that nothing can ever take (no type has its cpu) holds no zone: the
+			// anti-affinity pod launches in z1 as it would without it (issue #15, R6).
+			name:   "anti-affinity pod ignores a pinned target no NodePool can take",
+			pods:   []*corev1.Pod{fake.Pod("t1").Label("app", "t").NodeSelector(kcZone, kcZ1).CPU("100000").Obj(), fake.Pod("anti").PodAntiAffinity(kcZone, map[string]string{"app": "t"}).Obj()},
+			failed: []string{"t1"},
+			want:   map[string]kcWant{"anti": {zone: kcZ1}},
+		},
+		{
 			// All four pods are equal in size, so the order (and which one is left out) follows
 			// the pods' UIDs, as in Karpenter: here "anti" sorts first and takes a zone.
 			name: "zone anti-affinity against targets pinned in every zone: one pod is left out",

@@ -35,6 +35,9 @@ type podData struct {
 	// settling: a group on a key other than the hostname, or a spread group with a node
 	// filter, counts the pod, so the NodeClaim it joins is settled for that group (launch.go).
 	settling bool
+	// pinCounted: the pod counts, while pending, in the pinned domains of the inverse groups
+	// that repel it (countPinned).
+	pinCounted bool
 	// volumeAlternatives are the node requirements the pod's volumes allow (ORed; nil: any).
 	volumeAlternatives []requirements.Requirements
 	volumes            []volumeUse

@@ -138,6 +138,7 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (*Result, error) 
 	s.buildReservations()
 	s.buildExisting()
 	s.countBoundPods()
+	s.countPinned(pods)
 	if s.noDynamicNodePools {
 		errs := map[*podData]podFailure{}
 		failure := noNodePoolFailure(s.templateErrors)
@@ -320,6 +321,12 @@ func (s *solver) universe() *universe {
 		f := s.nodeFacts(n)
 		taints, _ := s.effectiveTaints(n, f)
 		u.nodes = append(u.nodes, universeNode{labels: f.labels, reqs: s.nodeRequirements(n), taints: taints})
+	}
+	if s.karpenter {
+		u.discovered = map[string]map[string]int{}
+		for key := range u.offered {
+			u.discovered[key] = discoveryRank(key, s.offeringPools, u.nodes)
+		}
 	}
 	return u
 }

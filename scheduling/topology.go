@@ -245,15 +245,13 @@ func (t *topology) uncount(g *topologyGroup, domains ...string) {
 
 // markCollapses notes, per pod, whether it declares a required anti-affinity on a key other
 // than the hostname (so requirementsFor must narrow its node's domains) and whether groups
-// count it where its NodeClaim may still be open (settling), and counts the pods pinned to
-// each domain of the inverse groups that repel them.
+// count it where its NodeClaim may still be open (settling).
 func (t *topology) markCollapses(pods []*podData) {
 	for _, p := range pods {
 		if t.karpenter {
 			continue // Karpenter settles nothing before launch (karpenter.go)
 		}
 		p.settling = p.settles()
-		t.pinPending(p, 1)
 		for _, g := range p.inverse {
 			if g.key != v1.LabelHostname {
 				p.collapses = true

@@ -25,16 +25,22 @@ func (affinityRule) admissible(t *topology, g *topologyGroup, self bool, strict 
 }
 
 // narrow: the admissible domains the node allows; a pod starting the group takes the node's
-// single domain, or the first the node allows.
-func (affinityRule) narrow(_ *topology, g *topologyGroup, adm admissibleDomains, r *requirements.Requirement) *requirements.Requirement {
+// single domain, or every domain the node allows, and its NodeClaim settles in the cheapest
+// of them (the round's end counts it there, rounds.go). In Karpenter mode it takes the first
+// the node allows, as Karpenter takes the first in its map order, price-blind.
+func (affinityRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains, r *requirements.Requirement) *requirements.Requirement {
 	if adm.bootstrap {
 		if singleValue(r) != "" {
 			return r
 		}
-		for _, d := range g.domains {
-			if r.Has(d) {
-				return g.domainRequirement(d)
+		if !t.karpenter {
+			if ds := allowedBy(g.domains, r); len(ds) > 0 {
+				return requirements.MustNew(g.key, requirements.In, ds...)
 			}
+			return nil
+		}
+		if d := t.firstDiscovered(g.key, allowedBy(g.domains, r)); d != "" {
+			return g.domainRequirement(d)
 		}
 		return nil
 	}

@@ -58,13 +58,54 @@ func (p *podData) pinnedTo(t *topology, g *topologyGroup) string {
 }
 
 // pinPending adds delta to the pending pods pinned to p's domain of every inverse group that
-// repels p (+1 while p is pending, -1 once it is placed).
+// repels p (+1 while p is pending, -1 once it is placed; only for a pod countPinned counted).
 func (t *topology) pinPending(p *podData, delta int) {
+	if !p.pinCounted {
+		return
+	}
 	for _, g := range p.blockedBy {
 		if v := p.pinnedTo(t, g); v != "" {
 			g.rule.(*antiAffinityRule).pinned[v] += delta
 		}
 	}
+}
+
+// countPinned counts each pending pod that some NodePool or existing node could take in the
+// domains its own requirements pin it to (pinPending): a pod nothing can ever take holds no
+// domain against a zone anti-affinity.
+func (s *solver) countPinned(pods []*podData) {
+	if s.karpenter {
+		return
+	}
+	for _, p := range pods {
+		if p.form != nil && len(p.blockedBy) > 0 && s.reachable(p) {
+			p.pinCounted = true
+			s.topo.pinPending(p, 1)
+		}
+	}
+}
+
+// reachable reports whether some NodePool could launch a node that takes p alone (its strict
+// requirements, tolerations and requests), or some existing node could take it.
+func (s *solver) reachable(p *podData) bool {
+	f := p.form
+	for _, t := range s.templates {
+		if !tolerates(f.tolerations, t.taints) || !t.reqs.IsCompatible(f.strict, s.wellKnown) {
+			continue
+		}
+		reqs := t.reqs.Union(f.strict)
+		for _, tt := range t.types {
+			if p.requests.fits(tt.alloc) && typeIntersects(tt.it.Requirements, reqs) && cheapestOffering(tt.it, reqs) != nil {
+				return true
+			}
+		}
+	}
+	for _, e := range s.existing {
+		if p.requests.fits(e.available) && tolerates(f.tolerations, e.taints) && e.reqs.IsCompatible(f.strict, nil) {
+			return true
+		}
+	}
+	return false
 }
 
 // settleInverse narrows the domains of p's node for its own required anti-affinity terms.

@@ -74,9 +74,9 @@ func (s *spreadRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains
 	}
 	t.tieBuf = best
 	if t.karpenter && len(best) > 1 {
-		// Karpenter takes one least populated domain (the first in its map order; here the
-		// first by name), whatever can launch there.
-		return g.domainRequirement(best[0])
+		// Karpenter takes one least populated domain, the first in its map order, whatever
+		// can launch there.
+		return g.domainRequirement(t.firstDiscovered(g.key, best))
 	}
 	switch len(best) {
 	case 0:

@@ -21,6 +21,72 @@ type universe struct {
 	// spread's minimum at zero).
 	offered map[string]map[string][][]corev1.Taint
 	nodes   []universeNode
+	// discovered ranks each domain of a key by where Karpenter's topology first meets it
+	// (NodePools in their order, their instance types and offerings in catalog order, then
+	// the nodes): its small domain maps iterate in about that order, so Karpenter mode breaks
+	// its ties with it.
+	discovered map[string]map[string]int
+}
+
+// discoveryRank ranks the domains of key as Karpenter's topology first meets them.
+func discoveryRank(key string, pools []offeringPool, nodes []universeNode) map[string]int {
+	rank := map[string]int{}
+	add := func(v string) {
+		if _, ok := rank[v]; !ok {
+			rank[v] = len(rank)
+		}
+	}
+	for _, p := range pools {
+		pr, constrained := p.reqs[key]
+		for _, it := range p.types {
+			if it == nil {
+				continue
+			}
+			for _, o := range it.Offerings {
+				if o == nil {
+					continue
+				}
+				if r, ok := o.Requirements[key]; ok && r.Operator() == requirements.In {
+					for _, v := range r.Values() {
+						if !constrained || pr.Has(v) {
+							add(v)
+						}
+					}
+				}
+			}
+			if r, ok := it.Requirements[key]; ok && r.Operator() == requirements.In {
+				for _, v := range r.Values() {
+					if !constrained || pr.Has(v) {
+						add(v)
+					}
+				}
+			}
+		}
+	}
+	for _, n := range nodes {
+		if v, ok := n.labels[key]; ok {
+			add(v)
+		}
+	}
+	return rank
+}
+
+// firstDiscovered is the domain of ds Karpenter's topology met first ("" for none).
+func (t *topology) firstDiscovered(key string, ds []string) string {
+	rank := t.universe.discovered[key]
+	best := ""
+	for _, d := range ds {
+		if best == "" {
+			best = d
+			continue
+		}
+		rd, okd := rank[d]
+		rb, okb := rank[best]
+		if okd && (!okb || rd < rb) {
+			best = d
+		}
+	}
+	return best
 }
 
 // offeringPool is a NodePool as the source of topology domains.

@@ -72,9 +72,13 @@ func priceClose(a, b float64) bool { return math.Abs(a-b) <= math.Max(0.002, 0.0
 type verdict struct {
 	Match      bool
 	Equivalent bool // not the same, but as good: same pods placed at the same price
-	Class      string
-	Details    []string
-	score      int // lower is closer
+	// Fewer: nodeplan places fewer pods; Dearer: it costs more without placing more pods;
+	// Invalid: it breaks a rule Karpenter's plan keeps; KarpenterBreaks: Karpenter's plan
+	// breaks a rule nodeplan's keeps (then Fewer and Dearer are not held against nodeplan).
+	Fewer, Dearer, Invalid, KarpenterBreaks bool
+	Class                                   string
+	Details                                 []string
+	score                                   int // lower is closer
 }
 
 // comparePlan compares nodeplan's summary with one oracle run's.
@@ -132,7 +136,11 @@ func comparePlan(np, or planSummary, npViol, orViol []violation) verdict {
 		v.score += 3
 		v.Details = append(v.Details, fmt.Sprintf("pods on existing nodes: nodeplan %v, karpenter %v", np.Existing, or.Existing))
 	}
+	v.Invalid = len(newViol) > 0
+	v.Fewer = len(np.Placed) < len(or.Placed)
+	v.Dearer = !samePrice && np.Price > or.Price && len(np.Placed) <= len(or.Placed)
 	if only := violationKinds(orViol, npViol); len(only) > 0 && v.Class != "" {
+		v.KarpenterBreaks = true
 		// Karpenter's own plan breaks a constraint nodeplan keeps: a deliberate difference
 		// when nodeplan is documented to do better, a checker approximation otherwise.
 		v.Class += " [karpenter breaks " + strings.Join(only, ",") + "]"

@@ -167,6 +167,8 @@ type caseResult struct {
 	NP      result
 	Oracle  []result
 	Best    int // index of the closest oracle run
+	// Verdict is the comparison with the closest oracle run (plan).
+	Verdict verdict
 	Took    time.Duration
 	// Features are the constraint kinds the input exercises.
 	Features []string
@@ -290,6 +292,7 @@ func (cfg *config) evaluate(in *input) *caseResult {
 		}
 	}
 	cr.Details = append(cr.Details, best.Details...)
+	cr.Verdict = best
 	cr.Took = time.Since(start)
 	return cr
 }
@@ -389,6 +392,7 @@ func summarize(results []*caseResult, commit string, took time.Duration) string 
 		return fmt.Sprintf("%s: %d/%d match", k, x.match+x.equiv, valid) + fmt.Sprintf(" (%d exact, %d equivalent; %d oracle-rejects, %d both reject)", x.match, x.equiv, x.oracleErr, x.bothErr)
 	}
 	fmt.Fprintf(&b, "%s; %s\n", line("plan"), line("disrupt"))
+	b.WriteString(planRates(results))
 	fmt.Fprintf(&b, "nodeplan: main %s; %s, %s\n", commit, took.Round(time.Second), time.Now().UTC().Format(time.RFC3339))
 	var keys []string
 	for c := range classes {
@@ -410,6 +414,43 @@ func summarize(results []*caseResult, commit string, took time.Duration) string 
 		b.WriteString("  " + l + "\n")
 	}
 	return b.String()
+}
+
+// planRates are the plan inputs' rates against the closest Karpenter run: matching (or
+// equivalent), nodeplan breaking a rule Karpenter keeps, Karpenter breaking a rule nodeplan
+// keeps (then fewer pods or a higher price are not held against nodeplan), nodeplan placing
+// fewer pods, dearer without placing more, and the other divergences classed deliberate
+// (packing:, startup-taint:, ignore-policy:); each input counts once, in that order.
+func planRates(results []*caseResult) string {
+	var n, match, fewer, dearer, invalid, karpBreaks, deliberate int
+	for _, r := range results {
+		if r.Kind != "plan" || r.Status == "oracle-error" || r.Status == "both-error" {
+			continue
+		}
+		n++
+		v := r.Verdict
+		switch {
+		case r.Status == "match" || r.Status == "equivalent":
+			match++
+			continue
+		case v.Invalid:
+			invalid++
+		case v.KarpenterBreaks:
+			karpBreaks++
+		case v.Fewer:
+			fewer++
+		case v.Dearer:
+			dearer++
+		case strings.HasPrefix(r.Class, "packing:") || strings.HasPrefix(r.Class, "startup-taint:") || strings.HasPrefix(r.Class, "ignore-policy:"):
+			deliberate++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	pct := func(x int) string { return fmt.Sprintf("%d (%.1f%%)", x, 100*float64(x)/float64(n)) }
+	return fmt.Sprintf("plan rates over %d inputs: match %s; fewer pods %s; dearer %s; nodeplan breaks a rule Karpenter keeps %s; Karpenter breaks a rule nodeplan keeps %s; deliberate %s\n",
+		n, pct(match), pct(fewer), pct(dearer), pct(invalid), pct(karpBreaks), pct(deliberate))
 }
 
 // featureRates lists, per kind and feature, how many inputs with it diverge for a reason that is
