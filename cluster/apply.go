@@ -56,8 +56,11 @@ func NodeFor(nc *v1.NodeClaim, now time.Time, initialized bool) *corev1.Node {
 // to it), initialized or not; nil claims (launches the cloud refused) are skipped, so the
 // launched slice of cloudprovider.Launch can be passed as it is. A host whose Nodes
 // register by themselves reads them from its cluster instead; a simulated one (the fake
-// cloud) calls this after applying a plan.
+// cloud) calls this after applying a plan. Errors are WithNodes' (and a nil snapshot's).
 func (s *Snapshot) WithNodesFor(launched []*v1.NodeClaim, now time.Time, initialized bool) (*Snapshot, error) {
+	if s == nil {
+		return nil, nilSnapshot("cluster.WithNodesFor")
+	}
 	nodes := make([]*corev1.Node, 0, len(launched))
 	for _, nc := range launched {
 		if nc != nil {
@@ -69,16 +72,21 @@ func (s *Snapshot) WithNodesFor(launched []*v1.NodeClaim, now time.Time, initial
 
 // NodeClaimsOf is the NodeClaim of each named node (Find: a disruption command's
 // Candidates), in order: what cloudprovider.Terminate deletes. A name the snapshot does not
-// hold, or a node without a NodeClaim (its machine is no claim's to delete), is an error.
+// hold (InputNotFound), or a node without a NodeClaim (its machine is no claim's to delete;
+// InputInvalid), is an *InvalidInputError.
 func (s *Snapshot) NodeClaimsOf(names ...string) ([]*v1.NodeClaim, error) {
+	const op = "cluster.NodeClaimsOf"
+	if s == nil {
+		return nil, nilSnapshot(op)
+	}
 	out := make([]*v1.NodeClaim, len(names))
 	for i, name := range names {
 		n := s.Find(name)
 		switch {
 		case n == nil:
-			return nil, fmt.Errorf("cluster: node %q is not in the snapshot", name)
+			return nil, invalid(op, InputNotFound, "Node", name, "", "not in the snapshot")
 		case n.NodeClaim == nil:
-			return nil, fmt.Errorf("cluster: node %q has no NodeClaim", name)
+			return nil, invalid(op, InputInvalid, "Node", name, "", "has no NodeClaim")
 		}
 		out[i] = n.NodeClaim
 	}
@@ -114,8 +122,22 @@ type Move struct {
 // displaced pods pending. A
 // bound pod is a shallow copy with spec.nodeName set to its node's BindName, a pending one
 // with spec.nodeName cleared; each pod is taken from wherever the snapshot held it (by
-// namespace/name), once (the first move wins, then displaced).
+// namespace/name), once (the first move wins, then displaced). Errors are
+// *InvalidInputError: a nil snapshot, a nil pod, a Claim out of launched's range
+// (InputMismatch), and WithClaims' and WithPods'.
 func (s *Snapshot) Carry(launched []*v1.NodeClaim, moves []Move, displaced []*corev1.Pod) (*Snapshot, error) {
+	const op = "cluster.Carry"
+	if s == nil {
+		return nil, nilSnapshot(op)
+	}
+	for i, m := range moves {
+		if m.Pod == nil {
+			return nil, nilObject(op, "Pod", fmt.Sprintf("moves[%d].Pod", i))
+		}
+	}
+	if i := firstNil(displaced); i >= 0 {
+		return nil, nilObject(op, "Pod", fmt.Sprintf("displaced[%d]", i))
+	}
 	claims := make([]*v1.NodeClaim, 0, len(launched))
 	for _, nc := range launched {
 		if nc != nil {
@@ -130,7 +152,7 @@ func (s *Snapshot) Carry(launched []*v1.NodeClaim, moves []Move, displaced []*co
 			to[i] = m.To
 		case m.Claim < 0:
 		case m.Claim >= len(launched):
-			return nil, fmt.Errorf("cluster: Carry: pod %s moves to new NodeClaim %d of %d", PodKey(m.Pod), m.Claim, len(launched))
+			return nil, invalid(op, InputMismatch, "Pod", PodKey(m.Pod), "", "moves to new NodeClaim %d of %d launched", m.Claim, len(launched))
 		case launched[m.Claim] != nil:
 			to[i] = launched[m.Claim].Name
 		}

@@ -233,7 +233,9 @@ func (a *autoscaler) refresh(t *rapid.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.snap = a.snap.WithInstanceTypes(types)
+	if a.snap, err = a.snap.WithInstanceTypes(types); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // launched checks the claims the cloud launched for planned (aligned, nil where it refused):

@@ -85,6 +85,19 @@
 // Objects carry its interruption messages, and the host sets the rest on the Objects it
 // builds the snapshot from.
 //
+// Errors. Every error of New, the forks and the apply helpers (and of scheduling.Solve,
+// disruption.Plan and their Apply) is an *InvalidInputError, naming the call (Op), what is
+// wrong (an InputCode: Nil, Duplicate, Invalid, NotFound, Mismatch), the object (Kind, Name)
+// and the field, or an *InternalError: a bug in nodeplan, a panic recovered so that a host's
+// loop gets an error, not a crash. Tell them apart with errors.As. Beyond nil objects, New
+// refuses two NodePools, Nodes, NodeClaims or pods (namespace/name) of one name and instance
+// types without a name, with a nil offering or a negative price; both engines rely on it.
+//
+// Concurrency. A Snapshot is safe for concurrent readers: scheduling.Solve, disruption.Plan,
+// verify.Solve and verify.Plan may run at the same time on one snapshot (and on forks of it)
+// from many goroutines, as none of them writes to it (the name index a fork builds on first
+// use is built under a sync.Once). A scheduling.Cache is not: give each goroutine its own.
+//
 // The package is pure: no clock (times come in as arguments), no environment, no I/O, no
 // goroutines. It never decides anything; Solve and Plan do.
 package cluster

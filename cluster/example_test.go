@@ -61,7 +61,9 @@ spec:
 		if err != nil {
 			panic(err)
 		}
-		snap = snap.WithInstanceTypes(types)
+		if snap, err = snap.WithInstanceTypes(types); err != nil {
+			panic(err)
+		}
 		res, err := scheduling.Solve(snap, scheduling.Options{})
 		if err != nil {
 			panic(err)

@@ -213,9 +213,10 @@ func dropPods(pods []*corev1.Pod, gone map[string]bool) []*corev1.Pod {
 }
 
 // WithPods is the snapshot with these pods added: bound to their spec.nodeName, pending, or
-// not planned, as New sorts them. A pod whose namespace/name the snapshot already holds is
-// an error.
+// not planned, as New sorts them. A nil pod, or one whose namespace/name the snapshot already
+// holds, is an *InvalidInputError.
 func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
+	const op = "cluster.WithPods"
 	known := s.podKeys()
 	c := s.fork()
 	edited := map[int]bool{}
@@ -228,11 +229,11 @@ func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
 	}
 	for i, p := range pods {
 		if p == nil {
-			return nil, fmt.Errorf("cluster: WithPods: pods[%d] is nil", i)
+			return nil, nilObject(op, "Pod", fmt.Sprintf("pods[%d]", i))
 		}
 		k := PodKey(p)
 		if known[k] {
-			return nil, fmt.Errorf("cluster: Pod %q: the snapshot already holds a pod of this name", k)
+			return nil, invalid(op, InputDuplicate, "Pod", k, "", "the snapshot already holds a pod of this namespace/name")
 		}
 		known[k] = true
 		c.file(p, editOnce)
@@ -264,10 +265,11 @@ func (s *Snapshot) podKeys() map[string]bool {
 
 // WithClaims is the snapshot with these NodeClaims added, each paired with its Node when
 // the snapshot holds one (as New pairs them) and in flight otherwise (after the other
-// nodes, in the given order). A NodeClaim whose name the snapshot already holds is an error.
+// nodes, in the given order). A nil NodeClaim, one whose name the snapshot already holds, or
+// an in-flight one named like a Node of the snapshot is an *InvalidInputError.
 func (s *Snapshot) WithClaims(claims ...*v1.NodeClaim) (*Snapshot, error) {
 	c := s.fork()
-	if err := c.addClaims(claims); err != nil {
+	if err := c.addClaims("cluster.WithClaims", claims); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -291,9 +293,9 @@ func (s *Snapshot) WithInFlight(claims ...*v1.NodeClaim) *Snapshot {
 	return &c
 }
 
-// addClaims pairs each claim with its Node (see pairedNode) or adds it in flight. s must
-// own its nodes and index (New, fork).
-func (s *Snapshot) addClaims(claims []*v1.NodeClaim) error {
+// addClaims pairs each claim with its Node (see pairedNode) or adds it in flight; op is the
+// call its errors name. s must own its nodes and index (New, fork).
+func (s *Snapshot) addClaims(op string, claims []*v1.NodeClaim) error {
 	claimNames := map[string]bool{}
 	byProviderID := map[string]int{}
 	for i, n := range s.nodes {
@@ -308,10 +310,10 @@ func (s *Snapshot) addClaims(claims []*v1.NodeClaim) error {
 	}
 	for i, nc := range claims {
 		if nc == nil {
-			return fmt.Errorf("cluster: NodeClaims[%d] is nil", i)
+			return nilObject(op, "NodeClaim", fmt.Sprintf("NodeClaims[%d]", i))
 		}
 		if claimNames[nc.Name] {
-			return fmt.Errorf("cluster: NodeClaim %q: two NodeClaims of this name", nc.Name)
+			return invalid(op, InputDuplicate, "NodeClaim", nc.Name, "", "two NodeClaims of this name")
 		}
 		claimNames[nc.Name] = true
 		if i, ok := s.pairedNode(nc, byProviderID); ok {
@@ -319,7 +321,7 @@ func (s *Snapshot) addClaims(claims []*v1.NodeClaim) error {
 			continue
 		}
 		if i, taken := s.idx.m[nc.Name]; taken {
-			return fmt.Errorf("cluster: NodeClaim %q: no Node of its own, and its name is taken by Node %q", nc.Name, key(s.nodes[i]))
+			return invalid(op, InputDuplicate, "NodeClaim", nc.Name, "", "no Node of its own, and its name is taken by Node %q", key(s.nodes[i]))
 		}
 		s.idx.m[nc.Name] = len(s.nodes)
 		s.nodes = append(s.nodes, &Node{NodeClaim: nc})
@@ -330,16 +332,17 @@ func (s *Snapshot) addClaims(claims []*v1.NodeClaim) error {
 // WithNodes is the snapshot with these Nodes added (registered): each takes over the
 // in-flight NodeClaim it pairs with (status.nodeName, providerID or name, as New pairs them)
 // together with the pods bound to that claim, which are rebound to the Node's name (shallow
-// copies of the pods whose spec.nodeName changes). A Node whose name the snapshot already holds as
-// a Node is an error.
+// copies of the pods whose spec.nodeName changes). A nil Node, or one whose name the snapshot
+// already holds as a Node, is an *InvalidInputError.
 func (s *Snapshot) WithNodes(nodes ...*corev1.Node) (*Snapshot, error) {
+	const op = "cluster.WithNodes"
 	c := s.fork()
 	for i, node := range nodes {
 		if node == nil {
-			return nil, fmt.Errorf("cluster: WithNodes: nodes[%d] is nil", i)
+			return nil, nilObject(op, "Node", fmt.Sprintf("nodes[%d]", i))
 		}
 		if i, ok := c.idx.m[node.Name]; ok && c.nodes[i].Node != nil {
-			return nil, fmt.Errorf("cluster: Node %q: the snapshot already holds a Node of this name", node.Name)
+			return nil, invalid(op, InputDuplicate, "Node", node.Name, "", "the snapshot already holds a Node of this name")
 		}
 		i, ok := c.inFlightClaimOf(node)
 		if !ok {
@@ -382,10 +385,18 @@ func (s *Snapshot) inFlightClaimOf(node *corev1.Node) (int, bool) {
 
 // WithInstanceTypes is the snapshot with the instance types of each NodePool replaced by
 // types (as GetInstanceTypes answers them now: offerings found out of capacity unavailable).
-func (s *Snapshot) WithInstanceTypes(types map[string]cloudprovider.InstanceTypes) *Snapshot {
+// Types New would refuse (no name, a nil offering, a negative price) are an
+// *InvalidInputError.
+func (s *Snapshot) WithInstanceTypes(types map[string]cloudprovider.InstanceTypes) (*Snapshot, error) {
+	if err := checkInstanceTypes("cluster.WithInstanceTypes", types); err != nil {
+		return nil, err
+	}
 	c := *s
 	c.objs.InstanceTypes = types
-	return &c
+	if c.objs.InstanceTypes == nil {
+		c.objs.InstanceTypes = map[string]cloudprovider.InstanceTypes{}
+	}
+	return &c, nil
 }
 
 // WithInterruptions is the snapshot with its interruption events replaced by events (those

@@ -149,19 +149,21 @@ func TestNodeClaimsOf(t *testing.T) {
 		snap  *cluster.Snapshot
 		names []string
 		want  []*v1.NodeClaim
-		err   string // the node the error names
+		err   cluster.InputCode // the node the error names is the last name
 	}{
 		{name: "none", snap: bare, want: []*v1.NodeClaim{}},
 		{name: "by Node name and in flight, in order", snap: bare, names: []string{ip(1), ip(0)}, want: []*v1.NodeClaim{launched[1], launched[0]}},
 		{name: "by the NodeClaim's own name", snap: bare, names: []string{launched[1].Name}, want: []*v1.NodeClaim{launched[1]}},
-		{name: "a name the snapshot does not hold", snap: bare, names: []string{ip(0), "gone"}, err: `"gone"`},
-		{name: "a Node without a NodeClaim", snap: bare, names: []string{"bare"}, err: `"bare"`},
+		{name: "a name the snapshot does not hold", snap: bare, names: []string{ip(0), "gone"}, err: cluster.InputNotFound},
+		{name: "a Node without a NodeClaim", snap: bare, names: []string{"bare"}, err: cluster.InputInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.snap.NodeClaimsOf(tc.names...)
 			if tc.err != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tc.err)
+				var invalid *cluster.InvalidInputError
+				require.ErrorAs(t, err, &invalid)
+				assert.Equal(t, tc.err, invalid.Code)
+				assert.Equal(t, tc.names[len(tc.names)-1], invalid.Name)
 				assert.Nil(t, got)
 				return
 			}
@@ -189,5 +191,5 @@ func ExampleSnapshot_NodeClaimsOf() {
 	fmt.Println(err)
 	// Output:
 	// fake:///test-zone-1/default-1 <nil>
-	// cluster: node "default-2" is not in the snapshot
+	// cluster.NodeClaimsOf: Node "default-2": not in the snapshot
 }

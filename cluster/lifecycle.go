@@ -171,12 +171,13 @@ func runningAt(p *corev1.Pod, now time.Time) *corev1.Pod {
 
 // WithUpdatedNodes is the snapshot with these Nodes in place of the Nodes of the same name
 // (a new label, taint, condition or deletionTimestamp): each keeps its NodeClaim and pods. A
-// name the snapshot holds no Node of is an error.
+// name the snapshot holds no Node of is an *InvalidInputError (as is a nil Node).
 func (s *Snapshot) WithUpdatedNodes(nodes ...*corev1.Node) (*Snapshot, error) {
+	const op = "cluster.WithUpdatedNodes"
 	byName := make(map[string]*corev1.Node, len(nodes))
 	for i, n := range nodes {
 		if n == nil {
-			return nil, fmt.Errorf("cluster: WithUpdatedNodes: nodes[%d] is nil", i)
+			return nil, nilObject(op, "Node", fmt.Sprintf("nodes[%d]", i))
 		}
 		byName[n.Name] = n
 	}
@@ -190,7 +191,7 @@ func (s *Snapshot) WithUpdatedNodes(nodes ...*corev1.Node) (*Snapshot, error) {
 		return &e
 	})
 	if len(byName) > 0 {
-		return nil, fmt.Errorf("cluster: WithUpdatedNodes: Nodes %q are not in the snapshot", slices.Sorted(maps.Keys(byName)))
+		return nil, notInSnapshot(op, "Node", slices.Sorted(maps.Keys(byName)))
 	}
 	return c, nil
 }
@@ -198,12 +199,13 @@ func (s *Snapshot) WithUpdatedNodes(nodes ...*corev1.Node) (*Snapshot, error) {
 // WithUpdatedNodeClaims is the snapshot with these NodeClaims in place of the NodeClaims of
 // the same name (new status, conditions, annotations or deletionTimestamp): each keeps its
 // Node and pods, an in-flight one stays in flight. A name the snapshot holds no NodeClaim of
-// is an error.
+// is an *InvalidInputError (as is a nil NodeClaim).
 func (s *Snapshot) WithUpdatedNodeClaims(claims ...*v1.NodeClaim) (*Snapshot, error) {
+	const op = "cluster.WithUpdatedNodeClaims"
 	byName := make(map[string]*v1.NodeClaim, len(claims))
 	for i, nc := range claims {
 		if nc == nil {
-			return nil, fmt.Errorf("cluster: WithUpdatedNodeClaims: claims[%d] is nil", i)
+			return nil, nilObject(op, "NodeClaim", fmt.Sprintf("claims[%d]", i))
 		}
 		byName[nc.Name] = nc
 	}
@@ -217,7 +219,7 @@ func (s *Snapshot) WithUpdatedNodeClaims(claims ...*v1.NodeClaim) (*Snapshot, er
 		return &e
 	})
 	if len(byName) > 0 {
-		return nil, fmt.Errorf("cluster: WithUpdatedNodeClaims: NodeClaims %q are not in the snapshot", slices.Sorted(maps.Keys(byName)))
+		return nil, notInSnapshot(op, "NodeClaim", slices.Sorted(maps.Keys(byName)))
 	}
 	return c, nil
 }
@@ -243,4 +245,13 @@ func (s *Snapshot) editNodes(edit func(*Node) *Node) *Snapshot {
 	c := *s
 	c.nodes = nodes
 	return &c
+}
+
+// notInSnapshot is the error for objects of kind, by name, that the snapshot does not hold
+// (names sorted; the first is the error's object).
+func notInSnapshot(op, kind string, names []string) *InvalidInputError {
+	if len(names) > 1 {
+		return invalid(op, InputNotFound, kind, names[0], "", "not in the snapshot (nor are %q)", names[1:])
+	}
+	return invalid(op, InputNotFound, kind, names[0], "", "not in the snapshot")
 }

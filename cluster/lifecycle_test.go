@@ -243,8 +243,11 @@ func TestWithUpdatedNodesAndClaims(t *testing.T) {
 	assert.True(t, next.Node("b").Deleting())
 	assert.False(t, s.Node("b").Deleting())
 
+	var invalid *cluster.InvalidInputError
 	_, err = s.WithUpdatedNodes(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "c"}})
-	assert.ErrorContains(t, err, `"c"`)
+	require.ErrorAs(t, err, &invalid)
+	assert.Equal(t, [3]string{string(cluster.InputNotFound), "Node", "c"}, [3]string{string(invalid.Code), invalid.Kind, invalid.Name})
 	_, err = s.WithUpdatedNodeClaims(&v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c"}})
-	assert.ErrorContains(t, err, `"c"`)
+	require.ErrorAs(t, err, &invalid)
+	assert.Equal(t, [3]string{string(cluster.InputNotFound), "NodeClaim", "c"}, [3]string{string(invalid.Code), invalid.Kind, invalid.Name})
 }

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"fmt"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -111,10 +110,13 @@ func (s *Snapshot) byName() map[string]int {
 }
 
 // New builds a Snapshot: it pairs Nodes with NodeClaims, binds pods to their nodes and sorts
-// the rest into pending and not planned (see the package doc). A nil object in any slice of o,
-// two Nodes, or two NodeClaims, of one name, and an in-flight NodeClaim named like a Node
-// paired with another claim, are errors.
+// the rest into pending and not planned (see the package doc). Every error is an
+// *InvalidInputError naming the object: a nil object in any slice of o; two NodePools, two
+// Nodes, two NodeClaims or two pods (by namespace/name) of one name; an in-flight NodeClaim
+// named like a Node paired with another claim; an instance type without a name, with a nil
+// offering or a negative price.
 func New(o Objects) (*Snapshot, error) {
+	const op = "cluster.New"
 	s := &Snapshot{objs: o, idx: builtIndex(make(map[string]int, len(o.Nodes)+len(o.NodeClaims)))}
 	if s.objs.InstanceTypes == nil {
 		s.objs.InstanceTypes = map[string]cloudprovider.InstanceTypes{}
@@ -122,24 +124,39 @@ func New(o Objects) (*Snapshot, error) {
 	if err := refuseNils(&o); err != nil {
 		return nil, err
 	}
+	if err := refuseDuplicatePools(op, o.NodePools); err != nil {
+		return nil, err
+	}
+	if err := checkInstanceTypes(op, o.InstanceTypes); err != nil {
+		return nil, err
+	}
 	for _, n := range o.Nodes {
 		if _, dup := s.idx.m[n.Name]; dup {
-			return nil, fmt.Errorf("cluster: Node %q: two Nodes of this name", n.Name)
+			return nil, invalid(op, InputDuplicate, "Node", n.Name, "", "two Nodes of this name")
 		}
 		s.idx.m[n.Name] = len(s.nodes)
 		s.nodes = append(s.nodes, &Node{Node: n})
 	}
-	if err := s.addClaims(o.NodeClaims); err != nil {
+	if err := s.addClaims(op, o.NodeClaims); err != nil {
 		return nil, err
 	}
 	own := func(i int) *Node { return s.nodes[i] }
+	seen := make(map[podName]struct{}, len(o.Pods))
 	for _, p := range o.Pods {
+		k := podName{p.Namespace, p.Name}
+		if _, dup := seen[k]; dup {
+			return nil, invalid(op, InputDuplicate, "Pod", PodKey(p), "", "two pods of this namespace/name")
+		}
+		seen[k] = struct{}{}
 		s.file(p, own)
 	}
 	sortNotPlanned(s.notPlanned)
 	s.readPDBs()
 	return s, nil
 }
+
+// podName is a pod's namespace and name, a map key that needs no string built.
+type podName struct{ namespace, name string }
 
 // file adds p where the snapshot holds it: not planned (with its reason), bound to its
 // spec.nodeName's node (node(i) is node i as s may append to it), or pending.

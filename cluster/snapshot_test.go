@@ -143,12 +143,15 @@ func TestNewRefusesEveryNil(t *testing.T) {
 			o := cluster.Objects{NodePools: []*v1.NodePool{fake.NodePool("default").Obj()}}
 			set(&o)
 			_, err := cluster.New(o)
-			require.Error(t, err)
+			var invalid *cluster.InvalidInputError
+			require.ErrorAs(t, err, &invalid)
 			idx := 0
 			if field == "NodePools" {
 				idx = 1
 			}
-			assert.Equal(t, fmt.Sprintf("cluster: Objects.%s[%d] is nil", field, idx), err.Error())
+			assert.Equal(t, cluster.InputNil, invalid.Code)
+			assert.Equal(t, fmt.Sprintf("Objects.%s[%d]", field, idx), invalid.Field)
+			assert.Equal(t, "cluster.New", invalid.Op)
 		})
 	}
 }

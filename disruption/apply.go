@@ -21,7 +21,9 @@ import (
 // Result.Provisioned claim (the provisioner's, not the command's) or to a replacement not
 // launched, and those it does not list (a terminating pod). A move to a node the snapshot
 // does not hold or that the command deletes, to a replacement out of range, or of a pod that
-// does not move off a candidate is an error.
+// does not move off a candidate is a *cluster.InvalidInputError (InputNotFound or
+// InputMismatch), as are a nil snapshot, launched not aligned with cmd.Replacements, and
+// Carry's errors.
 //
 // Each command's Moves are its own simulation's, which planned the pods of the commands
 // before it in the same Result again (as Karpenter's simulations do) and may have put them
@@ -30,15 +32,19 @@ import (
 // at the start of a Result share one simulation, the provisioner's, and may be applied
 // together.) Result.Batch picks the commands that may be applied so.
 func Apply(snap *cluster.Snapshot, cmd Command, launched []*v1.NodeClaim) (*cluster.Snapshot, error) {
-	if len(launched) != len(cmd.Replacements) {
-		return nil, fmt.Errorf("disruption: Apply: %d launched NodeClaims for %d replacements", len(launched), len(cmd.Replacements))
+	const op = "disruption.Apply"
+	switch {
+	case snap == nil:
+		return nil, invalid(op, cluster.InputNil, "Snapshot", "", "", "nil snapshot")
+	case len(launched) != len(cmd.Replacements):
+		return nil, invalid(op, cluster.InputMismatch, "", "", "launched", "%d launched NodeClaims for %d replacements", len(launched), len(cmd.Replacements))
 	}
 	candidate := map[*cluster.Node]bool{}
 	var displaced []*corev1.Pod
 	for _, name := range cmd.Candidates {
 		n := snap.Find(name)
 		if n == nil {
-			return nil, fmt.Errorf("disruption: Apply: candidate %q is not in the snapshot", name)
+			return nil, invalid(op, cluster.InputNotFound, "Node", name, "", "a candidate of the command, not in the snapshot")
 		}
 		candidate[n] = true
 		for _, p := range n.Pods {
@@ -48,18 +54,21 @@ func Apply(snap *cluster.Snapshot, cmd Command, launched []*v1.NodeClaim) (*clus
 		}
 	}
 	dest := map[string]cluster.Move{} // pod key -> where it goes next (no To or Claim: pending)
-	for _, m := range cmd.Moves {
+	for i, m := range cmd.Moves {
+		if m.Pod == nil {
+			return nil, invalid(op, cluster.InputNil, "Pod", "", fmt.Sprintf("cmd.Moves[%d].Pod", i), "is nil")
+		}
 		k := cluster.PodKey(m.Pod)
 		d := cluster.Move{Claim: -1}
 		switch {
 		case m.To != "":
 			n := snap.Find(m.To)
 			if n == nil || candidate[n] {
-				return nil, fmt.Errorf("disruption: Apply: pod %s moves to node %q, which the snapshot does not hold or the command deletes", k, m.To)
+				return nil, invalid(op, cluster.InputNotFound, "Pod", k, "", "moves to node %q, which the snapshot does not hold or the command deletes", m.To)
 			}
 			d.To = n.BindName()
 		case m.Claim >= len(launched):
-			return nil, fmt.Errorf("disruption: Apply: pod %s moves to replacement %d of %d", k, m.Claim, len(launched))
+			return nil, invalid(op, cluster.InputMismatch, "Pod", k, "", "moves to replacement %d of %d", m.Claim, len(launched))
 		case m.Claim >= 0:
 			d.Claim = m.Claim
 		}
@@ -75,7 +84,8 @@ func Apply(snap *cluster.Snapshot, cmd Command, launched []*v1.NodeClaim) (*clus
 		delete(dest, k)
 	}
 	if len(dest) > 0 {
-		return nil, fmt.Errorf("disruption: Apply: cmd.Moves lists pods %v, which do not move off a candidate", slices.Sorted(maps.Keys(dest)))
+		pods := slices.Sorted(maps.Keys(dest))
+		return nil, invalid(op, cluster.InputMismatch, "Pod", pods[0], "", "cmd.Moves lists pods %v, which do not move off a candidate", pods)
 	}
 	// Carry binds the moves first: a displaced pod without one (or whose replacement was not
 	// launched) is pending.

@@ -18,6 +18,12 @@
 // fork. [Apply] carries a command out on the snapshot; [Result.Batch] says which commands
 // may be carried out together before the next Plan.
 //
+// Errors are *cluster.InvalidInputError (a nil snapshot, the zero time, two nodes of one
+// name, what a simulation's scheduling.Solve refuses, a command Apply cannot carry out) or
+// *cluster.InternalError (a bug; a panic is recovered into one); see package cluster. Plan
+// only reads its snapshot, so several Plans (and Solves, and verify's checks) may run
+// concurrently on one snapshot.
+//
 // The Result lists the commands Karpenter would start now, pass after pass, before any of
 // them finishes (nodes in an earlier command count against the budgets of later ones, and a
 // node is in at most one command), and for every managed node that is in no command, why

@@ -13,8 +13,8 @@ import (
 )
 
 // TestPlanNeverPanicsOnNil: nil objects anywhere in the input are refused by cluster.New
-// (Nodes, NodeClaims, pods, NodePools, DaemonSets, PDBs...); nil instance types and
-// offerings are skipped or an error of Plan; never a panic.
+// (Nodes, NodeClaims, pods, NodePools, DaemonSets, PDBs, offerings) with an
+// *InvalidInputError; nil instance types are skipped; never a panic.
 func TestPlanNeverPanicsOnNil(t *testing.T) {
 	node := func() *cluster.Node { return testNode("node-a", "default", "small", "", bound("a", "100m")) }
 	nilOffering := testType("small", 2, 0.1)
@@ -29,7 +29,7 @@ func TestPlanNeverPanicsOnNil(t *testing.T) {
 		"nil bound pod":     {func(in *fixture) { in.Nodes[0].Pods = append(in.Nodes[0].Pods, nil) }, true},
 		"nil pending pod":   {func(in *fixture) { in.Pods = []*corev1.Pod{nil} }, true},
 		"nil type":          {func(in *fixture) { in.InstanceTypes["default"] = append(in.InstanceTypes["default"], nil) }, false},
-		"nil offering":      {func(in *fixture) { in.InstanceTypes["default"] = cloudprovider.InstanceTypes{nilOffering} }, false},
+		"nil offering":      {func(in *fixture) { in.InstanceTypes["default"] = cloudprovider.InstanceTypes{nilOffering} }, true},
 		"nil NodePool":      {func(in *fixture) { in.NodePools = append(in.NodePools, nil) }, true},
 		"nil DaemonSet":     {func(in *fixture) { in.DaemonSets = append(in.DaemonSets, nil) }, true},
 		"nil PDB":           {func(in *fixture) { in.PodDisruptionBudgets = append(in.PodDisruptionBudgets, nil) }, true},
@@ -40,6 +40,11 @@ func TestPlanNeverPanicsOnNil(t *testing.T) {
 			tc.mod(in)
 			assert.NotPanics(t, func() {
 				snap, err := in.snapshot()
+				var invalid *cluster.InvalidInputError
+				if tc.refused {
+					assert.ErrorAs(t, err, &invalid)
+					assert.Equal(t, cluster.InputNil, invalid.Code, "cluster.New refuses: %v", err)
+				}
 				if assert.Equal(t, tc.refused, err != nil, "cluster.New refuses: %v", err) && err == nil {
 					if res, err := Plan(snap, in.Now, in.Options); err == nil {
 						verified(t, snap, in.Now, in.Options, res)

@@ -218,7 +218,13 @@ func (s *state) markUnavailable(kind interruption.Kind, n *node) string {
 			types[pool] = cp
 		}
 	}
-	s.base = s.base.WithInstanceTypes(types)
+	base, err := s.base.WithInstanceTypes(types)
+	if err != nil {
+		// Copies of the snapshot's own types, which New accepted: a refusal is a bug, which
+		// Plan reports as an InternalError.
+		panic(err)
+	}
+	s.base = base
 	return what
 }
 

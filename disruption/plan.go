@@ -1,7 +1,6 @@
 package disruption
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -48,11 +47,21 @@ type state struct {
 
 // Plan returns the commands Karpenter would start at now in snap and, for every other
 // managed node, why it is not disrupted. See the package documentation (and cluster's for
-// what it reads of each object). Plan never modifies snap.
-func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (*Result, error) {
-	if snap == nil {
-		return nil, errors.New("disruption: nil snapshot")
+// what it reads of each object). Plan never modifies snap. Errors are
+// *cluster.InvalidInputError (a nil snapshot, a zero now, two nodes of one name, or what a
+// simulation's scheduling.Solve refuses) or *cluster.InternalError (a bug).
+func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (res *Result, err error) {
+	switch {
+	case snap == nil:
+		return nil, invalid(opPlan, cluster.InputNil, "Snapshot", "", "", "nil snapshot")
+	case now.IsZero():
+		return nil, invalid(opPlan, cluster.InputInvalid, "", "", "now", "the zero time: Plan judges ages and schedules at now, so it must be given")
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, cluster.Internal(opPlan, r)
+		}
+	}()
 	s := &state{
 		snap: snap, now: now, opts: opts,
 		pools:       map[string]*v1.NodePool{},
@@ -66,13 +75,7 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (*Result, error) 
 		cache:       scheduling.NewCache(),
 		mech:        mechState{forceful: map[*node]bool{}, repair: map[*node]Blocker{}, claimName: map[*scheduling.NodeClaim]string{}},
 	}
-	for i, np := range snap.NodePools() {
-		if np == nil {
-			return nil, fmt.Errorf("disruption: nodePools[%d] is nil", i)
-		}
-		if _, dup := s.pools[np.Name]; dup {
-			return nil, fmt.Errorf("disruption: NodePool %q given twice", np.Name)
-		}
+	for _, np := range snap.NodePools() { // not nil, names unique: cluster.New refuses them
 		c := np.DeepCopy()
 		c.SetDefaults()
 		s.pools[np.Name] = c
@@ -84,7 +87,7 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (*Result, error) 
 	sns := s.base.Nodes()
 	for i := 1; i < len(sns); i++ {
 		if sns[i].Name() == sns[i-1].Name() {
-			return nil, fmt.Errorf("disruption: node %q is given twice (a Node and an unpaired NodeClaim of the same name?)", sns[i].Name())
+			return nil, invalid(opPlan, cluster.InputDuplicate, "Node", sns[i].Name(), "", "two nodes of this name (a Node and an unpaired NodeClaim of the same name?)")
 		}
 	}
 	for i, sn := range sns {
@@ -126,7 +129,7 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (*Result, error) 
 			cleared = true
 		}
 	}
-	res := s.result()
+	res = s.result()
 	res.Interruptions = events
 	drains, err := s.drains()
 	if err != nil {

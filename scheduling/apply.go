@@ -1,8 +1,6 @@
 package scheduling
 
 import (
-	"fmt"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -42,11 +40,16 @@ func NodeClaimFor(c *NodeClaim, name string, pool *v1.NodePool) *v1.NodeClaim {
 // NodeClaimsFor is NodeClaimFor of each planned claim (a Solve result's NewNodeClaims, a
 // disruption command's Replacements), in order, named by name(its NodePool) and made with
 // the snapshot's NodePool of that name: what cloudprovider.Launch creates. name is called
-// once per claim, in order (fake.Names.Next is one).
+// once per claim, in order (fake.Names.Next is one). A nil snapshot knows no NodePool (see
+// NodeClaimFor).
 func NodeClaimsFor(snap *cluster.Snapshot, planned []*NodeClaim, name func(nodePool string) string) []*v1.NodeClaim {
 	out := make([]*v1.NodeClaim, len(planned))
 	for i, c := range planned {
-		out[i] = NodeClaimFor(c, name(c.NodePool), snap.NodePool(c.NodePool))
+		var pool *v1.NodePool
+		if snap != nil {
+			pool = snap.NodePool(c.NodePool)
+		}
+		out[i] = NodeClaimFor(c, name(c.NodePool), pool)
 	}
 	return out
 }
@@ -57,16 +60,24 @@ func NodeClaimsFor(snap *cluster.Snapshot, planned []*NodeClaim, name func(nodeP
 // existing nodes and in-flight claims (Bindings) are bound there. A bound pod is a shallow
 // copy with spec.nodeName set to the node's BindName. The launched claims' Nodes register
 // with cluster.Snapshot.WithNodesFor (a simulated cloud) or WithNodes (the Nodes a real
-// cluster reports).
+// cluster reports). Errors are *cluster.InvalidInputError: a nil snapshot or result, launched
+// not aligned with res.NewNodeClaims (InputMismatch), a binding to a node the snapshot does
+// not hold (InputNotFound), and Carry's.
 func Apply(snap *cluster.Snapshot, res *Result, launched []*v1.NodeClaim) (*cluster.Snapshot, error) {
-	if len(launched) != len(res.NewNodeClaims) {
-		return nil, fmt.Errorf("scheduling: Apply: %d launched NodeClaims for %d planned", len(launched), len(res.NewNodeClaims))
+	const op = "scheduling.Apply"
+	switch {
+	case snap == nil:
+		return nil, invalid(op, cluster.InputNil, "Snapshot", "", "", "nil snapshot")
+	case res == nil:
+		return nil, invalid(op, cluster.InputNil, "Result", "", "", "nil result")
+	case len(launched) != len(res.NewNodeClaims):
+		return nil, invalid(op, cluster.InputMismatch, "", "", "launched", "%d launched NodeClaims for %d planned", len(launched), len(res.NewNodeClaims))
 	}
 	moves := make([]cluster.Move, 0, len(res.Bindings))
 	for _, b := range res.Bindings {
 		n := snap.Find(b.To)
 		if n == nil {
-			return nil, fmt.Errorf("scheduling: Apply: pods placed on node %q, which the snapshot does not hold", b.To)
+			return nil, invalid(op, cluster.InputNotFound, "Node", b.To, "", "pods are bound to it, but the snapshot does not hold it")
 		}
 		b.To = n.BindName()
 		moves = append(moves, b)
@@ -80,6 +91,9 @@ func Apply(snap *cluster.Snapshot, res *Result, launched []*v1.NodeClaim) (*clus
 func ClaimMoves(claims []*NodeClaim) []cluster.Move {
 	var moves []cluster.Move
 	for i, c := range claims {
+		if c == nil {
+			continue // no planned claim: no pod goes to it
+		}
 		for _, pod := range c.Pods {
 			moves = append(moves, cluster.Move{Pod: pod, From: pod.Spec.NodeName, Claim: i})
 		}

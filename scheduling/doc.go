@@ -37,6 +37,13 @@
 // the types that still fit. A caller that runs many Solves over the same objects (disruption
 // simulations) can Solve with a [Cache] ([Cache.Solve]) to share per-pod and per-node work.
 //
+// Errors are *cluster.InvalidInputError (a nil snapshot; a NodePool, instance type, node,
+// bound pod or DaemonSet with a field Solve cannot read, named with its field) or
+// *cluster.InternalError (a bug; a panic is recovered into one); see package cluster. A pod
+// that cannot be placed is no error but a [PodError]. Solve only reads its snapshot, so
+// several Solves (and Plans, and verify's checks) may run concurrently on one snapshot; a
+// [Cache] may not be shared between concurrent Solves.
+//
 // See [Options] for the knobs (minValues and preference policies, packing, instance-type
 // cap, default topology spread) and Example functions for use.
 package scheduling

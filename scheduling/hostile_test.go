@@ -1,6 +1,7 @@
 package scheduling_test
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -39,36 +40,62 @@ func oneType(it *cloudprovider.InstanceType, pods ...*corev1.Pod) cluster.Object
 	}
 }
 
+// TestSolveRejectsInvalidInput: what Solve cannot read is an *InvalidInputError naming the
+// call, the object and the field (what the snapshot refuses already is cluster.New's), never
+// a panic.
 func TestSolveRejectsInvalidInput(t *testing.T) {
 	pod := fake.Pod("p").Requests("1", "1Gi").Obj()
 	nilOffering := typeWith("small", "2", "4Gi")
 	nilOffering.Offerings = append(cloudprovider.Offerings{nil}, nilOffering.Offerings...)
 	nameless := typeWith("small", "2", "4Gi")
 	nameless.Name = ""
-	for name, objs := range map[string]cluster.Objects{
-		"nil offering":        oneType(nilOffering, pod),
-		"nameless type":       oneType(nameless, pod),
-		"unparsable NodePool": withRequirement(oneType(typeWith("small", "2", "4Gi"), pod), "Bogus"),
+	negative := typeWith("small", "2", "4Gi")
+	negative.Offerings = cloudprovider.Offerings{cloudprovider.NewOffering(fake.TestZone1, v1.CapacityTypeOnDemand, -0.1, true)}
+	twoPools := oneType(typeWith("small", "2", "4Gi"), pod)
+	twoPools.NodePools = append(twoPools.NodePools, fake.NodePool("default").Obj())
+	for name, c := range map[string]struct {
+		objs cluster.Objects
+		want cluster.InvalidInputError // Op, Code, Kind, Name, Field
+	}{
+		"nil offering":              {oneType(nilOffering, pod), cluster.InvalidInputError{Op: "cluster.New", Code: cluster.InputNil, Kind: "InstanceType", Name: "small", Field: "offerings[0]"}},
+		"nameless type":             {oneType(nameless, pod), cluster.InvalidInputError{Op: "cluster.New", Code: cluster.InputInvalid, Kind: "InstanceType", Field: `InstanceTypes["default"][0].name`}},
+		"negative price":            {oneType(negative, pod), cluster.InvalidInputError{Op: "cluster.New", Code: cluster.InputInvalid, Kind: "InstanceType", Name: "small", Field: "offerings[0].price"}},
+		"two NodePools of one name": {twoPools, cluster.InvalidInputError{Op: "cluster.New", Code: cluster.InputDuplicate, Kind: "NodePool", Name: "default"}},
+		"two pods of one name":      {oneType(typeWith("small", "2", "4Gi"), pod, fake.Pod("p").Obj()), cluster.InvalidInputError{Op: "cluster.New", Code: cluster.InputDuplicate, Kind: "Pod", Name: "default/p"}},
+		"nil pod":                   {oneType(typeWith("small", "2", "4Gi"), pod, nil), cluster.InvalidInputError{Op: "cluster.New", Code: cluster.InputNil, Kind: "Pod", Field: "Objects.Pods[1]"}},
+		"unparsable NodePool": {withRequirement(oneType(typeWith("small", "2", "4Gi"), pod), "Bogus"),
+			cluster.InvalidInputError{Op: "scheduling.Solve", Code: cluster.InputInvalid, Kind: "NodePool", Name: "default", Field: "spec.template.spec.requirements"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			snap := snapOf(t, objs)
 			var res *scheduling.Result
 			var err error
-			require.NotPanics(t, func() { res, err = scheduling.Solve(snap, scheduling.Options{}) })
-			assert.Error(t, err)
+			require.NotPanics(t, func() {
+				var snap *cluster.Snapshot
+				if snap, err = cluster.New(c.objs); err == nil {
+					res, err = scheduling.Solve(snap, scheduling.Options{})
+				}
+			})
+			assertInvalid(t, err, c.want)
 			assert.Nil(t, res)
 		})
 	}
 	t.Run("nil snapshot", func(t *testing.T) {
 		res, err := scheduling.Solve(nil, scheduling.Options{})
-		assert.Error(t, err)
+		assertInvalid(t, err, cluster.InvalidInputError{Op: "scheduling.Solve", Code: cluster.InputNil, Kind: "Snapshot"})
 		assert.Nil(t, res)
 	})
-	t.Run("nil pod", func(t *testing.T) {
-		// The snapshot refuses it before Solve could see it.
-		_, err := cluster.New(oneType(typeWith("small", "2", "4Gi"), pod, nil))
-		assert.Error(t, err)
-	})
+}
+
+// assertInvalid: err is an *InvalidInputError with want's Op, Code, Kind, Name and Field.
+func assertInvalid(t *testing.T, err error, want cluster.InvalidInputError) {
+	t.Helper()
+	var got *cluster.InvalidInputError
+	if !errors.As(err, &got) {
+		t.Fatalf("want an *InvalidInputError, got %T: %v", err, err)
+	}
+	g := *got
+	g.Err = nil
+	assert.Equal(t, want, g, "error: %v", err)
 }
 
 func withRequirement(in cluster.Objects, op corev1.NodeSelectorOperator) cluster.Objects {
@@ -84,12 +111,14 @@ func TestCacheKeysTemplatesByContent(t *testing.T) {
 	pod := fake.Pod("p").Requests("8", "16Gi").Obj()
 	cache := scheduling.NewCache()
 	snap := snapOf(t, oneType(tiny, pod))
-	first := snap.WithInstanceTypes(map[string]cloudprovider.InstanceTypes{"default": {tiny, small}})
+	first, err := snap.WithInstanceTypes(map[string]cloudprovider.InstanceTypes{"default": {tiny, small}})
+	require.NoError(t, err)
 	res, err := solveVerified(t, cache, first, scheduling.Options{})
 	require.NoError(t, err)
 	require.Len(t, res.PodErrors, 1, "nothing in the first list fits the pod")
 
-	second := snap.WithInstanceTypes(map[string]cloudprovider.InstanceTypes{"default": {tiny, big}})
+	second, err := snap.WithInstanceTypes(map[string]cloudprovider.InstanceTypes{"default": {tiny, big}})
+	require.NoError(t, err)
 	res, err = solveVerified(t, cache, second, scheduling.Options{})
 	require.NoError(t, err)
 	require.Empty(t, res.PodErrors, "the second list has a type that fits")
@@ -210,50 +239,56 @@ func TestSumsCannotWrap(t *testing.T) {
 }
 
 // TestOutOfRangeQuantitiesAreErrors: quantities of NodePools, instance types, nodes, bound
-// pods and DaemonSets that do not fit, or are negative, are a Solve error naming the object
-// and the field.
+// pods and DaemonSets that do not fit, or are negative, are a Solve *InvalidInputError naming
+// the object and the field.
 func TestOutOfRangeQuantitiesAreErrors(t *testing.T) {
 	q := resource.MustParse
 	pod := fake.Pod("p").Requests("1", "1Gi").Obj()
 	base := func() cluster.Objects { return oneType(typeWith("small", "2", "4Gi"), pod) }
+	invalid := func(kind, name, field string) cluster.InvalidInputError {
+		return cluster.InvalidInputError{Op: "scheduling.Solve", Code: cluster.InputInvalid, Kind: kind, Name: name, Field: field}
+	}
 	for name, c := range map[string]struct {
 		mod  func(*cluster.Objects)
-		want string
+		want cluster.InvalidInputError
+		msg  string // what the message says about the value
 	}{
 		"NodePool limit 1e30": {func(in *cluster.Objects) {
 			in.NodePools[0].Spec.Limits = v1.Limits{corev1.ResourceCPU: q("1e30")}
-		}, `NodePool "default": spec.limits.cpu: 1e30: more than nodeplan can count`},
+		}, invalid("NodePool", "default", "spec.limits.cpu"), "1e30: more than nodeplan can count"},
 		"negative NodePool limit": {func(in *cluster.Objects) {
 			in.NodePools[0].Spec.Limits = v1.Limits{corev1.ResourceMemory: q("-1")}
-		}, `NodePool "default": spec.limits.memory: -1: must not be negative`},
+		}, invalid("NodePool", "default", "spec.limits.memory"), "-1: must not be negative"},
 		"type with 1e30 cpu": {func(in *cluster.Objects) {
 			in.InstanceTypes["default"] = cloudprovider.InstanceTypes{typeWith("vast", "1e30", "4Gi")}
-		}, `instance type "vast": capacity.cpu: 1e30: more than nodeplan can count`},
+		}, invalid("InstanceType", "vast", "capacity.cpu"), "1e30: more than nodeplan can count"},
 		"type with negative memory": {func(in *cluster.Objects) {
-			in.InstanceTypes["default"] = cloudprovider.InstanceTypes{typeWith("minus", "2", "-4Gi")}
-		}, `instance type "minus": capacity.memory: -4Gi: must not be negative`},
+			minus := typeWith("minus", "2", "-4Gi") // fake prices it by its memory: negative
+			minus.Offerings = cloudprovider.Offerings{cloudprovider.NewOffering(fake.TestZone1, v1.CapacityTypeOnDemand, 0.1, true)}
+			in.InstanceTypes["default"] = cloudprovider.InstanceTypes{minus}
+		}, invalid("InstanceType", "minus", "capacity.memory"), "-4Gi: must not be negative"},
 		"bound pod with 1e30 cpu": {func(in *cluster.Objects) {
 			b := podRequesting("bound", corev1.ResourceList{corev1.ResourceCPU: q("1e30")})
 			b.Spec.NodeName = "n"
 			in.Nodes = []*corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n"}}}
 			in.Pods = append(in.Pods, b)
-		}, `node "n": bound pod default/bound: spec.containers[0].resources.requests.cpu: 1e30`},
+		}, invalid("Pod", "default/bound", "spec.containers[0].resources.requests.cpu"), "1e30"},
 		"node allocatable 1e30": {func(in *cluster.Objects) {
 			in.Nodes = []*corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n"},
 				Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourcePods: q("1e30")}}}}
-		}, `node "n": status.allocatable.pods: 1e30`},
+		}, invalid("Node", "n", "status.allocatable.pods"), "1e30"},
 		"DaemonSet with 1e30 memory": {func(in *cluster.Objects) {
 			ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "kube-system"}}
 			ds.Spec.Template.Spec.Containers = []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: q("1e30")}}}}
 			in.DaemonSets = []*appsv1.DaemonSet{ds}
-		}, `DaemonSet "kube-system/ds": spec.template.spec.containers[0].resources.requests.memory: 1e30`},
+		}, invalid("DaemonSet", "kube-system/ds", "spec.template.spec.containers[0].resources.requests.memory"), "1e30"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			objs := base()
 			c.mod(&objs)
 			_, err := scheduling.Solve(snapOf(t, objs), scheduling.Options{})
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), c.want)
+			assertInvalid(t, err, c.want)
+			assert.Contains(t, err.Error(), c.want.Field+": "+c.msg, "the message names the field and the value")
 		})
 	}
 }
@@ -307,14 +342,16 @@ func TestOnlyUnavailableOfferingsSaySo(t *testing.T) {
 	assert.Equal(t, 1, c.Unavailable, "none filtered out by requirements")
 }
 
-// TestPropHostileInputs draws zero, huge, overflowing and negative quantities and nil entries
-// everywhere Solve reads them. Solve never panics; it returns an error exactly when a NodePool,
-// instance type, node or bound pod is invalid or a pod or offering is nil; otherwise every pod
-// comes back once, pods with invalid quantities as pod errors, and no NodeClaim's pods
-// request more than its type's allocatable (summed exactly).
+// TestPropHostileInputs draws zero, huge, overflowing and negative quantities, negative
+// prices and nil entries everywhere Solve reads them. Neither cluster.New nor Solve panics;
+// New returns an *InvalidInputError exactly when a pod or offering is nil or a price
+// negative, Solve exactly when a NodePool, instance type, node or bound pod is invalid;
+// otherwise every pod comes back once, pods with invalid quantities as pod errors, and no
+// NodeClaim's pods request more than its type's allocatable (summed exactly).
 func TestPropHostileInputs(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		invalid := false // a Solve error is due
+		invalid := false   // a Solve error is due
+		refusedAt := false // a cluster.New error is due
 		cpuQ, memQ := fake.HostileQuantity(true), fake.HostileQuantity(false)
 		valid := func(name corev1.ResourceName, q resource.Quantity) bool { return quantity.Check(name, q) == nil }
 
@@ -327,10 +364,14 @@ func TestPropHostileInputs(t *testing.T) {
 			name := fmt.Sprintf("type-%d", i)
 			cpu, mem := cpuQ.Draw(t, name+"/cpu"), memQ.Draw(t, name+"/memory")
 			invalid = invalid || !valid(corev1.ResourceCPU, cpu) || !valid(corev1.ResourceMemory, mem)
-			offs := cloudprovider.Offerings{cloudprovider.NewOffering(fake.TestZone1, v1.CapacityTypeOnDemand, 0.1*float64(i+1), true)}
+			price := 0.1 * float64(i+1)
+			if rapid.IntRange(0, 9).Draw(t, name+"/negative-price") == 0 {
+				price, refusedAt = -price, true
+			}
+			offs := cloudprovider.Offerings{cloudprovider.NewOffering(fake.TestZone1, v1.CapacityTypeOnDemand, price, true)}
 			if rapid.IntRange(0, 9).Draw(t, name+"/nil-offering") == 0 {
 				offs = append(offs, nil)
-				invalid = true
+				refusedAt = true
 			}
 			types = append(types, &cloudprovider.InstanceType{
 				Name: name,
@@ -352,12 +393,11 @@ func TestPropHostileInputs(t *testing.T) {
 		}
 		in := cluster.Objects{NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}}
 		badPods := map[*corev1.Pod]bool{}
-		nilPod := false // cluster.New refuses it
 		var pending []*corev1.Pod
 		for i := range rapid.IntRange(0, 8).Draw(t, "pods") {
 			if rapid.IntRange(0, 19).Draw(t, fmt.Sprintf("pod%d/nil", i)) == 0 {
 				in.Pods = append(in.Pods, nil)
-				nilPod = true
+				refusedAt = true
 				continue
 			}
 			cpu, mem := cpuQ.Draw(t, fmt.Sprintf("pod%d/cpu", i)), memQ.Draw(t, fmt.Sprintf("pod%d/memory", i))
@@ -377,7 +417,7 @@ func TestPropHostileInputs(t *testing.T) {
 		}
 
 		snap, err := cluster.New(in)
-		if refused(t, err, nilPod, "cluster.New") {
+		if refused(t, err, refusedAt, "cluster.New") {
 			return
 		}
 		var res *scheduling.Result
@@ -425,13 +465,16 @@ func TestPropHostileInputs(t *testing.T) {
 }
 
 // refused reports whether err ends the case, failing the test unless err comes exactly
-// when due.
+// when due, as a *cluster.InvalidInputError.
 func refused(t *rapid.T, err error, due bool, what string) bool {
+	var invalid *cluster.InvalidInputError
 	switch {
 	case due && err == nil:
 		t.Fatalf("%s accepted invalid input", what)
 	case !due && err != nil:
 		t.Fatalf("%s refused valid input: %v", what, err)
+	case due && !errors.As(err, &invalid):
+		t.Fatalf("%s refused with %T, not an *InvalidInputError: %v", what, err, err)
 	}
 	return due
 }

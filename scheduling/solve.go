@@ -1,7 +1,6 @@
 package scheduling
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 
@@ -90,10 +89,15 @@ func (c *Cache) Solve(snap *cluster.Snapshot, opts Options) (*Result, error) {
 	return solve(snap, opts, c)
 }
 
-func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (*Result, error) {
+func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (res *Result, err error) {
 	if snap == nil {
-		return nil, errors.New("scheduling: nil snapshot")
+		return nil, invalid(opSolve, cluster.InputNil, "Snapshot", "", "", "nil snapshot")
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, cluster.Internal(opSolve, r)
+		}
+	}()
 	s := &solver{snap: snap, opts: opts, wellKnown: snap.WellKnownLabels(), cache: cache, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{},
 		karpenter: opts.Packing == PackingKarpenter}
 	if cache != nil {
@@ -103,7 +107,7 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (*Result, error) 
 	if moving := snap.Moving(); len(moving) > 0 {
 		s.toPlace = append(append(make([]*corev1.Pod, 0, len(s.toPlace)+len(moving)), s.toPlace...), moving...)
 	}
-	if err := validate(snap, s.toPlace, cache); err != nil {
+	if err := validate(snap, cache); err != nil {
 		return nil, err
 	}
 	if s.wellKnown == nil {
@@ -351,9 +355,6 @@ func daemonOrNodeOwner(pod *corev1.Pod) string {
 func (s *solver) preparePods() ([]*podData, error) {
 	pods := make([]*podData, 0, len(s.pending))
 	for i, pod := range s.pending {
-		if pod == nil {
-			return nil, fmt.Errorf("pods[%d]: nil pod", i)
-		}
 		p := &podData{pod: pod, key: pod.Namespace + "/" + pod.Name}
 		p.requests = s.podVec(pod)
 		p.cpu = p.requests[0]

@@ -1,7 +1,6 @@
 package scheduling
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -12,6 +11,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -234,7 +234,7 @@ func offeringValue(o *cloudprovider.Offering, key string) string {
 func poolRequirements(np *v1.NodePool) (requirements.Requirements, map[string]string, error) {
 	reqs, err := requirements.FromNodeSelectorRequirements(np.Spec.Template.Spec.Requirements...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("NodePool %q: spec.template.spec.requirements: %w", np.Name, err)
+		return nil, nil, invalid(opSolve, cluster.InputInvalid, "NodePool", np.Name, "spec.template.spec.requirements", "%w", err)
 	}
 	lbls := map[string]string{}
 	for k, v := range np.Spec.Template.ObjectMeta.Labels {

@@ -1,7 +1,6 @@
 package scheduling
 
 import (
-	"fmt"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,19 +10,19 @@ import (
 	"github.com/nodeplan/nodeplan/internal/quantity"
 )
 
-// validate rejects inputs Solve's contract calls invalid before anything reads them:
-// a nil pod to place; instance types that are nameless or hold a nil offering (they would be
-// launched nameless or crash the offering index); and resource quantities of NodePools,
-// instance types, nodes, bound pods and DaemonSets that are negative or do not fit an int64
-// in nodeplan's units (1e30 cpu read as 0, or wrapping negative, made pods fit where they do
-// not). A pending pod's spec is its own problem: a PodError (see invalidPodSpec).
-func validate(snap *cluster.Snapshot, toPlace []*corev1.Pod, cache *Cache) error {
+// validate rejects inputs Solve's contract calls invalid before anything reads them (the
+// snapshot already refused nil objects, duplicate names, nameless instance types, nil
+// offerings and negative prices): resource quantities of NodePools, instance types, nodes,
+// bound pods and DaemonSets that are negative or do not fit an int64 in nodeplan's units
+// (1e30 cpu read as 0, or wrapping negative, made pods fit where they do not). A pending
+// pod's spec is its own problem: a PodError (see invalidPodSpec).
+func validate(snap *cluster.Snapshot, cache *Cache) error {
 	for _, np := range snap.NodePools() {
 		if np == nil {
 			continue
 		}
 		if err := quantity.CheckList("spec.limits", corev1.ResourceList(np.Spec.Limits)); err != nil {
-			return fmt.Errorf("NodePool %q: %w", np.Name, err)
+			return invalidField("NodePool", np.Name, err)
 		}
 	}
 	types := snap.InstanceTypes()
@@ -33,30 +32,14 @@ func validate(snap *cluster.Snapshot, toPlace []*corev1.Pod, cache *Cache) error
 	}
 	sort.Strings(pools)
 	for _, pool := range pools {
-		for i, it := range types[pool] {
-			if it == nil {
+		for _, it := range types[pool] {
+			if it == nil || cache.checked(it) {
 				continue // a nil entry is no type, as everywhere in cloudprovider
 			}
-			if it.Name == "" {
-				return fmt.Errorf("instanceTypes[%q][%d]: instance type without a name", pool, i)
-			}
-			for j, o := range it.Offerings {
-				if o == nil {
-					return fmt.Errorf("instance type %q: offerings[%d] is nil", it.Name, j)
-				}
-			}
-			if cache.checked(it) {
-				continue
-			}
 			if err := checkInstanceType(it.Capacity, it.Overhead); err != nil {
-				return fmt.Errorf("instance type %q: %w", it.Name, err)
+				return invalidField("InstanceType", it.Name, err)
 			}
 			cache.markChecked(it)
-		}
-	}
-	for i, p := range toPlace {
-		if p == nil {
-			return fmt.Errorf("pods[%d]: nil pod", i)
 		}
 	}
 	for _, n := range snap.Nodes() {
@@ -72,7 +55,7 @@ func validate(snap *cluster.Snapshot, toPlace []*corev1.Pod, cache *Cache) error
 			continue
 		}
 		if err := podspec.Check("spec.template.spec", &ds.Spec.Template.Spec); err != nil {
-			return fmt.Errorf("DaemonSet %q: %w", ds.Namespace+"/"+ds.Name, err)
+			return invalidField("DaemonSet", ds.Namespace+"/"+ds.Name, err)
 		}
 	}
 	return nil
@@ -83,13 +66,6 @@ func checkInstanceType(capacity corev1.ResourceList, overhead interface{ Total()
 		return err
 	}
 	return quantity.CheckList("overhead", overhead.Total())
-}
-
-func checkPod(p *corev1.Pod) error {
-	if err := podspec.Check("spec", &p.Spec); err != nil {
-		return fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
-	}
-	return nil
 }
 
 // invalidPodSpec is why the API server would reject a pending pod (see internal/podspec),
@@ -120,26 +96,26 @@ func checkNode(n *cluster.Node, cache *Cache) error {
 	}
 	if n.Node != nil {
 		if err := quantity.CheckList("status.allocatable", n.Node.Status.Allocatable); err != nil {
-			return fmt.Errorf("node %q: %w", n.Node.Name, err)
+			return invalidField("Node", n.Node.Name, err)
 		}
 		if err := quantity.CheckList("status.capacity", n.Node.Status.Capacity); err != nil {
-			return fmt.Errorf("node %q: %w", n.Node.Name, err)
+			return invalidField("Node", n.Node.Name, err)
 		}
 	}
 	if n.NodeClaim != nil {
 		if err := quantity.CheckList("status.allocatable", n.NodeClaim.Status.Allocatable); err != nil {
-			return fmt.Errorf("NodeClaim %q: %w", n.NodeClaim.Name, err)
+			return invalidField("NodeClaim", n.NodeClaim.Name, err)
 		}
 		if err := quantity.CheckList("status.capacity", n.NodeClaim.Status.Capacity); err != nil {
-			return fmt.Errorf("NodeClaim %q: %w", n.NodeClaim.Name, err)
+			return invalidField("NodeClaim", n.NodeClaim.Name, err)
 		}
 	}
 	for _, p := range n.Pods {
 		if p == nil || cache.checked(p) {
 			continue
 		}
-		if err := checkPod(p); err != nil {
-			return fmt.Errorf("node %q: bound %w", n.Name(), err)
+		if err := podspec.Check("spec", &p.Spec); err != nil {
+			return invalidField("Pod", cluster.PodKey(p), err) // bound to n
 		}
 		cache.markChecked(p)
 	}

@@ -148,5 +148,7 @@
 // not reconciled (lenient), and a spread's minimum is the final one (lenient too). Plan
 // destinations do not check topology or pod affinity; a PodDisruptionBudget's allowance is checked per pod, not
 // summed over the evictions of all commands (the eviction API paces those). It never
-// reads a clock, the environment or the network.
+// reads a clock, the environment or the network, and never writes to the snapshot or the
+// result: Solve and Plan may check results concurrently, on one snapshot, while other
+// goroutines Solve and Plan on it.
 package verify
