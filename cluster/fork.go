@@ -238,6 +238,9 @@ func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
 		known[k] = true
 		c.file(p, editOnce)
 	}
+	for i := range edited {
+		sortPods(c.nodes[i].Pods)
+	}
 	sortNotPlanned(c.notPlanned)
 	c.readPDBs()
 	return c, nil

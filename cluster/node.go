@@ -16,7 +16,8 @@ import (
 type Node struct {
 	Node      *corev1.Node
 	NodeClaim *v1.NodeClaim
-	// Pods are the pods bound to the node (they keep their place and use its resources).
+	// Pods are the pods bound to the node (they keep their place and use its resources), by
+	// namespace and name (ComparePods), whatever the input's order.
 	Pods []*corev1.Pod
 
 	markedDeleting bool

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +14,17 @@ import (
 
 // PodKey is a pod's namespace/name.
 func PodKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
+
+// ComparePods orders pods by namespace, then name: the order the API server lists them in,
+// which lists of pods use so that the input's order never shows in a result.
+func ComparePods(a, b *corev1.Pod) int {
+	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+}
+
+// sortPods sorts a node's bound pods with ComparePods: what iterates over them (a drain's
+// evictions, the first pod a PDB blocks, sums of eviction costs) then never sees the input's
+// order.
+func sortPods(pods []*corev1.Pod) { slices.SortStableFunc(pods, ComparePods) }
 
 // IsTerminal reports whether p has finished (Succeeded or Failed).
 func IsTerminal(p *corev1.Pod) bool {

@@ -150,6 +150,9 @@ func New(o Objects) (*Snapshot, error) {
 		seen[k] = struct{}{}
 		s.file(p, own)
 	}
+	for _, n := range s.nodes {
+		sortPods(n.Pods)
+	}
 	sortNotPlanned(s.notPlanned)
 	s.readPDBs()
 	return s, nil

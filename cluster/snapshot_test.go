@@ -73,7 +73,7 @@ func TestNewSortsPods(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"default/pending"}, keys(s.Pending()))
-	assert.Equal(t, []string{"default/on-n1", "default/bound-ds"}, keys(s.Node("n1").Pods))
+	assert.Equal(t, []string{"default/bound-ds", "default/on-n1"}, keys(s.Node("n1").Pods), "bound pods by namespace/name")
 	assert.Equal(t, []string{"default/on-claim"}, keys(s.Node("c-flight").Pods))
 	reasons := map[string]cluster.NotPlannedReason{}
 	for _, n := range s.NotPlanned() {
@@ -85,6 +85,19 @@ func TestNewSortsPods(t *testing.T) {
 		"default/going": cluster.NotPlannedTerminating, "default/ds": cluster.NotPlannedDaemonSetPod,
 	}, reasons)
 	assert.Equal(t, []string{"default/done", "default/ds", "default/elsewhere", "default/going"}, notPlannedKeys(s), "sorted by namespace/name")
+}
+
+// TestBoundPodsWhateverTheOrder: a node's pods are in namespace/name order however they
+// were given, to New or to WithPods, so that nothing iterating over them (drains, blockers,
+// eviction-cost sums) depends on the input's order.
+func TestBoundPodsWhateverTheOrder(t *testing.T) {
+	pods := []*corev1.Pod{fake.Pod("c").NodeName("n1").Obj(), fake.Pod("a").Namespace("z").NodeName("n1").Obj(), fake.Pod("b").NodeName("n1").Obj()}
+	s, err := cluster.New(cluster.Objects{Nodes: []*corev1.Node{node("n1", "")}, Pods: pods})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"default/b", "default/c", "z/a"}, keys(s.Node("n1").Pods))
+	s, err = s.WithPods(fake.Pod("d").NodeName("n1").Obj(), fake.Pod("a").NodeName("n1").Obj())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"default/a", "default/b", "default/c", "default/d", "z/a"}, keys(s.Node("n1").Pods))
 }
 
 func TestNewRefusesAmbiguousNames(t *testing.T) {

@@ -73,9 +73,10 @@ func TestBlockersListEveryReason(t *testing.T) {
 			pools: []*v1.NodePool{pool("p")},
 			node:  testNode("a", "p", "large", "", bound("web-1", "1"), dnd(bound("db", "1")), bound("web-2", "1")),
 			pdbs:  []*policyv1.PodDisruptionBudget{noDisruptions("web-1"), noDisruptions("db")},
-			want: []Blocker{{Code: BlockPDB, Object: "default/pdb-web-1", Pod: "default/web-1"},
-				{Code: BlockDoNotDisruptPod, Object: "default/db", Pod: "default/db", Annotation: "true"},
-				{Code: BlockPDB, Object: "default/pdb-db", Pod: "default/db"}},
+			// pods in namespace/name order, whatever their order in the input
+			want: []Blocker{{Code: BlockDoNotDisruptPod, Object: "default/db", Pod: "default/db", Annotation: "true"},
+				{Code: BlockPDB, Object: "default/pdb-db", Pod: "default/db"},
+				{Code: BlockPDB, Object: "default/pdb-web-1", Pod: "default/web-1"}},
 		},
 		{
 			name:  "do-not-disrupt for a duration: until the pod's start plus it",

@@ -1,7 +1,7 @@
 package disruption
 
 import (
-	"sort"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -89,13 +89,7 @@ func movesOf(cands []*node, res *scheduling.Result, claim func(i int, m *PodMove
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Pod, out[j].Pod
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		return a.Name < b.Name
-	})
+	slices.SortStableFunc(out, func(a, b PodMove) int { return cluster.ComparePods(a.Pod, b.Pod) })
 	return out
 }
 

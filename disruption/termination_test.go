@@ -343,6 +343,6 @@ func TestDrainReasonsAsData(t *testing.T) {
 	assert.Equal(t, scheduling.RequirementsUnsatisfiable, l.PodError.Code)
 	assert.Equal(t, lost, l.PodError.Pod)
 	assert.Equal(t, StallNoDeadline, d.StallCode)
-	assert.Equal(t, []string{"default/blocked", "default/twice", "default/dnd"}, d.Waiting)
+	assert.Equal(t, []string{"default/blocked", "default/dnd", "default/twice"}, d.Waiting, "namespace/name order")
 	assert.Equal(t, d.StalledText(), d.Stalled)
 }

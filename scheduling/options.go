@@ -84,7 +84,7 @@ type Result struct {
 	// each node's pods in the order they were placed. The pods of NewNodeClaims are their
 	// Pods.
 	Bindings []cluster.Move
-	// PodErrors holds a reason for every pod that could not be placed (input order).
+	// PodErrors holds a reason for every pod that could not be placed, by namespace and name.
 	PodErrors []PodError
 }
 

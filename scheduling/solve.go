@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -777,6 +778,9 @@ func (s *solver) result(pods []*podData, errs map[*podData]podFailure) *Result {
 			r.PodErrors = append(r.PodErrors, newPodError(p.pod, failure, s.nodeCauses(p)))
 		}
 	}
+	// By namespace and name, not input order: the same pods in another order give the
+	// same result.
+	slices.SortStableFunc(r.PodErrors, func(a, b PodError) int { return cluster.ComparePods(a.Pod, b.Pod) })
 	return r
 }
 

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -84,48 +80,4 @@ func pendingPods(t *testing.T, files ...string) []string {
 		}
 	}
 	return out
-}
-
-// TestPlanIsByteIdenticalWhateverTheOrder: the examples' documents shuffled, spread over
-// several files given in another order, and run with another GOMAXPROCS, plan byte for byte
-// the same.
-func TestPlanIsByteIdenticalWhateverTheOrder(t *testing.T) {
-	paths, err := filepath.Glob("../../examples/*.yaml")
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
-	var docs []string
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		require.NoError(t, err)
-		for _, d := range strings.Split("\n"+string(data), "\n---") {
-			if strings.TrimSpace(d) != "" {
-				docs = append(docs, strings.TrimPrefix(d, "\n"))
-			}
-		}
-	}
-	want, stderr, code := nodeplan(t, "plan", "-f", "../../examples", "-o", "json")
-	require.Equal(t, 0, code, stderr)
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for seed := range 6 {
-		rng := rand.New(rand.NewPCG(uint64(seed), 7))
-		shuffled := append([]string(nil), docs...)
-		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		dir := t.TempDir()
-		files := make([][]string, 1+seed%4)
-		for _, d := range shuffled {
-			i := rng.IntN(len(files))
-			files[i] = append(files[i], d)
-		}
-		var args []string
-		for i, f := range files {
-			p := filepath.Join(dir, fmt.Sprintf("part-%d.yaml", i))
-			require.NoError(t, os.WriteFile(p, []byte(strings.Join(f, "\n---\n")), 0o644))
-			args = append(args, "-f", p)
-		}
-		rng.Shuffle(len(args)/2, func(i, j int) { args[2*i+1], args[2*j+1] = args[2*j+1], args[2*i+1] })
-		runtime.GOMAXPROCS([]int{1, 2, 8}[seed%3])
-		got, stderr, code := nodeplan(t, append(append([]string{"plan"}, args...), "-o", "json")...)
-		require.Equal(t, 0, code, stderr)
-		require.Equal(t, want, got, "seed %d: %d documents in %d files", seed, len(docs), len(files))
-	}
 }
