@@ -415,7 +415,7 @@ func (a *autoscaler) checkPlan(t *rapid.T, res *disruption.Result) {
 	}
 	for _, b := range res.Blocked {
 		if in[b.Node] {
-			t.Fatalf("node %s is both in a command and kept (%s)", b.Node, b.Reason)
+			t.Fatalf("node %s is both in a command and kept (%s)", b.Node, b.Message())
 		}
 	}
 }

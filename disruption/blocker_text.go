@@ -9,7 +9,7 @@ import (
 )
 
 // String is the blocker in English, built from its data: the only place a blocker's text is
-// made (Blocked.Reason is its first blocker's).
+// made (Blocked.Message is its first blocker's).
 func (b Blocker) String() string {
 	if b.Drift != "" {
 		return "drifted (" + b.Drift + "), but " + b.text()
@@ -66,7 +66,7 @@ func (b Blocker) text() string {
 		if b.PodError == nil {
 			return fmt.Sprintf("pod %s would schedule on uninitialized node %s", b.Pod, b.Node)
 		}
-		return fmt.Sprintf("pod %s cannot be rescheduled: %s", b.Pod, b.PodError.Reason)
+		return fmt.Sprintf("pod %s cannot be rescheduled: %s", b.Pod, b.PodError.Message())
 	case BlockTooManyReplacements:
 		return fmt.Sprintf("consolidation would need %d new nodes (it replaces nodes by at most one)", b.NewNodes)
 	case BlockNoCheaperReplacement:

@@ -12,7 +12,7 @@ import (
 
 // BlockReason is a machine-readable code for one thing that keeps a node out of every
 // command. The set is closed. A kept node lists all that apply (Blocked.Blockers);
-// Blocked.Reason is the English of the first (Blocker.String).
+// Blocked.Message is the English of the first (Blocker.String).
 type BlockReason string
 
 // Block reasons. Blocker.Object names what each one concerns.
@@ -143,7 +143,7 @@ func (b Blocker) key() blockerKey { return blockerKey{b.Code, b.Object, b.Budget
 
 func newBlock(code BlockReason, object string) Blocker { return Blocker{Code: code, Object: object} }
 
-// blocks appends to out, in the order Blocked.Reason picks its first, every reason n is kept.
+// blocks appends to out, in the order Blocked.Message picks its first, every reason n is kept.
 func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft, out []Blocker) []Blocker {
 	add := func(b Blocker) { out = appendNew(out, b) }
 	if n.notCandidate != "" && n.unavailable {
@@ -265,14 +265,8 @@ func (s *state) withRepair(n *node, bs []Blocker) []Blocker {
 	return bs
 }
 
-// blocked is n's Blocked entry: every blocker, and the English of the first (after any
-// repair note), the one place Blocked.Reason is built.
+// blocked is n's Blocked entry: every blocker.
 func (s *state) blocked(n *node, left map[v1.DisruptionReason]budgetLeft) Blocked {
 	var buf [8]Blocker // most nodes have one or two blockers: one allocation of the right size
-	bs := slices.Clone(s.blocks(n, left, buf[:0]))
-	b := Blocked{Node: n.name, Blockers: bs, Reason: bs[0].String()}
-	if _, ok := s.mech.repair[n]; ok && len(bs) > 1 {
-		b.Reason += "; " + bs[1].String()
-	}
-	return b
+	return Blocked{Node: n.name, Blockers: slices.Clone(s.blocks(n, left, buf[:0]))}
 }

@@ -269,7 +269,7 @@ func TestBlockersListEveryReason(t *testing.T) {
 				t.Fatalf("node a is not kept: commands %v", cmdSummary(res))
 			}
 			if bs := blockerData(got.Blockers); !reflect.DeepEqual(bs, tt.want) {
-				t.Errorf("blockers:\n got %s\nwant %s\n(reason %q)", dump(bs), dump(tt.want), got.Reason)
+				t.Errorf("blockers:\n got %s\nwant %s\n(reason %q)", dump(bs), dump(tt.want), got.Message())
 			}
 		})
 	}

@@ -145,7 +145,7 @@ func TestRoundProperties(t *testing.T) {
 			final := replay(t, in, gone, res.Provisioned, launched, nil)
 			for _, e := range final.PodErrors {
 				if displaced[e.Pod] {
-					t.Fatalf("displaced pod %s has no home: %s\ncommands: %v", e.Pod.Name, e.Reason, cmdSummary(res))
+					t.Fatalf("displaced pod %s has no home: %s\ncommands: %v", e.Pod.Name, e.Message(), cmdSummary(res))
 				}
 			}
 			for _, c := range final.NewNodeClaims {

@@ -240,7 +240,7 @@ func blockedOf(r *Result, node string) Blocked {
 	return Blocked{}
 }
 
-func blockedReason(r *Result, node string) string { return blockedOf(r, node).Reason }
+func blockedReason(r *Result, node string) string { return blockedOf(r, node).Message() }
 
 // firstBlockerOf is node's first blocker (the zero Blocker if it is not kept).
 func firstBlockerOf(r *Result, node string) Blocker {

@@ -137,11 +137,11 @@ func checkDrainsLoseNoPod(t *rapid.T, in *fixture, res *Result) {
 		check := func(p PodDrain) {
 			seen[p.Pod]++
 			move := p.Action != DrainLeaveAlone && cluster.IsReschedulable(p.Pod)
-			if move && (p.Destination == "") == (p.Pending == "") {
-				t.Fatalf("drain of %s: pod %s has destination %q and pending %q", d.Node, p.Pod.Name, p.Destination, p.Pending)
+			if move && (p.Destination == "") == (p.PendingCode == "") {
+				t.Fatalf("drain of %s: pod %s has destination %q and pending %q", d.Node, p.Pod.Name, p.Destination, p.PendingCode)
 			}
-			if !move && p.Destination+p.Pending != "" {
-				t.Fatalf("drain of %s: pod %s does not move but lands %q / %q", d.Node, p.Pod.Name, p.Destination, p.Pending)
+			if !move && p.Destination+string(p.PendingCode) != "" {
+				t.Fatalf("drain of %s: pod %s does not move but lands %q / %q", d.Node, p.Pod.Name, p.Destination, p.PendingCode)
 			}
 		}
 		for _, g := range d.Groups {

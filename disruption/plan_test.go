@@ -312,7 +312,7 @@ func checkNothingLost(t interface{ Errorf(string, ...any) }, in *fixture, res *R
 	}
 	for _, b := range res.Blocked {
 		seen[b.Node]++
-		if b.Reason == "" {
+		if b.Message() == "" {
 			t.Errorf("node %s blocked without a reason", b.Node)
 		}
 		checkBlockers(t, b)
@@ -330,7 +330,7 @@ func checkNothingLost(t interface{ Errorf(string, ...any) }, in *fixture, res *R
 // checkBlockers: a kept node has blockers, none twice, NoDisruption only alone.
 func checkBlockers(t interface{ Errorf(string, ...any) }, b Blocked) {
 	if len(b.Blockers) == 0 {
-		t.Errorf("node %s blocked without blockers (%q)", b.Node, b.Reason)
+		t.Errorf("node %s blocked without blockers (%q)", b.Node, b.Message())
 	}
 	seen := map[blockerKey]bool{}
 	for _, x := range b.Blockers {

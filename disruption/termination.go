@@ -44,10 +44,9 @@ type Drain struct {
 	TerminatesAt *time.Time
 	// StallCode says why the drain cannot finish before the deadline ("" when it can);
 	// Waiting are the pods it waits for (namespace/name, in drain order), each with its
-	// Code. Stalled is StallCode's English (StalledText).
+	// Code. StallMessage is StallCode's English.
 	StallCode StallCode
 	Waiting   []string
-	Stalled   string
 }
 
 // StallCode says why a drain cannot finish before its deadline. The set is closed.
@@ -158,10 +157,9 @@ const (
 type PodDrain struct {
 	Pod    *corev1.Pod
 	Action DrainAction
-	// Code says why the pod waits or is left alone ("" for the other actions); Reason is its
-	// English (ReasonText).
-	Code   DrainReason
-	Reason string
+	// Code says why the pod waits or is left alone ("" for the other actions); Message is
+	// its English.
+	Code DrainReason
 	// PDB (namespace/name) is the PodDisruptionBudget of WaitsPDB and WaitsPDBGranted,
 	// Allowed its disruptions for WaitsPDBGranted; PDBs those of WaitsPDBConflict.
 	PDB     string
@@ -181,11 +179,10 @@ type PodDrain struct {
 	Destination string
 	// PendingCode is why the pod waits in the pending set for the next Solve ("" when it
 	// lands): it needs a new NodeClaim from NodePool, or cannot be scheduled at all (PodError,
-	// the landing simulation's). Pending is its English (PendingText).
+	// the landing simulation's). PendingMessage is its English.
 	PendingCode PendingCode
 	NodePool    string
 	PodError    *scheduling.PodError
-	Pending     string
 }
 
 // defaultPodGracePeriod is the API server's default terminationGracePeriodSeconds.
@@ -257,7 +254,7 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 		}
 		if pd.Action == DrainLeaveAlone {
 			pd.Destination, pd.PendingCode, pd.NodePool, pd.PodError = "", "", "", nil
-			d.LeftAlone = append(d.LeftAlone, withText(pd))
+			d.LeftAlone = append(d.LeftAlone, pd)
 			continue
 		}
 		if pd.Action == DrainWaitPDB || pd.Action == DrainWaitDoNotDisrupt {
@@ -271,7 +268,7 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 				pd.DeleteAt = &at
 			}
 		}
-		groups[class] = append(groups[class], withText(pd))
+		groups[class] = append(groups[class], pd)
 	}
 	for _, c := range podClasses {
 		if len(groups[c]) > 0 {
@@ -288,7 +285,6 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 	default:
 		d.Terminates = TerminatesAfterDrain
 	}
-	d.Stalled = d.StalledText()
 	return d
 }
 

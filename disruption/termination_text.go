@@ -6,15 +6,8 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 )
 
-// withText fills pd's English from its codes: the one place PodDrain.Reason and Pending are
-// built.
-func withText(pd PodDrain) PodDrain {
-	pd.Reason, pd.Pending = pd.ReasonText(), pd.PendingText()
-	return pd
-}
-
-// ReasonText is the English of Code, built from the pod's data ("" without a code).
-func (p PodDrain) ReasonText() string {
+// Message is the English of Code, built from the pod's data ("" without a code).
+func (p PodDrain) Message() string {
 	pod := ""
 	if p.Pod != nil {
 		pod = p.Pod.Namespace + "/" + p.Pod.Name
@@ -38,8 +31,8 @@ func (p PodDrain) ReasonText() string {
 	return string(p.Code)
 }
 
-// PendingText is the English of PendingCode ("" when the pod lands).
-func (p PodDrain) PendingText() string {
+// PendingMessage is the English of PendingCode ("" when the pod lands).
+func (p PodDrain) PendingMessage() string {
 	switch p.PendingCode {
 	case PendingNewNodeClaim:
 		return fmt.Sprintf("needs a new NodeClaim from NodePool %q: the next Solve launches it", p.NodePool)
@@ -47,13 +40,13 @@ func (p PodDrain) PendingText() string {
 		if p.PodError == nil {
 			return "cannot be scheduled"
 		}
-		return "cannot be scheduled: " + p.PodError.Reason
+		return "cannot be scheduled: " + p.PodError.Message()
 	}
 	return string(p.PendingCode)
 }
 
-// StalledText is the English of StallCode ("" when the drain is not stalled).
-func (d Drain) StalledText() string {
+// StallMessage is the English of StallCode ("" when the drain is not stalled).
+func (d Drain) StallMessage() string {
 	switch d.StallCode {
 	case StallUntilDeadline:
 		return "pods wait for their PodDisruptionBudget or do-not-disrupt until the terminationGracePeriod deadline"

@@ -102,10 +102,20 @@ type Command struct {
 // Blocked says why a node is in no command.
 type Blocked struct {
 	Node string
-	// Reason is the English of the first blocker (Blockers[0].String(), followed by the
-	// second's after a repair note).
-	Reason string
-	// Blockers are every reason the node is kept, as data (see Blocker), the one Reason
+	// Blockers are every reason the node is kept, as data (see Blocker), the one Message
 	// explains first. Never empty: a node nothing blocks has BlockNoDisruption.
 	Blockers []Blocker
+}
+
+// Message is why the node is kept, in English: its first blocker's (Blocker.String),
+// followed by the second's when the first is a repair note (RepairPending, RepairLimited).
+func (b Blocked) Message() string {
+	if len(b.Blockers) == 0 {
+		return ""
+	}
+	msg := b.Blockers[0].String()
+	if c := b.Blockers[0].Code; (c == BlockRepairPending || c == BlockRepairLimited) && len(b.Blockers) > 1 {
+		msg += "; " + b.Blockers[1].String()
+	}
+	return msg
 }

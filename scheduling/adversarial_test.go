@@ -63,7 +63,7 @@ func TestAdversarialInputs(t *testing.T) {
 			}
 			seen += len(res.Bindings)
 			for _, e := range res.PodErrors {
-				assert.NotEmpty(t, e.Reason)
+				assert.NotEmpty(t, e.Message())
 				seen++
 			}
 			assert.Equal(t, len(objs.Pods), seen)

@@ -149,7 +149,7 @@ func benchmarkSolveFresh(b *testing.B, n int, packing scheduling.Packing, fresh 
 		b.Fatal(err)
 	}
 	if len(res.PodErrors) > 0 {
-		b.Fatalf("%d pods not scheduled, first: %s", len(res.PodErrors), res.PodErrors[0].Reason)
+		b.Fatalf("%d pods not scheduled, first: %s", len(res.PodErrors), res.PodErrors[0].Message())
 	}
 	price := res.Price()
 	b.ReportMetric(float64(n)/(elapsed.Seconds()/float64(b.N)), "pods/sec")

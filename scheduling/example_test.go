@@ -83,7 +83,7 @@ func ExampleSolve_unschedulable() {
 		fmt.Printf("%s: %s\n", c.InstanceType.Name, podNames(c.Pods))
 	}
 	for _, pe := range res.PodErrors {
-		fmt.Printf("%s: %s\n", pe.Pod.Name, pe.Reason)
+		fmt.Printf("%s: %s\n", pe.Pod.Name, pe.Message())
 	}
 	// Output:
 	// fake-it-0: small

@@ -471,7 +471,7 @@ func kcIndex(t *testing.T, snap *cluster.Snapshot, res *scheduling.Result) *kcRe
 		count[b.Pod.Name]++
 	}
 	for _, e := range res.PodErrors {
-		r.errs[e.Pod.Name] = e.Reason
+		r.errs[e.Pod.Name] = e.Message()
 		count[e.Pod.Name]++
 	}
 	for _, n := range snap.Nodes() {
@@ -605,7 +605,7 @@ func (r *kcRes) dump() string {
 		fmt.Fprintf(&b, "  existing %s pod=%s\n", m.To, m.Pod.Name)
 	}
 	for _, e := range r.res.PodErrors {
-		fmt.Fprintf(&b, "  error %s: %s\n", e.Pod.Name, e.Reason)
+		fmt.Fprintf(&b, "  error %s: %s\n", e.Pod.Name, e.Message())
 	}
 	return b.String()
 }

@@ -356,7 +356,7 @@ func kcSummary(r *scheduling.Result) []string {
 		out = append(out, "existing "+b.To+" pod="+b.Pod.Name)
 	}
 	for _, e := range r.PodErrors {
-		out = append(out, "error "+e.Pod.Name+": "+e.Reason)
+		out = append(out, "error "+e.Pod.Name+": "+e.Message())
 	}
 	return out
 }

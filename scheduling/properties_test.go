@@ -664,7 +664,7 @@ func TestPropNothingLost(t *testing.T) {
 			seen[b.Pod] = append(seen[b.Pod], "node "+b.To)
 		}
 		for _, pe := range res.PodErrors {
-			if pe.Reason == "" {
+			if pe.Message() == "" {
 				t.Fatalf("pod %s has an empty error reason", pe.Pod.Name)
 			}
 			seen[pe.Pod] = append(seen[pe.Pod], "error")
@@ -1082,7 +1082,7 @@ func render(res *scheduling.Result) string {
 		fmt.Fprintf(&b, "node %s pod=%s\n", m.To, m.Pod.Name)
 	}
 	for _, pe := range res.PodErrors {
-		fmt.Fprintf(&b, "error %s: %s\n", pe.Pod.Name, pe.Reason)
+		fmt.Fprintf(&b, "error %s: %s\n", pe.Pod.Name, pe.Message())
 	}
 	return b.String()
 }

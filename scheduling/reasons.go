@@ -261,9 +261,7 @@ func noNodePoolFailure(templateErrors []Cause) podFailure {
 
 // newPodError is the one place a PodError's English is built.
 func newPodError(pod *corev1.Pod, f podFailure, nodeCauses []Cause) PodError {
-	e := PodError{Pod: pod, Code: f.code, Causes: f.causes, NodeCauses: nodeCauses}
-	e.Reason = e.Message()
-	return e
+	return PodError{Pod: pod, Code: f.code, Causes: f.causes, NodeCauses: nodeCauses}
 }
 
 // detailCause is a cause that passes on an input error's text.

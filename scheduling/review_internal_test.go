@@ -102,7 +102,7 @@ func TestRestrictedSelectorReasonIsStable(t *testing.T) {
 		p := fake.Pod("p").NodeSelector(v1.LabelHostname, "x").NodeSelector("karpenter.sh/foo", "y").Obj()
 		r, err := rrSolve(t, rrObjects([]*corev1.Pod{p}, nil), Options{})
 		require.NoError(t, err)
-		seen[r.PodErrors[0].Reason] = true
+		seen[r.PodErrors[0].Message()] = true
 	}
 	assert.Len(t, seen, 1)
 }

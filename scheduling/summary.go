@@ -126,8 +126,6 @@ func (s Summary) String() string {
 // PodError says why a pod could not be placed.
 type PodError struct {
 	Pod *corev1.Pod
-	// Reason is Message(), kept as a field for callers that read it.
-	Reason string
 	// Code classifies the error: NoNodePool when no NodePool can launch nodes, else the
 	// first cause's (NodePools are tried by weight).
 	Code ReasonCode

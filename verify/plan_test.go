@@ -233,7 +233,7 @@ func TestPlanCodes(t *testing.T) {
 			firstMove(res).Moves[0].Pending = disruption.MoveWaits
 		}},
 		{"move with an error but a destination", verify.PlanMoveMalformed, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
-			firstMove(res).Moves[0].Error = &scheduling.PodError{Pod: w.pod("a"), Reason: "x"}
+			firstMove(res).Moves[0].Error = &scheduling.PodError{Pod: w.pod("a")}
 		}},
 		{"move to an unknown node", verify.PlanMoveNodeUnknown, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			firstMove(res).Moves[0].To = "ghost"
@@ -265,7 +265,7 @@ func TestPlanCodes(t *testing.T) {
 		}},
 		{"graceful move without destination", verify.PlanNoDestination, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			m := &firstMove(res).Moves[0]
-			m.To, m.Pending, m.Error = "", disruption.MoveUnschedulable, &scheduling.PodError{Pod: m.Pod, Reason: "x"}
+			m.To, m.Pending, m.Error = "", disruption.MoveUnschedulable, &scheduling.PodError{Pod: m.Pod}
 		}},
 		{"move waits without a blocker", verify.PlanNoDestination, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			m := &firstMove(res).Moves[0]
@@ -315,7 +315,7 @@ func TestPlanExemptions(t *testing.T) {
 	w.node("node-a").Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
 	w.NodePools[0].Spec.Disruption.Budgets = []v1.Budget{{Nodes: "0"}}
 	res := &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-a"}}},
-		Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
+		Blocked: []disruption.Blocked{{Node: "node-b"}}}
 	if vs := notMoves(w.plan(t, res)); len(vs) > 0 {
 		t.Fatalf("expiration: %v", vs)
 	}
@@ -327,7 +327,7 @@ func TestPlanExemptions(t *testing.T) {
 	claim.Spec.TerminationGracePeriod = &metav1.Duration{Duration: 3600e9}
 	w.NodeClaims = []*v1.NodeClaim{claim}
 	res = &disruption.Result{Commands: []disruption.Command{{Method: disruption.MethodDrift, Reason: disruption.ReasonDrifted, Candidates: []string{"node-a"}}},
-		Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
+		Blocked: []disruption.Blocked{{Node: "node-b"}}}
 	if vs := notMoves(w.plan(t, res)); len(vs) > 0 {
 		t.Fatalf("drift with a grace period: %v", vs)
 	}
@@ -344,7 +344,7 @@ func TestPlanExemptions(t *testing.T) {
 	w.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{p}
 	res = &disruption.Result{}
 	deleteNode(res, disruption.ReasonUnderutilized, "node-a")
-	res.Blocked = []disruption.Blocked{{Node: "node-b", Reason: "x"}}
+	res.Blocked = []disruption.Blocked{{Node: "node-b"}}
 	if vs := notMoves(w.plan(t, res)); len(vs) > 0 {
 		t.Fatalf("AlwaysAllow, pod not ready: %v", vs)
 	}
@@ -356,7 +356,7 @@ func TestPlanPDBCountsPendingPods(t *testing.T) {
 	w := twoNodes("1", "1")
 	w.Pods = []*corev1.Pod{pending("a2", "100m").Label("app", "a").NodeSelector("no-such", "label").Obj()}
 	w.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, nil, intOrStr(1))}
-	res := &disruption.Result{Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
+	res := &disruption.Result{Blocked: []disruption.Blocked{{Node: "node-b"}}}
 	deleteNode(res, disruption.ReasonUnderutilized, "node-a")
 	if vs := w.plan(t, res); !hasCode(vs, verify.PlanPDB) {
 		t.Fatalf("want PlanPDB, got %v", vs)
@@ -449,7 +449,7 @@ func TestPlanForcefulMovesFitTogether(t *testing.T) {
 	res := &disruption.Result{Commands: []disruption.Command{
 		{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-a"}, Moves: moveTo("a", "node-b")},
 		{Method: disruption.MethodExpiration, Reason: disruption.ReasonExpired, Candidates: []string{"node-c"}, Moves: moveTo("c", "node-b")},
-	}, Blocked: []disruption.Blocked{{Node: "node-b", Reason: "x"}}}
+	}, Blocked: []disruption.Blocked{{Node: "node-b"}}}
 	vs := w.plan(t, res)
 	if len(vs) != 1 || vs[0].Code != verify.ResourcesExceeded || vs[0].Node != "node-b" || vs[0].Command != -1 {
 		t.Fatalf("want ResourcesExceeded on node-b for the provisioner's pass, got %v", vs)

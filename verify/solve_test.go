@@ -41,7 +41,7 @@ func TestSolveCodes(t *testing.T) {
 			res.NewNodeClaims[0].Pods = res.NewNodeClaims[0].Pods[:1]
 		}},
 		{verify.PodDuplicated, twoPods, func(w *world, res *scheduling.Result) {
-			res.PodErrors = append(res.PodErrors, scheduling.PodError{Pod: w.Pods[0], Reason: "x"})
+			res.PodErrors = append(res.PodErrors, scheduling.PodError{Pod: w.Pods[0]})
 		}},
 		{verify.PodUnknown, twoPods, func(w *world, res *scheduling.Result) {
 			res.NewNodeClaims[0].Pods = append(res.NewNodeClaims[0].Pods, pending("stranger", "1m").Obj())

@@ -209,7 +209,7 @@ func movesOutput(ms []disruption.PodMove) []moveOutput {
 			mo.Provisioned = &m.Provisioned
 		}
 		if m.Error != nil {
-			mo.Code, mo.Reason = string(m.Error.Code), m.Error.Reason
+			mo.Code, mo.Reason = string(m.Error.Code), m.Error.Message()
 		}
 		out = append(out, mo)
 	}
@@ -321,7 +321,7 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 		out.Commands = append(out.Commands, co)
 	}
 	for _, b := range res.Blocked {
-		bo := blockedOutput{Node: b.Node, Reason: b.Reason, Blockers: []blockerOutput{}}
+		bo := blockedOutput{Node: b.Node, Reason: b.Message(), Blockers: []blockerOutput{}}
 		for _, x := range b.Blockers {
 			bo.Blockers = append(bo.Blockers, newBlockerOutput(x))
 		}
@@ -350,7 +350,7 @@ func writeDisruptTable(w io.Writer, res *disruption.Result) error {
 	if len(res.Blocked) > 0 {
 		fmt.Fprintf(w, "\n%d nodes not disrupted:\n", len(res.Blocked))
 		for _, b := range res.Blocked {
-			fmt.Fprintf(w, "  %s: %s\n", b.Node, b.Reason)
+			fmt.Fprintf(w, "  %s: %s\n", b.Node, b.Message())
 		}
 	}
 	writeMechanismsTable(w, res)

@@ -92,7 +92,7 @@ func planEvents(res *scheduling.Result, set *manifest.Set) []corev1.Event {
 	}
 	for _, e := range res.PodErrors {
 		out = append(out, event(podRef(e.Pod), e.Pod.Name+".failed-scheduling", corev1.EventTypeWarning, eventFailedScheduling,
-			"Failed to schedule pod, "+e.Reason, "", nil))
+			"Failed to schedule pod, "+e.Message(), "", nil))
 	}
 	return out
 }
@@ -145,7 +145,7 @@ func disruptEvents(res *disruption.Result, names []string, set *manifest.Set) []
 		}
 	}
 	for _, b := range res.Blocked {
-		out = append(out, event(existingRef(set, b.Node), b.Node+".blocked", corev1.EventTypeNormal, eventDisruptionBlocked, b.Reason, "", nil))
+		out = append(out, event(existingRef(set, b.Node), b.Node+".blocked", corev1.EventTypeNormal, eventDisruptionBlocked, b.Message(), "", nil))
 	}
 	return out
 }
@@ -166,7 +166,7 @@ func moveEvents(c disruption.Command, command, action string, replacements []str
 			target = nodeClaimRef(replacements[m.Claim])
 		case m.Pending == disruption.MoveUnschedulable && m.Error != nil:
 			out = append(out, event(podRef(m.Pod), m.Pod.Name+"."+command+".failed-scheduling", corev1.EventTypeWarning, eventFailedScheduling,
-				"Failed to schedule pod, "+m.Error.Reason, action, nil))
+				"Failed to schedule pod, "+m.Error.Message(), action, nil))
 			continue
 		default:
 			continue

@@ -96,7 +96,7 @@ func drainsOutput(res *disruption.Result) []drainOutput {
 		do := drainOutput{Node: d.Node, Command: d.Command, Since: rfc3339(d.Since),
 			Taint:    fmt.Sprintf("%s:%s", d.Taint.Key, d.Taint.Effect),
 			Deadline: optTime(d.Deadline), Forceful: d.Forceful, Groups: []drainGroupOutput{}, LeftAlone: []podDrainOutput{},
-			Terminates: string(d.Terminates), TerminatesAt: optTime(d.TerminatesAt), StallCode: string(d.StallCode), Stalled: d.Stalled, Waiting: d.Waiting}
+			Terminates: string(d.Terminates), TerminatesAt: optTime(d.TerminatesAt), StallCode: string(d.StallCode), Stalled: d.StallMessage(), Waiting: d.Waiting}
 		for _, g := range d.Groups {
 			grp := drainGroupOutput{Class: string(g.Class), Pods: []podDrainOutput{}}
 			for _, p := range g.Pods {
@@ -113,9 +113,9 @@ func drainsOutput(res *disruption.Result) []drainOutput {
 }
 
 func podDrainOf(p disruption.PodDrain) podDrainOutput {
-	out := podDrainOutput{Pod: podName(p.Pod), Action: string(p.Action), Code: string(p.Code), Reason: p.Reason,
+	out := podDrainOutput{Pod: podName(p.Pod), Action: string(p.Action), Code: string(p.Code), Reason: p.Message(),
 		PDB: p.PDB, PDBs: p.PDBs, Annotation: p.Annotation, Until: optTime(p.Until), DeleteAt: optTime(p.DeleteAt),
-		Destination: p.Destination, PendingCode: string(p.PendingCode), Pending: p.Pending, NodePool: p.NodePool,
+		Destination: p.Destination, PendingCode: string(p.PendingCode), Pending: p.PendingMessage(), NodePool: p.NodePool,
 		PodError: optPodError(p.PodError)}
 	if p.Code == disruption.WaitsPDBGranted {
 		out.Allowed = &p.Allowed
@@ -169,7 +169,7 @@ func writeMechanismsTable(w io.Writer, res *disruption.Result) {
 		if len(d.LeftAlone) > 0 {
 			var pods []string
 			for _, p := range d.LeftAlone {
-				pods = append(pods, podName(p.Pod)+" ("+p.Reason+")")
+				pods = append(pods, podName(p.Pod)+" ("+p.Message()+")")
 			}
 			fmt.Fprintf(w, "    left alone: %s\n", strings.Join(pods, "; "))
 		}
@@ -181,7 +181,7 @@ func terminationText(d disruption.Drain) string {
 	case disruption.TerminatesAtDeadline:
 		return "at " + optTime(d.TerminatesAt) + " at the latest"
 	case disruption.TerminatesBlocked:
-		return "never while pods wait (" + d.Stalled + ")"
+		return "never while pods wait (" + d.StallMessage() + ")"
 	}
 	return "after the drain"
 }
@@ -194,7 +194,7 @@ func podText(p disruption.PodDrain) string {
 	switch {
 	case p.Destination != "":
 		s += " -> " + p.Destination
-	case p.Pending != "":
+	case p.PendingCode != "":
 		s += " -> pending"
 	}
 	return s

@@ -69,7 +69,7 @@ func checkPlan(t *testing.T, data []byte, types cloudprovider.InstanceTypes, wel
 	}
 	for _, e := range res.PodErrors {
 		got[e.Pod]++
-		if e.Reason == "" {
+		if e.Message() == "" {
 			t.Fatalf("pod %s/%s: empty reason", e.Pod.Namespace, e.Pod.Name)
 		}
 	}

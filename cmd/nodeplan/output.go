@@ -104,7 +104,7 @@ type countOutput struct {
 
 func newPodErrorOutput(e scheduling.PodError) podErrorOutput {
 	sum := e.Summary()
-	out := podErrorOutput{Pod: podName(e.Pod), Reason: e.Reason, Code: string(e.Code), Causes: causeOutputs(e.Causes), NodeCauses: causeOutputs(e.NodeCauses),
+	out := podErrorOutput{Pod: podName(e.Pod), Reason: e.Message(), Code: string(e.Code), Causes: causeOutputs(e.Causes), NodeCauses: causeOutputs(e.NodeCauses),
 		Summary: summaryOutput{Nodes: sum.Nodes, NodePools: sum.NodePools, Counts: make([]countOutput, len(sum.Counts))}}
 	for i, g := range sum.Counts {
 		out.Summary.Counts[i] = countOutput{causeOutput: newCauseOutput(g.Cause), Count: g.Count, Nodes: g.Nodes, NodePools: g.NodePools}

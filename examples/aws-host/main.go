@@ -186,7 +186,7 @@ func run(ctx context.Context, local bool, clusterName, region, queueURL, dataPat
 		return rep, fmt.Errorf("the plan breaks a rule, nothing launched: %v", vs) // check before spending money
 	}
 	for _, pe := range res.PodErrors {
-		fmt.Printf("pod %s/%s not placed: %s\n", pe.Pod.Namespace, pe.Pod.Name, pe.Reason)
+		fmt.Printf("pod %s/%s not placed: %s\n", pe.Pod.Namespace, pe.Pod.Name, pe.Message())
 	}
 	seq := 0 // NodeClaim names: <nodepool>-00001, ...
 	claims := scheduling.NodeClaimsFor(snap, res.NewNodeClaims, func(pool string) string { seq++; return fmt.Sprintf("%s-%05d", pool, seq) })
