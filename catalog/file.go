@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -78,11 +77,11 @@ func ParseFile(path string) (cloudprovider.InstanceTypes, requirements.KeySet, e
 //
 // The returned KeySet is v1.WellKnownLabels plus every label key appearing on any type.
 func Parse(data []byte, source string) (cloudprovider.InstanceTypes, requirements.KeySet, error) {
+	if err := yamlNumberError(data, source); err != nil {
+		return nil, nil, err
+	}
 	var f File
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
-		if nf := nonFiniteError(data, source); nf != nil {
-			return nil, nil, nf
-		}
 		return nil, nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if len(f.InstanceTypes) == 0 {
@@ -105,10 +104,7 @@ func Parse(data []byte, source string) (cloudprovider.InstanceTypes, requirement
 	var out cloudprovider.InstanceTypes
 	for i := range f.InstanceTypes {
 		t := &f.InstanceTypes[i]
-		p.where = fmt.Sprintf("instanceTypes[%d]", i)
-		if t.Name != "" {
-			p.where += fmt.Sprintf(" (%s)", t.Name)
-		}
+		p.entry, p.name = fmt.Sprintf("instanceTypes[%d]", i), t.Name
 		if t.Name == "" {
 			p.errorf("name", "is required")
 		} else if first, dup := seen[t.Name]; dup {
@@ -135,14 +131,19 @@ func Parse(data []byte, source string) (cloudprovider.InstanceTypes, requirement
 
 type fileParser struct {
 	source string
-	where  string
+	entry  string // instanceTypes[i]
+	name   string // its name
 	errs   []error
 	failed bool // the current type has an error
 }
 
 func (p *fileParser) errorf(field, format string, args ...any) {
+	p.fail(field, fmt.Errorf(format, args...))
+}
+
+func (p *fileParser) fail(field string, err error) {
 	p.failed = true
-	p.errs = append(p.errs, fmt.Errorf("%s: %s: %s: %s", p.source, p.where, field, fmt.Sprintf(format, args...)))
+	p.errs = append(p.errs, &FieldError{Source: p.source, Entry: p.entry, InstanceType: p.name, Field: field, Err: err})
 }
 
 // quantities parses a resource map, reporting errors under field.
@@ -177,6 +178,10 @@ func (p *fileParser) quantities(field string, m map[string]json.RawMessage) core
 		}
 		if err := quantity.Check(corev1.ResourceName(n), q); err != nil {
 			p.errorf(field+"."+n, "%v", err) // 1e30 cpu was 0 cpu
+			continue
+		}
+		if err := checkNodeQuantity(corev1.ResourceName(n), q, field == "capacity"); err != nil {
+			p.fail(field+"."+n, err)
 			continue
 		}
 		out[corev1.ResourceName(n)] = q
@@ -293,14 +298,20 @@ func (p *fileParser) offering(j int, o *FileOffering, seen map[[3]string]int) *c
 		fail(".capacityType", "unknown %q (want on-demand, spot or reserved)", o.CapacityType)
 	}
 	price := math.NaN()
-	if len(o.Price) == 0 || string(o.Price) == "null" {
+	raw := strings.TrimSpace(string(o.Price))
+	switch {
+	case raw == "" || raw == "null":
 		fail(".price", "is required")
-	} else if v, err := strconv.ParseFloat(strings.TrimSpace(string(o.Price)), 64); err != nil {
-		fail(".price", "%s", priceSyntaxError(string(o.Price), err))
-	} else if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > MaxPrice {
-		fail(".price", "must be a finite number >= 0 and at most %s, got %s", maxPriceText, string(o.Price))
-	} else {
-		price = v
+	case raw[0] == '"':
+		ok = false
+		p.fail(field+".price", quotedPrice(raw))
+	default:
+		if v, err := parsePrice(raw, false); err != nil {
+			ok = false
+			p.fail(field+".price", err)
+		} else {
+			price = v
+		}
 	}
 	reserved := o.CapacityType == v1.CapacityTypeReserved
 	if reserved {

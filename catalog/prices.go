@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"sort"
-	"strconv"
 	"time"
 )
 
@@ -68,9 +66,11 @@ func ParseSpotPrices(data []byte, source string) (SpotPrices, error) {
 	latest := map[[2]string]time.Time{}
 	var errs []error
 	for i, e := range *f.SpotPriceHistory {
-		at := func(field, format string, args ...any) {
-			errs = append(errs, fmt.Errorf("%s: SpotPriceHistory[%d].%s: %s", source, i, field, fmt.Sprintf(format, args...)))
+		fail := func(field string, err error) {
+			errs = append(errs, &FieldError{Source: source, Entry: fmt.Sprintf("SpotPriceHistory[%d]", i),
+				InstanceType: e.InstanceType, Zone: e.AvailabilityZone, Field: field, Err: err})
 		}
+		at := func(field, format string, args ...any) { fail(field, fmt.Errorf(format, args...)) }
 		if e.ProductDescription != "" && !linuxProducts[e.ProductDescription] {
 			continue
 		}
@@ -82,9 +82,9 @@ func ParseSpotPrices(data []byte, source string) (SpotPrices, error) {
 			at("AvailabilityZone", "required")
 			continue
 		}
-		price, err := strconv.ParseFloat(e.SpotPrice, 64)
-		if err != nil || math.IsNaN(price) || math.IsInf(price, 0) || price < 0 {
-			at("SpotPrice", "%q is not a price in dollars per hour", e.SpotPrice)
+		price, err := parsePrice(e.SpotPrice, true)
+		if err != nil {
+			fail("SpotPrice", err)
 			continue
 		}
 		ts, err := time.Parse(time.RFC3339, e.Timestamp)
@@ -126,4 +126,27 @@ func (sp SpotPrices) Unknown() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// UnknownZones returns, sorted, the zones of the prices that the embedded catalog does not
+// offer (EC2Zones): their prices price nothing. known is how many prices fall in its zones.
+func (sp SpotPrices) UnknownZones() (unknown []string, known int) {
+	ours := map[string]bool{}
+	for _, z := range ec2Zones {
+		ours[z] = true
+	}
+	seen := map[string]bool{}
+	for _, zones := range sp {
+		for z := range zones {
+			switch {
+			case ours[z]:
+				known++
+			case !seen[z]:
+				seen[z] = true
+				unknown = append(unknown, z)
+			}
+		}
+	}
+	sort.Strings(unknown)
+	return unknown, known
 }

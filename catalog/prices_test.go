@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,15 +96,6 @@ func TestParseSpotPricesErrors(t *testing.T) {
 		{"not an object", `[1, 2]`, "spot.json: not the JSON"},
 		{"another command's output", `{"InstanceTypes": []}`, "spot.json: SpotPriceHistory: missing"},
 		{"trailing data", `{"SpotPriceHistory": []} {}`, "spot.json: unexpected data"},
-		{"bad price", `{"SpotPriceHistory": [{"AvailabilityZone": "us-east-1a", "InstanceType": "m5.large", "SpotPrice": "cheap", "Timestamp": "2026-11-30T06:00:00Z"}]}`,
-			`spot.json: SpotPriceHistory[0].SpotPrice: "cheap" is not a price`},
-		{"negative price", `{"SpotPriceHistory": [{"AvailabilityZone": "us-east-1a", "InstanceType": "m5.large", "SpotPrice": "-1", "Timestamp": "2026-11-30T06:00:00Z"}]}`,
-			`SpotPriceHistory[0].SpotPrice: "-1"`},
-		{"bad time", `{"SpotPriceHistory": [{"AvailabilityZone": "us-east-1a", "InstanceType": "m5.large", "SpotPrice": "1", "Timestamp": "yesterday"}]}`,
-			`spot.json: SpotPriceHistory[0].Timestamp: "yesterday" is not an RFC 3339 time`},
-		{"no type", `{"SpotPriceHistory": [{"AvailabilityZone": "us-east-1a", "SpotPrice": "1", "Timestamp": "2026-11-30T06:00:00Z"}]}`,
-			`SpotPriceHistory[0].InstanceType: required`},
-		{"no zone", `{"SpotPriceHistory": [{}, {"InstanceType": "m5.large"}]}`, `SpotPriceHistory[1].AvailabilityZone: required`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseSpotPrices([]byte(c.data), "spot.json")
@@ -113,6 +105,51 @@ func TestParseSpotPricesErrors(t *testing.T) {
 	}
 	_, err := ParseSpotPricesFile(filepath.Join(t.TempDir(), "missing.json"))
 	assert.ErrorContains(t, err, "missing.json: no such file")
+}
+
+// TestParseSpotPricesEntryErrors: a bad entry is a *FieldError naming the file, the entry, its
+// instance type and zone, and the field; a price outside the catalog file's bounds (or 0, or
+// not a plain decimal number) wraps ErrPrice.
+func TestParseSpotPricesEntryErrors(t *testing.T) {
+	entry := func(price, ts string) string {
+		return `{"SpotPriceHistory": [{"AvailabilityZone": "us-east-1a", "InstanceType": "m5.large", "SpotPrice": "` + price + `", "Timestamp": "` + ts + `"}]}`
+	}
+	const ts = "2026-11-30T06:00:00Z"
+	for _, c := range []struct {
+		name, data, field string
+		price             bool
+	}{
+		{"not a number", entry("cheap", ts), "SpotPrice", true},
+		{"negative", entry("-1", ts), "SpotPrice", true},
+		{"zero: EC2 never reports it", entry("0", ts), "SpotPrice", true},
+		{"1.79e308: +Inf in the JSON output", entry("1.79e308", ts), "SpotPrice", true},
+		{"above MaxPrice", entry("1000000001", ts), "SpotPrice", true},
+		{"out of float range", entry("1e400", ts), "SpotPrice", true},
+		{"hex float", entry("0x1p-3", ts), "SpotPrice", true},
+		{"infinity", entry("Inf", ts), "SpotPrice", true},
+		{"bad time", entry("1", "yesterday"), "Timestamp", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseSpotPrices([]byte(c.data), "spot.json")
+			var fe *FieldError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, FieldError{Source: "spot.json", Entry: "SpotPriceHistory[0]", InstanceType: "m5.large", Zone: "us-east-1a", Field: c.field},
+				FieldError{Source: fe.Source, Entry: fe.Entry, InstanceType: fe.InstanceType, Zone: fe.Zone, Field: fe.Field})
+			assert.Equal(t, c.price, errors.Is(err, ErrPrice), "%v", err)
+		})
+	}
+	for _, c := range []struct{ data, entry, field string }{
+		{`{"SpotPriceHistory": [{"AvailabilityZone": "us-east-1a", "SpotPrice": "1", "Timestamp": "2026-11-30T06:00:00Z"}]}`, "SpotPriceHistory[0]", "InstanceType"},
+		{`{"SpotPriceHistory": [{"InstanceType": "m5.large", "SpotPrice": "1", "AvailabilityZone": "a", "Timestamp": "2026-11-30T06:00:00Z"}, {"InstanceType": "m5.large"}]}`, "SpotPriceHistory[1]", "AvailabilityZone"},
+	} {
+		_, err := ParseSpotPrices([]byte(c.data), "spot.json")
+		var fe *FieldError
+		require.ErrorAs(t, err, &fe)
+		assert.Equal(t, [2]string{c.entry, c.field}, [2]string{fe.Entry, fe.Field})
+	}
+	sp, err := ParseSpotPrices([]byte(entry("1e9", ts)), "spot.json")
+	require.NoError(t, err, "the highest price is allowed")
+	assert.Equal(t, 1e9, sp["m5.large"]["us-east-1a"])
 }
 
 func TestEC2SpotPrices(t *testing.T) {
@@ -177,8 +214,8 @@ func FuzzParseSpotPrices(f *testing.F) {
 		if err == nil {
 			for _, zones := range sp {
 				for _, p := range zones {
-					if p < 0 {
-						t.Fatalf("negative price %v", p)
+					if !(p > 0 && p <= MaxPrice) {
+						t.Fatalf("price %v outside (0, MaxPrice]", p)
 					}
 				}
 			}

@@ -65,6 +65,14 @@ func (c *commonFlags) openCatalog(warn func(string)) (*instanceCatalog, error) {
 			warn(fmt.Sprintf("--prices %s: %d instance types are not in the embedded catalog and were ignored: %s",
 				c.prices, len(unknown), abbreviate(unknown, 5)))
 		}
+		if zones, known := sp.UnknownZones(); len(zones) > 0 {
+			msg := fmt.Sprintf("--prices %s: %d zones are not the embedded catalog's (%s) and were ignored: %s",
+				c.prices, len(zones), strings.Join(catalog.EC2Zones(), ", "), abbreviate(zones, 5))
+			if known == 0 {
+				msg += "; no price is left for any of its zones, so no spot offering is available (a zone without a price has none)"
+			}
+			warn(msg)
+		}
 		ic.spotPrices = sp
 	}
 	return ic, nil

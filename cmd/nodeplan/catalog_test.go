@@ -116,6 +116,41 @@ func TestPricesErrors(t *testing.T) {
 	}
 }
 
+// TestPricesOutOfBounds: --prices refuses what the catalog file refuses (a price above 1e9,
+// which printed "json: unsupported value: +Inf" for -o json; a hex float) and a zero spot
+// price, naming the file, the entry, the type, the zone and the field, with exit 1.
+func TestPricesOutOfBounds(t *testing.T) {
+	for name, price := range map[string]string{"1.79e308": "1.79e308", "zero": "0", "hex": "0x1p-3", "1e9 and a bit": "1000000000.5"} {
+		t.Run(name, func(t *testing.T) {
+			prices := writeInput(t, "spot.json", strings.Replace(spotPricesJSON, `"0.041000"`, `"`+price+`"`, 1))
+			out, stderr, code := nodeplan(t, "plan", "-f", spotNode, "--prices", prices, "-o", "json")
+			assert.Equal(t, 1, code)
+			assert.Empty(t, out)
+			assert.Contains(t, stderr, prices+": SpotPriceHistory[1] (m5.large in us-east-1a): SpotPrice: ")
+		})
+	}
+}
+
+// TestPricesInOtherZones: prices of zones the embedded catalog lacks are ignored with a
+// warning naming them; when none is left for its zones, the warning says no spot offering
+// remains (it said nothing, and every NodePool silently planned on-demand).
+func TestPricesInOtherZones(t *testing.T) {
+	prices := writeInput(t, "spot.json", strings.ReplaceAll(spotPricesJSON, "us-east-1", "eu-west-1"))
+	out, stderr, code := nodeplan(t, "plan", "-f", spotNode, "--prices", prices, "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "warning: --prices "+prices+": 2 zones are not the embedded catalog's (us-east-1a, us-east-1b, us-east-1c) and were ignored: eu-west-1a, eu-west-1b; no price is left")
+	var got planOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Empty(t, got.NodeClaims)
+	require.Len(t, got.PodErrors, 1)
+	assert.Equal(t, "OfferingUnavailable", got.PodErrors[0].Code, "the spot-only pod finds no spot offering")
+
+	mixed := writeInput(t, "mixed.json", strings.Replace(spotPricesJSON, `"us-east-1a", "InstanceType": "zz9.huge"`, `"ap-south-1a", "InstanceType": "zz9.huge"`, 1))
+	_, stderr, code = nodeplan(t, "plan", "-f", spotNode, "--prices", mixed, "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "1 zones are not the embedded catalog's (us-east-1a, us-east-1b, us-east-1c) and were ignored: ap-south-1a\n")
+}
+
 // TestDisruptRealSpotNode: a real cluster's spot node is offered by the embedded catalog, so it
 // has not drifted (InstanceTypeNotFound) and is judged as spot (spot-to-spot is off by default).
 // With the file's pending pod, the provisioner's in-flight NodeClaim for it is where the node's
