@@ -44,6 +44,10 @@
 // several Solves (and Plans, and verify's checks) may run concurrently on one snapshot; a
 // [Cache] may not be shared between concurrent Solves.
 //
+// [LowerBound] is the price below which no plan of the same pods can go (a linear
+// program's optimum over the offerings each pod may use); a Result's price divided by it
+// says how much a better packing could still save.
+//
 // See [Options] for the knobs (minValues and preference policies, packing, instance-type
 // cap, default topology spread) and Example functions for use.
 package scheduling

@@ -23,10 +23,11 @@ func podNames(pods []*corev1.Pod) string {
 	return strings.Join(names, " ")
 }
 
-// Solve packs pending pods onto new NodeClaims, choosing for each the cheapest instance type
-// that fits its pods.
-func ExampleSolve() {
-	snap, err := cluster.New(cluster.Objects{
+// fourPods is the cluster of ExampleSolve and ExampleLowerBound: four pending pods, an
+// on-demand NodePool and fake-it-0 .. fake-it-3 (1..4 vCPU, 2..8 GiB, priced at 0.1 per vCPU
+// and per GB).
+func fourPods() cluster.Objects {
+	return cluster.Objects{
 		Pods: []*corev1.Pod{
 			fake.Pod("web-1").Requests("1500m", "1Gi").Obj(),
 			fake.Pod("web-2").Requests("1500m", "1Gi").Obj(),
@@ -36,10 +37,15 @@ func ExampleSolve() {
 		NodePools: []*v1.NodePool{
 			fake.NodePool("default").Requirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, v1.CapacityTypeOnDemand).Obj(),
 		},
-		// fake-it-0 .. fake-it-3: 1..4 vCPU, 2..8 GiB, priced at 0.1 per vCPU and per GB.
 		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
 		WellKnownLabels: fake.WellKnownLabels(),
-	})
+	}
+}
+
+// Solve packs pending pods onto new NodeClaims, choosing for each the cheapest instance type
+// that fits its pods.
+func ExampleSolve() {
+	snap, err := cluster.New(fourPods())
 	if err != nil {
 		panic(err)
 	}
@@ -172,4 +178,30 @@ func ExamplePodError_Summary() {
 	// 1 x UntoleratedTaint
 	// 1 x InsufficientResource
 	// 0/2 NodePools available: 1 untolerated taint nvidia.com/gpu=true:NoSchedule, 1 insufficient cpu (needs 6, largest type offers 3.9)
+}
+
+// LowerBound is the price below which no plan of the same pods can go: the four pods of
+// ExampleSolve request 6.25 vCPU, 1.6 of fake-it-3's 3.9 allocatable, so no plan costs less
+// than $2.0176/hour, and Solve's two whole nodes for $2.5180 pay 25 % more than that.
+func ExampleLowerBound() {
+	snap, err := cluster.New(fourPods())
+	if err != nil {
+		panic(err)
+	}
+	bound, err := scheduling.LowerBound(snap, scheduling.Options{})
+	if err != nil {
+		panic(err)
+	}
+	res, err := scheduling.Solve(snap, scheduling.Options{})
+	if err != nil {
+		panic(err)
+	}
+	mustVerify(snap, res)
+	fmt.Printf("bound $%.4f/hour for %d pods, plan $%.4f/hour, efficiency %.2f\n", bound.PerHour, bound.Pods, res.Price(), bound.Efficiency(res.Price()))
+	for _, m := range bound.Mix {
+		fmt.Printf("%.3f × %s %s/%s: $%.4f\n", m.Nodes, m.InstanceType, m.Zone, m.CapacityType, m.PerHour)
+	}
+	// Output:
+	// bound $2.0176/hour for 4 pods, plan $2.5180/hour, efficiency 0.80
+	// 1.603 × fake-it-3 test-zone-1/on-demand: $2.0176
 }

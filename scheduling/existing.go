@@ -263,7 +263,7 @@ func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
 // check reports whether p (form f) fits the node; when it does not and why is not nil, why
 // gets the cause (the details cost only then).
 func (e *existingNode) check(s *solver, p *podData, f *podForm, why *Cause) bool {
-	if e.node.ClosedToMoves() && p.pod.Spec.NodeName != "" && !s.deleting[p.pod.Spec.NodeName] {
+	if e.node.ClosedToMoves() && s.movesFromLiveNode(p) {
 		return e.reject(why, Cause{Code: ConsolidateAfter})
 	}
 	for i, x := range p.requests {

@@ -99,6 +99,28 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (res *Result, err
 			res, err = nil, cluster.Internal(opSolve, r)
 		}
 	}()
+	s, pods, err := prepare(snap, opts, cache, true)
+	if err != nil {
+		return nil, err
+	}
+	if s.noDynamicNodePools {
+		errs := map[*podData]podFailure{}
+		failure := noNodePoolFailure(s.templateErrors)
+		for _, p := range pods {
+			errs[p] = failure
+		}
+		return s.result(pods, errs), nil
+	}
+	errs := s.run(pods)
+	return s.result(pods, errs), nil
+}
+
+// prepare is Solve before its first placement (snap is not nil): the NodePools' templates
+// with their instance types and DaemonSet overhead, the pods to place with their forms, the
+// existing nodes with the room left on them, and (when placing) the topology groups with the
+// bound pods counted. LowerBound prepares without placing: its pods' forms hold only their
+// node requirements and tolerations.
+func prepare(snap *cluster.Snapshot, opts Options, cache *Cache, placing bool) (*solver, []*podData, error) {
 	s := &solver{snap: snap, opts: opts, wellKnown: snap.WellKnownLabels(), cache: cache, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{},
 		karpenter: opts.Packing == PackingKarpenter}
 	if cache != nil {
@@ -109,7 +131,7 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (res *Result, err
 		s.toPlace = append(append(make([]*corev1.Pod, 0, len(s.toPlace)+len(moving)), s.toPlace...), moving...)
 	}
 	if err := validate(snap, cache); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s.wellKnown == nil {
 		s.wellKnown = v1.WellKnownLabels
@@ -118,7 +140,7 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (res *Result, err
 		s.opts.MaxInstanceTypes = DefaultMaxInstanceTypes
 	}
 	if err := s.buildTemplates(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.deleting = map[string]bool{}
 	for _, n := range snap.Nodes() {
@@ -135,25 +157,18 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (res *Result, err
 	s.topo.karpenter = s.karpenter
 	s.volumes = newVolumeIndex(snap)
 	s.topo.namespaces = s.knownNamespaces()
-	pods, err := s.preparePods()
+	pods, err := s.preparePods(placing)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.buildTemplateTypes()
 	s.buildReservations()
 	s.buildExisting()
-	s.countBoundPods()
-	s.countPinned(pods)
-	if s.noDynamicNodePools {
-		errs := map[*podData]podFailure{}
-		failure := noNodePoolFailure(s.templateErrors)
-		for _, p := range pods {
-			errs[p] = failure
-		}
-		return s.result(pods, errs), nil
+	if placing {
+		s.countBoundPods()
+		s.countPinned(pods)
 	}
-	errs := s.run(pods)
-	return s.result(pods, errs), nil
+	return s, pods, nil
 }
 
 func (s *solver) buildTemplates() error {
@@ -352,12 +367,17 @@ func daemonOrNodeOwner(pod *corev1.Pod) string {
 	return ""
 }
 
-// preparePods computes per-pod data and builds the topology groups of every pod.
-func (s *solver) preparePods() ([]*podData, error) {
+// preparePods computes per-pod data and, when placing, builds the topology groups of every
+// pod; otherwise a pod's form is its node requirements and tolerations alone (nodeForm).
+func (s *solver) preparePods(placing bool) ([]*podData, error) {
 	pods := make([]*podData, 0, len(s.pending))
 	for i, pod := range s.pending {
 		p := &podData{pod: pod, key: pod.Namespace + "/" + pod.Name}
-		p.requests = s.podVec(pod)
+		if s.cache == nil {
+			p.requests = s.res.vec(s.pendingRequests[i]) // podVec would compute them again
+		} else {
+			p.requests = s.podVec(pod)
+		}
 		p.cpu = p.requests[0]
 		p.mem = p.requests[1]
 		p.ports = hostPortsOf(pod)
@@ -373,6 +393,12 @@ func (s *solver) preparePods() ([]*podData, error) {
 			p.invalid = detailCause(InvalidPodSpec, why)
 		} else if why := refusedRequirements(pod); why != "" {
 			p.invalid = detailCause(NotProvisionable, why)
+		} else if !placing {
+			if f, err := nodeForm(pod); err != nil {
+				p.invalid = detailCause(InvalidPodSpec, fmt.Sprintf("pod %s: %v", p.key, err))
+			} else {
+				p.form = f
+			}
 		} else if f, err := s.formFor(pod); err != nil {
 			p.invalid = detailCause(InvalidPodSpec, fmt.Sprintf("pod %s: %v", p.key, err))
 		} else {
@@ -380,6 +406,9 @@ func (s *solver) preparePods() ([]*podData, error) {
 			p.inverse = s.inverseGroups(pod)
 		}
 		pods = append(pods, p)
+	}
+	if !placing {
+		return pods, nil
 	}
 	// Inverse anti-affinity groups of bound pods, before selection is computed.
 	for _, n := range s.nodes {
@@ -409,6 +438,18 @@ func (s *solver) inverseGroups(pod *corev1.Pod) []*topologyGroup {
 		}
 	}
 	return out
+}
+
+// nodeForm is a pod's required node constraints alone: its node selector, its required
+// node-affinity terms and its tolerations (no preferences, no topology).
+func nodeForm(pod *corev1.Pod) (*podForm, error) {
+	sel, terms, _, err := nodeRequirementsForPod(pod, true, false)
+	if err != nil {
+		return nil, err
+	}
+	f := &podForm{nodeSelector: sel, requiredTerms: terms, tolerations: pod.Spec.Tolerations}
+	f.derive()
+	return f, nil
 }
 
 // formFor builds a pod's unrelaxed scheduling form.

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	gonumlp "gonum.org/v1/gonum/optimize/convex/lp"
 	"gonum.org/v1/gonum/mat"
+	gonumlp "gonum.org/v1/gonum/optimize/convex/lp"
 	"pgregory.net/rapid"
 )
 
@@ -72,7 +72,7 @@ func TestHandSolved(t *testing.T) {
 			cols: []col{dense(-1, 1)}, status: Unbounded},
 		// Beale's example cycles under Dantzig's rule with the textbook tie-break.
 		{name: "Beale's cycling example", senses: []Sense{L, L, L}, rhs: []float64{0, 0, 1},
-			cols: []col{dense(-0.75, 0.25, 0.5, 0), dense(150, -60, -90, 0), dense(-0.02, -0.04, -0.02, 1), dense(6, 9, 3, 0)},
+			cols:   []col{dense(-0.75, 0.25, 0.5, 0), dense(150, -60, -90, 0), dense(-0.02, -0.04, -0.02, 1), dense(6, 9, 3, 0)},
 			status: Optimal, obj: -0.05, x: []float64{0.04, 0, 1, 0}},
 		{name: "redundant equality rows", senses: []Sense{E, E}, rhs: []float64{2, 4},
 			cols: []col{dense(1, 1, 2), dense(2, 1, 2)}, status: Optimal, obj: 2, x: []float64{2, 0}},
