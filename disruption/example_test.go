@@ -15,8 +15,9 @@ import (
 	"github.com/nodeplan/nodeplan/verify"
 )
 
-// A large on-demand node runs one small pod: Plan replaces it by the cheapest type that fits.
-func ExamplePlan() {
+// bigNodeSmallPod is the cluster of ExamplePlan and ExamplePricesOf: a large on-demand node
+// (fake-it-7, 8 vCPU) running one small pod, created an hour before the time returned.
+func bigNodeSmallPod() (*cluster.Snapshot, time.Time) {
 	types := fake.InstanceTypes(8) // fake-it-N: N+1 vCPU, on-demand and spot
 	np := fake.NodePool("default").Requirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, v1.CapacityTypeOnDemand).Obj()
 	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -40,7 +41,12 @@ func ExamplePlan() {
 	if err != nil {
 		panic(err)
 	}
-	now := created.Add(time.Hour)
+	return snap, created.Add(time.Hour)
+}
+
+// A large on-demand node runs one small pod: Plan replaces it by the cheapest type that fits.
+func ExamplePlan() {
+	snap, now := bigNodeSmallPod()
 	res, err := disruption.Plan(snap, now, disruption.Options{})
 	if err != nil {
 		panic(err)
@@ -53,4 +59,25 @@ func ExamplePlan() {
 	}
 	// Output:
 	// single-node Underutilized [node-a] -> fake-it-0, saves $2.20/h
+}
+
+// PricesOf says what is left to save: the node costs $2.52/h now, its replacement $0.31/h,
+// and no plan of the pod can cost less than $0.16/h (its half vCPU of fake-it-7's 7.9
+// allocatable: the larger the type, the smaller the share of its kube-reserved 100m).
+func ExamplePricesOf() {
+	snap, now := bigNodeSmallPod()
+	res, err := disruption.Plan(snap, now, disruption.Options{})
+	if err != nil {
+		panic(err)
+	}
+	if vs := verify.Plan(snap, now, disruption.Options{}, res); len(vs) > 0 {
+		panic(fmt.Sprint(vs))
+	}
+	p, err := disruption.PricesOf(snap, res, disruption.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("now $%.2f/h, after $%.2f/h, lower bound $%.2f/h\n", p.Now, p.After, p.LowerBound)
+	// Output:
+	// now $2.52/h, after $0.31/h, lower bound $0.16/h
 }

@@ -66,11 +66,16 @@ func runDisrupt(d *disruptFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	prices, err := disruption.PricesOf(snap, res, in.opts)
+	if err != nil {
+		return err
+	}
 	switch c.output {
 	case "json":
 		out := newDisruptOutput(res)
 		out.Now = at
 		out.NotPlanned = c.notPlanned
+		out.PricePerHourNow, out.PricePerHourAfter, out.LowerBoundPerHour = roundPrice(prices.Now), roundPrice(prices.After), roundPrice(prices.LowerBound)
 		markDisruptEstimates(out, res, snap, c.catalog)
 		return writeJSON(stdout, out)
 	case "yaml":
@@ -78,13 +83,14 @@ func runDisrupt(d *disruptFlags, stdout, stderr io.Writer) error {
 		if at.Warning != "" {
 			fmt.Fprintf(stdout, "# warning: %s\n", at.Warning)
 		}
+		fmt.Fprintf(stdout, "# %s\n", pricesLine(prices))
 		if err := writeDisruptYAML(stdout, res, set, c.notPlanned); err != nil {
 			return err
 		}
 		return writeDrainsYAML(stdout, res)
 	default:
 		fmt.Fprintf(stdout, "%s\n\n", capitalize(at.String()))
-		if err := writeDisruptTable(stdout, res); err != nil {
+		if err := writeDisruptTable(stdout, res, prices); err != nil {
 			return err
 		}
 		if est := newDisruptOutput(res); markDisruptEstimates(est, res, snap, c.catalog) {
@@ -167,6 +173,17 @@ type disruptOutput struct {
 	Drains        []drainOutput        `json:"drains"`
 	// PriceEstimated is true when a price behind a command or claim is an estimate.
 	PriceEstimated bool `json:"priceEstimated,omitempty"`
+	// PricePerHourNow, PricePerHourAfter and LowerBoundPerHour are disruption.Prices: the
+	// cluster now, once the commands (and the provisioned claims) are carried out, and the
+	// least any plan of the same pods from scratch can cost.
+	PricePerHourNow   float64 `json:"pricePerHourNow"`
+	PricePerHourAfter float64 `json:"pricePerHourAfter"`
+	LowerBoundPerHour float64 `json:"lowerBoundPerHour"`
+}
+
+// pricesLine is the table's footer line (and -o yaml's comment) for disruption.Prices.
+func pricesLine(p disruption.Prices) string {
+	return fmt.Sprintf("$%.4f/hour now, $%.4f/hour after these commands; lower bound from scratch $%.4f/hour", p.Now, p.After, p.LowerBound)
 }
 
 type commandOutput struct {
@@ -330,7 +347,7 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 	return out
 }
 
-func writeDisruptTable(w io.Writer, res *disruption.Result) error {
+func writeDisruptTable(w io.Writer, res *disruption.Result, prices disruption.Prices) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "COMMAND\tMETHOD\tREASON\tCANDIDATES\tREPLACEMENTS\t$/HOUR SAVED")
 	total := 0.0
@@ -343,6 +360,7 @@ func writeDisruptTable(w io.Writer, res *disruption.Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, pricesLine(prices))
 	writeMovesTable(w, res)
 	if len(res.Provisioned) > 0 {
 		fmt.Fprintf(w, "\nprovisioned first (pending pods, pods of deleting and expired nodes): %s\n", strings.Join(instanceTypeNames(res.Provisioned), ","))

@@ -243,3 +243,31 @@ func TestMovesTable(t *testing.T) {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}
 }
+
+// TestDisruptPrices: disrupt reports the cluster's price now ($0.40 + $0.40), after its
+// commands (node-a deleted, node-b replaced by a $0.10 small) and the least any plan of its one
+// pod can cost (1 of small's 2 vCPU: $0.05), in every format.
+func TestDisruptPrices(t *testing.T) {
+	var got disruptOutput
+	out := disruptJSON(t, disruptInput)
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if got.PricePerHourNow != 0.8 || got.PricePerHourAfter != 0.1 || got.LowerBoundPerHour != 0.05 {
+		t.Fatalf("now %v, after %v, bound %v; want 0.8, 0.1, 0.05", got.PricePerHourNow, got.PricePerHourAfter, got.LowerBoundPerHour)
+	}
+	dir := t.TempDir()
+	in, types := filepath.Join(dir, "in.yaml"), filepath.Join(dir, "types.yaml")
+	os.WriteFile(in, []byte(disruptInput), 0o644)
+	os.WriteFile(types, []byte(disruptTypes), 0o644)
+	want := "$0.8000/hour now, $0.1000/hour after these commands; lower bound from scratch $0.0500/hour"
+	for _, format := range []string{"table", "yaml"} {
+		var out, errb bytes.Buffer
+		if code := runVerified(t, []string{"disrupt", "-f", in, "--instance-types", types, "--now", "2026-01-01T01:00:00Z", "-o", format}, &out, &errb); code != 0 {
+			t.Fatalf("-o %s: exit %d: %s", format, code, errb.String())
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-o %s: want %q in:\n%s", format, want, out.String())
+		}
+	}
+}

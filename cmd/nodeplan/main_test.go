@@ -265,3 +265,34 @@ func TestPlanPodErrorCode(t *testing.T) {
 	assert.Equal(t, summaryOutput{NodePools: 1, Counts: []countOutput{{causeOutput: causeOutput{Code: "InsufficientResource", Resource: "nvidia.com/gpu",
 		Needed: "1", Available: "0", Reason: "1 insufficient nvidia.com/gpu (needs 1, largest type offers 0)"}, Count: 1, NodePools: 1}}}, e.Summary)
 }
+
+// TestPlanLowerBound: plan reports the lower bound of the pods it places and its efficiency
+// in every format. One pod of 1 cpu whose cheapest whole node is s-2x4 ($0.08) is bounded by
+// a quarter of a-4x8 ($0.13 for 4 cpu; it asks no architecture): $0.0325, efficiency 0.41.
+func TestPlanLowerBound(t *testing.T) {
+	got := planJSON(t, scenario("single-pod-cheapest")...)
+	require.NotNil(t, got.LowerBoundPerHour)
+	require.NotNil(t, got.Efficiency)
+	assert.Equal(t, 0.0325, *got.LowerBoundPerHour)
+	assert.Equal(t, 0.4063, *got.Efficiency)
+
+	table, stderr, code := nodeplan(t, append([]string{"plan"}, scenario("single-pod-cheapest")...)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, table, "lower bound $0.0325/hour")
+	out, stderr, code := nodeplan(t, append(append([]string{"plan"}, scenario("single-pod-cheapest")...), "-o", "yaml")...)
+	require.Equal(t, 0, code, stderr)
+	assert.True(t, strings.HasPrefix(out, "# lower bound $0.0325/hour"), "the bound is a comment: %q", out[:min(len(out), 80)])
+	for _, doc := range strings.Split(out, "---\n") {
+		var v any
+		require.NoError(t, yaml.Unmarshal([]byte(doc), &v), "every document is YAML")
+	}
+
+	for _, args := range [][]string{scenario("team-taints"), scenario("zone-spread"), scenario("gpu-not-allowed"), scenario("existing-node-first"), {"-f", "../../examples"}} {
+		got := planJSON(t, args...)
+		require.NotNil(t, got.LowerBoundPerHour, "%v", args)
+		assert.LessOrEqual(t, *got.LowerBoundPerHour, got.PricePerHour, "%v: the plan costs at least the bound", args)
+		if got.PricePerHour > 0 {
+			assert.InDelta(t, *got.LowerBoundPerHour/got.PricePerHour, *got.Efficiency, 1e-4, "%v", args)
+		}
+	}
+}

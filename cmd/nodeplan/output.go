@@ -33,6 +33,21 @@ type planOutput struct {
 	Skipped        map[string]int `json:"skipped,omitempty"`
 	// Violations are the rules a Karpenter-mode plan breaks as launched (violations.go).
 	Violations []violationOutput `json:"violations,omitempty"`
+	// LowerBoundPerHour is scheduling.LowerBound of the pods the plan places: no plan of them
+	// costs less. Efficiency is it divided by PricePerHour (1 when the plan buys nothing).
+	LowerBoundPerHour *float64 `json:"lowerBoundPerHour,omitempty"`
+	Efficiency        *float64 `json:"efficiency,omitempty"`
+}
+
+// setBound records the lower bound of the plan's pods and the plan's efficiency.
+func (out *planOutput) setBound(b *scheduling.Bound) {
+	lb, eff := roundPrice(b.PerHour), math.Round(b.Efficiency(out.PricePerHour)*1e4)/1e4
+	out.LowerBoundPerHour, out.Efficiency = &lb, &eff
+}
+
+// boundLine is the table's footer line for a lower bound.
+func boundLine(lowerBound, efficiency float64) string {
+	return fmt.Sprintf("lower bound $%.4f/hour: no plan of these pods costs less (efficiency %.2f)", lowerBound, efficiency)
 }
 
 type claimOutput struct {
@@ -231,6 +246,11 @@ func writePlanJSON(w io.Writer, out *planOutput) error {
 	}
 	price, _ := json.Marshal(out.PricePerHour)
 	fmt.Fprintf(bw, "  \"pricePerHour\": %s", price)
+	if out.LowerBoundPerHour != nil {
+		lb, _ := json.Marshal(*out.LowerBoundPerHour)
+		eff, _ := json.Marshal(*out.Efficiency)
+		fmt.Fprintf(bw, ",\n  \"lowerBoundPerHour\": %s,\n  \"efficiency\": %s", lb, eff)
+	}
 	if out.PriceEstimated {
 		bw.WriteString(",\n  \"priceEstimated\": true")
 	}
@@ -258,6 +278,9 @@ func writePlanTable(w io.Writer, out *planOutput) error {
 	fmt.Fprintf(tw, "TOTAL\t\t%d nodes\t\t\t%.4f%s\t%d\t\n", len(out.NodeClaims), out.PricePerHour, estimateMark(out.PriceEstimated), pods)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if out.LowerBoundPerHour != nil {
+		fmt.Fprintln(w, boundLine(*out.LowerBoundPerHour, *out.Efficiency))
 	}
 	if out.PriceEstimated {
 		fmt.Fprintln(w, estimateNote)
@@ -310,7 +333,10 @@ func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, 
 
 // writePlanYAML prints the plan's NodeClaims and then, as a List of Events, where every pod
 // goes or why it cannot be scheduled.
-func writePlanYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, notPlanned []notPlannedPod, violations []violationOutput) error {
+func writePlanYAML(w io.Writer, out *planOutput, res *scheduling.Result, set *manifest.Set, notPlanned []notPlannedPod, violations []violationOutput) error {
+	if out.LowerBoundPerHour != nil {
+		fmt.Fprintf(w, "# %s; this plan $%.4f/hour\n", boundLine(*out.LowerBoundPerHour, *out.Efficiency), out.PricePerHour)
+	}
 	if err := writeNodeClaimYAML(w, res, set, nil); err != nil {
 		return err
 	}

@@ -3,6 +3,9 @@ package main
 import (
 	"io"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/samber/lo"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -58,14 +61,24 @@ func runPlan(p *planFlags, stdout, stderr io.Writer) error {
 	out.NotPlanned = p.notPlanned
 	out.Violations = planViolations(snap, opts, res)
 	markEstimates(out, res, p.catalog)
+	bound, err := scheduling.LowerBound(snap.WithoutPods(unplacedPods(res)...), opts)
+	if err != nil {
+		return err
+	}
+	out.setBound(bound)
 	switch p.output {
 	case "json":
 		return writePlanJSON(stdout, out)
 	case "yaml":
-		return writePlanYAML(stdout, res, set, p.notPlanned, out.Violations)
+		return writePlanYAML(stdout, out, res, set, p.notPlanned, out.Violations)
 	default:
 		return writePlanTable(stdout, out)
 	}
+}
+
+// unplacedPods are the pods a plan leaves unplaced (its lower bound is of the others).
+func unplacedPods(res *scheduling.Result) []*corev1.Pod {
+	return lo.Map(res.PodErrors, func(e scheduling.PodError, _ int) *corev1.Pod { return e.Pod })
 }
 
 // loadPlan reads a plan command line's flags and input (its warnings go to stderr): what
