@@ -64,6 +64,9 @@ func (p *parser) interruptionMessages(src Source, m map[string]any) {
 			p.fail(src, ref, "apiVersion", fmt.Errorf("%q: %s is read in %s", av, InterruptionKind, InterruptionAPIVersion))
 			return
 		}
+		if !p.strictInterruptionKind(src, ref, m) {
+			return
+		}
 		msgs, ok := m["messages"].([]any)
 		if !ok && m["messages"] != nil {
 			p.fail(src, ref, "messages", errors.New("want a list of EventBridge messages"))
@@ -79,6 +82,32 @@ func (p *parser) interruptionMessages(src Source, m map[string]any) {
 			p.interruptionMessage(src, ref, field, msg)
 		}
 	}
+}
+
+// strictInterruptionKind refuses what strict decoding refuses in the other kinds nodeplan
+// reads: a duplicated key, a field the kind does not have (mesages: would read no message),
+// metadata that is not an object.
+func (p *parser) strictInterruptionKind(src Source, ref ObjectRef, m map[string]any) bool {
+	ok := true
+	if err := p.strictErr; err != nil && !p.checkedDups {
+		p.checkedDups = true
+		p.fail(src, ref, "", errors.New(lineOffsetMessage(err.Error(), p.doc.line)))
+		ok = false
+	}
+	for _, f := range sortedKeys(m) {
+		switch f {
+		case "apiVersion", "kind", "messages":
+		case "metadata":
+			if _, isObject := m[f].(map[string]any); !isObject && m[f] != nil {
+				p.fail(src, ref, f, fmt.Errorf("expected an object, got %s", jsonTypeName(m[f])))
+				ok = false
+			}
+		default:
+			p.fail(src, ref, f, errors.New("unknown field"))
+			ok = false
+		}
+	}
+	return ok
 }
 
 func (p *parser) interruptionMessage(src Source, ref ObjectRef, field string, m map[string]any) {

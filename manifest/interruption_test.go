@@ -85,3 +85,29 @@ func quote(s string) string {
 	}
 	return string(append(out, '"'))
 }
+
+// TestInterruptionKindIsStrict: the InterruptionMessages kind is decoded as strictly as every
+// other kind nodeplan reads: a misspelled field (which read no message at all, exit 0), a
+// duplicated key or a metadata that is not an object is an *Error naming file, document,
+// object and field.
+func TestInterruptionKindIsStrict(t *testing.T) {
+	head := "# events\napiVersion: nodeplan/v1alpha1\nkind: InterruptionMessages\nmetadata: {name: q}\n"
+	for _, c := range []struct{ name, data, field string }{
+		{"misspelled messages", head + "mesages:\n- " + spotMessage + "\n", "mesages"},
+		{"another field", head + "messages: []\nspec: {}\n", "spec"},
+		{"metadata a list", "# events\napiVersion: nodeplan/v1alpha1\nkind: InterruptionMessages\nmetadata: [q]\nmessages: []\n", "metadata"},
+		{"duplicated key", head + "messages: []\nmessages:\n- " + spotMessage + "\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n---\n"+c.data), "events.yaml")
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, Source{File: "events.yaml", Document: 2, Line: 6}, e.Source)
+			assert.Equal(t, c.field, e.Field)
+			assert.Contains(t, e.Object, InterruptionKind)
+		})
+	}
+	set, err := Parse([]byte(head+"messages:\n- "+spotMessage+"\n"), "events.yaml")
+	require.NoError(t, err)
+	assert.Len(t, set.Interruptions, 1)
+}

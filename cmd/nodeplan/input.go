@@ -34,6 +34,9 @@ type commonFlags struct {
 	// --node-repair).
 	repairPolicies []cloudprovider.RepairPolicy
 	notPlanned     []notPlannedPod
+	// skipsInterruptions: the command plans without interruption messages (plan), so the
+	// input's are counted with the skipped objects.
+	skipsInterruptions bool
 	// semantics
 	packing          string
 	minValuesPolicy  string

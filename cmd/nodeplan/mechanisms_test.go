@@ -8,7 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
+
+	"github.com/nodeplan/nodeplan/manifest"
 )
 
 // An interruption message among the input files deletes its node, and every output format
@@ -92,4 +96,32 @@ func TestDisruptInterruptionAndDrainOutputs(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(docs[len(docs)-1]), &last); err != nil || len(last.Interruptions) != 1 || len(last.Drains) == 0 {
 		t.Fatalf("yaml's last document: %v %+v\n%s", err, last, out.String())
 	}
+}
+
+// TestPlanSkipsInterruptionMessages: plan does not use interruption messages, and says so as
+// it does for the other objects it skips (JSON "skipped", a note on stderr); disrupt reads
+// them and skips nothing.
+func TestPlanSkipsInterruptionMessages(t *testing.T) {
+	events := writeInput(t, "events.yaml", `apiVersion: nodeplan/v1alpha1
+kind: InterruptionMessages
+messages:
+- {version: "0", id: a, source: aws.ec2, detail-type: EC2 Spot Instance Interruption Warning, time: "2026-01-01T05:58:00Z",
+   detail: {instance-id: i-0abc, instance-action: terminate}}
+- {version: "0", id: b, source: aws.ec2, detail-type: EC2 Instance Rebalance Recommendation, time: "2026-01-01T05:59:00Z",
+   detail: {instance-id: i-0abd}}
+`)
+	in := writeInput(t, "cluster.yaml", disruptInput)
+	out, stderr, code := nodeplan(t, "plan", "-f", in, "-f", events, "--instance-types", writeInput(t, "types.yaml", disruptTypes), "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	var got struct {
+		Skipped map[string]int `json:"skipped"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, map[string]int{manifest.InterruptionKind: 2}, got.Skipped)
+	assert.Contains(t, stderr, "nodeplan: skipped 2 objects of kinds nodeplan does not plan with (InterruptionMessages 2)")
+
+	out, stderr, code = nodeplan(t, "disrupt", "-f", in, "-f", events, "--instance-types", writeInput(t, "types2.yaml", disruptTypes), "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "skipped")
+	assert.NotContains(t, out, `"skipped"`)
 }

@@ -19,12 +19,18 @@ type planFlags struct {
 	commonFlags
 }
 
+// newPlanFlags are plan's flags before parsing: warnings go to stderr, and the input's
+// interruption messages, which only disrupt reads, are reported as skipped.
+func newPlanFlags(stderr io.Writer) *planFlags {
+	return &planFlags{commonFlags: commonFlags{stderr: stderr, skipsInterruptions: true}}
+}
+
 func (p *planFlags) register(fs *pflag.FlagSet) {
 	p.commonFlags.register(fs)
 }
 
 func newPlanCommand(stdout, stderr io.Writer) *cobra.Command {
-	p := &planFlags{commonFlags: commonFlags{stderr: stderr}}
+	p := newPlanFlags(stderr)
 	cmd := &cobra.Command{
 		Use:   "plan -f PATH... [flags]",
 		Short: "The NodeClaims Karpenter would launch for the pending pods",
@@ -84,7 +90,7 @@ func unplacedPods(res *scheduling.Result) []*corev1.Pod {
 // loadPlan reads a plan command line's flags and input (its warnings go to stderr): what
 // Solve takes.
 func loadPlan(args []string, stderr io.Writer) (*planFlags, *manifest.Set, *cluster.Snapshot, error) {
-	p := &planFlags{commonFlags: commonFlags{stderr: stderr}}
+	p := newPlanFlags(stderr)
 	if err := parseFlags("plan", args, p.register); err != nil {
 		return nil, nil, nil, err
 	}
@@ -103,6 +109,9 @@ func (c *commonFlags) read(stderr io.Writer) (*manifest.Set, *cluster.Snapshot, 
 	set, snap, err := c.load()
 	if err != nil {
 		return nil, nil, err
+	}
+	if c.skipsInterruptions && len(set.Interruptions) > 0 {
+		set.Skipped[manifest.InterruptionKind] += len(set.Interruptions)
 	}
 	writeWarnings(stderr, set)
 	return set, snap, nil
