@@ -141,7 +141,7 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 	if sn.NodeClaim != nil {
 		n.hasTGP = sn.NodeClaim.Spec.TerminationGracePeriod != nil
 	}
-	if n.pool != nil && n.hasTGP == false && sn.NodeClaim == nil {
+	if n.pool != nil && !n.hasTGP && sn.NodeClaim == nil {
 		n.hasTGP = n.pool.Spec.Template.Spec.TerminationGracePeriod != nil
 	}
 	// Karpenter's budget mapping skips a terminating instance's node but counts other

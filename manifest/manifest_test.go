@@ -130,14 +130,6 @@ func TestExamples(t *testing.T) {
 	assert.Equal(t, []string{`NodePool "team-1"`, `NodePool "team-2"`, `EC2NodeClass "default"`}, warned)
 }
 
-func nestedString(m map[string]any, path ...string) (string, bool, error) {
-	for _, p := range path[:len(path)-1] {
-		m, _ = m[p].(map[string]any)
-	}
-	s, ok := m[path[len(path)-1]].(string)
-	return s, ok, nil
-}
-
 func TestScenarios(t *testing.T) {
 	entries, err := os.ReadDir("testdata/scenarios")
 	require.NoError(t, err)

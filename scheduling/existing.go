@@ -57,7 +57,10 @@ func (e *existingNode) attach(uses []volumeUse) {
 	}
 }
 
-// knownEphemeralTaints are ignored on nodes that are not initialized yet.
+// isEphemeralTaint reports whether t is one of Karpenter's known ephemeral taints (not ready,
+// unreachable, the cloud provider's uninitialized, Karpenter's unregistered, and any
+// readiness.k8s.io/ taint): a node that is not initialized yet will lose them, so
+// effectiveTaints ignores them there (with its startup taints).
 func isEphemeralTaint(t corev1.Taint) bool {
 	switch {
 	case t.Key == corev1.TaintNodeNotReady && (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute),

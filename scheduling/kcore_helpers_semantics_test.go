@@ -577,17 +577,6 @@ func (r *kcRes) counts(key string, pods []string) []int {
 	return out
 }
 
-// byDomain is the number of placed pods per domain of key.
-func (r *kcRes) byDomain(key string, pods []string) map[string]int {
-	out := map[string]int{}
-	for _, p := range pods {
-		if r.placed(p) {
-			out[r.domain(p, key)]++
-		}
-	}
-	return out
-}
-
 func (r *kcRes) dump() string {
 	var b strings.Builder
 	for i, c := range r.res.NewNodeClaims {

@@ -109,9 +109,6 @@ type Cause struct {
 	Detail string
 }
 
-// failed reports whether c is a rejection (the zero Cause means success).
-func (c Cause) failed() bool { return c.Code != "" }
-
 // String is the cause in English: the object, then what is wrong with it.
 func (c Cause) String() string {
 	switch {
