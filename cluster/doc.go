@@ -46,7 +46,7 @@
 // Pending pods. A pod without spec.nodeName is pending unless it is finished (Succeeded or
 // Failed), being deleted, or a DaemonSet's (the DaemonSet controller places it; its requests
 // count as DaemonSet overhead). Those, and pods bound to a node the snapshot does not hold,
-// are neither pending nor bound: NotPlanned lists them with a NotPlannedReason, so that every
+// are neither pending nor bound: NotPlanned lists them with a NotPlannedCode, so that every
 // input pod is accounted for.
 //
 // What disruption.Plan reads of a node (a Node of the snapshot):

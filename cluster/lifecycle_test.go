@@ -173,7 +173,7 @@ func TestConsolidateAfterCountsFromThePodsLeaving(t *testing.T) {
 	for _, cmd := range res.Commands {
 		assert.NotContains(t, cmd.Candidates, "b", "b is within consolidateAfter")
 	}
-	blocked := map[string][]disruption.BlockReason{}
+	blocked := map[string][]disruption.BlockCode{}
 	for _, b := range res.Blocked {
 		for _, x := range b.Blockers {
 			blocked[b.Node] = append(blocked[b.Node], x.Code)

@@ -7,26 +7,26 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// NotPlannedReason is why a pod of the input is neither pending nor bound to a node of the
+// NotPlannedCode is why a pod of the input is neither pending nor bound to a node of the
 // snapshot.
-type NotPlannedReason string
+type NotPlannedCode string
 
 // Not-planned reasons.
 const (
 	// Terminal: Succeeded or Failed, it runs nowhere any more.
-	NotPlannedTerminal NotPlannedReason = "Terminal"
+	NotPlannedTerminal NotPlannedCode = "Terminal"
 	// Terminating: deletionTimestamp set and not bound, it is going away.
-	NotPlannedTerminating NotPlannedReason = "Terminating"
+	NotPlannedTerminating NotPlannedCode = "Terminating"
 	// DaemonSetPod: the DaemonSet controller places it; it counts as DaemonSet overhead.
-	NotPlannedDaemonSetPod NotPlannedReason = "DaemonSetPod"
+	NotPlannedDaemonSetPod NotPlannedCode = "DaemonSetPod"
 	// NodeNotInInput: bound to a node the snapshot does not hold.
-	NotPlannedNodeNotInInput NotPlannedReason = "NodeNotInInput"
+	NotPlannedNodeNotInInput NotPlannedCode = "NodeNotInInput"
 )
 
 // NotPlanned is a pod the snapshot neither plans nor counts on a node, with why.
 type NotPlanned struct {
 	Pod    *corev1.Pod
-	Reason NotPlannedReason
+	Reason NotPlannedCode
 }
 
 // Message says in words why the pod is not planned.
@@ -45,7 +45,7 @@ func (n NotPlanned) Message() string {
 }
 
 // notPlannedReason is why p is neither pending nor bound, or "" when it is one of them.
-func (s *Snapshot) notPlannedReason(p *corev1.Pod) NotPlannedReason {
+func (s *Snapshot) notPlannedReason(p *corev1.Pod) NotPlannedCode {
 	if p.Spec.NodeName != "" {
 		if _, ok := s.byName()[p.Spec.NodeName]; ok {
 			return ""

@@ -75,12 +75,12 @@ func TestNewSortsPods(t *testing.T) {
 	assert.Equal(t, []string{"default/pending"}, keys(s.Pending()))
 	assert.Equal(t, []string{"default/bound-ds", "default/on-n1"}, keys(s.Node("n1").Pods), "bound pods by namespace/name")
 	assert.Equal(t, []string{"default/on-claim"}, keys(s.Node("c-flight").Pods))
-	reasons := map[string]cluster.NotPlannedReason{}
+	reasons := map[string]cluster.NotPlannedCode{}
 	for _, n := range s.NotPlanned() {
 		reasons[cluster.PodKey(n.Pod)] = n.Reason
 		assert.NotEmpty(t, n.Message())
 	}
-	assert.Equal(t, map[string]cluster.NotPlannedReason{
+	assert.Equal(t, map[string]cluster.NotPlannedCode{
 		"default/elsewhere": cluster.NotPlannedNodeNotInInput, "default/done": cluster.NotPlannedTerminal,
 		"default/going": cluster.NotPlannedTerminating, "default/ds": cluster.NotPlannedDaemonSetPod,
 	}, reasons)

@@ -13,8 +13,8 @@ import (
 )
 
 // command is a command of reason r on node name that moves pods (or none).
-func command(r disruption.Reason, name string, pods int) disruption.Command {
-	methods := map[disruption.Reason]disruption.Method{
+func command(r disruption.ReasonCode, name string, pods int) disruption.Command {
+	methods := map[disruption.ReasonCode]disruption.Method{
 		disruption.ReasonInterrupted: disruption.MethodInterruption, disruption.ReasonUnhealthy: disruption.MethodRepair,
 		disruption.ReasonExpired: disruption.MethodExpiration, disruption.ReasonEmpty: disruption.MethodEmptiness,
 		disruption.ReasonDrifted: disruption.MethodDrift, disruption.ReasonUnderutilized: disruption.MethodSingleNode,

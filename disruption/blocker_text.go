@@ -97,7 +97,7 @@ func (b Blocker) replacementText() string {
 		return fmt.Sprintf("spot-to-spot consolidation needs at least %d cheaper spot instance types, found %d", minSpotToSpotTypes, b.InstanceTypes)
 	case ReplacementMinValues:
 		return "filtering the replacement's instance types by price breaks minValues: " + b.Detail
-	case ReplacementSameType:
+	case ReplacementSameInstanceType:
 		return "the replacement would be the instance type of a candidate"
 	}
 	s := fmt.Sprintf("no replacement is cheaper than $%.4f/h", b.Price)

@@ -42,7 +42,7 @@ func TestBlockerText(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, tc.b.String())
 	}
-	for _, code := range []BlockReason{BlockNodePoolNotFound, BlockNoNode, BlockDeleting, BlockUninitialized, BlockDoNotDisruptNode,
+	for _, code := range []BlockCode{BlockNodePoolNotFound, BlockNoNode, BlockDeleting, BlockUninitialized, BlockDoNotDisruptNode,
 		BlockNoInstanceTypes, BlockNominated, BlockBudget, BlockStatic, BlockDoNotDisruptPod, BlockPDB, BlockPDBConflict,
 		BlockConsolidateAfter, BlockConsolidateNever, BlockWhenEmpty, BlockNotConsolidatable, BlockPodUnschedulable,
 		BlockTooManyReplacements, BlockNoCheaperReplacement, BlockBalanced, BlockRepairPending, BlockRepairLimited, BlockNoDisruption} {
@@ -50,7 +50,7 @@ func TestBlockerText(t *testing.T) {
 			t.Errorf("%s has no English: %q", code, s)
 		}
 	}
-	for _, code := range []ReplacementCode{ReplacementNotCheaper, ReplacementSpotToSpotDisabled, ReplacementTooFewSpotTypes, ReplacementMinValues, ReplacementSameType} {
+	for _, code := range []ReplacementCode{ReplacementNotCheaper, ReplacementSpotToSpotDisabled, ReplacementTooFewSpotTypes, ReplacementMinValues, ReplacementSameInstanceType} {
 		if s := (Blocker{Code: BlockNoCheaperReplacement, Replacement: code}).String(); s == "" || s == string(code) {
 			t.Errorf("%s has no English: %q", code, s)
 		}

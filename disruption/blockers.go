@@ -10,43 +10,43 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// BlockReason is a machine-readable code for one thing that keeps a node out of every
+// BlockCode is a machine-readable code for one thing that keeps a node out of every
 // command. The set is closed. A kept node lists all that apply (Blocked.Blockers);
 // Blocked.Message is the English of the first (Blocker.String).
-type BlockReason string
+type BlockCode string
 
 // Block reasons. Blocker.Object names what each one concerns.
 const (
-	BlockNodePoolNotFound     BlockReason = "NodePoolNotFound"     // Object: the NodePool
-	BlockNoNode               BlockReason = "NoNode"               // the NodeClaim has no Node yet
-	BlockDeleting             BlockReason = "Deleting"             // already deleting
-	BlockUninitialized        BlockReason = "Uninitialized"        // not initialized
-	BlockDoNotDisruptNode     BlockReason = "DoNotDisruptNode"     // Object: the node
-	BlockNoInstanceTypes      BlockReason = "NoInstanceTypes"      // Object: the NodePool
-	BlockNominated            BlockReason = "Nominated"            // pods are planned onto it
-	BlockBudget               BlockReason = "Budget"               // Object: the NodePool; Budget: the disruption reason
-	BlockStatic               BlockReason = "Static"               // Object: the static NodePool
-	BlockDoNotDisruptPod      BlockReason = "DoNotDisruptPod"      // Object: namespace/pod
-	BlockPDB                  BlockReason = "PDB"                  // Object: namespace/PDB
-	BlockPDBConflict          BlockReason = "PDBConflict"          // Object: namespace/pod selected by several PDBs
-	BlockConsolidateAfter     BlockReason = "ConsolidateAfter"     // Object: the NodePool (not elapsed yet)
-	BlockConsolidateNever     BlockReason = "ConsolidateNever"     // Object: the NodePool (consolidateAfter Never)
-	BlockWhenEmpty            BlockReason = "WhenEmpty"            // Object: the NodePool (policy WhenEmpty, node not empty)
-	BlockNotConsolidatable    BlockReason = "NotConsolidatable"    // Object: the instance type not offered, or the missing zone/capacity-type label
-	BlockPodUnschedulable     BlockReason = "PodUnschedulable"     // Object: namespace/pod the simulation cannot place (PodError), or places only on an uninitialized Node
-	BlockTooManyReplacements  BlockReason = "TooManyReplacements"  // consolidation would need several new nodes
-	BlockNoCheaperReplacement BlockReason = "NoCheaperReplacement" // no acceptable cheaper replacement
-	BlockBalanced             BlockReason = "Balanced"             // a Balanced NodePool's score rejects the move
-	BlockRepairPending        BlockReason = "RepairPending"        // unhealthy, toleration not over yet
-	BlockRepairLimited        BlockReason = "RepairLimited"        // unhealthy, too many unhealthy nodes to repair
-	BlockNoDisruption         BlockReason = "NoDisruption"         // nothing blocks it: no method gains by disrupting it
+	BlockNodePoolNotFound     BlockCode = "NodePoolNotFound"     // Object: the NodePool
+	BlockNoNode               BlockCode = "NoNode"               // the NodeClaim has no Node yet
+	BlockDeleting             BlockCode = "Deleting"             // already deleting
+	BlockUninitialized        BlockCode = "Uninitialized"        // not initialized
+	BlockDoNotDisruptNode     BlockCode = "DoNotDisruptNode"     // Object: the node
+	BlockNoInstanceTypes      BlockCode = "NoInstanceTypes"      // Object: the NodePool
+	BlockNominated            BlockCode = "Nominated"            // pods are planned onto it
+	BlockBudget               BlockCode = "Budget"               // Object: the NodePool; Budget: the disruption reason
+	BlockStatic               BlockCode = "Static"               // Object: the static NodePool
+	BlockDoNotDisruptPod      BlockCode = "DoNotDisruptPod"      // Object: namespace/pod
+	BlockPDB                  BlockCode = "PDB"                  // Object: namespace/PDB
+	BlockPDBConflict          BlockCode = "PDBConflict"          // Object: namespace/pod selected by several PDBs
+	BlockConsolidateAfter     BlockCode = "ConsolidateAfter"     // Object: the NodePool (not elapsed yet)
+	BlockConsolidateNever     BlockCode = "ConsolidateNever"     // Object: the NodePool (consolidateAfter Never)
+	BlockWhenEmpty            BlockCode = "WhenEmpty"            // Object: the NodePool (policy WhenEmpty, node not empty)
+	BlockNotConsolidatable    BlockCode = "NotConsolidatable"    // Object: the instance type not offered, or the missing zone/capacity-type label
+	BlockPodUnschedulable     BlockCode = "PodUnschedulable"     // Object: namespace/pod the simulation cannot place (PodError), or places only on an uninitialized Node
+	BlockTooManyReplacements  BlockCode = "TooManyReplacements"  // consolidation would need several new nodes
+	BlockNoCheaperReplacement BlockCode = "NoCheaperReplacement" // no acceptable cheaper replacement
+	BlockBalanced             BlockCode = "Balanced"             // a Balanced NodePool's score rejects the move
+	BlockRepairPending        BlockCode = "RepairPending"        // unhealthy, toleration not over yet
+	BlockRepairLimited        BlockCode = "RepairLimited"        // unhealthy, too many unhealthy nodes to repair
+	BlockNoDisruption         BlockCode = "NoDisruption"         // nothing blocks it: no method gains by disrupting it
 )
 
 // Blocker is one reason a node is kept, as data: its code, the object it concerns and the
 // facts behind it. Which fields a code sets is documented at the field; the rest are zero.
 // String is its English, the only place that text is built.
 type Blocker struct {
-	Code   BlockReason
+	Code   BlockCode
 	Object string
 	// Budget is the budget's disruption reason (Empty, Drifted, Underutilized), for BlockBudget.
 	Budget string
@@ -127,21 +127,21 @@ const (
 	// ReplacementMinValues: the cheaper instance types break the replacement's minValues
 	// (Detail).
 	ReplacementMinValues ReplacementCode = "MinValues"
-	// ReplacementSameType: multi-node consolidation would replace candidates by the instance
+	// ReplacementSameInstanceType: multi-node consolidation would replace candidates by the instance
 	// type of one of them, at no lower price.
-	ReplacementSameType ReplacementCode = "SameInstanceType"
+	ReplacementSameInstanceType ReplacementCode = "SameInstanceType"
 )
 
 // key is what makes two blockers the same blocker: one PDB blocking many pods, or one budget
 // found exhausted by several methods, is listed once.
 type blockerKey struct {
-	code           BlockReason
+	code           BlockCode
 	object, budget string
 }
 
 func (b Blocker) key() blockerKey { return blockerKey{b.Code, b.Object, b.Budget} }
 
-func newBlock(code BlockReason, object string) Blocker { return Blocker{Code: code, Object: object} }
+func newBlock(code BlockCode, object string) Blocker { return Blocker{Code: code, Object: object} }
 
 // blocks appends to out, in the order Blocked.Message picks its first, every reason n is kept.
 func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft, out []Blocker) []Blocker {

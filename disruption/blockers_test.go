@@ -217,7 +217,7 @@ func TestBlockersListEveryReason(t *testing.T) {
 				return p
 			}()),
 			want: []Blocker{{Code: BlockPodUnschedulable, Object: "default/x", Pod: "default/x", PodError: &scheduling.PodError{
-				Code: scheduling.RequirementsUnsatisfiable, Causes: []scheduling.Cause{{Code: scheduling.RequirementsUnsatisfiable,
+				Code: scheduling.ReasonRequirementsUnsatisfiable, Causes: []scheduling.Cause{{Code: scheduling.ReasonRequirementsUnsatisfiable,
 					NodePool: "p", Key: "team", Requirement: "team In [gone]"}}}}},
 		},
 		{

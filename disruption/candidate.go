@@ -34,7 +34,7 @@ type node struct {
 	// notCandidate is why the node cannot be a candidate of any graceful or eventual method
 	// (not managed, not initialized, deleting, do-not-disrupt node, ...; "" if it can), with
 	// the object it concerns (a Blocker's code and object: the node struct stays small).
-	notCandidate       BlockReason
+	notCandidate       BlockCode
 	notCandidateObject string
 	// unavailable: notCandidate is a reason Karpenter checks before nomination (unmanaged,
 	// no Node, deleting, not initialized), so it is the reason reported even when nominated.
@@ -149,7 +149,7 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 	n.counted = n.pool != nil && n.initialized && !sn.InstanceTerminating()
 	n.disrupting = n.counted && (n.deleting || (sn.Node != nil && !nodeReady(sn.Node)))
 
-	notCand := func(code BlockReason, object string) { n.notCandidate, n.notCandidateObject = code, object }
+	notCand := func(code BlockCode, object string) { n.notCandidate, n.notCandidateObject = code, object }
 	switch {
 	case n.poolName == "":
 		notCand(BlockNodePoolNotFound, "")

@@ -28,4 +28,15 @@
 // them finishes (nodes in an earlier command count against the budgets of later ones, and a
 // node is in at most one command), and for every managed node that is in no command, why
 // not.
+//
+// Codes. Why something happened or did not is a code: a string type named <Subject>Code
+// whose constants are <Subject><Value>, the value being what the CLI's JSON prints
+// (BlockCode "Budget" is BlockBudget): ReasonCode, BlockCode, ReplacementCode, MoveCode,
+// InterruptionCode, PodDrainCode, PendingCode, StallCode, TerminationCode here,
+// scheduling.ReasonCode and cluster.NotPlannedCode beside. The other closed sets prefix
+// their constants with their subject the same way (Method: MethodMultiNode, PodClass:
+// PodCritical, DrainAction: DrainEvict). The facts behind a code are typed fields next to it,
+// and its English is built from them only by a method (Blocker.String, Blocked.Message,
+// PodDrain.Message and PendingMessage, Drain.StallMessage, scheduling.PodError.Message),
+// never stored in a field.
 package disruption

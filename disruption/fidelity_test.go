@@ -187,7 +187,7 @@ func TestFidelity(t *testing.T) {
 					testNode("h", "p", "large", "", bound("h1", "8")),
 					testNode("x", "p", "large", v1.CapacityTypeSpot, apart("x1"), apart("x2")))
 			},
-			blocked: map[string]Blocker{"x": {Code: BlockPodUnschedulable, Pod: "default/x2", PodError: &scheduling.PodError{Code: scheduling.NodePoolLimit}}},
+			blocked: map[string]Blocker{"x": {Code: BlockPodUnschedulable, Pod: "default/x2", PodError: &scheduling.PodError{Code: scheduling.ReasonNodePoolLimit}}},
 		},
 		{
 			name: "one expiration command per NodeClaim; the provisioner launches for their pods",

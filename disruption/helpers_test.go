@@ -286,4 +286,4 @@ func hasBlockerOf(r *Result, node string, b Blocker) bool {
 }
 
 // firstBlocker is the code of the first blocker of node ("" if it is not kept).
-func firstBlocker(r *Result, node string) BlockReason { return firstBlockerOf(r, node).Code }
+func firstBlocker(r *Result, node string) BlockCode { return firstBlockerOf(r, node).Code }

@@ -155,7 +155,7 @@ func checkDrainsLoseNoPod(t *rapid.T, in *fixture, res *Result) {
 		if d.Terminates == "" {
 			t.Fatalf("drain of %s says nothing about termination", d.Node)
 		}
-		if d.Terminates == TerminatesBlocked && d.Deadline != nil {
+		if d.Terminates == TerminationBlocked && d.Deadline != nil {
 			t.Fatalf("drain of %s is blocked despite its deadline", d.Node)
 		}
 		for _, p := range podsOf[d.Node] {

@@ -237,7 +237,7 @@ func TestPlan(t *testing.T) {
 				p.Spec.NodeSelector = map[string]string{"team": "a"}
 				return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", p))
 			},
-			blocked: map[string]Blocker{"a": {Code: BlockPodUnschedulable, PodError: &scheduling.PodError{Code: scheduling.RequirementsUnsatisfiable}}},
+			blocked: map[string]Blocker{"a": {Code: BlockPodUnschedulable, PodError: &scheduling.PodError{Code: scheduling.ReasonRequirementsUnsatisfiable}}},
 		},
 		{
 			name: "requirements drift replaces the node",

@@ -82,7 +82,7 @@ func TestRepairPolicies(t *testing.T) {
 			}
 			assert.Equal(t, tc.repaired, n)
 			if tc.repaired == 0 && tc.policies != nil && tc.status != corev1.ConditionTrue && tc.typ != "DiskPressure" {
-				assert.Contains(t, []BlockReason{BlockRepairPending, BlockRepairLimited}, firstBlocker(res, "bad"), blockedReason(res, "bad"))
+				assert.Contains(t, []BlockCode{BlockRepairPending, BlockRepairLimited}, firstBlocker(res, "bad"), blockedReason(res, "bad"))
 			}
 			checkNothingLost(t, in, res)
 		})
@@ -114,7 +114,7 @@ func TestRepairIsForcefulInTheDrain(t *testing.T) {
 			assert.Equal(t, "ok", p.Destination, p.Pod.Name)
 		}
 	}
-	assert.Equal(t, TerminatesAtDeadline, d.Terminates)
+	assert.Equal(t, TerminationAtDeadline, d.Terminates)
 }
 
 func drainOf(res *Result, node string) *Drain {

@@ -393,7 +393,7 @@ func filterOutSameInstanceType(opts cloudprovider.InstanceTypes, reqs, priced re
 	}
 	opts = byPrice(opts, priced, maxPrice)
 	if len(opts) == 0 {
-		return nil, noReplacement(ReplacementSameType, nil)
+		return nil, noReplacement(ReplacementSameInstanceType, nil)
 	}
 	if _, why := minValuesError(opts, reqs); why != nil {
 		return nil, why

@@ -38,8 +38,8 @@ type Drain struct {
 	// LeftAlone are pods the drain never touches: they tolerate the disrupted taint, are
 	// static (mirror) pods, or have finished. They end with the instance.
 	LeftAlone []PodDrain
-	// Terminates says when the instance is terminated: TerminatesAfterDrain,
-	// TerminatesAtDeadline (TerminatesAt) or TerminatesBlocked.
+	// Terminates says when the instance is terminated: TerminationAfterDrain,
+	// TerminationAtDeadline (TerminatesAt) or TerminationBlocked.
 	Terminates   TerminationCode
 	TerminatesAt *time.Time
 	// StallCode says why the drain cannot finish before the deadline ("" when it can);
@@ -58,7 +58,7 @@ const (
 	// the terminationGracePeriod deadline deletes them.
 	StallUntilDeadline StallCode = "UntilDeadline"
 	// StallNoDeadline: pods wait for their PodDisruptionBudget or do-not-disrupt and no
-	// terminationGracePeriod forces them (Terminates is TerminatesBlocked).
+	// terminationGracePeriod forces them (Terminates is TerminationBlocked).
 	StallNoDeadline StallCode = "NoDeadline"
 )
 
@@ -107,37 +107,37 @@ type TerminationCode string
 
 // Termination codes.
 const (
-	// TerminatesAfterDrain: once the evicted pods are gone and their volumes detached.
-	TerminatesAfterDrain TerminationCode = "AfterDrain"
-	// TerminatesAtDeadline: at the latest when the terminationGracePeriod ends.
-	TerminatesAtDeadline TerminationCode = "AtDeadline"
-	// TerminatesBlocked: never, while a pod waits without a deadline to force it.
-	TerminatesBlocked TerminationCode = "Blocked"
+	// TerminationAfterDrain: once the evicted pods are gone and their volumes detached.
+	TerminationAfterDrain TerminationCode = "AfterDrain"
+	// TerminationAtDeadline: at the latest when the terminationGracePeriod ends.
+	TerminationAtDeadline TerminationCode = "AtDeadline"
+	// TerminationBlocked: never, while a pod waits without a deadline to force it.
+	TerminationBlocked TerminationCode = "Blocked"
 )
 
-// DrainReason says why a drained pod waits or is left alone. The set is closed; PodDrain's
+// PodDrainCode says why a drained pod waits or is left alone. The set is closed; PodDrain's
 // fields named at each code carry the object it concerns.
-type DrainReason string
+type PodDrainCode string
 
 // Drain reasons.
 const (
-	// LeftFinished: the pod has finished (DrainLeaveAlone).
-	LeftFinished DrainReason = "Finished"
-	// LeftStatic: a static (mirror) pod, the kubelet's; it ends with the node (DrainLeaveAlone).
-	LeftStatic DrainReason = "StaticPod"
-	// LeftTolerates: it tolerates karpenter.sh/disrupted:NoSchedule (DrainLeaveAlone).
-	LeftTolerates DrainReason = "ToleratesDisruptedTaint"
-	// WaitsDoNotDisrupt: its karpenter.sh/do-not-disrupt Annotation keeps it, Until when a
+	// PodDrainFinished: the pod has finished (DrainLeaveAlone).
+	PodDrainFinished PodDrainCode = "Finished"
+	// PodDrainStaticPod: a static (mirror) pod, the kubelet's; it ends with the node (DrainLeaveAlone).
+	PodDrainStaticPod PodDrainCode = "StaticPod"
+	// PodDrainToleratesDisruptedTaint: it tolerates karpenter.sh/disrupted:NoSchedule (DrainLeaveAlone).
+	PodDrainToleratesDisruptedTaint PodDrainCode = "ToleratesDisruptedTaint"
+	// PodDrainDoNotDisrupt: its karpenter.sh/do-not-disrupt Annotation keeps it, Until when a
 	// duration ends (DrainWaitDoNotDisrupt).
-	WaitsDoNotDisrupt DrainReason = "DoNotDisrupt"
-	// WaitsPDB: PodDisruptionBudget PDB allows no disruption (DrainWaitPDB).
-	WaitsPDB DrainReason = "PDB"
-	// WaitsPDBConflict: several PodDisruptionBudgets (PDBs) select it, which the eviction API
+	PodDrainDoNotDisrupt PodDrainCode = "DoNotDisrupt"
+	// PodDrainPDB: PodDisruptionBudget PDB allows no disruption (DrainWaitPDB).
+	PodDrainPDB PodDrainCode = "PDB"
+	// PodDrainPDBConflict: several PodDisruptionBudgets (PDBs) select it, which the eviction API
 	// refuses (DrainWaitPDB).
-	WaitsPDBConflict DrainReason = "PDBConflict"
-	// WaitsPDBGranted: PDB allows Allowed disruptions, all granted to pods this Plan evicts
+	PodDrainPDBConflict PodDrainCode = "PDBConflict"
+	// PodDrainPDBGranted: PDB allows Allowed disruptions, all granted to pods this Plan evicts
 	// before it (DrainWaitPDB).
-	WaitsPDBGranted DrainReason = "PDBGranted"
+	PodDrainPDBGranted PodDrainCode = "PDBGranted"
 )
 
 // PendingCode says why a drained pod waits in the pending set instead of landing. The set
@@ -159,13 +159,13 @@ type PodDrain struct {
 	Action DrainAction
 	// Code says why the pod waits or is left alone ("" for the other actions); Message is
 	// its English.
-	Code DrainReason
-	// PDB (namespace/name) is the PodDisruptionBudget of WaitsPDB and WaitsPDBGranted,
-	// Allowed its disruptions for WaitsPDBGranted; PDBs those of WaitsPDBConflict.
+	Code PodDrainCode
+	// PDB (namespace/name) is the PodDisruptionBudget of PodDrainPDB and PodDrainPDBGranted,
+	// Allowed its disruptions for PodDrainPDBGranted; PDBs those of PodDrainPDBConflict.
 	PDB     string
 	PDBs    []string
 	Allowed int
-	// Annotation and Until are WaitsDoNotDisrupt's annotation value and, for a duration,
+	// Annotation and Until are PodDrainDoNotDisrupt's annotation value and, for a duration,
 	// when it ends (nil for "true" or a pod without start time).
 	Annotation string
 	Until      *time.Time
@@ -234,18 +234,18 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 		class := podClass(p)
 		switch {
 		case cluster.IsTerminal(p):
-			pd.Action, pd.Code = DrainLeaveAlone, LeftFinished
+			pd.Action, pd.Code = DrainLeaveAlone, PodDrainFinished
 		case cluster.IsMirrorPod(p):
-			pd.Action, pd.Code = DrainLeaveAlone, LeftStatic
+			pd.Action, pd.Code = DrainLeaveAlone, PodDrainStaticPod
 		case cluster.ToleratesDisruptedTaint(p):
-			pd.Action, pd.Code = DrainLeaveAlone, LeftTolerates
+			pd.Action, pd.Code = DrainLeaveAlone, PodDrainToleratesDisruptedTaint
 		case p.DeletionTimestamp != nil:
 			pd.Action = DrainTerminating
 		case d.Forceful:
 			pd.Action = DrainDelete
 		default:
 			if value, until, ok := doNotDisrupt(p, s.now); ok {
-				pd.Action, pd.Code, pd.Annotation, pd.Until = DrainWaitDoNotDisrupt, WaitsDoNotDisrupt, value, until
+				pd.Action, pd.Code, pd.Annotation, pd.Until = DrainWaitDoNotDisrupt, PodDrainDoNotDisrupt, value, until
 			} else if s.pdbRefuses(p, used, &pd) {
 				pd.Action = DrainWaitPDB
 			} else {
@@ -277,13 +277,13 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 	}
 	switch {
 	case d.Forceful:
-		d.Terminates, d.TerminatesAt = TerminatesAtDeadline, d.Deadline
+		d.Terminates, d.TerminatesAt = TerminationAtDeadline, d.Deadline
 	case waiting && d.Deadline != nil:
-		d.Terminates, d.TerminatesAt, d.StallCode = TerminatesAtDeadline, d.Deadline, StallUntilDeadline
+		d.Terminates, d.TerminatesAt, d.StallCode = TerminationAtDeadline, d.Deadline, StallUntilDeadline
 	case waiting:
-		d.Terminates, d.StallCode = TerminatesBlocked, StallNoDeadline
+		d.Terminates, d.StallCode = TerminationBlocked, StallNoDeadline
 	default:
-		d.Terminates = TerminatesAfterDrain
+		d.Terminates = TerminationAfterDrain
 	}
 	return d
 }
@@ -358,10 +358,10 @@ func (s *state) deadline(n *node, since time.Time) *time.Time {
 // Plan used up what its PDB allows.
 func (s *state) pdbRefuses(p *corev1.Pod, used map[*policyv1.PodDisruptionBudget]int32, pd *PodDrain) bool {
 	if pdb, pdbs := s.pdbBlocking(p); pdb != "" {
-		pd.Code, pd.PDB = WaitsPDB, pdb
+		pd.Code, pd.PDB = PodDrainPDB, pdb
 		return true
 	} else if len(pdbs) > 0 {
-		pd.Code, pd.PDBs = WaitsPDBConflict, pdbs
+		pd.Code, pd.PDBs = PodDrainPDBConflict, pdbs
 		return true
 	}
 	pdb, allowed := s.pdbs.Allowance(p)
@@ -369,7 +369,7 @@ func (s *state) pdbRefuses(p *corev1.Pod, used map[*policyv1.PodDisruptionBudget
 		return false
 	}
 	if used[pdb] >= allowed {
-		pd.Code, pd.PDB, pd.Allowed = WaitsPDBGranted, pdbKey(pdb), int(allowed)
+		pd.Code, pd.PDB, pd.Allowed = PodDrainPDBGranted, pdbKey(pdb), int(allowed)
 		return true
 	}
 	used[pdb]++

@@ -89,15 +89,15 @@ func TestDrainOrderPerPodClass(t *testing.T) {
 		assert.Equal(t, DrainLeaveAlone, p.Action)
 	}
 	assert.ElementsMatch(t, []string{"static", "tolerant", "done"}, alone)
-	codes := map[string]DrainReason{}
+	codes := map[string]PodDrainCode{}
 	for _, p := range d.LeftAlone {
 		codes[p.Pod.Name] = p.Code
 		assert.NotEmpty(t, p.Message(), "a code has its English")
 	}
-	assert.Equal(t, map[string]DrainReason{"static": LeftStatic, "tolerant": LeftTolerates, "done": LeftFinished}, codes)
+	assert.Equal(t, map[string]PodDrainCode{"static": PodDrainStaticPod, "tolerant": PodDrainToleratesDisruptedTaint, "done": PodDrainFinished}, codes)
 	assert.Empty(t, d.StallCode)
 	assert.Empty(t, d.StallMessage())
-	assert.Equal(t, TerminatesAfterDrain, d.Terminates)
+	assert.Equal(t, TerminationAfterDrain, d.Terminates)
 	assert.Nil(t, d.Deadline)
 	// the reschedulable pods land on the node that stays; DaemonSet pods do not move
 	for _, g := range d.Groups {
@@ -137,7 +137,7 @@ func TestDrainWaitsForPDBAndDoNotDisrupt(t *testing.T) {
 	}
 	// why each pod waits, as data
 	type wait struct {
-		code       DrainReason
+		code       PodDrainCode
 		pdb        string
 		allowed    int
 		annotation string
@@ -158,8 +158,8 @@ func TestDrainWaitsForPDBAndDoNotDisrupt(t *testing.T) {
 		require.NotNil(t, d)
 		assert.Equal(t, map[string]DrainAction{"a1": DrainEvict, "a2": DrainWaitPDB, "keep": DrainWaitDoNotDisrupt}, actions(d))
 		// a1 took the one disruption PDB a allows; a2 waits for it
-		assert.Equal(t, map[string]wait{"a2": {WaitsPDBGranted, "default/a", 1, ""}, "keep": {WaitsDoNotDisrupt, "", 0, "true"}}, waits(d))
-		assert.Equal(t, TerminatesBlocked, d.Terminates)
+		assert.Equal(t, map[string]wait{"a2": {PodDrainPDBGranted, "default/a", 1, ""}, "keep": {PodDrainDoNotDisrupt, "", 0, "true"}}, waits(d))
+		assert.Equal(t, TerminationBlocked, d.Terminates)
 		assert.Equal(t, StallNoDeadline, d.StallCode)
 		assert.Equal(t, []string{"default/a2", "default/keep"}, d.Waiting)
 		for _, g := range d.Groups {
@@ -175,9 +175,9 @@ func TestDrainWaitsForPDBAndDoNotDisrupt(t *testing.T) {
 		deadline := now.Add(50 * time.Minute)
 		assert.Equal(t, deadline, *d.Deadline)
 		assert.False(t, d.Forceful)
-		assert.Equal(t, TerminatesAtDeadline, d.Terminates)
+		assert.Equal(t, TerminationAtDeadline, d.Terminates)
 		assert.Equal(t, StallUntilDeadline, d.StallCode)
-		assert.Equal(t, map[string]wait{"a2": {WaitsPDBGranted, "default/a", 1, ""}, "keep": {WaitsDoNotDisrupt, "", 0, "true"}}, waits(d))
+		assert.Equal(t, map[string]wait{"a2": {PodDrainPDBGranted, "default/a", 1, ""}, "keep": {PodDrainDoNotDisrupt, "", 0, "true"}}, waits(d))
 		for _, g := range d.Groups {
 			for _, p := range g.Pods {
 				switch p.Pod.Name {
@@ -204,7 +204,7 @@ func TestDrainOfACommand(t *testing.T) {
 	assert.Equal(t, 1, d.Command)
 	assert.Equal(t, now, d.Since)
 	assert.Empty(t, d.Groups)
-	assert.Equal(t, TerminatesAfterDrain, d.Terminates)
+	assert.Equal(t, TerminationAfterDrain, d.Terminates)
 }
 
 // Each pod class drains in its place: a pod of a later class waits for every earlier one.
@@ -243,23 +243,23 @@ func TestDrainClassOrder(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		pod  func() *corev1.Pod
-		code DrainReason
+		code PodDrainCode
 	}{
 		{"static pod", func() *corev1.Pod {
 			p := bound("x", "100m")
 			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "gone", Controller: ptr(true)}}
 			return p
-		}, LeftStatic},
+		}, PodDrainStaticPod},
 		{"tolerates everything", func() *corev1.Pod {
 			p := bound("x", "100m")
 			p.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
 			return p
-		}, LeftTolerates},
+		}, PodDrainToleratesDisruptedTaint},
 		{"failed", func() *corev1.Pod {
 			p := bound("x", "100m")
 			p.Status.Phase = corev1.PodFailed
 			return p
-		}, LeftFinished},
+		}, PodDrainFinished},
 	} {
 		t.Run("left alone: "+tc.name, func(t *testing.T) {
 			n := deleting(testNode("gone", "p", "small", "", tc.pod()), t0)
@@ -271,7 +271,7 @@ func TestDrainClassOrder(t *testing.T) {
 			require.Len(t, d.LeftAlone, 1)
 			assert.Equal(t, tc.code, d.LeftAlone[0].Code)
 			assert.Equal(t, DrainLeaveAlone, d.LeftAlone[0].Action)
-			assert.Equal(t, TerminatesAfterDrain, d.Terminates)
+			assert.Equal(t, TerminationAfterDrain, d.Terminates)
 		})
 	}
 }
@@ -315,9 +315,9 @@ func TestDrainReasonsAsData(t *testing.T) {
 		pod  string
 		want PodDrain
 	}{
-		{"blocked", PodDrain{Action: DrainWaitPDB, Code: WaitsPDB, PDB: "default/pdb-b"}},
-		{"twice", PodDrain{Action: DrainWaitPDB, Code: WaitsPDBConflict, PDBs: []string{"default/c1", "default/c2"}}},
-		{"dnd", PodDrain{Action: DrainWaitDoNotDisrupt, Code: WaitsDoNotDisrupt, Annotation: "2h", Until: &until}},
+		{"blocked", PodDrain{Action: DrainWaitPDB, Code: PodDrainPDB, PDB: "default/pdb-b"}},
+		{"twice", PodDrain{Action: DrainWaitPDB, Code: PodDrainPDBConflict, PDBs: []string{"default/c1", "default/c2"}}},
+		{"dnd", PodDrain{Action: DrainWaitDoNotDisrupt, Code: PodDrainDoNotDisrupt, Annotation: "2h", Until: &until}},
 		{"moves", PodDrain{Action: DrainEvict}},
 	} {
 		p := got[tc.pod]
@@ -338,7 +338,7 @@ func TestDrainReasonsAsData(t *testing.T) {
 	l := got["lost"]
 	assert.Equal(t, PendingUnschedulable, l.PendingCode)
 	require.NotNil(t, l.PodError)
-	assert.Equal(t, scheduling.RequirementsUnsatisfiable, l.PodError.Code)
+	assert.Equal(t, scheduling.ReasonRequirementsUnsatisfiable, l.PodError.Code)
 	assert.Equal(t, lost, l.PodError.Pod)
 	assert.Equal(t, StallNoDeadline, d.StallCode)
 	assert.Equal(t, []string{"default/blocked", "default/dnd", "default/twice"}, d.Waiting, "namespace/name order")

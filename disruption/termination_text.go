@@ -13,19 +13,19 @@ func (p PodDrain) Message() string {
 		pod = p.Pod.Namespace + "/" + p.Pod.Name
 	}
 	switch p.Code {
-	case LeftFinished:
+	case PodDrainFinished:
 		return "finished"
-	case LeftStatic:
+	case PodDrainStaticPod:
 		return "static pod: the kubelet owns it, it ends with the node"
-	case LeftTolerates:
+	case PodDrainToleratesDisruptedTaint:
 		return "tolerates " + v1.DisruptedTaintKey + ":NoSchedule"
-	case WaitsDoNotDisrupt:
+	case PodDrainDoNotDisrupt:
 		return v1.DoNotDisruptAnnotationKey + "=" + doNotDisruptText(p.Annotation, p.Until)
-	case WaitsPDB:
+	case PodDrainPDB:
 		return pdbBlocksText(p.PDB, pod)
-	case WaitsPDBConflict:
+	case PodDrainPDBConflict:
 		return pdbConflictText(pod, p.PDBs)
-	case WaitsPDBGranted:
+	case PodDrainPDBGranted:
 		return fmt.Sprintf("PodDisruptionBudget %s allows %d disruptions, granted to earlier evictions", p.PDB, p.Allowed)
 	}
 	return string(p.Code)

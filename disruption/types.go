@@ -30,23 +30,23 @@ const (
 	MethodSingleNode   Method = "single-node"
 )
 
-// Reason is why a command disrupts its nodes.
-type Reason string
+// ReasonCode is why a command disrupts its nodes.
+type ReasonCode string
 
 // Reasons. Empty, Drifted and Underutilized are the budget reasons of v1.DisruptionReason.
 const (
-	ReasonInterrupted   Reason = "Interrupted"
-	ReasonUnhealthy     Reason = "Unhealthy"
-	ReasonExpired       Reason = "Expired"
-	ReasonEmpty         Reason = Reason(v1.DisruptionReasonEmpty)
-	ReasonDrifted       Reason = Reason(v1.DisruptionReasonDrifted)
-	ReasonUnderutilized Reason = Reason(v1.DisruptionReasonUnderutilized)
+	ReasonInterrupted   ReasonCode = "Interrupted"
+	ReasonUnhealthy     ReasonCode = "Unhealthy"
+	ReasonExpired       ReasonCode = "Expired"
+	ReasonEmpty         ReasonCode = ReasonCode(v1.DisruptionReasonEmpty)
+	ReasonDrifted       ReasonCode = ReasonCode(v1.DisruptionReasonDrifted)
+	ReasonUnderutilized ReasonCode = ReasonCode(v1.DisruptionReasonUnderutilized)
 )
 
 // Forceful reports whether commands of this reason delete at once, whatever the budgets,
 // do-not-disrupt and PodDisruptionBudgets say (expiration, interruption, node repair): the
 // termination drain still honours the pod blockers until the terminationGracePeriod.
-func (r Reason) Forceful() bool {
+func (r ReasonCode) Forceful() bool {
 	return r == ReasonExpired || r == ReasonInterrupted || r == ReasonUnhealthy
 }
 
@@ -71,7 +71,7 @@ type Result struct {
 // DELETE; otherwise a REPLACE.
 type Command struct {
 	Method Method
-	Reason Reason
+	Reason ReasonCode
 	// Candidates are the node names, sorted.
 	Candidates []string
 	// Replacements are the NodeClaims to launch before the candidates are drained.

@@ -67,7 +67,7 @@ func TestAffinityBootstrapsOnlyWithoutMatches(t *testing.T) {
 	t.Run("a match in another zone: pending", func(t *testing.T) {
 		res := mustSolve(t, snapOf(t, asObjects([]*corev1.Pod{pod()}, asNode("node-a", fake.TestZone1, "10", nil, fake.Pod("g-0").Label("app", "g").Obj()))), scheduling.Options{})
 		require.Len(t, res.PodErrors, 1)
-		assert.Equal(t, scheduling.PodAffinity, res.PodErrors[0].Code)
+		assert.Equal(t, scheduling.ReasonPodAffinity, res.PodErrors[0].Code)
 		assert.Equal(t, v1.LabelTopologyZone, res.PodErrors[0].Causes[0].Key)
 		assert.Empty(t, res.NewNodeClaims)
 	})

@@ -81,13 +81,13 @@ func (t *template) reject(why *Cause, c Cause) bool {
 func (c *claim) check(s *solver, p *podData, f *podForm, why *Cause) (placement, bool) {
 	t := c.t
 	if !fits2(c.requests, p.requests, c.maxAlloc) {
-		return placement{}, t.reject(why, Cause{Code: InsufficientResource})
+		return placement{}, t.reject(why, Cause{Code: ReasonInsufficientResource})
 	}
 	if g := p.hostBlocked(f, c.host); g != nil {
 		return placement{}, why != nil && t.reject(why, topologyCause(g))
 	}
 	if !tolerates(f.tolerations, t.taints) {
-		return placement{}, why != nil && t.reject(why, Cause{Code: UntoleratedTaint, Taint: untolerated(f.tolerations, t.taints)})
+		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonUntoleratedTaint, Taint: untolerated(f.tolerations, t.taints)})
 	}
 	if len(p.ports) > 0 && portsConflict(c.ports, p.ports) {
 		return placement{}, why != nil && t.reject(why, portCause(c.ports, p.ports))
@@ -178,7 +178,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 		// Settle the claim for the groups counting p the way its cheapest option launches.
 		settlement, ok := s.settlement(t, p, merged, types, fitsPod)
 		if !ok {
-			return placement{}, t.reject(why, Cause{Code: OfferingUnavailable})
+			return placement{}, t.reject(why, Cause{Code: ReasonOfferingUnavailable})
 		}
 		var settled []string
 		for k, r := range settlement {
@@ -349,7 +349,7 @@ func (s *solver) noTypeReason(t *template, p *podData, from, types bitset, merge
 		}) {
 			return portCause(ports, p.ports)
 		}
-		return Cause{Code: InsufficientResource}
+		return Cause{Code: ReasonInsufficientResource}
 	}
 	r := s.res.pos[corev1.ResourceName(name)]
 	best := int64(0)
@@ -357,7 +357,7 @@ func (s *solver) noTypeReason(t *template, p *podData, from, types bitset, merge
 		best = max(best, t.types[i].alloc[r])
 		return true
 	})
-	return Cause{Code: InsufficientResource, Resource: name, Needed: s.res.amount(r, p.requests[r]), Available: s.res.amount(r, best)}
+	return Cause{Code: ReasonInsufficientResource, Resource: name, Needed: s.res.amount(r, p.requests[r]), Available: s.res.amount(r, best)}
 }
 
 // typesGoneCause says why narrowing from by the changed keys of merged left no type: the
@@ -367,7 +367,7 @@ func (t *template) typesGoneCause(from bitset, merged requirements.Requirements,
 	keys := append([]string(nil), changed...)
 	sort.Strings(keys)
 	conflict := func(k string) Cause {
-		c := Cause{Code: RequirementsUnsatisfiable, Key: k}
+		c := Cause{Code: ReasonRequirementsUnsatisfiable, Key: k}
 		if r, ok := merged[k]; ok {
 			c.Requirement = r.String()
 		}
@@ -387,7 +387,7 @@ func (t *template) typesGoneCause(from bitset, merged requirements.Requirements,
 			return conflict(k)
 		}
 	}
-	return Cause{Code: OfferingUnavailable}
+	return Cause{Code: ReasonOfferingUnavailable}
 }
 
 // resourceNoTypeHas is the first resource of p's requests that no type in types can hold
@@ -416,7 +416,7 @@ func (s *solver) limitCause(t *template) Cause {
 		}
 		return true
 	})
-	c := Cause{Code: NodePoolLimit, NodePool: t.name, Resource: name}
+	c := Cause{Code: ReasonNodePoolLimit, NodePool: t.name, Resource: name}
 	if name != "" {
 		r := s.res.pos[corev1.ResourceName(name)]
 		smallest := t.types[0].capacity[r]
@@ -431,7 +431,7 @@ func (s *solver) limitCause(t *template) Cause {
 // newClaim opens a NodeClaim of template t for p, or says why it cannot.
 func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 	if t.nodesLeft == 0 || s.karpenter && t.nodesLimited && t.nodesLeft < 0 {
-		return nil, Cause{Code: NodePoolLimit, NodePool: t.name, Resource: "nodes"}
+		return nil, Cause{Code: ReasonNodePoolLimit, NodePool: t.name, Resource: "nodes"}
 	}
 	types := t.all
 	if t.hasLimits {
@@ -677,7 +677,7 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 	fo := s.options(t, t.offerings(reqs), c.types)
 	if len(fo.types) == 0 {
 		for _, p := range c.pods {
-			errs[p] = singleFailure(Cause{Code: OfferingUnavailable, NodePool: t.name})
+			errs[p] = singleFailure(Cause{Code: ReasonOfferingUnavailable, NodePool: t.name})
 		}
 		return nil
 	}

@@ -267,12 +267,12 @@ func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
 // gets the cause (the details cost only then).
 func (e *existingNode) check(s *solver, p *podData, f *podForm, why *Cause) bool {
 	if e.node.ClosedToMoves() && s.movesFromLiveNode(p) {
-		return e.reject(why, Cause{Code: ConsolidateAfter})
+		return e.reject(why, Cause{Code: ReasonConsolidateAfter})
 	}
 	for i, x := range p.requests {
 		if x > e.available[i] {
 			if why != nil {
-				*why = Cause{Code: InsufficientResource, Node: e.name, Resource: s.res.first(func(r int) bool { return p.requests[r] > e.available[r] })}
+				*why = Cause{Code: ReasonInsufficientResource, Node: e.name, Resource: s.res.first(func(r int) bool { return p.requests[r] > e.available[r] })}
 				r := s.res.pos[corev1.ResourceName(why.Resource)]
 				why.Needed, why.Available = s.res.amount(r, p.requests[r]), s.res.amount(r, max(e.available[r], 0))
 			}
@@ -280,7 +280,7 @@ func (e *existingNode) check(s *solver, p *podData, f *podForm, why *Cause) bool
 		}
 	}
 	if !tolerates(f.tolerations, e.taints) {
-		return why != nil && e.reject(why, Cause{Code: UntoleratedTaint, Taint: untolerated(f.tolerations, e.taints)})
+		return why != nil && e.reject(why, Cause{Code: ReasonUntoleratedTaint, Taint: untolerated(f.tolerations, e.taints)})
 	}
 	if len(p.ports) > 0 && portsConflict(e.ports, p.ports) {
 		return why != nil && e.reject(why, portCause(e.ports, p.ports))
@@ -301,7 +301,7 @@ func (e *existingNode) check(s *solver, p *podData, f *podForm, why *Cause) bool
 		}
 	}
 	if len(p.volumes) > 0 && !e.volumesFit(p.volumes) {
-		return why != nil && e.reject(why, Cause{Code: VolumeAttachLimit, Key: e.fullDriver(p.volumes)})
+		return why != nil && e.reject(why, Cause{Code: ReasonVolumeAttachLimit, Key: e.fullDriver(p.volumes)})
 	}
 	for _, g := range f.owned {
 		if !e.reqs.Has(g.key) && (g.kind == groupSpread || g.kind == groupAffinity) {

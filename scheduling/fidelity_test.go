@@ -308,7 +308,7 @@ func TestFidelityLimitsOverRounds(t *testing.T) {
 			var refused []string
 			for _, e := range res.PodErrors {
 				refused = append(refused, e.Pod.Name)
-				assert.Equal(t, scheduling.NodePoolLimit, e.Code, e.Message())
+				assert.Equal(t, scheduling.ReasonNodePoolLimit, e.Code, e.Message())
 			}
 			assert.Equal(t, tc.refused, refused)
 		})
@@ -484,7 +484,7 @@ func TestFidelitySingleRoundKeepsLimitRefusals(t *testing.T) {
 	res = in.solve(t)
 	assert.Len(t, res.NewNodeClaims, 2, "one round: each claim counts at its 4-cpu option")
 	require.Len(t, res.PodErrors, 1)
-	assert.Equal(t, scheduling.NodePoolLimit, res.PodErrors[0].Code, res.PodErrors[0].Message())
+	assert.Equal(t, scheduling.ReasonNodePoolLimit, res.PodErrors[0].Code, res.PodErrors[0].Message())
 }
 
 // A spread pod may join any of its least populated domains; the NodeClaim settles in the

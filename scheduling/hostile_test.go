@@ -208,7 +208,7 @@ func TestOutOfRangeQuantitiesOfPodsArePodErrors(t *testing.T) {
 			res := mustSolve(t, snapOf(t, oneType(twoCPU, c.pod)), scheduling.Options{})
 			assert.Empty(t, res.NewNodeClaims)
 			require.Len(t, res.PodErrors, 1)
-			assert.Equal(t, scheduling.InvalidPodSpec, res.PodErrors[0].Code)
+			assert.Equal(t, scheduling.ReasonInvalidPodSpec, res.PodErrors[0].Code)
 			assert.Contains(t, res.PodErrors[0].Causes[0].Detail, c.want, "the validation error names the field")
 		})
 	}
@@ -321,7 +321,7 @@ func TestPodsTheAPIServerRejectsArePodErrors(t *testing.T) {
 			res := mustSolve(t, snapOf(t, oneType(typeWith("small", "2", "4Gi"), c.pod)), scheduling.Options{})
 			assert.Empty(t, res.NewNodeClaims)
 			require.Len(t, res.PodErrors, 1)
-			assert.Equal(t, scheduling.InvalidPodSpec, res.PodErrors[0].Code)
+			assert.Equal(t, scheduling.ReasonInvalidPodSpec, res.PodErrors[0].Code)
 			assert.Contains(t, res.PodErrors[0].Causes[0].Detail, c.want, "the validation error names the field")
 		})
 	}
@@ -336,7 +336,7 @@ func TestOnlyUnavailableOfferingsSaySo(t *testing.T) {
 	require.Len(t, res.PodErrors, 1)
 	require.Len(t, res.PodErrors[0].Causes, 1)
 	c := res.PodErrors[0].Causes[0]
-	assert.Equal(t, scheduling.OfferingUnavailable, c.Code)
+	assert.Equal(t, scheduling.ReasonOfferingUnavailable, c.Code)
 	assert.Equal(t, "default", c.NodePool)
 	assert.Equal(t, 1, c.InstanceTypes)
 	assert.Equal(t, 1, c.Unavailable, "none filtered out by requirements")

@@ -43,7 +43,7 @@ func TestAntiAffinityFindsZonesOfAPreferNoSchedulePool(t *testing.T) {
 			assert.Equal(t, tc.zones, launchedCounts(in, res, "web-", zoneKey))
 			assert.Len(t, res.PodErrors, tc.refused)
 			for _, e := range res.PodErrors {
-				assert.Equal(t, scheduling.PodAntiAffinity, e.Code)
+				assert.Equal(t, scheduling.ReasonPodAntiAffinity, e.Code)
 			}
 			for _, c := range res.NewNodeClaims {
 				if assert.Len(t, c.Taints, 1, "the NodeClaim keeps the pool's taint") {
@@ -154,7 +154,7 @@ func TestHostnameSpreadHoldsWhenASelfAffinePodIsRelaxed(t *testing.T) {
 			}
 			assert.Empty(t, res.Bindings)
 			if assert.Len(t, res.PodErrors, 1) {
-				assert.Equal(t, scheduling.PodAffinity, res.PodErrors[0].Code)
+				assert.Equal(t, scheduling.ReasonPodAffinity, res.PodErrors[0].Code)
 			}
 			hosts := []string{}
 			for _, n := range in.snap.Nodes() {

@@ -11,69 +11,70 @@ import (
 )
 
 // ReasonCode classifies why a pod could not be placed on one NodePool, node or NodeClaim.
-// The set is closed. Causes carry the code with the object and numbers it concerns; the
+// The set is closed; its constants are Reason<Value> (the rule of every code type, see
+// package disruption). Causes carry the code with the object and numbers it concerns; the
 // English is built from them only by Cause.String and PodError.Message.
 type ReasonCode string
 
 const (
-	// UntoleratedTaint: the pod does not tolerate Taint of the NodePool or node.
-	UntoleratedTaint ReasonCode = "UntoleratedTaint"
-	// RequirementsUnsatisfiable: the pod's requirement on Key (Requirement) conflicts with
+	// ReasonUntoleratedTaint: the pod does not tolerate Taint of the NodePool or node.
+	ReasonUntoleratedTaint ReasonCode = "UntoleratedTaint"
+	// ReasonRequirementsUnsatisfiable: the pod's requirement on Key (Requirement) conflicts with
 	// the node's labels, or no instance type of the NodePool matches it. With InstanceTypes
 	// set, the NodePool's own requirements (on Key, or "" for their combination) leave none of
 	// its InstanceTypes.
-	RequirementsUnsatisfiable ReasonCode = "RequirementsUnsatisfiable"
-	// InsufficientResource: the pod needs Needed of Resource; a node has Available free, a
+	ReasonRequirementsUnsatisfiable ReasonCode = "RequirementsUnsatisfiable"
+	// ReasonInsufficientResource: the pod needs Needed of Resource; a node has Available free, a
 	// NodePool's largest instance type Available after DaemonSet overhead. Resource "": every
 	// resource fits some instance type alone, none all of them together.
-	InsufficientResource ReasonCode = "InsufficientResource"
-	// NodePoolLimit: the NodePool's limit on Resource leaves Available while its smallest
+	ReasonInsufficientResource ReasonCode = "InsufficientResource"
+	// ReasonNodePoolLimit: the NodePool's limit on Resource leaves Available while its smallest
 	// instance type needs Needed (Resource "nodes": the node limit is reached; "": no single
 	// resource excludes every instance type, their combination does).
-	NodePoolLimit ReasonCode = "NodePoolLimit"
-	// TopologySpread: no domain of Key keeps the pod's topology spread within its skew.
-	TopologySpread ReasonCode = "TopologySpread"
-	// PodAffinity: no domain of Key satisfies the pod's required pod affinity.
-	PodAffinity ReasonCode = "PodAffinity"
-	// PodAntiAffinity: every domain of Key is taken by the pod's required anti-affinity, or
+	ReasonNodePoolLimit ReasonCode = "NodePoolLimit"
+	// ReasonTopologySpread: no domain of Key keeps the pod's topology spread within its skew.
+	ReasonTopologySpread ReasonCode = "TopologySpread"
+	// ReasonPodAffinity: no domain of Key satisfies the pod's required pod affinity.
+	ReasonPodAffinity ReasonCode = "PodAffinity"
+	// ReasonPodAntiAffinity: every domain of Key is taken by the pod's required anti-affinity, or
 	// by that of a pod already there.
-	PodAntiAffinity ReasonCode = "PodAntiAffinity"
-	// HostPort: the pod's host Port/Protocol is taken (by a pod or a DaemonSet).
-	HostPort ReasonCode = "HostPort"
-	// VolumeTopology: no topology the pod's volumes allow is compatible with the NodePool
+	ReasonPodAntiAffinity ReasonCode = "PodAntiAffinity"
+	// ReasonHostPort: the pod's host Port/Protocol is taken (by a pod or a DaemonSet).
+	ReasonHostPort ReasonCode = "HostPort"
+	// ReasonVolumeTopology: no topology the pod's volumes allow is compatible with the NodePool
 	// or node; Key is the label they disagree on (e.g. the zone).
-	VolumeTopology ReasonCode = "VolumeTopology"
-	// VolumeAttachLimit: the node cannot attach more volumes of CSI driver Key.
-	VolumeAttachLimit ReasonCode = "VolumeAttachLimit"
-	// VolumeUnresolved: a volume's claim, volume or storage class is missing or unusable
+	ReasonVolumeTopology ReasonCode = "VolumeTopology"
+	// ReasonVolumeAttachLimit: the node cannot attach more volumes of CSI driver Key.
+	ReasonVolumeAttachLimit ReasonCode = "VolumeAttachLimit"
+	// ReasonVolumeUnresolved: a volume's claim, volume or storage class is missing or unusable
 	// (Detail says which).
-	VolumeUnresolved ReasonCode = "VolumeUnresolved"
-	// OfferingUnavailable: the instance types that fit have no available offering; at
+	ReasonVolumeUnresolved ReasonCode = "VolumeUnresolved"
+	// ReasonOfferingUnavailable: the instance types that fit have no available offering; at
 	// NodePool level Unavailable of its InstanceTypes have none and the rest are filtered
 	// out by its requirements.
-	OfferingUnavailable ReasonCode = "OfferingUnavailable"
-	// MinValues: minValues of Key asks Needed values, the instance types that fit offer
+	ReasonOfferingUnavailable ReasonCode = "OfferingUnavailable"
+	// ReasonMinValues: minValues of Key asks Needed values, the instance types that fit offer
 	// Available.
-	MinValues ReasonCode = "MinValues"
-	// ConsolidateAfter: in a consolidation simulation, the node is within its NodePool's
+	ReasonMinValues ReasonCode = "MinValues"
+	// ReasonConsolidateAfter: in a consolidation simulation, the node is within its NodePool's
 	// consolidateAfter and takes no pods of the nodes being removed.
-	ConsolidateAfter ReasonCode = "ConsolidateAfter"
-	// InvalidPodSpec: the pod's spec is invalid (names, resources, selectors, constraints);
+	ReasonConsolidateAfter ReasonCode = "ConsolidateAfter"
+	// ReasonInvalidPodSpec: the pod's spec is invalid (names, resources, selectors, constraints);
 	// Detail is the validation error.
-	InvalidPodSpec ReasonCode = "InvalidPodSpec"
-	// NotProvisionable: Karpenter does not provision for the pod (DaemonSet or Node owned,
+	ReasonInvalidPodSpec ReasonCode = "InvalidPodSpec"
+	// ReasonNotProvisionable: Karpenter does not provision for the pod (DaemonSet or Node owned,
 	// Dynamic Resource Allocation, or a requirement excluding every Karpenter node); Detail
 	// says which.
-	NotProvisionable ReasonCode = "NotProvisionable"
-	// NodePoolNotReady: the NodePool's Ready condition is not True (Detail: its message).
-	NodePoolNotReady ReasonCode = "NodePoolNotReady"
-	// NoNodePool: no NodePool can launch nodes at all; Causes say why for each.
-	NoNodePool ReasonCode = "NoNodePool"
-	// LaunchRefused: Solve placed the pod on a new NodeClaim of NodePool, and the cloud
+	ReasonNotProvisionable ReasonCode = "NotProvisionable"
+	// ReasonNodePoolNotReady: the NodePool's Ready condition is not True (Detail: its message).
+	ReasonNodePoolNotReady ReasonCode = "NodePoolNotReady"
+	// ReasonNoNodePool: no NodePool can launch nodes at all; Causes say why for each.
+	ReasonNoNodePool ReasonCode = "NoNodePool"
+	// ReasonLaunchRefused: Solve placed the pod on a new NodeClaim of NodePool, and the cloud
 	// refused to launch it (an insufficient-capacity error over its InstanceTypes options);
 	// the pod waits for the next Solve, which sees those offerings unavailable. Only
 	// Result.Refused gives it: Solve itself never does.
-	LaunchRefused ReasonCode = "LaunchRefused"
+	ReasonLaunchRefused ReasonCode = "LaunchRefused"
 )
 
 // Cause is one rejection as data: its code, the object it concerns and the numbers. Which
@@ -123,12 +124,12 @@ func (c Cause) String() string {
 // text is the English of the cause without its object.
 func (c Cause) text() string {
 	switch c.Code {
-	case UntoleratedTaint:
+	case ReasonUntoleratedTaint:
 		if c.Taint == nil {
 			return "untolerated taint"
 		}
 		return "untolerated taint " + c.Taint.ToString()
-	case RequirementsUnsatisfiable:
+	case ReasonRequirementsUnsatisfiable:
 		switch {
 		case c.InstanceTypes > 0 && c.Key == "":
 			return fmt.Sprintf("its requirements leave none of its %d instance types", c.InstanceTypes)
@@ -138,12 +139,12 @@ func (c Cause) text() string {
 			return fmt.Sprintf("labels do not satisfy %q%s", c.Key, c.requirementText())
 		}
 		return fmt.Sprintf("no instance type matches requirements key %q%s", c.Key, c.requirementText())
-	case InsufficientResource:
+	case ReasonInsufficientResource:
 		if c.Resource == "" {
 			return "no instance type has room for all requests together"
 		}
 		return fmt.Sprintf("insufficient %s (%s)", c.Resource, c.amounts())
-	case NodePoolLimit:
+	case ReasonNodePoolLimit:
 		switch c.Resource {
 		case "":
 			return "every instance type exceeds its remaining limits"
@@ -151,22 +152,22 @@ func (c Cause) text() string {
 			return "node limit reached"
 		}
 		return fmt.Sprintf("limit on %s: %s", c.Resource, c.amounts())
-	case TopologySpread:
+	case ReasonTopologySpread:
 		return fmt.Sprintf("no %q domain keeps the topology spread within its skew", c.Key)
-	case PodAffinity:
+	case ReasonPodAffinity:
 		return fmt.Sprintf("no %q domain satisfies the pod affinity", c.Key)
-	case PodAntiAffinity:
+	case ReasonPodAntiAffinity:
 		return fmt.Sprintf("no %q domain is free of the pod anti-affinity", c.Key)
-	case HostPort:
+	case ReasonHostPort:
 		return fmt.Sprintf("host port %d/%s taken", c.Port, c.Protocol)
-	case VolumeTopology:
+	case ReasonVolumeTopology:
 		if c.Key == "" {
 			return "no topology the pod's volumes allow fits"
 		}
 		return fmt.Sprintf("the pod's volumes allow no %q it offers", c.Key)
-	case VolumeAttachLimit:
+	case ReasonVolumeAttachLimit:
 		return fmt.Sprintf("attach limit of CSI driver %q reached", c.Key)
-	case OfferingUnavailable:
+	case ReasonOfferingUnavailable:
 		switch {
 		case c.InstanceTypes == 0:
 			return "no launchable offering left for the NodeClaim"
@@ -175,22 +176,22 @@ func (c Cause) text() string {
 		}
 		return fmt.Sprintf("its requirements filtered out %d of %d instance types and the other %d have no available offering its requirements allow",
 			c.InstanceTypes-c.Unavailable, c.InstanceTypes, c.Unavailable)
-	case MinValues:
+	case ReasonMinValues:
 		of := "the instance types that fit"
 		if c.InstanceTypes > 0 {
 			of = fmt.Sprintf("the %d cheapest instance types that fit", c.InstanceTypes)
 		}
 		return fmt.Sprintf("minValues of %q is %s but %s offer only %s values", c.Key, quantityText("", c.Needed), of, quantityText("", c.Available))
-	case ConsolidateAfter:
+	case ReasonConsolidateAfter:
 		return "within consolidateAfter, takes no pods of the nodes being consolidated"
-	case NodePoolNotReady:
+	case ReasonNodePoolNotReady:
 		if c.Detail == "" {
 			return "not ready"
 		}
 		return "not ready: " + c.Detail
-	case NoNodePool:
+	case ReasonNoNodePool:
 		return "no dynamic NodePools found (none given, or all static, deleting or not ready)"
-	case LaunchRefused:
+	case ReasonLaunchRefused:
 		return fmt.Sprintf("the cloud refused to launch the NodeClaim planned for the pod (no capacity in the offerings of its %d instance types)", c.InstanceTypes)
 	}
 	return c.Detail
@@ -208,7 +209,7 @@ func (c Cause) requirementText() string {
 func (c Cause) amounts() string {
 	needed, available := quantityText(c.Resource, c.Needed), quantityText(c.Resource, c.Available)
 	switch {
-	case c.Code == NodePoolLimit:
+	case c.Code == ReasonNodePoolLimit:
 		return fmt.Sprintf("smallest type needs %s, %s left", needed, available)
 	case c.Node == nodesGroup:
 		return fmt.Sprintf("needs %s, at most %s free", needed, available)
@@ -251,9 +252,9 @@ func nodePoolsFailure(causes []Cause) podFailure {
 // noNodePoolFailure is the failure of every pod when no NodePool can launch nodes.
 func noNodePoolFailure(templateErrors []Cause) podFailure {
 	if len(templateErrors) == 0 {
-		return singleFailure(Cause{Code: NoNodePool})
+		return singleFailure(Cause{Code: ReasonNoNodePool})
 	}
-	return podFailure{code: NoNodePool, causes: templateErrors}
+	return podFailure{code: ReasonNoNodePool, causes: templateErrors}
 }
 
 // newPodError is the one place a PodError's English is built.
@@ -266,18 +267,18 @@ func detailCause(code ReasonCode, detail string) *Cause { return &Cause{Code: co
 
 // minValuesCause is the MinValues cause of key: want values asked, have offered.
 func minValuesCause(key string, want, have int) Cause {
-	return Cause{Code: MinValues, Key: key, Needed: resource.NewQuantity(int64(want), resource.DecimalSI), Available: resource.NewQuantity(int64(have), resource.DecimalSI)}
+	return Cause{Code: ReasonMinValues, Key: key, Needed: resource.NewQuantity(int64(want), resource.DecimalSI), Available: resource.NewQuantity(int64(have), resource.DecimalSI)}
 }
 
 // topologyCode is the code of a topology group that leaves no domain.
 func topologyCode(g *topologyGroup) ReasonCode {
 	switch g.kind {
 	case groupSpread:
-		return TopologySpread
+		return ReasonTopologySpread
 	case groupAffinity:
-		return PodAffinity
+		return ReasonPodAffinity
 	}
-	return PodAntiAffinity
+	return ReasonPodAntiAffinity
 }
 
 // topologyCodeOn is the code of the first group of p (form f) on key.
@@ -289,14 +290,14 @@ func topologyCodeOn(p *podData, f *podForm, key string) ReasonCode {
 			}
 		}
 	}
-	return TopologySpread
+	return ReasonTopologySpread
 }
 
 // volumeCause is the VolumeTopology cause of a node (or NodeClaim) with requirements have
 // that a volume topology alternative cannot use.
 func volumeCause(have, alt requirements.Requirements, allowUndefined requirements.KeySet) Cause {
 	key, _ := have.Conflict(alt, allowUndefined)
-	return Cause{Code: VolumeTopology, Key: key}
+	return Cause{Code: ReasonVolumeTopology, Key: key}
 }
 
 // topologyCause is the cause of group g leaving no domain.
@@ -317,7 +318,7 @@ func untolerated(tolerations []corev1.Toleration, taints []corev1.Taint) *corev1
 // cannot satisfy want (keys in allowUndefined may be missing from have).
 func conflictCause(have, want requirements.Requirements, allowUndefined requirements.KeySet) Cause {
 	key, _ := have.Conflict(want, allowUndefined)
-	c := Cause{Code: RequirementsUnsatisfiable, Key: key}
+	c := Cause{Code: ReasonRequirementsUnsatisfiable, Key: key}
 	if r, ok := want[key]; ok {
 		c.Requirement = r.String()
 	}
@@ -329,19 +330,19 @@ func portCause(have, want []hostPort) Cause {
 	for _, w := range want {
 		for _, h := range have {
 			if w.conflicts(h) {
-				return Cause{Code: HostPort, Port: w.port, Protocol: w.protocol}
+				return Cause{Code: ReasonHostPort, Port: w.port, Protocol: w.protocol}
 			}
 		}
 	}
-	return Cause{Code: HostPort}
+	return Cause{Code: ReasonHostPort}
 }
 
 // noTypesReason says why a NodePool has no instance type to launch: its requirements, or
 // offerings that are all unavailable (not to be mistaken for requirements).
 func noTypesReason(pool string, types, unavailable int) Cause {
-	code := OfferingUnavailable
+	code := ReasonOfferingUnavailable
 	if unavailable == 0 {
-		code = RequirementsUnsatisfiable
+		code = ReasonRequirementsUnsatisfiable
 	}
 	return Cause{Code: code, NodePool: pool, InstanceTypes: types, Unavailable: unavailable}
 }

@@ -113,40 +113,40 @@ func TestReasonCodes(t *testing.T) {
 		want      wantCause
 	}{
 		{name: "taint", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{pool().Taint("dedicated", "x", corev1.TaintEffectNoSchedule).Obj()},
-			code: scheduling.UntoleratedTaint, want: wantCause{code: scheduling.UntoleratedTaint, nodePool: "default", taint: "dedicated"}},
+			code: scheduling.ReasonUntoleratedTaint, want: wantCause{code: scheduling.ReasonUntoleratedTaint, nodePool: "default", taint: "dedicated"}},
 		{name: "node taint", pod: fake.Pod("p").Requests("1", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
 			nodes: []*cluster.Node{kcWithTaints(reasonNode("n1"), kcTaint("team", "a", corev1.TaintEffectNoSchedule))},
-			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.UntoleratedTaint, node: "n1", taint: "team"}},
+			code:  scheduling.ReasonNodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.ReasonUntoleratedTaint, node: "n1", taint: "team"}},
 		{name: "NodePool requirement", pod: fake.Pod("p").NodeSelector(v1.LabelArch, "arm64").Obj(), pools: []*v1.NodePool{pool().Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, "amd64").Obj()},
-			code: scheduling.RequirementsUnsatisfiable, want: wantCause{code: scheduling.RequirementsUnsatisfiable, nodePool: "default", key: v1.LabelArch}},
+			code: scheduling.ReasonRequirementsUnsatisfiable, want: wantCause{code: scheduling.ReasonRequirementsUnsatisfiable, nodePool: "default", key: v1.LabelArch}},
 		{name: "no instance type matches key", pod: fake.Pod("p").NodeSelector(v1.LabelInstanceType, "nope").Obj(),
-			code: scheduling.RequirementsUnsatisfiable, want: wantCause{code: scheduling.RequirementsUnsatisfiable, nodePool: "default", key: v1.LabelInstanceType}},
+			code: scheduling.ReasonRequirementsUnsatisfiable, want: wantCause{code: scheduling.ReasonRequirementsUnsatisfiable, nodePool: "default", key: v1.LabelInstanceType}},
 		{name: "node labels", pod: fake.Pod("p").NodeSelector(v1.LabelArch, "arm64").Obj(), nodes: []*cluster.Node{reasonNode("n1")},
 			pools: []*v1.NodePool{pool().Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, "amd64").Obj()},
-			code:  scheduling.RequirementsUnsatisfiable, nodeCause: true, want: wantCause{code: scheduling.RequirementsUnsatisfiable, node: "n1", key: v1.LabelArch}},
+			code:  scheduling.ReasonRequirementsUnsatisfiable, nodeCause: true, want: wantCause{code: scheduling.ReasonRequirementsUnsatisfiable, node: "n1", key: v1.LabelArch}},
 		{name: "NodePool requirements leave no type", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{pool().Requirement(v1.LabelInstanceType, corev1.NodeSelectorOpIn, "nope").Obj()},
-			code: scheduling.NoNodePool, want: wantCause{code: scheduling.RequirementsUnsatisfiable, nodePool: "default", key: v1.LabelInstanceType, instanceTypes: 4}},
+			code: scheduling.ReasonNoNodePool, want: wantCause{code: scheduling.ReasonRequirementsUnsatisfiable, nodePool: "default", key: v1.LabelInstanceType, instanceTypes: 4}},
 		{name: "cpu", pod: fake.Pod("p").Requests("100", "1Gi").Obj(),
-			code: scheduling.InsufficientResource, want: wantCause{code: scheduling.InsufficientResource, nodePool: "default", resource: "cpu", needed: "100", available: largest(types, corev1.ResourceCPU)}},
+			code: scheduling.ReasonInsufficientResource, want: wantCause{code: scheduling.ReasonInsufficientResource, nodePool: "default", resource: "cpu", needed: "100", available: largest(types, corev1.ResourceCPU)}},
 		{name: "memory", pod: fake.Pod("p").Requests("1", "1Ti").Obj(),
-			code: scheduling.InsufficientResource, want: wantCause{code: scheduling.InsufficientResource, nodePool: "default", resource: "memory", needed: "1Ti", available: largest(types, corev1.ResourceMemory)}},
+			code: scheduling.ReasonInsufficientResource, want: wantCause{code: scheduling.ReasonInsufficientResource, nodePool: "default", resource: "memory", needed: "1Ti", available: largest(types, corev1.ResourceMemory)}},
 		{name: "node cpu", pod: fake.Pod("p").Requests("3", "1Gi").Obj(), nodes: []*cluster.Node{reasonNode("n1", fake.Pod("b").Requests("500m", "1Gi").NodeName("n1").Obj())},
 			pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
-			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.InsufficientResource, node: "n1", resource: "cpu", needed: "3", available: "1500m"}},
+			code:  scheduling.ReasonNodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.ReasonInsufficientResource, node: "n1", resource: "cpu", needed: "3", available: "1500m"}},
 		{name: "limits", pod: fake.Pod("p").Requests("500m", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
-			code: scheduling.NodePoolLimit, want: wantCause{code: scheduling.NodePoolLimit, nodePool: "default", resource: "cpu", needed: smallest(corev1.ResourceCPU), available: "0"}},
+			code: scheduling.ReasonNodePoolLimit, want: wantCause{code: scheduling.ReasonNodePoolLimit, nodePool: "default", resource: "cpu", needed: smallest(corev1.ResourceCPU), available: "0"}},
 		{name: "node limit", pod: fake.Pod("p").Requests("500m", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit("nodes", "0").Obj()},
-			code: scheduling.NodePoolLimit, want: wantCause{code: scheduling.NodePoolLimit, nodePool: "default", resource: "nodes"}},
+			code: scheduling.ReasonNodePoolLimit, want: wantCause{code: scheduling.ReasonNodePoolLimit, nodePool: "default", resource: "nodes"}},
 		{name: "pod affinity", pod: fake.Pod("p").PodAffinity(v1.LabelTopologyZone, map[string]string{"app": "nobody"}).Obj(),
-			code: scheduling.PodAffinity, want: wantCause{code: scheduling.PodAffinity, nodePool: "default", key: v1.LabelTopologyZone}},
+			code: scheduling.ReasonPodAffinity, want: wantCause{code: scheduling.ReasonPodAffinity, nodePool: "default", key: v1.LabelTopologyZone}},
 		{name: "pod anti-affinity", pod: fake.Pod("p").Label("app", "db").PodAntiAffinity(v1.LabelTopologyZone, map[string]string{"app": "db"}).Obj(),
 			pools: []*v1.NodePool{pool().Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1).Obj()},
 			nodes: []*cluster.Node{reasonNode("n1", fake.Pod("db-0").Label("app", "db").Requests("1", "1Gi").NodeName("n1").Obj())},
-			code:  scheduling.PodAntiAffinity, want: wantCause{code: scheduling.PodAntiAffinity, nodePool: "default", key: v1.LabelTopologyZone}},
+			code:  scheduling.ReasonPodAntiAffinity, want: wantCause{code: scheduling.ReasonPodAntiAffinity, nodePool: "default", key: v1.LabelTopologyZone}},
 		{name: "node pod anti-affinity", pod: fake.Pod("p").Label("app", "db").PodAntiAffinity(v1.LabelHostname, map[string]string{"app": "db"}).Obj(),
 			pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
 			nodes: []*cluster.Node{reasonNode("n1", fake.Pod("db-0").Label("app", "db").Requests("1", "1Gi").NodeName("n1").Obj())},
-			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.PodAntiAffinity, node: "n1", key: v1.LabelHostname}},
+			code:  scheduling.ReasonNodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.ReasonPodAntiAffinity, node: "n1", key: v1.LabelHostname}},
 		{name: "topology spread", pod: fake.Pod("p").Label("app", "web").TopologySpreadConstraint(corev1.TopologySpreadConstraint{
 			MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}).Obj(),
@@ -156,19 +156,19 @@ func TestReasonCodes(t *testing.T) {
 				kcManaged("z1", "default", true, map[string]string{v1.LabelTopologyZone: fake.TestZone1}, kcRL("cpu", "8", "memory", "8Gi", "pods", "10"),
 					fake.Pod("web-0").Label("app", "web").NodeName("z1").Obj()),
 			},
-			code: scheduling.TopologySpread, want: wantCause{code: scheduling.TopologySpread, nodePool: "default", key: v1.LabelTopologyZone}},
+			code: scheduling.ReasonTopologySpread, want: wantCause{code: scheduling.ReasonTopologySpread, nodePool: "default", key: v1.LabelTopologyZone}},
 		{name: "host port of a DaemonSet", pod: fake.Pod("p").HostPort(80).Obj(), daemonSets: []*appsv1.DaemonSet{portDaemon},
-			code: scheduling.HostPort, want: wantCause{code: scheduling.HostPort, nodePool: "default", port: 80}},
+			code: scheduling.ReasonHostPort, want: wantCause{code: scheduling.ReasonHostPort, nodePool: "default", port: 80}},
 		{name: "node host port", pod: fake.Pod("p").HostPort(80).Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
 			nodes: []*cluster.Node{reasonNode("n1", fake.Pod("web").HostPort(80).NodeName("n1").Obj())},
-			code:  scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.HostPort, node: "n1", port: 80}},
+			code:  scheduling.ReasonNodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.ReasonHostPort, node: "n1", port: 80}},
 		{name: "volume zone", pod: withPVC(fake.Pod("p").Obj(), "data", "data-p"),
 			pools: []*v1.NodePool{pool().Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1).Obj()},
 			edit: func(in *cluster.Objects) {
 				in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("data-p", "zonal", "")}
 				in.StorageClasses = []*storagev1.StorageClass{storageClass("zonal", zonal, fake.TestZone2)}
 			},
-			code: scheduling.VolumeTopology, want: wantCause{code: scheduling.VolumeTopology, nodePool: "default", key: v1.LabelTopologyZone}},
+			code: scheduling.ReasonVolumeTopology, want: wantCause{code: scheduling.ReasonVolumeTopology, nodePool: "default", key: v1.LabelTopologyZone}},
 		{name: "volume attach limit", pod: withPVC(fake.Pod("p").Obj(), "data", "claim-a"), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
 			nodes: []*cluster.Node{reasonNode("n1")},
 			edit: func(in *cluster.Objects) {
@@ -178,21 +178,21 @@ func TestReasonCodes(t *testing.T) {
 				in.StorageClasses = []*storagev1.StorageClass{storageClass("gp3", zonal)}
 				in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{pvc("claim-a", "gp3", "")}
 			},
-			code: scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.VolumeAttachLimit, node: "n1", key: "ebs.csi.aws.com"}},
+			code: scheduling.ReasonNodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.ReasonVolumeAttachLimit, node: "n1", key: "ebs.csi.aws.com"}},
 		{name: "volume unresolved", pod: withPVC(fake.Pod("p").Obj(), "data", "missing"),
-			code: scheduling.VolumeUnresolved, want: wantCause{code: scheduling.VolumeUnresolved}},
+			code: scheduling.ReasonVolumeUnresolved, want: wantCause{code: scheduling.ReasonVolumeUnresolved}},
 		{name: "minValues", pod: fake.Pod("p").Requests("2500m", "1Gi").Obj(), pools: []*v1.NodePool{pool().RequirementWithMinValues(v1.LabelInstanceType, corev1.NodeSelectorOpExists, 3).Obj()},
-			code: scheduling.MinValues, want: wantCause{code: scheduling.MinValues, nodePool: "default", key: v1.LabelInstanceType, needed: "3", available: "2"}},
+			code: scheduling.ReasonMinValues, want: wantCause{code: scheduling.ReasonMinValues, nodePool: "default", key: v1.LabelInstanceType, needed: "3", available: "2"}},
 		{name: "offerings", pod: fake.Pod("p").Obj(), types: cloudprovider.InstanceTypes{unavailable},
-			code: scheduling.NoNodePool, want: wantCause{code: scheduling.OfferingUnavailable, nodePool: "default", instanceTypes: 1, unavailable: 1}},
+			code: scheduling.ReasonNoNodePool, want: wantCause{code: scheduling.ReasonOfferingUnavailable, nodePool: "default", instanceTypes: 1, unavailable: 1}},
 		{name: "consolidateAfter", pod: fake.Pod("p").Requests("1", "1Gi").NodeName("elsewhere").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Obj()},
 			nodes: []*cluster.Node{reasonNode("n1")}, moving: true, closed: []string{"n1"},
-			code: scheduling.NodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.ConsolidateAfter, node: "n1"}},
-		{name: "invalid spec", pod: fake.Pod("Bad_Name").Obj(), code: scheduling.InvalidPodSpec, want: wantCause{code: scheduling.InvalidPodSpec}},
-		{name: "daemonset", pod: daemon, moving: true, code: scheduling.NotProvisionable, want: wantCause{code: scheduling.NotProvisionable}},
-		{name: "no NodePool", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{}, code: scheduling.NoNodePool, want: wantCause{code: scheduling.NoNodePool}},
+			code: scheduling.ReasonNodePoolLimit, nodeCause: true, want: wantCause{code: scheduling.ReasonConsolidateAfter, node: "n1"}},
+		{name: "invalid spec", pod: fake.Pod("Bad_Name").Obj(), code: scheduling.ReasonInvalidPodSpec, want: wantCause{code: scheduling.ReasonInvalidPodSpec}},
+		{name: "daemonset", pod: daemon, moving: true, code: scheduling.ReasonNotProvisionable, want: wantCause{code: scheduling.ReasonNotProvisionable}},
+		{name: "no NodePool", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{}, code: scheduling.ReasonNoNodePool, want: wantCause{code: scheduling.ReasonNoNodePool}},
 		{name: "not ready", pod: fake.Pod("p").Obj(), pools: []*v1.NodePool{notReady},
-			code: scheduling.NoNodePool, want: wantCause{code: scheduling.NodePoolNotReady, nodePool: "default"}},
+			code: scheduling.ReasonNoNodePool, want: wantCause{code: scheduling.ReasonNodePoolNotReady, nodePool: "default"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -244,17 +244,17 @@ func TestReasonCausePerNodePool(t *testing.T) {
 	}), scheduling.Options{})
 	require.Len(t, res.PodErrors, 1)
 	e := res.PodErrors[0]
-	assert.Equal(t, scheduling.UntoleratedTaint, e.Code)
+	assert.Equal(t, scheduling.ReasonUntoleratedTaint, e.Code)
 	require.Len(t, e.Causes, 2)
 	assert.Equal(t, []string{"tainted", "small"}, []string{e.Causes[0].NodePool, e.Causes[1].NodePool})
-	assert.Equal(t, []scheduling.ReasonCode{scheduling.UntoleratedTaint, scheduling.InsufficientResource}, []scheduling.ReasonCode{e.Causes[0].Code, e.Causes[1].Code})
+	assert.Equal(t, []scheduling.ReasonCode{scheduling.ReasonUntoleratedTaint, scheduling.ReasonInsufficientResource}, []scheduling.ReasonCode{e.Causes[0].Code, e.Causes[1].Code})
 	assert.Empty(t, e.NodeCauses)
 	sum := e.Summary()
 	assert.Equal(t, 0, sum.Nodes)
 	assert.Equal(t, 2, sum.NodePools)
 	require.Len(t, sum.Counts, 2)
-	assert.Equal(t, scheduling.UntoleratedTaint, sum.Counts[0].Cause.Code)
-	assert.Equal(t, scheduling.InsufficientResource, sum.Counts[1].Cause.Code)
+	assert.Equal(t, scheduling.ReasonUntoleratedTaint, sum.Counts[0].Cause.Code)
+	assert.Equal(t, scheduling.ReasonInsufficientResource, sum.Counts[1].Cause.Code)
 }
 
 // TestReasonSummary: a pod no node and no NodePool takes gets a cause per node (Node set,
@@ -309,9 +309,9 @@ func TestReasonSummary(t *testing.T) {
 	}
 	// Ties keep the order of first appearance: NodePools by weight, then nodes.
 	assert.Equal(t, []count{
-		{code: scheduling.UntoleratedTaint, taint: "team", count: 3, nodes: 2, nodePools: 1},
-		{code: scheduling.InsufficientResource, resource: "cpu", count: 3, nodes: 3, needed: "1800m", available: "1500m"},
-		{code: scheduling.NodePoolLimit, resource: "cpu", count: 1, nodePools: 1, needed: "1", available: "0"},
+		{code: scheduling.ReasonUntoleratedTaint, taint: "team", count: 3, nodes: 2, nodePools: 1},
+		{code: scheduling.ReasonInsufficientResource, resource: "cpu", count: 3, nodes: 3, needed: "1800m", available: "1500m"},
+		{code: scheduling.ReasonNodePoolLimit, resource: "cpu", count: 1, nodePools: 1, needed: "1", available: "0"},
 	}, got)
 	assert.Equal(t, sum.String(), e.Message(), "the message of a pod tried everywhere is its summary")
 }
@@ -332,7 +332,7 @@ func TestReasonHostPortNotResources(t *testing.T) {
 	}), scheduling.Options{})
 	require.Len(t, res.PodErrors, 1)
 	c := res.PodErrors[0].Causes[0]
-	assert.Equal(t, scheduling.HostPort, c.Code)
+	assert.Equal(t, scheduling.ReasonHostPort, c.Code)
 	assert.Equal(t, int32(8080), c.Port)
 	assert.Equal(t, corev1.ProtocolUDP, c.Protocol)
 }
@@ -344,10 +344,10 @@ func TestReasonHostPortNotResources(t *testing.T) {
 // once; Reason is Message.
 func TestPropReasonsStructured(t *testing.T) {
 	known := map[scheduling.ReasonCode]bool{}
-	for _, c := range []scheduling.ReasonCode{scheduling.UntoleratedTaint, scheduling.RequirementsUnsatisfiable, scheduling.InsufficientResource,
-		scheduling.NodePoolLimit, scheduling.TopologySpread, scheduling.PodAffinity, scheduling.PodAntiAffinity, scheduling.HostPort,
-		scheduling.VolumeTopology, scheduling.VolumeAttachLimit, scheduling.VolumeUnresolved, scheduling.OfferingUnavailable, scheduling.MinValues,
-		scheduling.ConsolidateAfter, scheduling.InvalidPodSpec, scheduling.NotProvisionable, scheduling.NodePoolNotReady, scheduling.NoNodePool} {
+	for _, c := range []scheduling.ReasonCode{scheduling.ReasonUntoleratedTaint, scheduling.ReasonRequirementsUnsatisfiable, scheduling.ReasonInsufficientResource,
+		scheduling.ReasonNodePoolLimit, scheduling.ReasonTopologySpread, scheduling.ReasonPodAffinity, scheduling.ReasonPodAntiAffinity, scheduling.ReasonHostPort,
+		scheduling.ReasonVolumeTopology, scheduling.ReasonVolumeAttachLimit, scheduling.ReasonVolumeUnresolved, scheduling.ReasonOfferingUnavailable, scheduling.ReasonMinValues,
+		scheduling.ReasonConsolidateAfter, scheduling.ReasonInvalidPodSpec, scheduling.ReasonNotProvisionable, scheduling.ReasonNodePoolNotReady, scheduling.ReasonNoNodePool} {
 		known[c] = true
 	}
 	rapid.Check(t, func(t *rapid.T) {
@@ -363,7 +363,7 @@ func TestPropReasonsStructured(t *testing.T) {
 			if len(e.Causes) == 0 {
 				t.Fatalf("pod %s: no causes", e.Pod.Name)
 			}
-			if e.Code != scheduling.NoNodePool && e.Code != e.Causes[0].Code {
+			if e.Code != scheduling.ReasonNoNodePool && e.Code != e.Causes[0].Code {
 				t.Fatalf("pod %s: code %s, first cause %s", e.Pod.Name, e.Code, e.Causes[0].Code)
 			}
 			for _, c := range e.Causes {
@@ -373,12 +373,12 @@ func TestPropReasonsStructured(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			for _, c := range e.NodeCauses {
-				if !known[c.Code] || c.Code == scheduling.NoNodePool || !nodes[c.Node] || seen[c.Node] || c.NodePool != "" {
+				if !known[c.Code] || c.Code == scheduling.ReasonNoNodePool || !nodes[c.Node] || seen[c.Node] || c.NodePool != "" {
 					t.Fatalf("pod %s: bad node cause %+v", e.Pod.Name, c)
 				}
 				seen[c.Node] = true
 			}
-			if len(e.NodeCauses) > 0 && e.Causes[0].NodePool == "" && e.Code != scheduling.NoNodePool {
+			if len(e.NodeCauses) > 0 && e.Causes[0].NodePool == "" && e.Code != scheduling.ReasonNoNodePool {
 				t.Fatalf("pod %s was never tried but has node causes: %+v", e.Pod.Name, e.NodeCauses)
 			}
 			for _, c := range append(append([]scheduling.Cause(nil), e.Causes...), e.NodeCauses...) {

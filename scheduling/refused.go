@@ -16,7 +16,7 @@ func (r *Result) Refused(launched []*v1.NodeClaim) []PodError {
 		if i >= len(launched) || launched[i] != nil {
 			continue
 		}
-		why := singleFailure(Cause{Code: LaunchRefused, NodePool: c.NodePool, InstanceTypes: len(c.InstanceTypeOptions)})
+		why := singleFailure(Cause{Code: ReasonLaunchRefused, NodePool: c.NodePool, InstanceTypes: len(c.InstanceTypeOptions)})
 		for _, p := range c.Pods {
 			out = append(out, newPodError(p, why, nil))
 		}

@@ -73,7 +73,7 @@ func TestRefusedLaunchesGiveEachPodAReason(t *testing.T) {
 			var got, pending []string
 			for _, e := range refused {
 				got = append(got, e.Pod.Name)
-				assert.Equal(t, scheduling.LaunchRefused, e.Code)
+				assert.Equal(t, scheduling.ReasonLaunchRefused, e.Code)
 				require.Len(t, e.Causes, 1)
 				assert.Equal(t, "default", e.Causes[0].NodePool)
 				assert.Equal(t, len(res.NewNodeClaims[0].InstanceTypeOptions), e.Causes[0].InstanceTypes)

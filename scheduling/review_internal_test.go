@@ -164,7 +164,7 @@ func TestSpreadMinimumUsesEveryDomainUnderIgnorePolicy(t *testing.T) {
 				return
 			}
 			require.Len(t, r.PodErrors, 1)
-			assert.Equal(t, TopologySpread, r.PodErrors[0].Code)
+			assert.Equal(t, ReasonTopologySpread, r.PodErrors[0].Code)
 			assert.Equal(t, v1.LabelTopologyZone, r.PodErrors[0].Causes[0].Key)
 			assert.Empty(t, r.NewNodeClaims)
 		})

@@ -191,7 +191,7 @@ func (s *solver) buildTemplates() error {
 			continue
 		}
 		if notReady(np) {
-			s.templateErrors = append(s.templateErrors, Cause{Code: NodePoolNotReady, NodePool: np.Name, Detail: notReadyMessage(np)})
+			s.templateErrors = append(s.templateErrors, Cause{Code: ReasonNodePoolNotReady, NodePool: np.Name, Detail: notReadyMessage(np)})
 			continue
 		}
 		// As Karpenter, with no usable NodePool at all nothing is planned, not even
@@ -384,23 +384,23 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 		var volumeReason string
 		p.volumeAlternatives, p.volumes, volumeReason = s.volumes.podVolumes(pod)
 		if kind := daemonOrNodeOwner(pod); kind != "" {
-			p.invalid = detailCause(NotProvisionable, fmt.Sprintf("pod is owned by a %s: Karpenter does not provision for it (DaemonSet overhead is counted on every node instead)", kind))
+			p.invalid = detailCause(ReasonNotProvisionable, fmt.Sprintf("pod is owned by a %s: Karpenter does not provision for it (DaemonSet overhead is counted on every node instead)", kind))
 		} else if hasDRAClaims(pod) {
-			p.invalid = detailCause(NotProvisionable, "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for")
+			p.invalid = detailCause(ReasonNotProvisionable, "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for")
 		} else if volumeReason != "" {
-			p.invalid = detailCause(VolumeUnresolved, volumeReason)
+			p.invalid = detailCause(ReasonVolumeUnresolved, volumeReason)
 		} else if why := invalidPodSpec(pod, s.pendingRequests[i], i >= len(s.toPlace)); why != "" {
-			p.invalid = detailCause(InvalidPodSpec, why)
+			p.invalid = detailCause(ReasonInvalidPodSpec, why)
 		} else if why := refusedRequirements(pod); why != "" {
-			p.invalid = detailCause(NotProvisionable, why)
+			p.invalid = detailCause(ReasonNotProvisionable, why)
 		} else if !placing {
 			if f, err := nodeForm(pod); err != nil {
-				p.invalid = detailCause(InvalidPodSpec, fmt.Sprintf("pod %s: %v", p.key, err))
+				p.invalid = detailCause(ReasonInvalidPodSpec, fmt.Sprintf("pod %s: %v", p.key, err))
 			} else {
 				p.form = f
 			}
 		} else if f, err := s.formFor(pod); err != nil {
-			p.invalid = detailCause(InvalidPodSpec, fmt.Sprintf("pod %s: %v", p.key, err))
+			p.invalid = detailCause(ReasonInvalidPodSpec, fmt.Sprintf("pod %s: %v", p.key, err))
 		} else {
 			p.form = f
 			p.inverse = s.inverseGroups(pod)

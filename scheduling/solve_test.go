@@ -61,7 +61,7 @@ func TestMinValues(t *testing.T) {
 	t.Run("strict leaves the pod unscheduled", func(t *testing.T) {
 		res := mustSolve(t, snapOf(t, cluster.Objects{Pods: []*corev1.Pod{pod}, NodePools: []*v1.NodePool{np}, InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}}), scheduling.Options{})
 		require.Len(t, res.PodErrors, 1)
-		assert.Equal(t, scheduling.MinValues, res.PodErrors[0].Code, res.PodErrors[0].Message())
+		assert.Equal(t, scheduling.ReasonMinValues, res.PodErrors[0].Code, res.PodErrors[0].Message())
 		assert.Equal(t, v1.LabelInstanceType, res.PodErrors[0].Causes[0].Key)
 	})
 	t.Run("best effort lowers minValues and says so", func(t *testing.T) {
@@ -146,8 +146,8 @@ func TestRefusedPods(t *testing.T) {
 		codes[e.Pod.Name] = e.Code
 	}
 	assert.Equal(t, map[string]scheduling.ReasonCode{
-		"controller": scheduling.NotProvisionable, "odd": scheduling.NotProvisionable,
-		"pinned": scheduling.InvalidPodSpec, "daemon": scheduling.NotProvisionable,
+		"controller": scheduling.ReasonNotProvisionable, "odd": scheduling.ReasonNotProvisionable,
+		"pinned": scheduling.ReasonInvalidPodSpec, "daemon": scheduling.ReasonNotProvisionable,
 	}, codes, reasons)
 	assert.Contains(t, reasons["odd"], "preemptible")
 	require.Len(t, res.NewNodeClaims, 1)

@@ -145,17 +145,17 @@ func (e PodError) Summary() Summary { return summarize(e.Causes, e.NodeCauses) }
 // Message is the error in English: the single cause of a pod never tried, else the summary
 // of its causes (and why no NodePool could launch anything).
 func (e PodError) Message() string {
-	if e.Code == NoNodePool {
+	if e.Code == ReasonNoNodePool {
 		var head string
 		if len(e.NodeCauses) > 0 {
 			head = summarize(e.NodeCauses).String() + "; "
 		}
-		if len(e.Causes) == 1 && e.Causes[0].Code == NoNodePool {
+		if len(e.Causes) == 1 && e.Causes[0].Code == ReasonNoNodePool {
 			return head + e.Causes[0].String()
 		}
 		return head + "no NodePool can launch nodes: " + joinCauses(e.Causes)
 	}
-	if len(e.NodeCauses) == 0 && len(e.Causes) == 1 && (e.Causes[0].NodePool == "" || e.Code == LaunchRefused) {
+	if len(e.NodeCauses) == 0 && len(e.Causes) == 1 && (e.Causes[0].NodePool == "" || e.Code == ReasonLaunchRefused) {
 		return e.Causes[0].String()
 	}
 	return e.Summary().String()

@@ -304,7 +304,7 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 	})
 	if len(t.types) == 0 {
 		why := noTypesReason(np.Name, len(types), unavailable)
-		if why.Code == RequirementsUnsatisfiable {
+		if why.Code == ReasonRequirementsUnsatisfiable {
 			why.Key = excludingKey(types, reqs)
 		}
 		return nil, why, nil

@@ -199,7 +199,7 @@ func TestVolumeRefusals(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, res.PodErrors, 1)
 			assert.Equal(t, "db", res.PodErrors[0].Pod.Name)
-			assert.Equal(t, scheduling.VolumeUnresolved, res.PodErrors[0].Code)
+			assert.Equal(t, scheduling.ReasonVolumeUnresolved, res.PodErrors[0].Code)
 			assert.Contains(t, res.PodErrors[0].Causes[0].Detail, tc.want, "the volume error names the object")
 			require.Len(t, res.NewNodeClaims, 1, "the valid pod still schedules")
 			assert.Equal(t, "web", res.NewNodeClaims[0].Pods[0].Name)

@@ -147,7 +147,7 @@ func (p *planWorld) accounting(res *disruption.Result) []Violation {
 // candidate: a managed, initialized Node of a known NodePool that is not being deleted;
 // for expiration (Karpenter's NodeClaim lifecycle, not its disruption controller) any
 // node of a known NodePool whose NodeClaim is not being deleted.
-func (p *planWorld) candidate(n *cluster.Node, reason disruption.Reason) bool {
+func (p *planWorld) candidate(n *cluster.Node, reason disruption.ReasonCode) bool {
 	if reason.Forceful() {
 		return p.pools[poolOf(n)] != nil && (n.NodeClaim == nil || n.NodeClaim.DeletionTimestamp == nil)
 	}

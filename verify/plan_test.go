@@ -81,7 +81,7 @@ func pdb(name string, sel map[string]string, minAvailable, maxUnavailable *intst
 func intOrStr(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
 
 // deleteNode is a consolidation command deleting name, the node taken out of Blocked.
-func deleteNode(res *disruption.Result, reason disruption.Reason, name string) {
+func deleteNode(res *disruption.Result, reason disruption.ReasonCode, name string) {
 	res.Commands = append(res.Commands, disruption.Command{Method: disruption.MethodSingleNode, Reason: reason, Candidates: []string{name}})
 	var keep []disruption.Blocked
 	for _, b := range res.Blocked {

@@ -236,7 +236,7 @@ func movesOutput(ms []disruption.PodMove) []moveOutput {
 type blockedOutput struct {
 	Node   string `json:"node"`
 	Reason string `json:"reason"`
-	// Blockers are every reason the node is kept, reason's first (disruption.BlockReason).
+	// Blockers are every reason the node is kept, reason's first (disruption.BlockCode).
 	Blockers []blockerOutput `json:"blockers"`
 }
 

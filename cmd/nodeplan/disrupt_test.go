@@ -211,7 +211,7 @@ func TestDisruptDrainCodesJSON(t *testing.T) {
 	}
 	p := d.Groups[0].Pods[0]
 	// node-a goes too: the pod needs a new NodeClaim once it may leave
-	want := podDrainOutput{Pod: "default/app", Action: string(disruption.DrainWaitDoNotDisrupt), Code: string(disruption.WaitsDoNotDisrupt),
+	want := podDrainOutput{Pod: "default/app", Action: string(disruption.DrainWaitDoNotDisrupt), Code: string(disruption.PodDrainDoNotDisrupt),
 		Annotation: "true", PendingCode: string(disruption.PendingNewNodeClaim), NodePool: "default"}
 	if p.Reason == "" || p.Pending == "" {
 		t.Errorf("pod drain without reason or pending: %+v", p)

@@ -47,7 +47,7 @@ type drainGroupOutput struct {
 	Pods  []podDrainOutput `json:"pods"`
 }
 
-// podDrainOutput is a disruption.PodDrain: code is its DrainReason (reason its English) with
+// podDrainOutput is a disruption.PodDrain: code is its PodDrainCode (reason its English) with
 // the PDBs, allowance or annotation it concerns; pendingCode its PendingCode (pending its
 // English) with the NodePool or pod error.
 type podDrainOutput struct {
@@ -117,7 +117,7 @@ func podDrainOf(p disruption.PodDrain) podDrainOutput {
 		PDB: p.PDB, PDBs: p.PDBs, Annotation: p.Annotation, Until: optTime(p.Until), DeleteAt: optTime(p.DeleteAt),
 		Destination: p.Destination, PendingCode: string(p.PendingCode), Pending: p.PendingMessage(), NodePool: p.NodePool,
 		PodError: optPodError(p.PodError)}
-	if p.Code == disruption.WaitsPDBGranted {
+	if p.Code == disruption.PodDrainPDBGranted {
 		out.Allowed = &p.Allowed
 	}
 	return out
@@ -178,9 +178,9 @@ func writeMechanismsTable(w io.Writer, res *disruption.Result) {
 
 func terminationText(d disruption.Drain) string {
 	switch d.Terminates {
-	case disruption.TerminatesAtDeadline:
+	case disruption.TerminationAtDeadline:
 		return "at " + optTime(d.TerminatesAt) + " at the latest"
-	case disruption.TerminatesBlocked:
+	case disruption.TerminationBlocked:
 		return "never while pods wait (" + d.StallMessage() + ")"
 	}
 	return "after the drain"

@@ -13,7 +13,7 @@ import (
 // eventNotPlanned is nodeplan's own event reason for an input pod it does not plan.
 const eventNotPlanned = "NotPlanned"
 
-// Why an input pod is neither planned nor kept where it is bound (cluster.NotPlannedReason).
+// Why an input pod is neither planned nor kept where it is bound (cluster.NotPlannedCode).
 // Every pod of the input is placed, in podErrors, bound to a node of the input, or listed
 // with one of these.
 const (
