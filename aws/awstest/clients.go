@@ -1,7 +1,9 @@
 package awstest
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"time"
 
@@ -32,8 +34,32 @@ func Config() sdkaws.Config {
 				o.RateLimiter = ratelimit.None
 			})
 		},
-		HTTPClient: &http.Client{Timeout: 30 * time.Second},
+		HTTPClient: &http.Client{Timeout: 30 * time.Second, Transport: ownBody{http.DefaultTransport}},
 	}
+}
+
+// ownBody hands the transport a copy of the request body. smithy-go closes the body it built
+// as soon as the response headers are in; a local server can answer before the transport's
+// last read of that body (its check for bytes beyond Content-Length), and the transport then
+// takes the closed body for a write error and closes the connection under the response being
+// read: "use of closed network connection" (aws/aws-sdk-go-v2#2737). The SDK retries that,
+// but not on a call's last attempt, which fault tests reach on purpose; real endpoints are
+// too far away to answer that fast.
+type ownBody struct{ next http.RoundTripper }
+
+func (o ownBody) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return o.next.RoundTrip(r)
+	}
+	b, err := io.ReadAll(r.Body)
+	_ = r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	r = r.Clone(r.Context())
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	return o.next.RoundTrip(r)
 }
 
 // EC2Client is a real *ec2.Client that talks to the server at url.
