@@ -124,8 +124,23 @@ func listKey(typeName, field string) string {
 
 // decodeQuery fills the struct that into points to from form values.
 func decodeQuery(form url.Values, into any) error {
-	v := reflect.ValueOf(into).Elem()
-	return decodeValue(form, "", v)
+	q := query{form: form, prefixes: map[string]bool{}}
+	for k := range form {
+		for i := range len(k) {
+			if k[i] == '.' {
+				q.prefixes[k[:i]] = true
+			}
+		}
+		q.prefixes[k] = true
+	}
+	return q.decodeValue("", reflect.ValueOf(into).Elem())
+}
+
+// query is a request's form with every key and dotted prefix of a key, so that finding
+// whether a field is present costs one look-up, not a scan of the form.
+type query struct {
+	form     url.Values
+	prefixes map[string]bool
 }
 
 func join(prefix, key string) string {
@@ -135,31 +150,24 @@ func join(prefix, key string) string {
 	return prefix + "." + key
 }
 
-// hasPrefix reports whether some form key is prefix or starts with prefix + ".".
-func hasPrefix(form url.Values, prefix string) bool {
-	for k := range form {
-		if k == prefix || strings.HasPrefix(k, prefix+".") {
-			return true
-		}
-	}
-	return false
-}
+// has reports whether some form key is prefix or starts with prefix + ".".
+func (q query) has(prefix string) bool { return q.prefixes[prefix] }
 
-func decodeValue(form url.Values, prefix string, v reflect.Value) error {
+func (q query) decodeValue(prefix string, v reflect.Value) error {
 	t := v.Type()
 	if t.Kind() == reflect.Pointer {
-		if !hasPrefix(form, prefix) {
+		if !q.has(prefix) {
 			return nil
 		}
 		nv := reflect.New(t.Elem())
-		if err := decodeValue(form, prefix, nv.Elem()); err != nil {
+		if err := q.decodeValue(prefix, nv.Elem()); err != nil {
 			return err
 		}
 		v.Set(nv)
 		return nil
 	}
 	if t == timeType {
-		ts, err := time.Parse(time.RFC3339Nano, form.Get(prefix))
+		ts, err := time.Parse(time.RFC3339Nano, q.form.Get(prefix))
 		if err != nil {
 			return fmt.Errorf("%s: %w", prefix, err)
 		}
@@ -168,6 +176,9 @@ func decodeValue(form url.Values, prefix string, v reflect.Value) error {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
+		if prefix != "" && !q.has(prefix) {
+			return nil // nothing of it was sent
+		}
 		for i := range t.NumField() {
 			f := t.Field(i)
 			if !serialized(f) {
@@ -177,15 +188,15 @@ func decodeValue(form url.Values, prefix string, v reflect.Value) error {
 			if f.Type.Kind() == reflect.Slice {
 				key = join(prefix, listKey(t.Name(), f.Name))
 			}
-			if err := decodeValue(form, key, v.Field(i)); err != nil {
+			if err := q.decodeValue(key, v.Field(i)); err != nil {
 				return err
 			}
 		}
 		return nil
 	case reflect.Slice:
-		for n := 1; hasPrefix(form, prefix+"."+strconv.Itoa(n)); n++ {
+		for n := 1; q.has(prefix + "." + strconv.Itoa(n)); n++ {
 			elem := reflect.New(t.Elem()).Elem()
-			if err := decodeValue(form, prefix+"."+strconv.Itoa(n), elem); err != nil {
+			if err := q.decodeValue(prefix+"."+strconv.Itoa(n), elem); err != nil {
 				return err
 			}
 			v.Set(reflect.Append(v, elem))
@@ -194,7 +205,7 @@ func decodeValue(form url.Values, prefix string, v reflect.Value) error {
 	case reflect.Map, reflect.Interface:
 		return nil // not used by the EC2 operations served here
 	}
-	s, ok := form[prefix]
+	s, ok := q.form[prefix]
 	if !ok || len(s) == 0 {
 		return nil
 	}
