@@ -184,6 +184,16 @@ func (e *EC2) Live() []string {
 	return out
 }
 
+// Reservation returns a copy of the capacity reservation with id, as EC2 has it now.
+func (e *EC2) Reservation(id string) (ec2types.CapacityReservation, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if cr := e.reservationByID(id); cr != nil {
+		return *cr, true
+	}
+	return ec2types.CapacityReservation{}, false
+}
+
 // LaunchTemplateNames lists the stored launch templates, sorted.
 func (e *EC2) LaunchTemplateNames() []string {
 	e.mu.Lock()

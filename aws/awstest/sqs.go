@@ -28,6 +28,7 @@ type SQS struct {
 	seq      int
 	messages []*sqsMessage
 	deleted  []string
+	issued   map[string]bool // every receipt handle handed out
 }
 
 type sqsMessage struct {
@@ -112,6 +113,10 @@ func (q *SQS) ReceiveMessage(_ context.Context, in *sqs.ReceiveMessageInput, _ .
 		q.seq++
 		m.receives++
 		m.receipt = fmt.Sprintf("rh-%s-%d", m.id, q.seq)
+		if q.issued == nil {
+			q.issued = map[string]bool{}
+		}
+		q.issued[m.receipt] = true
 		m.visibleAt = now.Add(vis)
 		sum := md5.Sum([]byte(m.body))
 		out.Messages = append(out.Messages, sqstypes.Message{
@@ -126,19 +131,25 @@ func (q *SQS) ReceiveMessage(_ context.Context, in *sqs.ReceiveMessageInput, _ .
 	return out, nil
 }
 
-// DeleteMessage deletes the message whose latest receipt handle is given.
+// DeleteMessage deletes the message whose latest receipt handle is given. As in SQS, an older
+// handle of the message, or one of a message already deleted, succeeds without deleting
+// anything; a handle never handed out is ReceiptHandleIsInvalid.
 func (q *SQS) DeleteMessage(_ context.Context, in *sqs.DeleteMessageInput, _ ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if err := q.checkURL(in.QueueUrl); err != nil {
 		return nil, err
 	}
+	handle := sdkaws.ToString(in.ReceiptHandle)
 	for i, m := range q.messages {
-		if m.receipt != "" && m.receipt == sdkaws.ToString(in.ReceiptHandle) {
+		if m.receipt != "" && m.receipt == handle {
 			q.messages = append(q.messages[:i], q.messages[i+1:]...)
 			q.deleted = append(q.deleted, m.id)
 			return &sqs.DeleteMessageOutput{}, nil
 		}
+	}
+	if q.issued[handle] {
+		return &sqs.DeleteMessageOutput{}, nil
 	}
 	return nil, apiError("ReceiptHandleIsInvalid", "The input receipt handle is not a valid receipt handle.")
 }
