@@ -82,7 +82,13 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{ec2: e, nodeClass: nc, clock: clk}
 }
 
-func (f *fixture) provider(t *testing.T, api aws.EC2API, opts ...func(*aws.Config)) *aws.Provider {
+// testingT is what the helpers need of a *testing.T or a *rapid.T.
+type testingT interface {
+	require.TestingT
+	Helper()
+}
+
+func (f *fixture) provider(t testingT, api aws.EC2API, opts ...func(*aws.Config)) *aws.Provider {
 	t.Helper()
 	cfg := aws.Config{
 		ClusterName: "prod", EC2: api, Now: f.clock.Now,
@@ -111,7 +117,7 @@ func (f *fixture) overHTTP(t *testing.T) (*awstest.EC2Server, *aws.Provider) {
 }
 
 // generalTypes are the instance types the provider offers the fixture's NodePool "general".
-func generalTypes(t *testing.T, p *aws.Provider) cloudprovider.InstanceTypes {
+func generalTypes(t testingT, p *aws.Provider) cloudprovider.InstanceTypes {
 	t.Helper()
 	np := &v1.NodePool{}
 	np.Name = "general"
