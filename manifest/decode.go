@@ -486,9 +486,27 @@ func addPod(s *Set, pod *corev1.Pod) {
 }
 
 var (
-	readNodePool  = readValidated(func() *v1.NodePool { return &v1.NodePool{} })
-	readNodeClaim = readValidated(func() *v1.NodeClaim { return &v1.NodeClaim{} })
+	readNodePoolSpec = readValidated(func() *v1.NodePool { return &v1.NodePool{} })
+	readNodeClaim    = readValidated(func() *v1.NodeClaim { return &v1.NodeClaim{} })
 )
+
+// readNodePool reads a NodePool and checks the kubelet block a v1beta1 conversion left in its
+// annotation (awsv1.KubeletFor reads it when planning): an error there names the file.
+func readNodePool(p *parser, o *object) bool {
+	if !readNodePoolSpec(p, o) {
+		return false
+	}
+	_, err := awsv1.KubeletFor(o.meta.(*v1.NodePool), nil)
+	var ae *awsv1.KubeletAnnotationError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &ae):
+		p.fail(o.src, o.ref, ae.Field, fmt.Errorf("not a kubelet configuration: %w", ae.Err))
+		return false
+	}
+	return p.validate(o, err)
+}
 
 // validated is a Karpenter kind with the CRD's defaults and validation.
 type validated interface {

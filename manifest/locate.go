@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -83,9 +84,52 @@ func leafError(v any, t reflect.Type) error {
 		if _, isBool := v.(bool); isBool && te.Type != nil && te.Type.Kind() == reflect.String {
 			return fmt.Errorf("expected a string, got a boolean (YAML reads unquoted yes/no/on/off/y/n/true/false as booleans: quote the value)")
 		}
+		if lo, hi, ok := intRange(te.Type); ok && wholeNumber(v) {
+			return &RangeError{Value: string(raw), Min: lo, Max: hi}
+		}
 		return fmt.Errorf("expected %s, got %s", typeName(te.Type), article(te.Value))
 	}
 	return err
+}
+
+// RangeError is a whole number too large (or small) for its field's integer type: maxPods
+// 99999999999999 is an int32's.
+type RangeError struct {
+	Value    string
+	Min, Max int64
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("out of range: %s is not from %d to %d", e.Value, e.Min, e.Max)
+}
+
+// intRange is the range of an integer type, and false for other types (and uint64, whose
+// whole range no decoded number exceeds without being refused as a float).
+func intRange(t reflect.Type) (lo, hi int64, ok bool) {
+	if t == nil {
+		return 0, 0, false
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return -1 << (t.Bits() - 1), 1<<(t.Bits()-1) - 1, true
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return 0, 1<<t.Bits() - 1, true
+	}
+	return 0, 0, false
+}
+
+// wholeNumber reports whether a decoded JSON value is a number without a fraction.
+func wholeNumber(v any) bool {
+	switch x := v.(type) {
+	case int64:
+		return true
+	case float64:
+		return x == math.Trunc(x) && !math.IsInf(x, 0)
+	case json.Number:
+		_, err := x.Int64()
+		return err == nil || !strings.ContainsAny(x.String(), ".eE")
+	}
+	return false
 }
 
 func article(jsonType string) string {

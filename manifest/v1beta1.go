@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -151,6 +152,9 @@ func readNodePoolV1beta1(p *parser, o *object) bool {
 	if !p.checkName(o) {
 		return false
 	}
+	if !p.validateKubelet(o, old.Spec.Template.Spec.Kubelet, "spec", "template", "spec", "kubelet") {
+		return false
+	}
 	np, changes, cerr := convertNodePool(old)
 	if cerr != nil {
 		p.fail(o.src, o.ref, cerr.field, cerr.err)
@@ -265,6 +269,9 @@ func readNodeClaimV1beta1(p *parser, o *object) bool {
 	if !p.checkName(o) {
 		return false
 	}
+	if !p.validateKubelet(o, old.Spec.Kubelet, "spec", "kubelet") {
+		return false
+	}
 	nc := &v1.NodeClaim{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1.APIVersion, Kind: kindNodeClaim},
 		ObjectMeta: old.ObjectMeta,
@@ -296,6 +303,16 @@ func readNodeClaimV1beta1(p *parser, o *object) bool {
 	}
 	p.warnV1beta1(o, append(changes, "NodeClaims are Karpenter's to write: it converts this one itself once it runs 1.0"))
 	return true
+}
+
+// validateKubelet reports the problems of a v1beta1 kubelet block under the field its author
+// wrote (the conversion moves it into an annotation, where a later error would name that).
+func (p *parser) validateKubelet(o *object, k *awsv1.KubeletConfiguration, path ...string) bool {
+	errs := awsv1.ValidateKubelet(k, field.NewPath(path[0], path[1:]...))
+	if len(errs) == 0 {
+		return true
+	}
+	return p.validate(o, &v1.ValidationError{Kind: o.ref.Kind, Name: o.ref.Name, Errs: errs})
 }
 
 // withAnnotation is annotations with key set to value (a new map when annotations is nil).

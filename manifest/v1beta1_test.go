@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -198,4 +199,54 @@ func replaceOnce(s, old, new string) string {
 		panic("replaceOnce: " + old + " not in the document")
 	}
 	return s[:i] + new + s[i+len(old):]
+}
+
+// TestV1beta1KubeletErrorsNameTheFieldWritten: a v1beta1 kubelet block's bad values are errors
+// naming the file and the field the author wrote (spec.template.spec.kubelet.maxPods), not the
+// annotation the conversion moves the block into; a v1 NodePool whose own annotation is bad
+// is an error naming the file and the annotation when it is read, not when it is planned.
+func TestV1beta1KubeletErrorsNameTheFieldWritten(t *testing.T) {
+	kubelet := func(k string) string {
+		return replaceOnce(v1beta1Pool, "      nodeClassRef:", "      kubelet: "+k+"\n      nodeClassRef:")
+	}
+	const claim = "apiVersion: karpenter.sh/v1beta1\nkind: NodeClaim\nmetadata: {name: c}\nspec: {nodeClassRef: {name: default}, kubelet: %s}\n"
+	const annotated = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: team-1, annotations: {compatibility.karpenter.sh/v1beta1-kubelet-conversion: '%s'}}\nspec: {template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}}}\n"
+	annotation := "metadata.annotations[compatibility.karpenter.sh/v1beta1-kubelet-conversion]"
+	for name, c := range map[string]struct{ doc, object, field string }{
+		"maxPods -3":               {kubelet("{maxPods: -3}"), `NodePool "team-1"`, "spec.template.spec.kubelet.maxPods"},
+		"kubeReserved 1e30":        {kubelet("{kubeReserved: {cpu: '1e30'}}"), `NodePool "team-1"`, "spec.template.spec.kubelet.kubeReserved[cpu]"},
+		"clusterDNS not an IP":     {kubelet("{clusterDNS: [nope]}"), `NodePool "team-1"`, "spec.template.spec.kubelet.clusterDNS[0]"},
+		"a NodeClaim's kubelet":    {strings.Replace(claim, "%s", "{maxPods: -1}", 1), `NodeClaim "c"`, "spec.kubelet.maxPods"},
+		"a v1 NodePool's value":    {strings.Replace(annotated, "%s", `{"maxPods":-1}`, 1), `NodePool "team-1"`, annotation + ".maxPods"},
+		"a v1 NodePool's bad JSON": {strings.Replace(annotated, "%s", `{"maxpods":8}`, 1), `NodePool "team-1"`, annotation},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(c.doc), "old.yaml")
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, [3]string{"old.yaml", c.object, c.field}, [3]string{e.Source.File, e.Object, e.Field})
+		})
+	}
+}
+
+// TestIntegersOutOfRangeAreRangeErrors: a whole number too large for its field (maxPods
+// 99999999999999 in an int32) is a *RangeError, not "expected an integer, got number".
+func TestIntegersOutOfRangeAreRangeErrors(t *testing.T) {
+	for name, c := range map[string]struct{ doc, field string }{
+		"maxPods":  {strings.Replace(nodeClassV1, "maxPods: 8", "maxPods: 99999999999999", 1), "spec.kubelet.maxPods"},
+		"priority": {"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {priority: -1e12, containers: [{name: c, image: i}]}\n", "spec.priority"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(c.doc), "in.yaml")
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, c.field, e.Field)
+			var re *RangeError
+			require.ErrorAs(t, err, &re, "%v", err)
+			assert.Equal(t, [2]int64{-1 << 31, 1<<31 - 1}, [2]int64{re.Min, re.Max})
+		})
+	}
+	_, err := Parse([]byte(strings.Replace(nodeClassV1, "maxPods: 8", "maxPods: 1.5", 1)), "in.yaml")
+	var re *RangeError
+	assert.False(t, errors.As(err, &re), "a fraction is no range error: %v", err)
 }

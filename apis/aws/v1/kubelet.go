@@ -22,7 +22,7 @@ func KubeletFor(np *karpv1.NodePool, nc *EC2NodeClass) (*KubeletConfiguration, e
 		path := field.NewPath("metadata", "annotations").Key(karpv1.KubeletCompatibilityAnnotationKey)
 		k, err := decodeKubelet([]byte(raw))
 		if err != nil {
-			return nil, fmt.Errorf("NodePool %q: %s: not a kubelet configuration: %v", np.Name, path, err)
+			return nil, &KubeletAnnotationError{NodePool: np.Name, Field: path.String(), Err: err}
 		}
 		if errs := validateKubelet(k, path); len(errs) > 0 {
 			return nil, &karpv1.ValidationError{Kind: karpv1.KindNodePool, Name: np.Name, Errs: errs}
@@ -33,6 +33,27 @@ func KubeletFor(np *karpv1.NodePool, nc *EC2NodeClass) (*KubeletConfiguration, e
 		return nil, nil
 	}
 	return nc.Spec.Kubelet, nil
+}
+
+// KubeletAnnotationError is a NodePool's kubelet annotation that is not a kubelet
+// configuration (not JSON, or a key spec.kubelet does not have); Err says why.
+type KubeletAnnotationError struct {
+	NodePool, Field string
+	Err             error
+}
+
+func (e *KubeletAnnotationError) Error() string {
+	return fmt.Sprintf("NodePool %q: %s: not a kubelet configuration: %v", e.NodePool, e.Field, e.Err)
+}
+
+func (e *KubeletAnnotationError) Unwrap() error { return e.Err }
+
+// ValidateKubelet checks a kubelet block as the EC2NodeClass CRD checks spec.kubelet (and, for
+// what the API server accepts but a node would refuse, as the kubelet does), reporting each
+// problem under path. The v1beta1 NodePool's spec.template.spec.kubelet, which Karpenter 1.0
+// moved into an annotation, is checked with it under the path its author wrote.
+func ValidateKubelet(k *KubeletConfiguration, path *field.Path) field.ErrorList {
+	return validateKubelet(k, path)
 }
 
 // kubeletFields are the JSON names of KubeletConfiguration's fields.

@@ -3,15 +3,18 @@ package v1
 import (
 	"fmt"
 	"maps"
+	"net/netip"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	karpv1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/internal/quantity"
 )
 
 // Limits from the CRD's schema.
@@ -206,8 +209,15 @@ func validateReservationTerms(terms []CapacityReservationSelectorTerm, p *field.
 
 // validateAMI checks amiSelectorTerms and amiFamily together.
 func validateAMI(s *EC2NodeClassSpec, spec *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	fp := spec.Child("amiFamily")
+	if f := s.AMIFamily; f != nil && !slices.Contains(AMIFamilies, *f) {
+		// First: an unknown family is what to fix (amiSelectorTerms are required only
+		// because the family is no alias's).
+		errs = append(errs, field.NotSupported(fp, *f, AMIFamilies))
+	}
 	p := spec.Child("amiSelectorTerms")
-	errs := termCount(len(s.AMISelectorTerms), p, true)
+	errs = append(errs, termCount(len(s.AMISelectorTerms), p, true)...)
 	alias := ""
 	for i, t := range s.AMISelectorTerms {
 		tp := p.Index(i)
@@ -233,13 +243,10 @@ func validateAMI(s *EC2NodeClassSpec, spec *field.Path) field.ErrorList {
 		}
 		errs = append(errs, validateSelectorTags(t.Tags, tp.Child("tags"))...)
 	}
-	fp := spec.Child("amiFamily")
 	switch f := s.AMIFamily; {
 	case f == nil && alias == "" && len(s.AMISelectorTerms) > 0:
 		errs = append(errs, field.Required(fp, "must specify amiFamily if amiSelectorTerms does not contain an alias"))
-	case f != nil && !slices.Contains(AMIFamilies, *f):
-		errs = append(errs, field.NotSupported(fp, *f, AMIFamilies))
-	case f != nil && alias != "" && *f != AMIFamilyCustom:
+	case f != nil && alias != "" && *f != AMIFamilyCustom && slices.Contains(AMIFamilies, *f):
 		family, _, _ := strings.Cut(alias, "@")
 		if aliasFamilies[strings.ToLower(family)] != *f {
 			errs = append(errs, field.Invalid(fp, *f, fmt.Sprintf("must be Custom or match the alias %q (or be left out)", alias)))
@@ -281,6 +288,12 @@ func validateKubelet(k *KubeletConfiguration, p *field.Path) field.ErrorList {
 		return nil
 	}
 	var errs field.ErrorList
+	for i, ip := range k.ClusterDNS {
+		if _, err := netip.ParseAddr(ip); err != nil {
+			// The API server takes any string; the kubelet refuses the node's configuration.
+			errs = append(errs, field.Invalid(p.Child("clusterDNS").Index(i), ip, "must be an IP address (the kubelet refuses anything else)"))
+		}
+	}
 	errs = append(errs, minPtr(k.MaxPods, p.Child("maxPods"), 0)...)
 	errs = append(errs, minPtr(k.PodsPerCore, p.Child("podsPerCore"), 0)...)
 	errs = append(errs, minPtr(k.EvictionMaxPodGracePeriod, p.Child("evictionMaxPodGracePeriod"), 0)...)
@@ -299,8 +312,11 @@ func validateKubelet(k *KubeletConfiguration, p *field.Path) field.ErrorList {
 				errs = append(errs, field.NotSupported(p.Child(r.name), key, ReservedResources))
 				continue
 			}
-			if q, err := resource.ParseQuantity(r.values[key]); err != nil || q.Sign() < 0 {
+			q, err := resource.ParseQuantity(r.values[key])
+			if err != nil || q.Sign() < 0 {
 				errs = append(errs, field.Invalid(kp, r.values[key], "must be a non-negative quantity"))
+			} else if err := quantity.Check(corev1.ResourceName(key), q); err != nil {
+				errs = append(errs, field.Invalid(kp, r.values[key], err.Error())) // 1e30 cpu: an error naming an instance type
 			}
 		}
 	}
@@ -314,7 +330,7 @@ func validateKubelet(k *KubeletConfiguration, p *field.Path) field.ErrorList {
 				continue
 			}
 			if !validThreshold(e.values[key]) {
-				errs = append(errs, field.Invalid(p.Child(e.name).Key(key), e.values[key], "must be a quantity or a percentage between 0% and 100%"))
+				errs = append(errs, field.Invalid(p.Child(e.name).Key(key), e.values[key], "must be a quantity nodeplan can count or a percentage between 0% and 100%"))
 			}
 		}
 	}
@@ -340,7 +356,7 @@ func validThreshold(v string) bool {
 		return err == nil && f >= 0 && f <= 100
 	}
 	q, err := resource.ParseQuantity(v)
-	return err == nil && q.Sign() >= 0
+	return err == nil && quantity.Check(corev1.ResourceMemory, q) == nil // non-negative, countable in bytes
 }
 
 func validateBlockDevices(bdms []*BlockDeviceMapping, p *field.Path) field.ErrorList {
@@ -366,10 +382,12 @@ func validateBlockDevices(bdms []*BlockDeviceMapping, p *field.Path) field.Error
 		if e.SnapshotID == nil && e.VolumeSize == nil {
 			errs = append(errs, field.Invalid(ep, "", "snapshotID or volumeSize must be defined"))
 		}
-		if e.VolumeSize != nil && e.VolumeSize.Sign() <= 0 {
-			errs = append(errs, field.Invalid(ep.Child("volumeSize"), e.VolumeSize.String(), "must be greater than 0"))
+		if e.VolumeSize != nil && (e.VolumeSize.Cmp(MinVolumeSize) < 0 || e.VolumeSize.Cmp(MaxVolumeSize) > 0) {
+			errs = append(errs, field.Invalid(ep.Child("volumeSize"), e.VolumeSize.String(),
+				fmt.Sprintf("must be from %s to %s (the CRD's pattern: whole Gi, G, Ti or T up to %s)", MinVolumeSize.String(), MaxVolumeSize.String(), MaxVolumeSize.String())))
 		}
 		errs = append(errs, oneOfPtr(e.VolumeType, ep.Child("volumeType"), VolumeTypes...)...)
+		errs = append(errs, validateVolumePerformance(e, ep)...)
 		if r := e.VolumeInitializationRate; r != nil {
 			errs = append(errs, rangePtr(r, ep.Child("volumeInitializationRate"), 100, 300)...)
 			if e.SnapshotID == nil {
@@ -379,6 +397,52 @@ func validateBlockDevices(bdms []*BlockDeviceMapping, p *field.Path) field.Error
 	}
 	if roots > 1 {
 		errs = append(errs, field.Invalid(p, roots, "must have only one blockDeviceMappings with rootVolume"))
+	}
+	return errs
+}
+
+// The volume sizes the CRD's volumeSize pattern accepts: 1G (1Gi) up to 64T (59000Gi, 58Ti).
+var (
+	MinVolumeSize = resource.MustParse("1G")
+	MaxVolumeSize = resource.MustParse("64T")
+)
+
+// iopsMinimum is the least IOPS EC2 provisions for each volume type that takes an iops
+// setting; throughput (MiB/s) is set only on gp3, from 125.
+var iopsMinimum = map[string]int64{"io1": 100, "io2": 100, "gp3": 3000}
+
+const gp3MinThroughput = 125
+
+// validateVolumePerformance refuses what CreateFleet refuses of an EBS volume's iops and
+// throughput (the CRD takes any integer): values below 1, iops on a type without provisioned
+// IOPS or below its minimum, throughput on a type other than gp3 or below 125. Maximums rise
+// with EC2's offerings and are left to it.
+func validateVolumePerformance(e *BlockDevice, ep *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	vt := ""
+	if e.VolumeType != nil {
+		vt = *e.VolumeType
+	}
+	if e.IOPS != nil {
+		min, typed := iopsMinimum[vt]
+		switch {
+		case *e.IOPS < 1:
+			errs = append(errs, field.Invalid(ep.Child("iops"), *e.IOPS, "must be greater than 0"))
+		case vt != "" && !typed && slices.Contains(VolumeTypes, vt):
+			errs = append(errs, field.Invalid(ep.Child("iops"), *e.IOPS, fmt.Sprintf("EC2 takes iops only for io1, io2 and gp3 volumes, not %s", vt)))
+		case typed && *e.IOPS < min:
+			errs = append(errs, field.Invalid(ep.Child("iops"), *e.IOPS, fmt.Sprintf("must be at least %d for %s (EC2's minimum)", min, vt)))
+		}
+	}
+	if e.Throughput != nil {
+		switch {
+		case *e.Throughput < 1:
+			errs = append(errs, field.Invalid(ep.Child("throughput"), *e.Throughput, "must be greater than 0"))
+		case vt != "" && vt != "gp3" && slices.Contains(VolumeTypes, vt):
+			errs = append(errs, field.Invalid(ep.Child("throughput"), *e.Throughput, fmt.Sprintf("EC2 takes throughput only for gp3 volumes, not %s", vt)))
+		case vt == "gp3" && *e.Throughput < gp3MinThroughput:
+			errs = append(errs, field.Invalid(ep.Child("throughput"), *e.Throughput, fmt.Sprintf("must be at least %d MiB/s for gp3 (EC2's minimum)", gp3MinThroughput)))
+		}
 	}
 	return errs
 }
