@@ -402,54 +402,76 @@ func (s *solver) resourceNoTypeHas(t *template, p *podData, types bitset) string
 	})
 }
 
-// limitCause says which limit of t every type exceeds: the first limited resource whose
-// remaining limit is below every type's capacity, with the smallest capacity and what is left.
-func (s *solver) limitCause(t *template) Cause {
+// limitCause says which limit of t every type of among exceeds: the first limited resource
+// whose remaining limit is below each one's capacity, with the smallest capacity and what is
+// left.
+func (s *solver) limitCause(t *template, among bitset) Cause {
 	name := s.res.first(func(r int) bool {
 		if r >= len(t.limited) || !t.limited[r] {
 			return false
 		}
-		for _, tt := range t.types {
-			if tt.capacity[r] <= t.remaining[r] {
-				return false
-			}
-		}
-		return true
+		return !among.anyReverse(func(i int) bool { return t.types[i].capacity[r] <= t.remaining[r] })
 	})
 	c := Cause{Code: ReasonNodePoolLimit, NodePool: t.name, Resource: name}
 	if name != "" {
 		r := s.res.pos[corev1.ResourceName(name)]
-		smallest := t.types[0].capacity[r]
-		for _, tt := range t.types {
-			smallest = min(smallest, tt.capacity[r])
-		}
+		smallest := int64(1 << 62)
+		among.each(func(i int) bool {
+			smallest = min(smallest, t.types[i].capacity[r])
+			return true
+		})
 		c.Needed, c.Available = s.res.amount(r, smallest), s.res.amount(r, max(t.remaining[r], 0))
 	}
 	return c
 }
 
-// newClaim opens a NodeClaim of template t for p, or says why it cannot.
-func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
-	if t.nodesLeft == 0 || s.karpenter && t.nodesLimited && t.nodesLeft < 0 {
-		return nil, Cause{Code: ReasonNodePoolLimit, NodePool: t.name, Resource: "nodes"}
-	}
-	types := t.all
-	if t.hasLimits {
-		types = t.all.clone()
-		for i, tt := range t.types {
-			for r, lim := range t.limited {
-				if lim && tt.capacity[r] > t.remaining[r] {
-					types.clear(i)
-					break
-				}
+// withinLimits are the types of t whose capacity fits its remaining limits, and whether the
+// limits took any out.
+func (t *template) withinLimits() (bitset, bool) {
+	types, cut := t.all.clone(), false
+	for i, tt := range t.types {
+		for r, lim := range t.limited {
+			if lim && tt.capacity[r] > t.remaining[r] {
+				types.clear(i)
+				cut = true
+				break
 			}
 		}
-		if types.empty() {
-			s.limitRefused = true
-			return nil, s.limitCause(t)
-		}
 	}
-	hostname := fmt.Sprintf("hostname-placeholder-%04d", s.hostnameSeq)
+	return types, cut
+}
+
+// limitedCause is the cause of t refusing p a new claim when its limits took instance types
+// out (within are the types left, why the cause they gave). The cause that decides is the one
+// to fix first: when p fits none of t's types regardless of the limits (a taint, a
+// requirement, its size), that one, since raising the limit would not help; else the limit,
+// with the smallest type that would hold p (not a type's size among those the limit left).
+func (s *solver) limitedCause(t *template, p *podData, f *podForm, hostname string, within bitset, why Cause) Cause {
+	var unlimited Cause
+	if _, ok := s.openClaim(t, hostname, t.all).check(s, p, f, &unlimited); !ok {
+		return unlimited
+	}
+	if why.Code == ReasonNodePoolLimit && why.Resource == "nodes" {
+		return why
+	}
+	holding, excluded := newBitset(len(t.types)), newBitset(len(t.types))
+	t.all.each(func(i int) bool {
+		if !within.has(i) {
+			excluded.set(i)
+			if p.requests.fits(t.types[i].alloc) {
+				holding.set(i)
+			}
+		}
+		return true
+	})
+	if holding.empty() {
+		holding = excluded
+	}
+	return s.limitCause(t, holding)
+}
+
+// openClaim is an empty claim of t on types, named hostname.
+func (s *solver) openClaim(t *template, hostname string, types bitset) *claim {
 	c := &claim{
 		round:    s.round,
 		t:        t,
@@ -464,9 +486,30 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 	for i := range c.maxAlloc {
 		c.maxAlloc[i] = 1 << 62
 	}
+	return c
+}
+
+// newClaim opens a NodeClaim of template t for p, or says why it cannot.
+func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
+	hostname := fmt.Sprintf("hostname-placeholder-%04d", s.hostnameSeq)
+	if t.nodesLeft == 0 || s.karpenter && t.nodesLimited && t.nodesLeft < 0 {
+		return nil, s.limitedCause(t, p, f, hostname, newBitset(len(t.types)), Cause{Code: ReasonNodePoolLimit, NodePool: t.name, Resource: "nodes"})
+	}
+	types, cut := t.all, false
+	if t.hasLimits {
+		types, cut = t.withinLimits()
+		if types.empty() {
+			s.limitRefused = true
+			return nil, s.limitedCause(t, p, f, hostname, types, Cause{Code: ReasonNodePoolLimit, NodePool: t.name})
+		}
+	}
+	c := s.openClaim(t, hostname, types)
 	var why Cause
 	pl, ok := c.check(s, p, f, &why)
 	if !ok {
+		if cut {
+			return nil, s.limitedCause(t, p, f, hostname, types, why)
+		}
 		return nil, why
 	}
 	s.hostnameSeq++

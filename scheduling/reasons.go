@@ -28,9 +28,11 @@ const (
 	// NodePool's largest instance type Available after DaemonSet overhead. Resource "": every
 	// resource fits some instance type alone, none all of them together.
 	ReasonInsufficientResource ReasonCode = "InsufficientResource"
-	// ReasonNodePoolLimit: the NodePool's limit on Resource leaves Available while its smallest
-	// instance type needs Needed (Resource "nodes": the node limit is reached; "": no single
-	// resource excludes every instance type, their combination does).
+	// ReasonNodePoolLimit: the NodePool's limit on Resource leaves Available while the smallest
+	// of its instance types that would hold the pod needs Needed (Resource "nodes": the node
+	// limit is reached; "": no single resource excludes every such type, their combination
+	// does). A NodePool whose taints, requirements or types' sizes refuse the pod anyway
+	// gives that cause instead: raising the limit would not help.
 	ReasonNodePoolLimit ReasonCode = "NodePoolLimit"
 	// ReasonTopologySpread: no domain of Key keeps the pod's topology spread within its skew.
 	ReasonTopologySpread ReasonCode = "TopologySpread"
@@ -91,7 +93,7 @@ type Cause struct {
 	Requirement string
 	// Resource is the resource the cause concerns, or "": for InsufficientResource the first
 	// (cpu, memory, pods, then by name) that is short, for NodePoolLimit the first whose
-	// remaining limit every instance type exceeds.
+	// remaining limit every instance type that would hold the pod exceeds.
 	Resource string
 	// Needed and Available are the amounts of Resource (or counts of values for MinValues),
 	// nil where the code has none.
@@ -210,7 +212,7 @@ func (c Cause) amounts() string {
 	needed, available := quantityText(c.Resource, c.Needed), quantityText(c.Resource, c.Available)
 	switch {
 	case c.Code == ReasonNodePoolLimit:
-		return fmt.Sprintf("smallest type needs %s, %s left", needed, available)
+		return fmt.Sprintf("smallest type that fits needs %s, %s left", needed, available)
 	case c.Node == nodesGroup:
 		return fmt.Sprintf("needs %s, at most %s free", needed, available)
 	case c.Node != "":

@@ -94,6 +94,17 @@ func TestReasonCodes(t *testing.T) {
 		}
 		return resource.NewMilliQuantity(best.MilliValue(), resource.DecimalSI).String()
 	}
+	// smallestHolding is the smallest cpu capacity of the types with cpu allocatable for it.
+	smallestHolding := func(cpu string) string {
+		need, best := resource.MustParse(cpu), resource.Quantity{}
+		for _, it := range types {
+			alloc, capacity := it.Allocatable()[corev1.ResourceCPU], it.Capacity[corev1.ResourceCPU]
+			if alloc.Cmp(need) >= 0 && (best.IsZero() || capacity.Cmp(best) < 0) {
+				best = capacity
+			}
+		}
+		return resource.NewMilliQuantity(best.MilliValue(), resource.DecimalSI).String()
+	}
 	zonal := storagev1.VolumeBindingWaitForFirstConsumer
 	cases := []struct {
 		name       string
@@ -137,6 +148,24 @@ func TestReasonCodes(t *testing.T) {
 			code: scheduling.ReasonNodePoolLimit, want: wantCause{code: scheduling.ReasonNodePoolLimit, nodePool: "default", resource: "cpu", needed: smallest(corev1.ResourceCPU), available: "0"}},
 		{name: "node limit", pod: fake.Pod("p").Requests("500m", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit("nodes", "0").Obj()},
 			code: scheduling.ReasonNodePoolLimit, want: wantCause{code: scheduling.ReasonNodePoolLimit, nodePool: "default", resource: "nodes"}},
+		// The cause that decides is the one to fix first: a limit before a type's size, a taint or
+		// a requirement before a limit, a size no type has before a limit.
+		{name: "limit before a type's size", pod: fake.Pod("p").Requests("3", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "2").Obj()},
+			code: scheduling.ReasonNodePoolLimit, want: wantCause{code: scheduling.ReasonNodePoolLimit, nodePool: "default", resource: "cpu", needed: smallestHolding("3"), available: "2"}},
+		{name: "limit before a type's size, some limit used", pod: fake.Pod("p").Requests("3", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "3").Obj()},
+			nodes: []*cluster.Node{kcWithTaints(reasonNode("n1"), kcTaint("team", "a", corev1.TaintEffectNoSchedule))},
+			code:  scheduling.ReasonNodePoolLimit, want: wantCause{code: scheduling.ReasonNodePoolLimit, nodePool: "default", resource: "cpu", needed: smallestHolding("3"), available: "1"}},
+		{name: "taint before a limit", pod: fake.Pod("p").Requests("500m", "1Gi").Obj(),
+			pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "0").Taint("dedicated", "x", corev1.TaintEffectNoSchedule).Obj()},
+			code:  scheduling.ReasonUntoleratedTaint, want: wantCause{code: scheduling.ReasonUntoleratedTaint, nodePool: "default", taint: "dedicated"}},
+		{name: "taint before the node limit", pod: fake.Pod("p").Requests("500m", "1Gi").Obj(),
+			pools: []*v1.NodePool{pool().Limit("nodes", "0").Taint("dedicated", "x", corev1.TaintEffectNoSchedule).Obj()},
+			code:  scheduling.ReasonUntoleratedTaint, want: wantCause{code: scheduling.ReasonUntoleratedTaint, nodePool: "default", taint: "dedicated"}},
+		{name: "requirement before a limit", pod: fake.Pod("p").Requests("3", "1Gi").NodeSelector(v1.LabelArch, "arm64").Obj(),
+			pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "2").Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, "amd64").Obj()},
+			code:  scheduling.ReasonRequirementsUnsatisfiable, want: wantCause{code: scheduling.ReasonRequirementsUnsatisfiable, nodePool: "default", key: v1.LabelArch}},
+		{name: "no type's size before a limit", pod: fake.Pod("p").Requests("100", "1Gi").Obj(), pools: []*v1.NodePool{pool().Limit(corev1.ResourceCPU, "2").Obj()},
+			code: scheduling.ReasonInsufficientResource, want: wantCause{code: scheduling.ReasonInsufficientResource, nodePool: "default", resource: "cpu", needed: "100", available: largest(types, corev1.ResourceCPU)}},
 		{name: "pod affinity", pod: fake.Pod("p").PodAffinity(v1.LabelTopologyZone, map[string]string{"app": "nobody"}).Obj(),
 			code: scheduling.ReasonPodAffinity, want: wantCause{code: scheduling.ReasonPodAffinity, nodePool: "default", key: v1.LabelTopologyZone}},
 		{name: "pod anti-affinity", pod: fake.Pod("p").Label("app", "db").PodAntiAffinity(v1.LabelTopologyZone, map[string]string{"app": "db"}).Obj(),
@@ -311,7 +340,7 @@ func TestReasonSummary(t *testing.T) {
 	assert.Equal(t, []count{
 		{code: scheduling.ReasonUntoleratedTaint, taint: "team", count: 3, nodes: 2, nodePools: 1},
 		{code: scheduling.ReasonInsufficientResource, resource: "cpu", count: 3, nodes: 3, needed: "1800m", available: "1500m"},
-		{code: scheduling.ReasonNodePoolLimit, resource: "cpu", count: 1, nodePools: 1, needed: "1", available: "0"},
+		{code: scheduling.ReasonNodePoolLimit, resource: "cpu", count: 1, nodePools: 1, needed: "2", available: "0"}, // the smallest type holding 1800m
 	}, got)
 	assert.Equal(t, sum.String(), e.Message(), "the message of a pod tried everywhere is its summary")
 }
