@@ -36,7 +36,10 @@ func (b Blocker) text() string {
 	case BlockNoInstanceTypes:
 		return fmt.Sprintf("NodePool %q has no instance types", b.Object)
 	case BlockNominated:
-		return "nominated for a pending pod (the provisioner or an earlier command's simulation sends pods to it)"
+		if b.Command > 0 {
+			return fmt.Sprintf("nominated: command %d's simulation sends pods of its candidates to it", b.Command)
+		}
+		return "nominated: the provisioner's pass places pods on it (pending pods, or pods of deleting or expired nodes)"
 	case BlockBudget:
 		if b.Detail != "" {
 			return fmt.Sprintf("disruption budget of NodePool %q is invalid: %s", b.Object, b.Detail)

@@ -70,6 +70,9 @@ type Blocker struct {
 	// Node is the uninitialized node or in-flight NodeClaim PodUnschedulable's pod would go to
 	// (PodError nil); a NodeClaim this Plan launched is named as in Command.Destinations.
 	Node string
+	// Command is the command whose simulation nominated the node (Nominated; 0: the
+	// provisioner's pass, for the pending pods and those of deleting and expired nodes).
+	Command int
 
 	// At is when a DoNotDisruptPod duration ends (nil for "true" or a pod without start
 	// time), when ConsolidateAfter's consolidateAfter elapses, and when RepairPending's node is
@@ -149,8 +152,10 @@ func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft, out []B
 	if n.notCandidate != "" && n.unavailable {
 		add(newBlock(n.notCandidate, n.notCandidateObject))
 	}
-	if s.nominated[n.name] {
-		add(newBlock(BlockNominated, ""))
+	if by, ok := s.nominated[n.name]; ok {
+		b := newBlock(BlockNominated, "")
+		b.Command = by
+		add(b)
 	}
 	if n.notCandidate != "" && !n.unavailable {
 		add(newBlock(n.notCandidate, n.notCandidateObject))
@@ -268,5 +273,10 @@ func (s *state) withRepair(n *node, bs []Blocker) []Blocker {
 // blocked is n's Blocked entry: every blocker.
 func (s *state) blocked(n *node, left map[v1.DisruptionReason]budgetLeft) Blocked {
 	var buf [8]Blocker // most nodes have one or two blockers: one allocation of the right size
-	return Blocked{Node: n.name, Blockers: slices.Clone(s.blocks(n, left, buf[:0]))}
+	b := Blocked{Node: n.name, Blockers: slices.Clone(s.blocks(n, left, buf[:0])), Drift: n.drift}
+	if !n.expiresAt.IsZero() {
+		at := n.expiresAt.UTC()
+		b.ExpiresAt = &at
+	}
+	return b
 }

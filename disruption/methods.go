@@ -24,7 +24,7 @@ func (s *state) expiration() {
 
 // graceful reports whether n may be a candidate of emptiness or consolidation at all.
 func (s *state) graceful(n *node) bool {
-	return !s.taken[n] && !s.nominated[n.name] && n.notCandidate == "" && !n.podBlocked() && !n.static() &&
+	return !s.taken[n] && !s.isNominated(n) && n.notCandidate == "" && !n.podBlocked() && !n.static() &&
 		!n.pool.Spec.Disruption.ConsolidateAfter.IsNever() && !s.now.Before(n.consolidatableAt)
 }
 
@@ -59,7 +59,7 @@ func (s *state) emptiness() (bool, error) {
 func (s *state) drift() (bool, error) {
 	var cands []*node
 	for _, n := range s.nodes {
-		if !s.taken[n] && !s.nominated[n.name] && !s.failedDrift[n] && n.notCandidate == "" && !n.static() && n.drift != "" && (!n.podBlocked() || n.hasTGP) {
+		if !s.taken[n] && !s.isNominated(n) && !s.failedDrift[n] && n.notCandidate == "" && !n.static() && n.drift != "" && (!n.podBlocked() || n.hasTGP) {
 			cands = append(cands, n)
 		}
 	}

@@ -29,9 +29,9 @@ type state struct {
 	// taken nodes are expired or in an earlier command: marked for deletion in every later
 	// simulation, so their pods are planned again together with the candidates' pods.
 	taken map[*node]bool
-	// nominated nodes are where the provisioner or an earlier command's simulation sends
-	// pods (by node name): they may receive pods but are no candidates.
-	nominated   map[string]bool
+	// nominated nodes are where the provisioner (0) or an earlier command's simulation (its
+	// number) first sends pods (by node name): they may receive pods but are no candidates.
+	nominated   map[string]int
 	provisioned []*scheduling.NodeClaim // what the provisioner pass launches
 	disrupting  map[string]int          // NodePool -> counted nodes disrupting (input + commands)
 	reasons     map[*node]Blocker
@@ -39,7 +39,6 @@ type state struct {
 	failedDrift map[*node]bool
 	uninit      map[string]bool
 	commands    []Command
-	replacement int
 	// cache lets the many simulations of one Plan share per-pod and per-node work.
 	cache *scheduling.Cache
 	mech  mechState // interruption, repair and termination (interruption.go)
@@ -66,7 +65,7 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (res *Result, err
 		snap: snap, now: now, opts: opts,
 		pools:       map[string]*v1.NodePool{},
 		taken:       map[*node]bool{},
-		nominated:   map[string]bool{},
+		nominated:   map[string]int{},
 		disrupting:  map[string]int{},
 		reasons:     map[*node]Blocker{},
 		failed:      map[*node]bool{},
@@ -205,10 +204,10 @@ func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
 		delete(s.reasons, c)
 	}
 	if sim != nil {
-		cmd.Destinations = s.nominate(sim.res)
+		cmd.Destinations = s.nominate(sim.res, len(s.commands)+1)
 		cmd.Moves = movesOf(cands, sim.res, replacementMove)
-		for _, c := range cmd.Replacements {
-			s.addInflight(c)
+		for j, c := range cmd.Replacements {
+			s.addInflight(c, ReplacementName(len(s.commands)+1, j+1))
 		}
 	} else if !cmd.Reason.Forceful() { // a forceful command's are the provisioner's: provision sets them
 		cmd.Moves = movesOf(cands, nil, nil)
@@ -222,13 +221,15 @@ func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
 	s.commands = append(s.commands, cmd)
 }
 
-// nominate marks every existing node a scheduling result sends pods to, and returns their
-// names, sorted.
-func (s *state) nominate(res *scheduling.Result) []string {
+// nominate marks every existing node a scheduling result sends pods to as nominated by
+// command (0: the provisioner's pass), and returns their names, sorted.
+func (s *state) nominate(res *scheduling.Result, command int) []string {
 	var names []string
 	for _, b := range res.Bindings { // sorted by node name
 		if len(names) == 0 || names[len(names)-1] != b.To {
-			s.nominated[b.To] = true
+			if _, ok := s.nominated[b.To]; !ok {
+				s.nominated[b.To] = command
+			}
 			names = append(names, b.To)
 		}
 	}
@@ -247,11 +248,11 @@ func (s *state) provision() error {
 	if err != nil {
 		return err
 	}
-	s.nominate(sim.res)
+	s.nominate(sim.res, 0)
 	launched := make([]int, len(sim.res.NewNodeClaims))
 	for i, c := range sim.res.NewNodeClaims {
 		launched[i] = -1
-		if s.addInflight(c) {
+		if s.addInflight(c, ProvisionedName(len(s.provisioned)+1)) {
 			launched[i] = len(s.provisioned)
 			s.provisioned = append(s.provisioned, c)
 		}
@@ -308,16 +309,24 @@ func (s *state) anyDeletingPods() bool {
 	return false
 }
 
-// addInflight adds a launched NodeClaim to every later simulation as an uninitialized
-// in-flight node without pods (the pods planned onto it are still pending, or still on
-// their deleting nodes). It reports whether the claim could be launched (it has an instance
-// type and an offering).
-func (s *state) addInflight(c *scheduling.NodeClaim) bool {
+// ProvisionedName is the name of Result.Provisioned[n-1] wherever a Result names a NodeClaim
+// it launches (destinations, pod errors, drains).
+func ProvisionedName(n int) string { return fmt.Sprintf("provisioned-%d", n) }
+
+// ReplacementName is the name of Result.Commands[command-1].Replacements[n-1] wherever a
+// Result names a NodeClaim it launches.
+func ReplacementName(command, n int) string {
+	return fmt.Sprintf("command-%d-replacement-%d", command, n)
+}
+
+// addInflight adds a launched NodeClaim, named name, to every later simulation as an
+// uninitialized in-flight node without pods (the pods planned onto it are still pending, or
+// still on their deleting nodes). It reports whether the claim could be launched (it has an
+// instance type and an offering).
+func (s *state) addInflight(c *scheduling.NodeClaim, name string) bool {
 	if c == nil || c.InstanceType == nil || c.Offering == nil {
 		return false
 	}
-	s.replacement++
-	name := fmt.Sprintf("nodeplan-replacement-%d", s.replacement)
 	// The cloud labels a launched NodeClaim with its type's and offering's single values
 	// (arch, os, …): without them a DaemonSet selecting on them would not count against it.
 	lbls := c.InstanceType.Requirements.Labels()
@@ -350,4 +359,10 @@ func joinNames(ns []*node) string {
 		names = append(names, n.name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// isNominated reports whether the provisioner or an earlier command sends pods to n.
+func (s *state) isNominated(n *node) bool {
+	_, ok := s.nominated[n.name]
+	return ok
 }

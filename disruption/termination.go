@@ -1,7 +1,6 @@
 package disruption
 
 import (
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -383,14 +382,9 @@ func (s *state) landing(draining []*node) (map[*corev1.Pod]PodDrain, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := s.inflightNames()
 	out := map[*corev1.Pod]PodDrain{}
 	for _, b := range sim.res.Bindings {
-		dest := b.To
-		if alias, ok := names[b.To]; ok {
-			dest = alias
-		}
-		out[b.Pod] = PodDrain{Destination: dest}
+		out[b.Pod] = PodDrain{Destination: b.To}
 	}
 	for _, c := range sim.res.NewNodeClaims {
 		for _, p := range c.Pods {
@@ -411,24 +405,6 @@ func movable(n *node) []*corev1.Pod {
 	for _, p := range n.sn.Pods {
 		if p != nil && cluster.IsReschedulable(p) && !cluster.ToleratesDisruptedTaint(p) {
 			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// inflightNames maps each in-flight node name to the claim it stands for in the Result.
-func (s *state) inflightNames() map[string]string {
-	out := map[string]string{}
-	for i, c := range s.provisioned {
-		if name := s.mech.claimName[c]; name != "" {
-			out[name] = fmt.Sprintf("provisioned-%d", i+1)
-		}
-	}
-	for i, cmd := range s.commands {
-		for j, c := range cmd.Replacements {
-			if name := s.mech.claimName[c]; name != "" {
-				out[name] = fmt.Sprintf("command-%d-replacement-%d", i+1, j+1)
-			}
 		}
 	}
 	return out

@@ -1,6 +1,8 @@
 package disruption
 
 import (
+	"time"
+
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -105,6 +107,11 @@ type Blocked struct {
 	// Blockers are every reason the node is kept, as data (see Blocker), the one Message
 	// explains first. Never empty: a node nothing blocks has BlockNoDisruption.
 	Blockers []Blocker
+	// Drift is the node's drift reason when it drifted (whatever keeps it: a blocked
+	// replacement, a budget, a pod), "" when it did not.
+	Drift string
+	// ExpiresAt is when the node's expireAfter ends, nil without one.
+	ExpiresAt *time.Time
 }
 
 // Message is why the node is kept, in English: its first blocker's (Blocker.String),

@@ -166,7 +166,7 @@ func TestDisruptRealSpotNode(t *testing.T) {
 	}{
 		{withoutPending, blockerOutput{Code: "NoCheaperReplacement", Replacement: "SpotToSpotDisabled"}}, // spot-to-spot is off
 		// it would go to the uninitialized claim
-		{spotNode, blockerOutput{Code: "PodUnschedulable", Object: "default/app", Pod: "default/app", Node: "nodeplan-replacement-1"}},
+		{spotNode, blockerOutput{Code: "PodUnschedulable", Object: "default/app", Pod: "default/app", Node: "provisioned-1"}},
 	} {
 		out, stderr, code := nodeplan(t, "disrupt", "-f", c.file, "--now", "2026-01-01T02:00:00Z", "-o", "json")
 		require.Equal(t, 0, code, stderr)

@@ -201,13 +201,15 @@ type commandOutput struct {
 }
 
 // moveOutput is one displaced pod and its destination: an existing node, a replacement of
-// the command or a provisioned NodeClaim (0-based indexes), or why it has none.
+// the command or a provisioned NodeClaim (0-based indexes; nodeClaim is its name), or why
+// it has none.
 type moveOutput struct {
 	Pod         string `json:"pod"`
 	From        string `json:"from"`
 	Node        string `json:"node,omitempty"`
 	Replacement *int   `json:"replacement,omitempty"`
 	Provisioned *int   `json:"provisioned,omitempty"`
+	NodeClaim   string `json:"nodeClaim,omitempty"`
 	// Pending is the disruption.MoveCode; Code and Reason the pod error of an Unschedulable
 	// pod.
 	Pending string `json:"pending,omitempty"`
@@ -215,7 +217,8 @@ type moveOutput struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-func movesOutput(ms []disruption.PodMove) []moveOutput {
+// movesOutput are the moves of command number command.
+func movesOutput(ms []disruption.PodMove, command int) []moveOutput {
 	out := make([]moveOutput, 0, len(ms))
 	for _, m := range ms {
 		mo := moveOutput{Pod: podName(m.Pod), From: m.From, Node: m.To, Pending: string(m.Pending)}
@@ -224,6 +227,9 @@ func movesOutput(ms []disruption.PodMove) []moveOutput {
 		}
 		if m.Provisioned >= 0 {
 			mo.Provisioned = &m.Provisioned
+		}
+		if m.To == "" {
+			mo.NodeClaim = moveClaim(m, command)
 		}
 		if m.Error != nil {
 			mo.Code, mo.Reason = string(m.Error.Code), m.Error.Message()
@@ -238,6 +244,9 @@ type blockedOutput struct {
 	Reason string `json:"reason"`
 	// Blockers are every reason the node is kept, reason's first (disruption.BlockCode).
 	Blockers []blockerOutput `json:"blockers"`
+	// Drift is the node's drift reason when it drifted, ExpiresAt when its expireAfter ends.
+	Drift     string `json:"drift,omitempty"`
+	ExpiresAt string `json:"expiresAt,omitempty"`
 }
 
 // blockerOutput is a disruption.Blocker: its code, object and, where its code has them, the
@@ -254,8 +263,10 @@ type blockerOutput struct {
 	PDBs       []string        `json:"pdbs,omitempty"`
 	PodError   *podErrorOutput `json:"podError,omitempty"`
 	Node       string          `json:"node,omitempty"`
-	At         string          `json:"at,omitempty"`
-	Duration   string          `json:"duration,omitempty"`
+	// Command is the command that nominated the node (Nominated; absent: the provisioner).
+	Command  int    `json:"command,omitempty"`
+	At       string `json:"at,omitempty"`
+	Duration string `json:"duration,omitempty"`
 	// Allowed, Nodes and Disrupting are a Budget's numbers; for RepairLimited the cap,
 	// the nodes and Unhealthy of them.
 	Allowed    *int   `json:"allowed,omitempty"`
@@ -287,7 +298,7 @@ type conditionOutput struct {
 
 func newBlockerOutput(b disruption.Blocker) blockerOutput {
 	out := blockerOutput{Code: string(b.Code), Object: b.Object, Budget: b.Budget, Drift: b.Drift, Pod: b.Pod, Annotation: b.Annotation,
-		PDBs: b.PDBs, Node: b.Node, At: optTime(b.At), Unhealthy: b.Unhealthy, Detail: b.Detail, NodePool: b.NodePool, Label: b.Label,
+		PDBs: b.PDBs, Node: b.Node, Command: b.Command, At: optTime(b.At), Unhealthy: b.Unhealthy, Detail: b.Detail, NodePool: b.NodePool, Label: b.Label,
 		NewNodes: b.NewNodes, Replacement: string(b.Replacement), CheapestType: b.CheapestType, InstanceTypes: b.InstanceTypes, Reason: b.String(),
 		PodError: optPodError(b.PodError)}
 	if b.Duration != 0 {
@@ -320,25 +331,25 @@ func newBlockerOutput(b disruption.Blocker) blockerOutput {
 func newDisruptOutput(res *disruption.Result) *disruptOutput {
 	out := &disruptOutput{Commands: []commandOutput{}, Blocked: []blockedOutput{}, Provisioned: []claimOutput{},
 		Interruptions: interruptionsOutput(res), Drains: drainsOutput(res)}
-	for _, c := range res.Provisioned {
-		out.Provisioned = append(out.Provisioned, claimOutputOf(c))
+	for i, c := range res.Provisioned {
+		out.Provisioned = append(out.Provisioned, claimOutputOf(c, disruption.ProvisionedName(i+1)))
 	}
-	for _, c := range res.Commands {
+	for ci, c := range res.Commands {
 		co := commandOutput{Method: string(c.Method), Reason: string(c.Reason), Candidates: c.Candidates,
-			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour), Destinations: c.Destinations, Moves: movesOutput(c.Moves), Detail: c.Detail}
+			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour), Destinations: c.Destinations, Moves: movesOutput(c.Moves, ci+1), Detail: c.Detail}
 		if co.Destinations == nil {
 			co.Destinations = []string{}
 		}
 		if co.Candidates == nil {
 			co.Candidates = []string{}
 		}
-		for _, r := range c.Replacements {
-			co.Replacements = append(co.Replacements, claimOutputOf(r))
+		for j, r := range c.Replacements {
+			co.Replacements = append(co.Replacements, claimOutputOf(r, disruption.ReplacementName(ci+1, j+1)))
 		}
 		out.Commands = append(out.Commands, co)
 	}
 	for _, b := range res.Blocked {
-		bo := blockedOutput{Node: b.Node, Reason: b.Message(), Blockers: []blockerOutput{}}
+		bo := blockedOutput{Node: b.Node, Reason: b.Message(), Blockers: []blockerOutput{}, Drift: b.Drift, ExpiresAt: optTime(b.ExpiresAt)}
 		for _, x := range b.Blockers {
 			bo.Blockers = append(bo.Blockers, newBlockerOutput(x))
 		}
@@ -400,7 +411,7 @@ func writeMovesTable(w io.Writer, res *disruption.Result) {
 		}
 		var moves []string
 		for _, m := range c.Moves {
-			moves = append(moves, podName(m.Pod)+" -> "+moveTarget(m))
+			moves = append(moves, podName(m.Pod)+" -> "+moveTarget(m, i+1))
 		}
 		line := strings.Join(moves[:min(3, len(moves))], "; ")
 		if len(moves) > 3 {
@@ -410,17 +421,27 @@ func writeMovesTable(w io.Writer, res *disruption.Result) {
 	}
 }
 
-// moveTarget is a move's destination in the table's words.
-func moveTarget(m disruption.PodMove) string {
+// moveTarget is a move of command number command's destination in the table's words.
+func moveTarget(m disruption.PodMove, command int) string {
 	switch {
 	case m.To != "":
 		return m.To
-	case m.Claim >= 0:
-		return fmt.Sprintf("replacement %d", m.Claim+1)
-	case m.Provisioned >= 0:
-		return fmt.Sprintf("provisioned %d", m.Provisioned+1)
+	case m.Claim >= 0 || m.Provisioned >= 0:
+		return moveClaim(m, command)
 	}
 	return "pending (" + string(m.Pending) + ")"
+}
+
+// moveClaim is the name of the NodeClaim a move of command number command goes to, "" when
+// it goes to none.
+func moveClaim(m disruption.PodMove, command int) string {
+	switch {
+	case m.Claim >= 0:
+		return disruption.ReplacementName(command, m.Claim+1)
+	case m.Provisioned >= 0:
+		return disruption.ProvisionedName(m.Provisioned + 1)
+	}
+	return ""
 }
 
 // shortList keeps table rows readable: the first three names and how many more.

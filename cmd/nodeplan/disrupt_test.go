@@ -238,7 +238,7 @@ func TestMovesTable(t *testing.T) {
 	}}
 	var b bytes.Buffer
 	writeMovesTable(&b, res)
-	want := "\npods displaced by the commands:\n  command 2: default/a -> node-b; default/b -> provisioned 2; default/c -> pending (Waits) (+1)\n"
+	want := "\npods displaced by the commands:\n  command 2: default/a -> node-b; default/b -> provisioned-2; default/c -> pending (Waits) (+1)\n"
 	if b.String() != want {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}

@@ -31,11 +31,6 @@ const (
 	eventDisruptionDestination = "DisruptionDestination"
 )
 
-// nodeClaimName is the name -o yaml gives the i-th (0-based) new NodeClaim.
-func nodeClaimName(c *scheduling.NodeClaim, i int) string {
-	return fmt.Sprintf("%s-%04d", c.NodePool, i+1)
-}
-
 func nodeClaimRef(name string) *corev1.ObjectReference {
 	return &corev1.ObjectReference{APIVersion: v1.APIVersion, Kind: v1.KindNodeClaim, Name: name}
 }
@@ -71,8 +66,9 @@ func event(obj *corev1.ObjectReference, name, eventType, reason, message, action
 }
 
 // planEvents are the events of a plan: a Nominated event for every pod placed (on a new
-// NodeClaim, an existing node or an in-flight NodeClaim), FailedScheduling for every other.
-func planEvents(res *scheduling.Result, set *manifest.Set) []corev1.Event {
+// NodeClaim, an existing node or an in-flight NodeClaim), FailedScheduling for every other;
+// names are the new NodeClaims' names.
+func planEvents(res *scheduling.Result, names []string, set *manifest.Set) []corev1.Event {
 	var out []corev1.Event
 	nominate := func(p *corev1.Pod, target *corev1.ObjectReference) {
 		out = append(out, event(podRef(p), p.Name+".nominated", corev1.EventTypeNormal, eventNominated,
@@ -80,7 +76,7 @@ func planEvents(res *scheduling.Result, set *manifest.Set) []corev1.Event {
 	}
 	for i, c := range res.NewNodeClaims {
 		for _, p := range c.Pods {
-			nominate(p, nodeClaimRef(nodeClaimName(c, i)))
+			nominate(p, nodeClaimRef(names[i]))
 		}
 	}
 	var target *corev1.ObjectReference
@@ -115,7 +111,6 @@ func existingRef(set *manifest.Set, name string) *corev1.ObjectReference {
 // command order.
 func disruptEvents(res *disruption.Result, names []string, set *manifest.Set) []corev1.Event {
 	var out []corev1.Event
-	inflight := inflightNames(res, names)
 	k := len(res.Provisioned)
 	for i, c := range res.Commands {
 		command := fmt.Sprintf("command-%d", i+1)
@@ -137,9 +132,6 @@ func disruptEvents(res *disruption.Result, names []string, set *manifest.Set) []
 		}
 		out = append(out, moveEvents(c, command, action, names[first:k], set)...)
 		for _, d := range c.Destinations {
-			if n, ok := inflight[d]; ok {
-				d = n
-			}
 			out = append(out, event(existingRef(set, d), d+"."+command, corev1.EventTypeNormal, eventDisruptionDestination,
 				"Receives pods of "+strings.Join(c.Candidates, ", ")+": "+string(c.Reason)+"/"+decision, action, nil))
 		}
@@ -173,26 +165,6 @@ func moveEvents(c disruption.Command, command, action string, replacements []str
 		}
 		out = append(out, event(podRef(m.Pod), m.Pod.Name+"."+command+".nominated", corev1.EventTypeNormal, eventNominated,
 			"Pod should schedule on: "+strings.ToLower(target.Kind)+"/"+target.Name, action, target))
-	}
-	return out
-}
-
-// inflightNames maps the names disruption gives the NodeClaims it launches while it plans
-// (nodeplan-replacement-N, counting the launchable provisioned claims, then each command's
-// launchable replacements) to the names -o yaml gives them; names are those, provisioned
-// first.
-func inflightNames(res *disruption.Result, names []string) map[string]string {
-	all := append([]*scheduling.NodeClaim(nil), res.Provisioned...)
-	for _, c := range res.Commands {
-		all = append(all, c.Replacements...)
-	}
-	out := map[string]string{}
-	k := 0
-	for i, c := range all {
-		if c.InstanceType != nil && c.Offering != nil && i < len(names) {
-			k++
-			out[fmt.Sprintf("nodeplan-replacement-%d", k)] = names[i]
-		}
 	}
 	return out
 }

@@ -182,12 +182,6 @@ spec:
 			replacements++
 		}
 		for _, dst := range c.Destinations {
-			// The JSON names the NodeClaims launched earlier in the round as disruption does;
-			// the YAML by the names it prints them under.
-			var n int
-			if _, err := fmt.Sscanf(dst, "nodeplan-replacement-%d", &n); err == nil {
-				dst = claims[n-1].Name
-			}
 			d.Destinations = append(d.Destinations, dst)
 			destinations++
 		}

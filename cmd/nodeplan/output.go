@@ -51,6 +51,8 @@ func boundLine(lowerBound, efficiency float64) string {
 }
 
 type claimOutput struct {
+	// Name is the claim's name in every output (names.go).
+	Name                string                                    `json:"name"`
 	NodePool            string                                    `json:"nodePool"`
 	InstanceType        string                                    `json:"instanceType"`
 	Zone                string                                    `json:"zone"`
@@ -173,8 +175,9 @@ func newPlanOutput(res *scheduling.Result, set *manifest.Set) *planOutput {
 		Skipped:       set.Skipped,
 	}
 	total := 0.0
-	for _, c := range res.NewNodeClaims {
-		out.NodeClaims = append(out.NodeClaims, claimOutputOf(c))
+	names := planClaimNames(res)
+	for i, c := range res.NewNodeClaims {
+		out.NodeClaims = append(out.NodeClaims, claimOutputOf(c, names[i]))
 		if c.Offering != nil {
 			total += c.Offering.Price
 		}
@@ -309,15 +312,15 @@ func writePlanTable(w io.Writer, out *planOutput) error {
 	return nil
 }
 
-// writeNodeClaimYAML prints the new NodeClaims as karpenter.sh/v1 manifests, each after a
-// comment saying what it would launch (and note, when given, what it is for).
-func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, note func(i int) string) error {
+// writeNodeClaimYAML prints the new NodeClaims as karpenter.sh/v1 manifests named names, each
+// after a comment saying what it would launch (and note, when given, what it is for).
+func writeNodeClaimYAML(w io.Writer, res *scheduling.Result, set *manifest.Set, names []string, note func(i int) string) error {
 	pools := map[string]*v1.NodePool{}
 	for _, np := range set.NodePools {
 		pools[np.Name] = np
 	}
 	for i, c := range res.NewNodeClaims {
-		nc := scheduling.NodeClaimFor(c, nodeClaimName(c, i), pools[c.NodePool])
+		nc := scheduling.NodeClaimFor(c, names[i], pools[c.NodePool])
 		b, err := yaml.Marshal(nc)
 		if err != nil {
 			return err
@@ -337,7 +340,7 @@ func writePlanYAML(w io.Writer, out *planOutput, res *scheduling.Result, set *ma
 	if out.LowerBoundPerHour != nil {
 		fmt.Fprintf(w, "# %s; this plan $%.4f/hour\n", boundLine(*out.LowerBoundPerHour, *out.Efficiency), out.PricePerHour)
 	}
-	if err := writeNodeClaimYAML(w, res, set, nil); err != nil {
+	if err := writeNodeClaimYAML(w, res, set, planClaimNames(res), nil); err != nil {
 		return err
 	}
 	placed := 0
@@ -349,7 +352,7 @@ func writePlanYAML(w io.Writer, out *planOutput, res *scheduling.Result, set *ma
 	if len(violations) > 0 {
 		comment += fmt.Sprintf("; and %d rules Karpenter's plan breaks as launched (verify: ConstraintViolated)", len(violations))
 	}
-	events := append(planEvents(res, set), notPlannedEvents(notPlanned)...)
+	events := append(planEvents(res, planClaimNames(res), set), notPlannedEvents(notPlanned)...)
 	return writeEventList(w, comment, append(events, violationEvents(violations, res)...))
 }
 
@@ -368,15 +371,12 @@ func writeDisruptYAML(w io.Writer, res *disruption.Result, set *manifest.Set, no
 			notes = append(notes, fmt.Sprintf("command-%d replacement", i+1))
 		}
 	}
-	if err := writeNodeClaimYAML(w, all, set, func(i int) string { return notes[i] }); err != nil {
+	names := disruptClaimNames(res)
+	if err := writeNodeClaimYAML(w, all, set, names, func(i int) string { return notes[i] }); err != nil {
 		return err
 	}
-	names := make([]string, len(all.NewNodeClaims))
-	for i, c := range all.NewNodeClaims {
-		names[i] = nodeClaimName(c, i)
-	}
 	provisioned := &scheduling.Result{NewNodeClaims: res.Provisioned}
-	events := append(planEvents(provisioned, set), disruptEvents(res, names, set)...)
+	events := append(planEvents(provisioned, names[:len(res.Provisioned)], set), disruptEvents(res, names, set)...)
 	events = append(events, notPlannedEvents(notPlanned)...)
 	comment := fmt.Sprintf("the events Karpenter would record: %d NodeClaims provisioned first, %d commands, %d nodes not disrupted",
 		len(res.Provisioned), len(res.Commands), len(res.Blocked))
@@ -385,8 +385,9 @@ func writeDisruptYAML(w io.Writer, res *disruption.Result, set *manifest.Set, no
 
 // claimOutputOf renders a NodeClaim as the JSON contract's nodeClaims entry (lists are [] when
 // empty, never null).
-func claimOutputOf(c *scheduling.NodeClaim) claimOutput {
+func claimOutputOf(c *scheduling.NodeClaim, name string) claimOutput {
 	co := claimOutput{
+		Name:                name,
 		NodePool:            c.NodePool,
 		Labels:              c.Labels,
 		Taints:              c.Taints,

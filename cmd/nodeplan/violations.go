@@ -75,7 +75,7 @@ func violationEvents(vs []violationOutput, res *scheduling.Result) []corev1.Even
 			ns, name, _ := strings.Cut(v.Pod, "/")
 			obj = &corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: ns, Name: name}
 		case v.Claim != nil && *v.Claim < len(res.NewNodeClaims):
-			obj = nodeClaimRef(nodeClaimName(res.NewNodeClaims[*v.Claim], *v.Claim))
+			obj = nodeClaimRef(planClaimNames(res)[*v.Claim])
 		case v.Node != "":
 			obj = nodeRef(v.Node)
 		default:
