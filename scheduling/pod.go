@@ -126,6 +126,10 @@ func toleratesPreferNoSchedule(ts []corev1.Toleration) bool {
 	return false
 }
 
+// PodRequests is the pod's effective request as Solve counts it (see podRequests): what a
+// host shows as a node's requested resources.
+func PodRequests(pod *corev1.Pod) corev1.ResourceList { return podRequests(pod) }
+
 // podRequests is the pod's effective request (init containers, sidecars, overhead and
 // pod-level resources as Kubernetes computes them) plus one `pods`.
 //

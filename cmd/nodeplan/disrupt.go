@@ -14,7 +14,6 @@ import (
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/manifest"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // disruptFlags are `nodeplan disrupt`'s flags.
@@ -77,7 +76,9 @@ func runDisrupt(d *disruptFlags, stdout, stderr io.Writer) error {
 		out.NotPlanned = c.notPlanned
 		out.PricePerHourNow, out.PricePerHourAfter, out.LowerBoundPerHour = roundPrice(prices.Now), roundPrice(prices.After), roundPrice(prices.LowerBound)
 		markDisruptEstimates(out, res, snap, c.catalog)
-		return writeJSON(stdout, out)
+		if err := writeJSON(stdout, out); err != nil {
+			return err
+		}
 	case "yaml":
 		fmt.Fprintf(stdout, "# nodeplan disrupt %s\n", at)
 		if at.Warning != "" {
@@ -87,18 +88,20 @@ func runDisrupt(d *disruptFlags, stdout, stderr io.Writer) error {
 		if err := writeDisruptYAML(stdout, res, set, c.notPlanned); err != nil {
 			return err
 		}
-		return writeDrainsYAML(stdout, res)
+		if err := writeDrainsYAML(stdout, res); err != nil {
+			return err
+		}
 	default:
 		fmt.Fprintf(stdout, "%s\n\n", capitalize(at.String()))
-		if err := writeDisruptTable(stdout, res, prices); err != nil {
+		if err := writeDisruptTable(stdout, res, snap, set, c, prices); err != nil {
 			return err
 		}
 		if est := newDisruptOutput(res); markDisruptEstimates(est, res, snap, c.catalog) {
 			fmt.Fprintln(stdout, "\n"+estimateNote)
 		}
 		writeNotPlanned(stdout, c.notPlanned)
-		return nil
 	}
+	return c.failOn(len(disruptPodErrors(res)))
 }
 
 // disruptRun is a read `nodeplan disrupt` command line: what Plan takes, and the rest the
@@ -358,12 +361,23 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 	return out
 }
 
-func writeDisruptTable(w io.Writer, res *disruption.Result, prices disruption.Prices) error {
+// writeDisruptTable prints the commands, the cluster's $/hour now, after them and its lower
+// bound, where their pods go, the node table (every node with what happens to it and the
+// NodeClaims launched), the nodes kept and why, the pods that cannot be placed, interruptions
+// and drains.
+func writeDisruptTable(w io.Writer, res *disruption.Result, snap *cluster.Snapshot, set *manifest.Set, c *disruptFlags, prices disruption.Prices) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "COMMAND\tMETHOD\tREASON\tCANDIDATES\tREPLACEMENTS\t$/HOUR SAVED")
 	total := 0.0
 	for i, c := range res.Commands {
-		repl := instanceTypeNames(c.Replacements)
+		var repl []string
+		for j, r := range c.Replacements {
+			name := disruption.ReplacementName(i+1, j+1)
+			if r.InstanceType != nil {
+				name += " (" + r.InstanceType.Name + ")"
+			}
+			repl = append(repl, name)
+		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.4f\n", i+1, c.Method, c.Reason, shortList(c.Candidates), orDash(strings.Join(repl, ",")), c.SavingsPerHour)
 		total += c.SavingsPerHour
 	}
@@ -373,28 +387,16 @@ func writeDisruptTable(w io.Writer, res *disruption.Result, prices disruption.Pr
 	}
 	fmt.Fprintln(w, pricesLine(prices))
 	writeMovesTable(w, res)
-	if len(res.Provisioned) > 0 {
-		fmt.Fprintf(w, "\nprovisioned first (pending pods, pods of deleting and expired nodes): %s\n", strings.Join(instanceTypeNames(res.Provisioned), ","))
+	fmt.Fprintln(w)
+	rows := disruptRows(snap, res, c.catalog)
+	lowerBound := roundPrice(prices.LowerBound)
+	if err := writeNodeTable(w, rows, summarizeRows(rows, &lowerBound), "AFTER", c.output == "wide"); err != nil {
+		return err
 	}
-	if len(res.Blocked) > 0 {
-		fmt.Fprintf(w, "\n%d nodes not disrupted:\n", len(res.Blocked))
-		for _, b := range res.Blocked {
-			fmt.Fprintf(w, "  %s: %s\n", b.Node, b.Message())
-		}
-	}
+	writeBlockedNodes(w, res, c.explain)
+	writePodGroups(w, disruptPodErrors(res), set, c.explain)
 	writeMechanismsTable(w, res)
 	return nil
-}
-
-// instanceTypeNames are the chosen instance types of the claims that have one, in order.
-func instanceTypeNames(claims []*scheduling.NodeClaim) []string {
-	var names []string
-	for _, c := range claims {
-		if c.InstanceType != nil {
-			names = append(names, c.InstanceType.Name)
-		}
-	}
-	return names
 }
 
 // writeMovesTable says, per command, where its displaced pods go (the first three, and how

@@ -37,6 +37,9 @@ type commonFlags struct {
 	// skipsInterruptions: the command plans without interruption messages (plan), so the
 	// input's are counted with the skipped objects.
 	skipsInterruptions bool
+	// explain lists every cause of an unplaced pod and every blocker of a kept node;
+	// failOnUnschedulable makes a pod not placed exit 3.
+	explain, failOnUnschedulable bool
 	// semantics
 	packing          string
 	minValuesPolicy  string
@@ -50,7 +53,9 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.prices, "prices", "", "spot prices for the embedded catalog: a `FILE` of the JSON 'aws ec2 describe-spot-price-history' prints (default: spot estimated at the on-demand price)")
 	fs.Float64Var(&c.vmMemoryOverhead, "vm-memory-overhead-percent", ec2capacity.DefaultOptions.VMMemoryOverheadPercent, "share of each type's memory the hypervisor keeps, as Karpenter's --vm-memory-overhead-percent (embedded catalog)")
 	fs.Int64Var(&c.reservedENIs, "reserved-enis", 0, "ENIs kept from pods (VPC CNI custom networking), as Karpenter's --reserved-enis (embedded catalog)")
-	fs.StringVarP(&c.output, "output", "o", "table", "output `FORMAT`: table, json or yaml")
+	fs.StringVarP(&c.output, "output", "o", "table", "output `FORMAT`: table, wide (the table with the pods each node gets), json or yaml")
+	fs.BoolVar(&c.explain, "explain", false, "in the table, why each group of pods cannot be scheduled per NodePool and per node (the cause to fix first on top), and every reason a node is kept")
+	fs.BoolVar(&c.failOnUnschedulable, "fail-on-unschedulable", false, "exit with status 3 when a pod cannot be placed (for CI pipelines); the answer is printed all the same")
 	fs.StringVar(&c.packing, "packing", string(scheduling.PackingCostAware), "CostAware (nodeplan's plan: never dearer than Karpenter's, every rule kept as launched) or Karpenter (Karpenter's own answer over its provisioning rounds, with the rules it breaks as launched)")
 	fs.StringVar(&c.minValuesPolicy, "min-values-policy", string(scheduling.MinValuesStrict), "Strict or BestEffort, as Karpenter's --min-values-policy")
 	fs.StringVar(&c.preferencePolicy, "preference-policy", string(scheduling.PreferencesRespect), "Respect or Ignore, as Karpenter's --preference-policy")
@@ -96,10 +101,10 @@ func (c *commonFlags) check() error {
 		}
 	}
 	switch c.output {
-	case "table", "json", "yaml":
+	case "table", "wide", "json", "yaml":
 		return nil
 	}
-	return fmt.Errorf("-o %q: want table, json or yaml", c.output)
+	return fmt.Errorf("-o %q: want table, wide, json or yaml", c.output)
 }
 
 // parseFlags parses a command's arguments as its cobra command does (register adds its
@@ -147,6 +152,18 @@ func (c *commonFlags) load() (*manifest.Set, *cluster.Snapshot, error) {
 	}
 	c.snapshot, c.notPlanned = snap, notPlannedPods(snap)
 	return set, snap, nil
+}
+
+// exitUnschedulable is the exit status of --fail-on-unschedulable when a pod is not placed.
+const exitUnschedulable = 3
+
+// failOn is the error that ends the command with exitUnschedulable, when asked for and
+// unplaced pods are not placed, else nil.
+func (c *commonFlags) failOn(unplaced int) error {
+	if !c.failOnUnschedulable || unplaced == 0 {
+		return nil
+	}
+	return &exitError{code: exitUnschedulable, msg: fmt.Sprintf("%d pods cannot be scheduled (--fail-on-unschedulable)", unplaced)}
 }
 
 // warn prints a warning on stderr.

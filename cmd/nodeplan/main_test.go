@@ -137,7 +137,9 @@ func TestPlanTable(t *testing.T) {
 	assert.Contains(t, out, "team-1")
 	assert.Contains(t, out, "team-2")
 	assert.Contains(t, out, "t-1x1")
-	assert.Regexp(t, `TOTAL\s+2 nodes`, out)
+	assert.Regexp(t, `(?m)^NOW\s+0 nodes`, out)
+	assert.Regexp(t, `(?m)^AFTER PLAN\s+2 nodes`, out)
+	assert.True(t, strings.HasSuffix(out, "\n"))
 }
 
 func TestPlanYAMLIsNodeClaims(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -268,47 +267,27 @@ func writePlanJSON(w io.Writer, out *planOutput) error {
 	return bw.Flush()
 }
 
-func writePlanTable(w io.Writer, out *planOutput) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODECLAIM\tNODEPOOL\tINSTANCE TYPE\tZONE\tCAPACITY\t$/HOUR\tPODS\tOPTIONS")
-	for i, c := range out.NodeClaims {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.4f%s\t%d\t%d\n", i+1, c.NodePool, c.InstanceType, c.Zone, c.CapacityType, c.PricePerHour, estimateMark(c.PriceEstimated), len(c.Pods), len(c.InstanceTypeOptions))
+// writePlanTable prints the node table (existing nodes and the new NodeClaims), the pods that
+// cannot be scheduled, grouped (with explain, every cause) and the pods not planned.
+func writePlanTable(w io.Writer, v planView) error {
+	rows := planRows(v.snap, v.res, v.flags.catalog)
+	for i := range rows {
+		if !rows[i].New && len(rows[i].PodNames) > 0 {
+			rows[i].Status += fmt.Sprintf(" (+%d pods)", len(rows[i].PodNames))
+		}
 	}
-	pods := 0
-	for _, c := range out.NodeClaims {
-		pods += len(c.Pods)
-	}
-	fmt.Fprintf(tw, "TOTAL\t\t%d nodes\t\t\t%.4f%s\t%d\t\n", len(out.NodeClaims), out.PricePerHour, estimateMark(out.PriceEstimated), pods)
-	if err := tw.Flush(); err != nil {
+	if err := writeNodeTable(w, rows, summarizeRows(rows, v.out.LowerBoundPerHour), "AFTER PLAN", v.flags.output == "wide"); err != nil {
 		return err
 	}
-	if out.LowerBoundPerHour != nil {
-		fmt.Fprintln(w, boundLine(*out.LowerBoundPerHour, *out.Efficiency))
+	if v.out.LowerBoundPerHour != nil {
+		fmt.Fprintln(w, boundLine(*v.out.LowerBoundPerHour, *v.out.Efficiency))
 	}
-	if out.PriceEstimated {
+	if v.out.PriceEstimated || summarizeRows(rows, nil).After.Estimated {
 		fmt.Fprintln(w, estimateNote)
 	}
-	if len(out.ExistingNodes) > 0 {
-		fmt.Fprintln(w)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "EXISTING NODE\tPENDING PODS PLACED")
-		for _, n := range out.ExistingNodes {
-			fmt.Fprintf(tw, "%s\t%d\n", n.Name, len(n.Pods))
-		}
-		tw.Flush()
-	}
-	if len(out.PodErrors) > 0 {
-		noun := "pods cannot"
-		if len(out.PodErrors) == 1 {
-			noun = "pod cannot"
-		}
-		fmt.Fprintf(w, "\n%d %s be scheduled:\n", len(out.PodErrors), noun)
-		for _, e := range out.PodErrors {
-			fmt.Fprintf(w, "  %s: %s\n", e.Pod, e.Reason)
-		}
-	}
-	writeNotPlanned(w, out.NotPlanned)
-	writeViolationsTable(w, out.Violations)
+	writePodGroups(w, v.res.PodErrors, v.set, v.flags.explain)
+	writeNotPlanned(w, v.out.NotPlanned)
+	writeViolationsTable(w, v.out.Violations)
 	return nil
 }
 

@@ -29,6 +29,15 @@ func (p *planFlags) register(fs *pflag.FlagSet) {
 	p.commonFlags.register(fs)
 }
 
+// planView is a solved plan and what its outputs read.
+type planView struct {
+	flags *planFlags
+	set   *manifest.Set
+	snap  *cluster.Snapshot
+	res   *scheduling.Result
+	out   *planOutput
+}
+
 func newPlanCommand(stdout, stderr io.Writer) *cobra.Command {
 	p := newPlanFlags(stderr)
 	cmd := &cobra.Command{
@@ -74,12 +83,16 @@ func runPlan(p *planFlags, stdout, stderr io.Writer) error {
 	out.setBound(bound)
 	switch p.output {
 	case "json":
-		return writePlanJSON(stdout, out)
+		err = writePlanJSON(stdout, out)
 	case "yaml":
-		return writePlanYAML(stdout, out, res, set, p.notPlanned, out.Violations)
+		err = writePlanYAML(stdout, out, res, set, p.notPlanned, out.Violations)
 	default:
-		return writePlanTable(stdout, out)
+		err = writePlanTable(stdout, planView{flags: p, set: set, snap: snap, res: res, out: out})
 	}
+	if err != nil {
+		return err
+	}
+	return p.failOn(len(res.PodErrors))
 }
 
 // unplacedPods are the pods a plan leaves unplaced (its lower bound is of the others).
