@@ -155,4 +155,19 @@ func benchmarkSolveFresh(b *testing.B, n int, packing scheduling.Packing, fresh 
 	b.ReportMetric(float64(n)/(elapsed.Seconds()/float64(b.N)), "pods/sec")
 	b.ReportMetric(float64(len(res.NewNodeClaims)), "nodes")
 	b.ReportMetric(price, "$/hour")
+	reportBound(b, snap, opts, res)
+}
+
+// reportBound reports the lower bound of the pods res places ("bound-$/hour") and how far
+// above it res's price is ("price/bound"), computed once after the timed loop.
+func reportBound(b *testing.B, snap *cluster.Snapshot, opts scheduling.Options, res *scheduling.Result) {
+	bound, err := scheduling.LowerBound(snap.WithoutPods(unplaced(res)...), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !atMost(bound.PerHour, res.Price()) {
+		b.Fatalf("bound $%.4f/h above the plan's $%.4f/h", bound.PerHour, res.Price())
+	}
+	b.ReportMetric(bound.PerHour, "bound-$/hour")
+	b.ReportMetric(1/bound.Efficiency(res.Price()), "price/bound")
 }

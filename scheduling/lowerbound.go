@@ -81,7 +81,18 @@ const opLowerBound = "scheduling.LowerBound"
 //
 // It costs a fraction of a Solve: one pass over the pods, then a linear program with a row
 // per class and resource and a column per offering, solved by column generation.
-func LowerBound(snap *cluster.Snapshot, opts Options) (b *Bound, err error) {
+func LowerBound(snap *cluster.Snapshot, opts Options) (*Bound, error) {
+	return lowerBound(snap, opts, nil)
+}
+
+// LowerBound is scheduling.LowerBound reading (and filling) c's memory of pods and nodes:
+// after a (*Cache).Solve of the same objects it skips most of its preparation, which is
+// Solve's.
+func (c *Cache) LowerBound(snap *cluster.Snapshot, opts Options) (*Bound, error) {
+	return lowerBound(snap, opts, c)
+}
+
+func lowerBound(snap *cluster.Snapshot, opts Options, cache *Cache) (b *Bound, err error) {
 	if snap == nil {
 		return nil, invalid(opLowerBound, cluster.InputNil, "Snapshot", "", "", "nil snapshot")
 	}
@@ -90,7 +101,7 @@ func LowerBound(snap *cluster.Snapshot, opts Options) (b *Bound, err error) {
 			b, err = nil, cluster.Internal(opLowerBound, r)
 		}
 	}()
-	s, pods, err := prepare(snap, opts, nil, false)
+	s, pods, err := prepare(snap, opts, cache, false)
 	if err != nil {
 		return nil, err
 	}

@@ -93,8 +93,8 @@ func TestPropBoundMonotone(t *testing.T) {
 	})
 }
 
-// TestPropBoundDeterministicAndPure: the same input twice, or a deep copy, gives the same
-// bound, and LowerBound never modifies its input.
+// TestPropBoundDeterministicAndPure: the same input twice, a deep copy, or a Cache that
+// Solved it before gives the same bound, and LowerBound never modifies its input.
 func TestPropBoundDeterministicAndPure(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		sc := scenarioGen().Draw(t, "scenario")
@@ -112,6 +112,17 @@ func TestPropBoundDeterministicAndPure(t *testing.T) {
 		other := mustBound(t, snapOf(t, ref))
 		if math.Float64bits(other.PerHour) != math.Float64bits(first.PerHour) || !reflect.DeepEqual(first.Mix, other.Mix) {
 			t.Fatalf("LowerBound of a deep copy differs: %v vs %v", first.PerHour, other.PerHour)
+		}
+		cache := scheduling.NewCache()
+		if _, err := cache.Solve(snap, scheduling.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		cached, err := cache.LowerBound(snap, scheduling.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(first, cached) {
+			t.Fatalf("LowerBound with a Cache after Solve differs: %+v vs %+v", first, cached)
 		}
 	})
 }

@@ -153,7 +153,11 @@ func prepare(snap *cluster.Snapshot, opts Options, cache *Cache, placing bool) (
 	}
 	s.pending = append(append([]*corev1.Pod(nil), s.toPlace...), reschedulablePods(s.nodes, snap.PDBLimits())...)
 	s.buildResourceIndex()
-	s.topo = newTopology(s.universe(), s.wellKnown)
+	if placing {
+		s.topo = newTopology(s.universe(), s.wellKnown)
+	} else {
+		s.topo = newTopology(&universe{}, s.wellKnown) // no groups: only the nodes' host IDs
+	}
 	s.topo.karpenter = s.karpenter
 	s.volumes = newVolumeIndex(snap)
 	s.topo.namespaces = s.knownNamespaces()

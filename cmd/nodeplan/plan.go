@@ -68,7 +68,8 @@ func runPlan(p *planFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts := p.options()
-	res, err := scheduling.Solve(snap, opts)
+	cache := scheduling.NewCache() // the bound reads what Solve derived from the pods
+	res, err := cache.Solve(snap, opts)
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func runPlan(p *planFlags, stdout, stderr io.Writer) error {
 	out.NotPlanned = p.notPlanned
 	out.Violations = planViolations(snap, opts, res)
 	markEstimates(out, res, p.catalog)
-	bound, err := scheduling.LowerBound(snap.WithoutPods(unplacedPods(res)...), opts)
+	bound, err := cache.LowerBound(snap.WithoutPods(unplacedPods(res)...), opts)
 	if err != nil {
 		return err
 	}

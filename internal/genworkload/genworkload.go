@@ -1,0 +1,176 @@
+// Package genworkload writes a generic workload as Kubernetes YAML: a general-purpose
+// NodePool (amd64, linux, on-demand, instance categories c, m and r of generation 3 or later,
+// as Karpenter's examples/v1/general-purpose.yaml), two DaemonSets, and Deployments of mixed
+// cpu and memory shapes, some spread over zones or hostnames, with as many pods in all as asked.
+// The same options always give the same bytes (a seeded PCG; no clock, no map order).
+//
+// It is the input of the price benchmarks (scheduling's BenchmarkGenericWorkload) and of
+// `go run ./hack/genworkload`, for the embedded EC2 catalog (the NodePool names no
+// EC2NodeClass of the input, so nodeplan plans it with Karpenter's default NodeClass). It
+// never decides anything: test and tool support only.
+package genworkload
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// NodePool is the name of the workload's NodePool.
+const NodePool = "general-purpose"
+
+// Options say what to generate.
+type Options struct {
+	// Pods is the number of Deployment replicas in all (at least 1).
+	Pods int
+	// Seed draws the Deployments; the same seed gives the same workload.
+	Seed uint64
+}
+
+// weighted is a value drawn with a weight.
+type weighted[T any] struct {
+	value  T
+	weight int
+}
+
+func draw[T any](rng *rand.Rand, choices []weighted[T]) T {
+	total := 0
+	for _, c := range choices {
+		total += c.weight
+	}
+	n := rng.IntN(total)
+	for _, c := range choices {
+		if n < c.weight {
+			return c.value
+		}
+		n -= c.weight
+	}
+	return choices[len(choices)-1].value
+}
+
+// The shapes of a Deployment's pods: cpu, and memory as GiB per vCPU, mostly small services
+// with 2-4 GiB per vCPU, some cpu-bound and some memory-bound.
+var (
+	cpuMillis = []weighted[int64]{{100, 15}, {250, 25}, {500, 25}, {1000, 20}, {2000, 10}, {4000, 5}}
+	gibPerCPU = []weighted[float64]{{0.5, 10}, {1, 15}, {2, 30}, {4, 30}, {8, 15}}
+	replicas  = []weighted[int]{{1, 10}, {2, 20}, {3, 20}, {5, 15}, {8, 10}, {10, 10}, {20, 10}, {40, 5}}
+)
+
+// spread is a Deployment's topology spread: none, zones (DoNotSchedule) or hostnames
+// (ScheduleAnyway or DoNotSchedule), all with maxSkew 1.
+type spread struct {
+	key  string
+	when corev1.UnsatisfiableConstraintAction
+}
+
+var spreads = []weighted[spread]{
+	{spread{}, 70},
+	{spread{corev1.LabelTopologyZone, corev1.DoNotSchedule}, 15},
+	{spread{corev1.LabelHostname, corev1.ScheduleAnyway}, 10},
+	{spread{corev1.LabelHostname, corev1.DoNotSchedule}, 5},
+}
+
+// Generate returns the workload as YAML documents: the NodePool, the DaemonSets, then the
+// Deployments (svc-0001, svc-0002, …).
+func Generate(opts Options) ([]byte, error) {
+	if opts.Pods < 1 {
+		return nil, fmt.Errorf("genworkload: %d pods: want at least 1", opts.Pods)
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
+	var out bytes.Buffer
+	out.WriteString(nodePool)
+	for _, ds := range []*appsv1.DaemonSet{daemonSet("kube-proxy", "100m", "128Mi"), daemonSet("node-agent", "50m", "100Mi")} {
+		if err := document(&out, ds); err != nil {
+			return nil, err
+		}
+	}
+	for i, left := 1, opts.Pods; left > 0; i++ {
+		n := min(draw(rng, replicas), left)
+		left -= n
+		cpu := draw(rng, cpuMillis)
+		mem := int64(float64(cpu) * draw(rng, gibPerCPU) * 1024 / 1000) // MiB
+		if err := document(&out, deployment(fmt.Sprintf("svc-%04d", i), n, cpu, max(mem, 64), draw(rng, spreads))); err != nil {
+			return nil, err
+		}
+	}
+	return out.Bytes(), nil
+}
+
+func document(out *bytes.Buffer, obj any) error {
+	b, err := yaml.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	out.WriteString("---\n")
+	out.Write(b)
+	return nil
+}
+
+// nodePool is Karpenter's general-purpose example NodePool.
+const nodePool = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: ` + NodePool + `
+spec:
+  template:
+    spec:
+      requirements:
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      - {key: kubernetes.io/os, operator: In, values: [linux]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+      - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["2"]}
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+`
+
+func requests(cpu, memory string) corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{Requests: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)}}
+}
+
+func daemonSet(name, cpu, memory string) *appsv1.DaemonSet {
+	labels := map[string]string{"app": name}
+	return &appsv1.DaemonSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+					Containers:  []corev1.Container{{Name: name, Image: "registry.example/" + name + ":1", Resources: requests(cpu, memory)}},
+				},
+			},
+		},
+	}
+}
+
+func deployment(name string, replicas int, cpuMillis, memMiB int64, sp spread) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	n := int32(replicas)
+	d := &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &n,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/" + name + ":1",
+					Resources: requests(fmt.Sprintf("%dm", cpuMillis), fmt.Sprintf("%dMi", memMiB))}}},
+			},
+		},
+	}
+	if sp.key != "" {
+		d.Spec.Template.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: sp.key, WhenUnsatisfiable: sp.when, LabelSelector: &metav1.LabelSelector{MatchLabels: labels}}}
+	}
+	return d
+}
