@@ -1,8 +1,12 @@
 package scheduling
 
 import (
-	corev1 "k8s.io/api/core/v1"
+	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -51,6 +55,29 @@ type Options struct {
 	// DefaultTopologySpreadConstraints are applied to pods that declare none of their own,
 	// with the selector of the pod's own labels (kube-scheduler's cluster defaults).
 	DefaultTopologySpreadConstraints []corev1.TopologySpreadConstraint
+	// NodeClasses are the NodeClass kinds the cloud launches nodes with (Karpenter's
+	// CloudProvider.GetSupportedNodeClasses: EC2NodeClass of karpenter.k8s.aws for AWS). A
+	// NodePool whose nodeClassRef names another kind or group launches nothing
+	// (ReasonNodeClassUnsupported), as Karpenter does not manage it. Nil: every kind.
+	NodeClasses []schema.GroupKind
+}
+
+// launches reports whether the cloud launches nodes with np's NodeClass (see NodeClasses).
+func (o Options) launches(np *v1.NodePool) bool {
+	if o.NodeClasses == nil {
+		return true
+	}
+	ref := np.Spec.Template.Spec.NodeClassRef
+	return ref != nil && slices.Contains(o.NodeClasses, schema.GroupKind{Group: ref.Group, Kind: ref.Kind})
+}
+
+// nodeClassOf names np's NodeClass kind as Kind.group (AKSNodeClass.karpenter.azure.com).
+func nodeClassOf(np *v1.NodePool) string {
+	ref := np.Spec.Template.Spec.NodeClassRef
+	if ref == nil {
+		return ""
+	}
+	return schema.GroupKind{Group: ref.Group, Kind: ref.Kind}.String()
 }
 
 // Packing is how a pod chooses among the NodeClaims opened earlier in the same Solve.

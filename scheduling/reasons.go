@@ -70,6 +70,9 @@ const (
 	ReasonNotProvisionable ReasonCode = "NotProvisionable"
 	// ReasonNodePoolNotReady: the NodePool's Ready condition is not True (Detail: its message).
 	ReasonNodePoolNotReady ReasonCode = "NodePoolNotReady"
+	// ReasonNodeClassUnsupported: the NodePool's nodeClassRef names a NodeClass kind the
+	// cloud does not launch with (Options.NodeClasses; Detail: the kind as Kind.group).
+	ReasonNodeClassUnsupported ReasonCode = "NodeClassUnsupported"
 	// ReasonNoNodePool: no NodePool can launch nodes at all; Causes say why for each.
 	ReasonNoNodePool ReasonCode = "NoNodePool"
 	// ReasonLaunchRefused: Solve placed the pod on a new NodeClaim of NodePool, and the cloud
@@ -108,7 +111,8 @@ type Cause struct {
 	// for MinValues of a NodeClaim, InstanceTypes are the cheapest options it was cut to.
 	InstanceTypes, Unavailable int
 	// Detail is the text of an input error a cause passes on (InvalidPodSpec,
-	// VolumeUnresolved, NotProvisionable, NodePoolNotReady).
+	// VolumeUnresolved, NotProvisionable, NodePoolNotReady), or the NodeClass kind
+	// (NodeClassUnsupported).
 	Detail string
 }
 
@@ -191,8 +195,10 @@ func (c Cause) text() string {
 			return "not ready"
 		}
 		return "not ready: " + c.Detail
+	case ReasonNodeClassUnsupported:
+		return fmt.Sprintf("its nodeClassRef names %s, a NodeClass the cloud provider does not launch nodes with", c.Detail)
 	case ReasonNoNodePool:
-		return "no dynamic NodePools found (none given, or all static, deleting or not ready)"
+		return "no dynamic NodePools found (none given, or all static, deleting, not ready or of another cloud's NodeClass)"
 	case ReasonLaunchRefused:
 		return fmt.Sprintf("the cloud refused to launch the NodeClaim planned for the pod (no capacity in the offerings of its %d instance types)", c.InstanceTypes)
 	}

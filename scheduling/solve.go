@@ -194,6 +194,10 @@ func (s *solver) buildTemplates() error {
 		if np == nil || np.DeletionTimestamp != nil || np.Spec.Replicas != nil {
 			continue
 		}
+		if !s.opts.launches(np) {
+			s.templateErrors = append(s.templateErrors, Cause{Code: ReasonNodeClassUnsupported, NodePool: np.Name, Detail: nodeClassOf(np)})
+			continue
+		}
 		if notReady(np) {
 			s.templateErrors = append(s.templateErrors, Cause{Code: ReasonNodePoolNotReady, NodePool: np.Name, Detail: notReadyMessage(np)})
 			continue

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	awsv1beta1 "github.com/nodeplan/nodeplan/apis/aws/v1beta1"
@@ -76,6 +77,16 @@ func (c *commonFlags) openCatalog(warn func(string)) (*instanceCatalog, error) {
 		ic.spotPrices = sp
 	}
 	return ic, nil
+}
+
+// nodeClasses are the NodeClass kinds the catalog's cloud launches: the embedded EC2
+// catalog's AWS provider launches with EC2NodeClasses only; a catalog file (or none read yet)
+// launches with any.
+func (ic *instanceCatalog) nodeClasses() []schema.GroupKind {
+	if ic == nil || ic.file != nil {
+		return nil
+	}
+	return []schema.GroupKind{{Group: awsv1.Group, Kind: awsv1.KindEC2NodeClass}}
 }
 
 // defaultTypes are the types every NodePool gets without a NodeClass of its own.
@@ -156,8 +167,14 @@ func (ic *instanceCatalog) assign(in *cluster.Objects, set *manifest.Set, warn f
 			continue
 		}
 		ref := np.Spec.Template.Spec.NodeClassRef
+		if ref != nil && (ref.Kind != awsv1.KindEC2NodeClass || ref.Group != awsv1.Group) {
+			// scheduling.Options.NodeClasses keeps it from launching (ReasonNodeClassUnsupported).
+			warn(fmt.Sprintf("NodePool %q: its nodeClassRef names %s %q of group %q, not an %s of %s: Karpenter's AWS provider does not manage it and launches nothing from it",
+				np.Name, ref.Kind, ref.Name, ref.Group, awsv1.KindEC2NodeClass, awsv1.Group))
+			continue
+		}
 		var nc *awsv1.EC2NodeClass
-		if len(classes) > 0 && ref != nil && ref.Kind == awsv1.KindEC2NodeClass && ref.Group == awsv1.Group {
+		if len(classes) > 0 && ref != nil {
 			nc = classes[ref.Name]
 			if why := nodeClassNotReady(nc, ref.Name); why != "" {
 				warn(fmt.Sprintf("NodePool %q: %s, so Karpenter launches nothing from this NodePool", np.Name, why))

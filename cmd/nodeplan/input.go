@@ -62,12 +62,14 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	c.limitFlags.register(fs)
 }
 
-// options are the scheduling options the flags choose.
+// options are the scheduling options the flags choose, and, once the catalog is read, the
+// NodeClass kinds its cloud launches.
 func (c *commonFlags) options() scheduling.Options {
 	return scheduling.Options{
 		Packing:          scheduling.Packing(c.packing),
 		MinValuesPolicy:  scheduling.MinValuesPolicy(c.minValuesPolicy),
 		PreferencePolicy: scheduling.PreferencePolicy(c.preferencePolicy),
+		NodeClasses:      c.catalog.nodeClasses(),
 	}
 }
 

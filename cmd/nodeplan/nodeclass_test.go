@@ -208,3 +208,54 @@ func TestPlanControllerCapacityFlags(t *testing.T) {
 		assert.NotEmpty(t, stderr)
 	}
 }
+
+// TestNodePoolOfAnotherCloudLaunchesNothing: with the embedded EC2 catalog, a NodePool whose
+// nodeClassRef is another kind (AKSNodeClass) or group launches nothing, as Karpenter's AWS
+// provider does not manage it: a warning names the NodePool, and a pod only it could take
+// fails with NodeClassUnsupported. It was planned with the default types, exit 0, silently.
+func TestNodePoolOfAnotherCloudLaunchesNothing(t *testing.T) {
+	in := writeInput(t, "in.yaml", `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: aks}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.azure.com, kind: AKSNodeClass, name: default}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+`)
+	for _, command := range []string{"plan", "disrupt"} {
+		out, stderr, code := nodeplan(t, command, "-f", in, "-o", "json")
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stderr, `nodeplan: warning: NodePool "aks": its nodeClassRef names AKSNodeClass "default" of group "karpenter.azure.com"`)
+		var got struct {
+			NodeClaims  []claimOutput `json:"nodeClaims"`
+			Provisioned []claimOutput `json:"provisioned"`
+			PodErrors   []struct {
+				Code   string `json:"code"`
+				Causes []struct {
+					Code     string `json:"code"`
+					NodePool string `json:"nodePool"`
+				} `json:"causes"`
+			} `json:"podErrors"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &got))
+		assert.Empty(t, got.NodeClaims, command)
+		assert.Empty(t, got.Provisioned, command)
+		if command == "plan" {
+			require.Len(t, got.PodErrors, 1)
+			require.Len(t, got.PodErrors[0].Causes, 1)
+			assert.Equal(t, "NodeClassUnsupported", got.PodErrors[0].Causes[0].Code)
+			assert.Equal(t, "aks", got.PodErrors[0].Causes[0].NodePool)
+		}
+	}
+	// A catalog file is no cloud's: its NodePools launch whatever their NodeClass.
+	out, stderr, code := nodeplan(t, "plan", "-f", in, "--instance-types", filepath.Join(scenarios, "instance-types.yaml"), "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "warning")
+	assert.Contains(t, out, `"nodePool":"aks"`)
+}
