@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -138,4 +139,22 @@ func TestCLINeverLinksTheAWSSDK(t *testing.T) {
 	for _, d := range deps {
 		assert.False(t, strings.HasPrefix(d, "github.com/aws/"), "the CLI depends on %s", d)
 	}
+}
+
+// TestProgressOnlyOnATerminal: a run says what it does on stderr only when stderr is a
+// terminal and the input is large; never into a pipe or a file.
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	var buf strings.Builder
+	assert.Nil(t, newProgress(&buf).w, "a buffer is no terminal")
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Nil(t, newProgress(f).w, "a file is no terminal")
+	p := &progress{w: &buf}
+	p.step(progressPods-1, "planning")
+	assert.Empty(t, buf.String(), "small inputs say nothing")
+	p.step(progressPods, "planning %d pods", progressPods)
+	p.done()
+	assert.Contains(t, buf.String(), "planning 2000 pods")
+	assert.True(t, strings.HasSuffix(buf.String(), "\r\033[K"), "the line is cleared at the end")
 }

@@ -61,7 +61,14 @@ func runDisrupt(d *disruptFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	c, set, snap, at := in.flags, in.set, in.snap, in.at
+	prog := newProgress(stderr)
+	pods := len(snap.Pending())
+	for _, n := range snap.Nodes() {
+		pods += len(n.Pods)
+	}
+	prog.step(pods, "deciding on %d nodes and %d pods at %s", len(snap.Nodes()), pods, rfc3339(at.Time))
 	res, err := disruption.Plan(snap, at.Time, in.opts)
+	prog.done()
 	if err != nil {
 		return err
 	}
@@ -77,6 +84,10 @@ func runDisrupt(d *disruptFlags, stdout, stderr io.Writer) error {
 		out.PricePerHourNow, out.PricePerHourAfter, out.LowerBoundPerHour = roundPrice(prices.Now), roundPrice(prices.After), roundPrice(prices.LowerBound)
 		markDisruptEstimates(out, res, snap, c.catalog)
 		if err := writeJSON(stdout, out); err != nil {
+			return err
+		}
+	case "html":
+		if err := writeDisruptHTML(stdout, in, res, prices); err != nil {
 			return err
 		}
 	case "yaml":

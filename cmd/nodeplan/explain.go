@@ -67,8 +67,8 @@ func joinCauseTexts(cs []scheduling.Cause) string {
 
 // ownerOf names a pod's controller: its Deployment when a ReplicaSet of one controls it (by
 // the pod-template-hash suffix, or a Deployment of the input of the ReplicaSet's name, as
-// nodeplan names the ReplicaSets of the Deployments it expands), else the controller's kind
-// and name; "" without one.
+// nodeplan names the ReplicaSets of the Deployments it expands; nil deployments: any
+// ReplicaSet), else the controller's kind and name; "" without one.
 func ownerOf(p *corev1.Pod, deployments map[string]bool) string {
 	for _, r := range p.OwnerReferences {
 		if r.Controller == nil || !*r.Controller {
@@ -79,7 +79,7 @@ func ownerOf(p *corev1.Pod, deployments map[string]bool) string {
 			if hash := p.Labels["pod-template-hash"]; hash != "" && strings.HasSuffix(r.Name, "-"+hash) {
 				return "Deployment " + strings.TrimSuffix(name, "-"+hash)
 			}
-			if deployments[name] {
+			if deployments == nil || deployments[name] {
 				return "Deployment " + name
 			}
 		}

@@ -53,7 +53,7 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.prices, "prices", "", "spot prices for the embedded catalog: a `FILE` of the JSON 'aws ec2 describe-spot-price-history' prints (default: spot estimated at the on-demand price)")
 	fs.Float64Var(&c.vmMemoryOverhead, "vm-memory-overhead-percent", ec2capacity.DefaultOptions.VMMemoryOverheadPercent, "share of each type's memory the hypervisor keeps, as Karpenter's --vm-memory-overhead-percent (embedded catalog)")
 	fs.Int64Var(&c.reservedENIs, "reserved-enis", 0, "ENIs kept from pods (VPC CNI custom networking), as Karpenter's --reserved-enis (embedded catalog)")
-	fs.StringVarP(&c.output, "output", "o", "table", "output `FORMAT`: table, wide (the table with the pods each node gets), json or yaml")
+	fs.StringVarP(&c.output, "output", "o", "table", "output `FORMAT`: table, wide (the table with the pods each node gets), json, yaml or html (one self-contained page with a picture of the nodes)")
 	fs.BoolVar(&c.explain, "explain", false, "in the table, why each group of pods cannot be scheduled per NodePool and per node (the cause to fix first on top), and every reason a node is kept")
 	fs.BoolVar(&c.failOnUnschedulable, "fail-on-unschedulable", false, "exit with status 3 when a pod cannot be placed (for CI pipelines); the answer is printed all the same")
 	fs.StringVar(&c.packing, "packing", string(scheduling.PackingCostAware), "CostAware (nodeplan's plan: never dearer than Karpenter's, every rule kept as launched) or Karpenter (Karpenter's own answer over its provisioning rounds, with the rules it breaks as launched)")
@@ -103,10 +103,10 @@ func (c *commonFlags) check() error {
 		}
 	}
 	switch c.output {
-	case "table", "wide", "json", "yaml":
+	case "table", "wide", "json", "yaml", "html":
 		return nil
 	}
-	return fmt.Errorf("-o %q: want table, wide, json or yaml", c.output)
+	return fmt.Errorf("-o %q: want table, wide, json, yaml or html", c.output)
 }
 
 // parseFlags parses a command's arguments as its cobra command does (register adds its

@@ -68,8 +68,11 @@ func runPlan(p *planFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts := p.options()
+	prog := newProgress(stderr)
+	prog.step(len(snap.Pending()), "planning %d pending pods against %d nodes", len(snap.Pending()), len(snap.Nodes()))
 	cache := scheduling.NewCache() // the bound reads what Solve derived from the pods
 	res, err := cache.Solve(snap, opts)
+	prog.done()
 	if err != nil {
 		return err
 	}
@@ -87,6 +90,8 @@ func runPlan(p *planFlags, stdout, stderr io.Writer) error {
 		err = writePlanJSON(stdout, out)
 	case "yaml":
 		err = writePlanYAML(stdout, out, res, set, p.notPlanned, out.Violations)
+	case "html":
+		err = writePlanHTML(stdout, planView{flags: p, set: set, snap: snap, res: res, out: out})
 	default:
 		err = writePlanTable(stdout, planView{flags: p, set: set, snap: snap, res: res, out: out})
 	}

@@ -49,6 +49,30 @@ type nodeRow struct {
 	// (counted after the plan, not now).
 	placedCPU, placedMemory int64
 	placedPods              int
+	// Shares are the pods the node runs after the plan with their requests (the picture's
+	// fill); a NodeClaim's DaemonSet overhead is one share named daemonSetShare.
+	Shares []podShare
+}
+
+// podShare is one pod's requests on a node.
+type podShare struct {
+	Pod, Owner  string
+	CPU, Memory int64
+	// Placed is true for a pod the plan places (not bound before).
+	Placed bool
+}
+
+// daemonSetShare names the DaemonSet overhead of a NodeClaim in its shares.
+const daemonSetShare = "DaemonSets"
+
+// sharesOf are the pods' shares.
+func sharesOf(pods []*corev1.Pod, placed bool) []podShare {
+	out := make([]podShare, 0, len(pods))
+	for _, p := range pods {
+		rl := scheduling.PodRequests(p)
+		out = append(out, podShare{Pod: podName(p), Owner: ownerOf(p, nil), CPU: rl.Cpu().MilliValue(), Memory: rl.Memory().Value(), Placed: placed})
+	}
+	return out
 }
 
 // totals sums rows: nodes, cpu, memory, pods and $/hour.
@@ -120,6 +144,7 @@ func existingRow(snap *cluster.Snapshot, n *cluster.Node, ic *instanceCatalog) n
 	r.CPU.allocatable, r.Memory.allocatable = alloc.Cpu().MilliValue(), alloc.Memory().Value()
 	r.CPU.requested, r.Memory.requested = requestsOf(n.Pods)
 	r.Pods = len(n.Pods)
+	r.Shares = sharesOf(n.Pods, false)
 	r.PricePerHour, r.Priced = snap.NodePrice(r.Name)
 	r.Estimated = ic.estimates(r.Capacity)
 	return r
@@ -130,6 +155,15 @@ func claimRow(c *scheduling.NodeClaim, name, status string, ic *instanceCatalog)
 	// Requests count a pod per pod and per DaemonSet pod the claim will run.
 	r := nodeRow{Name: name, Status: status, NodePool: c.NodePool, Pods: max(len(c.Pods), int(c.Requests.Pods().Value())), PodNames: podNames(c.Pods), New: true}
 	r.CPU.requested, r.Memory.requested = c.Requests.Cpu().MilliValue(), c.Requests.Memory().Value()
+	r.Shares = sharesOf(c.Pods, true)
+	ds := podShare{Pod: daemonSetShare, CPU: r.CPU.requested, Memory: r.Memory.requested}
+	for _, sh := range r.Shares {
+		ds.CPU -= sh.CPU
+		ds.Memory -= sh.Memory
+	}
+	if ds.CPU > 0 || ds.Memory > 0 {
+		r.Shares = append([]podShare{ds}, r.Shares...)
+	}
 	if c.InstanceType != nil {
 		alloc := c.InstanceType.Allocatable()
 		r.InstanceType = c.InstanceType.Name
@@ -159,6 +193,7 @@ func planRows(snap *cluster.Snapshot, res *scheduling.Result, ic *instanceCatalo
 			r.Memory.requested += r.placedMemory
 			r.Pods += len(pods)
 			r.PodNames = podNames(pods)
+			r.Shares = append(r.Shares, sharesOf(pods, true)...)
 		}
 		rows = append(rows, r)
 	}
