@@ -90,3 +90,28 @@ func (c *CloudProvider) Restock(n int) {
 	}
 	c.unavailable = nil
 }
+
+// MarkUnavailable makes the offerings (OfferingKey) unavailable for Create and
+// GetInstanceTypes, as a spot interruption or an insufficient-capacity error puts them in
+// Karpenter's unavailable-offerings cache, until MakeAvailable or Restock.
+func (c *CloudProvider) MarkUnavailable(keys ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.unavailable == nil {
+		c.unavailable = map[string]bool{}
+	}
+	for _, k := range keys {
+		c.unavailable[k] = true
+	}
+}
+
+// MakeAvailable makes the offerings (OfferingKey) available again, as Karpenter's cache
+// forgets an entry after 3 minutes; OfferingCapacity stays as it is (an offering out of
+// capacity turns unavailable again on the next launch that finds it so).
+func (c *CloudProvider) MakeAvailable(keys ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range keys {
+		delete(c.unavailable, k)
+	}
+}

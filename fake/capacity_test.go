@@ -79,6 +79,34 @@ func TestOfferingCapacityExhausted(t *testing.T) {
 	assert.Len(t, cloud.Unavailable(), len(types[0].Offerings))
 }
 
+// An interrupted offering is marked unavailable by hand; Create fails over around it until
+// it is made available again.
+func TestMarkUnavailable(t *testing.T) {
+	ctx := context.Background()
+	types := fake.InstanceTypes(1)
+	cloud := fake.NewCloudProvider(types)
+	first, err := cloud.Create(ctx, smallClaim("a"))
+	require.NoError(t, err)
+	var key string
+	for _, o := range types[0].Offerings {
+		if o.Zone() == first.Labels[v1.LabelTopologyZone] && o.CapacityType() == first.Labels[v1.CapacityTypeLabelKey] {
+			key = fake.OfferingKey(types[0], o)
+		}
+	}
+	cloud.MarkUnavailable(key)
+	assert.Equal(t, map[string]bool{key: true}, cloud.Unavailable())
+	second, err := cloud.Create(ctx, smallClaim("b"))
+	require.NoError(t, err)
+	assert.NotEqual(t, first.Labels[v1.LabelTopologyZone]+first.Labels[v1.CapacityTypeLabelKey],
+		second.Labels[v1.LabelTopologyZone]+second.Labels[v1.CapacityTypeLabelKey], "the marked offering is skipped")
+	cloud.MakeAvailable(key)
+	assert.Empty(t, cloud.Unavailable())
+	third, err := cloud.Create(ctx, smallClaim("c"))
+	require.NoError(t, err)
+	assert.Equal(t, first.Labels[v1.LabelTopologyZone], third.Labels[v1.LabelTopologyZone])
+	assert.Equal(t, first.Labels[v1.CapacityTypeLabelKey], third.Labels[v1.CapacityTypeLabelKey])
+}
+
 func TestBuilders(t *testing.T) {
 	it := fake.InstanceTypes(1)[0]
 	node, nc := fake.NodeAndClaim("n-1", "default", it, it.Offerings[0], time.Unix(0, 0))

@@ -221,7 +221,28 @@ func deploymentOfPod(p *corev1.Pod, ref *metav1.OwnerReference) string {
 
 // expand makes the pending pods of the workload and, for a StatefulSet, their claims.
 func (w *Workload) expand() ([]*corev1.Pod, []*corev1.PersistentVolumeClaim) {
-	if w.Template == nil || w.Replicas <= 0 {
+	return w.PodsAt(int(w.firstIndex), int(w.Replicas))
+}
+
+// Owns reports whether p is one of the workload's pods: in its namespace, controlled by it
+// (a Deployment's pods by its ReplicaSet, named as nodeplan names it, after the Deployment,
+// or as Kubernetes does, after the Deployment and the pods' pod-template-hash).
+func (w *Workload) Owns(p *corev1.Pod) bool {
+	ref := controllerOf(p)
+	if ref == nil || p.Namespace != w.Namespace {
+		return false
+	}
+	if w.Kind == "Deployment" {
+		return ref.Kind == "ReplicaSet" && (ref.Name == w.Name || deploymentOfPod(p, ref) == w.Name)
+	}
+	return ref.Kind == w.Kind && ref.Name == w.Name
+}
+
+// PodsAt are the pending pods the workload's controller makes for the indexes first to
+// first+n-1, named <workload>-<index> as a Set expands them (with, for a StatefulSet, the
+// claims of its volumeClaimTemplates): what a simulation adds when the workload scales up.
+func (w *Workload) PodsAt(first, n int) ([]*corev1.Pod, []*corev1.PersistentVolumeClaim) {
+	if w.Template == nil || n <= 0 {
 		return nil, nil
 	}
 	owner := metav1.OwnerReference{
@@ -241,10 +262,10 @@ func (w *Workload) expand() ([]*corev1.Pod, []*corev1.PersistentVolumeClaim) {
 	case "Job":
 		owner.APIVersion = "batch/v1"
 	}
-	pods := make([]*corev1.Pod, 0, w.Replicas)
+	pods := make([]*corev1.Pod, 0, n)
 	var claims []*corev1.PersistentVolumeClaim
-	for i := range int(w.Replicas) {
-		name := fmt.Sprintf("%s-%d", w.Name, int(w.firstIndex)+i)
+	for i := range n {
+		name := fmt.Sprintf("%s-%d", w.Name, first+i)
 		p := &corev1.Pod{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 			ObjectMeta: metav1.ObjectMeta{
