@@ -36,7 +36,7 @@ func TestUsageListsEveryFlagWithItsDefault(t *testing.T) {
 	common := map[string]string{
 		"filename": "", "instance-types": "", "prices": "", "vm-memory-overhead-percent": "0.075", "reserved-enis": "0",
 		"output": "table", "packing": "CostAware", "min-values-policy": "Strict", "preference-policy": "Respect",
-		"max-input-bytes": "536870912", "max-pods": "100000",
+		"max-input-bytes": "536870912", "max-pods": "100000", "cpuprofile": "", "memprofile": "",
 	}
 	disrupt := map[string]string{"now": "", "spot-to-spot": "false", "node-repair": "false"}
 	for name, want := range map[string]map[string]string{"plan": common, "disrupt": disrupt} {

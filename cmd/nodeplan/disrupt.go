@@ -46,7 +46,9 @@ pod start times), never the wall clock: the same files always give the same answ
   # with Karpenter's NodeRepair and SpotToSpotConsolidation feature gates on
   nodeplan disrupt -f cluster.yaml --node-repair --spot-to-spot`,
 		Args: noArguments,
-		RunE: func(*cobra.Command, []string) error { return runDisrupt(d, stdout, stderr) },
+		RunE: func(*cobra.Command, []string) error {
+			return d.profiled(func() error { return runDisrupt(d, stdout, stderr) })
+		},
 	}
 	d.register(cmd.Flags())
 	return cmd

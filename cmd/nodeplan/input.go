@@ -45,6 +45,7 @@ type commonFlags struct {
 	minValuesPolicy  string
 	preferencePolicy string
 	limitFlags
+	profileFlags
 }
 
 func (c *commonFlags) register(fs *pflag.FlagSet) {
@@ -60,6 +61,7 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.minValuesPolicy, "min-values-policy", string(scheduling.MinValuesStrict), "Strict or BestEffort, as Karpenter's --min-values-policy")
 	fs.StringVar(&c.preferencePolicy, "preference-policy", string(scheduling.PreferencesRespect), "Respect or Ignore, as Karpenter's --preference-policy")
 	c.limitFlags.register(fs)
+	c.profileFlags.register(fs)
 }
 
 // options are the scheduling options the flags choose, and, once the catalog is read, the

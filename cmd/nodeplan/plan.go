@@ -56,7 +56,9 @@ scheduled. Pods already bound stay where they are.`,
   # your own instance types, Karpenter's exact packing rule
   nodeplan plan -f pods/ -f nodepool.yaml --instance-types types.yaml --packing Karpenter`,
 		Args: noArguments,
-		RunE: func(*cobra.Command, []string) error { return runPlan(p, stdout, stderr) },
+		RunE: func(*cobra.Command, []string) error {
+			return p.profiled(func() error { return runPlan(p, stdout, stderr) })
+		},
 	}
 	p.register(cmd.Flags())
 	return cmd
