@@ -152,7 +152,7 @@ func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft, out []B
 	if n.notCandidate != "" && n.unavailable {
 		add(newBlock(n.notCandidate, n.notCandidateObject))
 	}
-	if by, ok := s.nominated[n.name]; ok {
+	if by, ok := s.nominated[n.Name()]; ok {
 		b := newBlock(BlockNominated, "")
 		b.Command = by
 		add(b)
@@ -273,7 +273,7 @@ func (s *state) withRepair(n *node, bs []Blocker) []Blocker {
 // blocked is n's Blocked entry: every blocker.
 func (s *state) blocked(n *node, left map[v1.DisruptionReason]budgetLeft) Blocked {
 	var buf [8]Blocker // most nodes have one or two blockers: one allocation of the right size
-	b := Blocked{Node: n.name, Blockers: slices.Clone(s.blocks(n, left, buf[:0])), Drift: n.drift}
+	b := Blocked{Node: n.Name(), Blockers: slices.Clone(s.blocks(n, left, buf[:0])), Drift: n.drift}
 	if !n.expiresAt.IsZero() {
 		at := n.expiresAt.UTC()
 		b.ExpiresAt = &at

@@ -17,17 +17,18 @@ import (
 
 const podDeletionCostAnnotation = "controller.kubernetes.io/pod-deletion-cost"
 
-// node is what Plan knows about one input node.
+// clusterNode is the snapshot's node, which node embeds (as Karpenter's Candidate embeds its
+// StateNode): its Node, NodeClaim, Pods, Name, Labels and Deleting are the snapshot's.
+type clusterNode = cluster.Node
+
+// node is what Plan computes about one node of the snapshot, beside the node itself.
 type node struct {
-	sn       *cluster.Node
-	index    int // position in the sorted node list (identity)
-	name     string
-	labels   map[string]string
-	poolName string
+	*clusterNode
+	index    int          // position in the sorted node list (identity)
+	poolName string       // the karpenter.sh/nodepool label (or the NodeClaim's)
 	pool     *v1.NodePool // nil: unmanaged or unknown NodePool
 
-	initialized bool
-	deleting    bool
+	initialized bool // the karpenter.sh/initialized label, and a Node
 	counted     bool // counts toward its NodePool's budget node count
 	disrupting  bool // counted and already disrupting in the input (NotReady, deleting)
 
@@ -49,7 +50,6 @@ type node struct {
 	cost          float64       // RescheduleDisruptionCost
 	price         float64
 	it            *cloudprovider.InstanceType
-	zone, ct      string
 
 	consolidatableAt time.Time
 	drift            string
@@ -61,7 +61,11 @@ func (n *node) empty() bool      { return n.cost <= 1.0 }
 func (n *node) podBlocked() bool { return len(n.podBlockers) > 0 }
 func (n *node) ratio() float64   { return n.price / n.cost }
 func (n *node) static() bool     { return n.pool != nil && n.pool.Spec.Replicas != nil }
-func (n *node) isSpot() bool     { return n.ct == v1.CapacityTypeSpot }
+func (n *node) isSpot() bool     { return n.capacityType() == v1.CapacityTypeSpot }
+func (n *node) zone() string     { return n.Labels()[v1.LabelTopologyZone] }
+func (n *node) capacityType() string {
+	return n.Labels()[v1.CapacityTypeLabelKey]
+}
 func (n *node) policy() v1.ConsolidationPolicy {
 	return n.pool.Spec.Disruption.ConsolidationPolicy
 }
@@ -127,17 +131,17 @@ func nodeReady(n *corev1.Node) bool {
 
 // buildNode derives everything Plan needs about sn.
 func (s *state) buildNode(sn *cluster.Node, index int) *node {
-	n := &node{sn: sn, index: index, name: sn.Name(), labels: sn.Labels()}
-	n.poolName = n.labels[v1.NodePoolLabelKey]
+	n := &node{clusterNode: sn, index: index}
+	labels := sn.Labels()
+	n.poolName = labels[v1.NodePoolLabelKey]
 	if n.poolName == "" && sn.NodeClaim != nil {
 		n.poolName = sn.NodeClaim.Labels[v1.NodePoolLabelKey]
 	}
 	n.pool = s.pools[n.poolName]
-	n.initialized = n.labels[v1.NodeInitializedLabelKey] == "true"
+	n.initialized = labels[v1.NodeInitializedLabelKey] == "true"
 	if sn.NodeClaim != nil && sn.Node == nil {
 		n.initialized = false
 	}
-	n.deleting = sn.Deleting()
 	if sn.NodeClaim != nil {
 		n.hasTGP = sn.NodeClaim.Spec.TerminationGracePeriod != nil
 	}
@@ -147,7 +151,7 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 	// Karpenter's budget mapping skips a terminating instance's node but counts other
 	// deleting ones (as disrupting).
 	n.counted = n.pool != nil && n.initialized && !sn.InstanceTerminating()
-	n.disrupting = n.counted && (n.deleting || (sn.Node != nil && !nodeReady(sn.Node)))
+	n.disrupting = n.counted && (sn.Deleting() || (sn.Node != nil && !nodeReady(sn.Node)))
 
 	notCand := func(code BlockCode, object string) { n.notCandidate, n.notCandidateObject = code, object }
 	switch {
@@ -157,7 +161,7 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 		notCand(BlockNodePoolNotFound, n.poolName)
 	case sn.Node == nil:
 		notCand(BlockNoNode, "")
-	case n.deleting:
+	case sn.Deleting():
 		notCand(BlockDeleting, "")
 	case !n.initialized:
 		notCand(BlockUninitialized, "")
@@ -166,7 +170,7 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 	switch {
 	case n.notCandidate != "":
 	case sn.Node.Annotations[v1.DoNotDisruptAnnotationKey] == "true":
-		notCand(BlockDoNotDisruptNode, n.name)
+		notCand(BlockDoNotDisruptNode, sn.Name())
 	case len(s.snap.InstanceTypes()[n.poolName]) == 0:
 		notCand(BlockNoInstanceTypes, n.poolName)
 	}
@@ -196,9 +200,8 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 	}
 
 	// Price, from the offering matching the node's zone and capacity type.
-	n.zone, n.ct = n.labels[v1.LabelTopologyZone], n.labels[v1.CapacityTypeLabelKey]
 	if n.pool != nil {
-		name := n.labels[v1.LabelInstanceType]
+		name, zone, ct := labels[v1.LabelInstanceType], labels[v1.LabelTopologyZone], labels[v1.CapacityTypeLabelKey]
 		for _, it := range s.snap.InstanceTypes()[n.poolName] {
 			if it != nil && it.Name == name {
 				n.it = it
@@ -208,7 +211,7 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 		if n.it != nil {
 			best := math.Inf(1)
 			for _, o := range n.it.Offerings {
-				if o != nil && o.Zone() == n.zone && o.CapacityType() == n.ct && o.Price < best {
+				if o != nil && o.Zone() == zone && o.CapacityType() == ct && o.Price < best {
 					best = o.Price
 				}
 			}
@@ -223,7 +226,7 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 
 // timing fills consolidatableAt, expiresAt and drift.
 func (s *state) timing(n *node) {
-	sn, pool := n.sn, n.pool
+	sn, pool := n.clusterNode, n.pool
 	var created, lastEvent time.Time
 	if sn.NodeClaim != nil {
 		created = sn.NodeClaim.CreationTimestamp.Time
@@ -262,14 +265,14 @@ func (s *state) timing(n *node) {
 	n.drift = staticDrift(pool, sn.NodeClaim) // drift_static.go
 	if n.drift == "" {
 		if reqs, err := requirements.FromNodeSelectorRequirements(pool.Spec.Template.Spec.Requirements...); err == nil {
-			if err := requirements.FromLabels(n.labels).Compatible(reqs, nil); err != nil {
+			if err := requirements.FromLabels(sn.Labels()).Compatible(reqs, nil); err != nil {
 				n.drift = "RequirementsDrifted: " + err.Error()
 			}
 		}
 	}
 	// InstanceTypeNotFound: after an hour, a node whose instance type (or its zone and
 	// capacity type) the NodePool no longer offers has drifted.
-	if n.drift == "" && !created.IsZero() && s.now.Sub(created) >= instanceTypeNotFoundAge && n.labels[v1.LabelInstanceType] != "" && !s.offered(n) {
+	if n.drift == "" && !created.IsZero() && s.now.Sub(created) >= instanceTypeNotFoundAge && sn.Labels()[v1.LabelInstanceType] != "" && !s.offered(n) {
 		n.drift = "InstanceTypeNotFound"
 	}
 	if n.drift == "" {
@@ -309,11 +312,12 @@ func (s *state) offered(n *node) bool {
 	if n.it == nil {
 		return false
 	}
+	zone, nct := n.zone(), n.capacityType()
 	for _, o := range n.it.Offerings {
-		if o == nil || (n.zone != "" && o.Zone() != n.zone) {
+		if o == nil || (zone != "" && o.Zone() != zone) {
 			continue
 		}
-		if ct := o.CapacityType(); n.ct == "" || ct == n.ct || (n.ct == v1.CapacityTypeReserved && ct == v1.CapacityTypeOnDemand) {
+		if ct := o.CapacityType(); nct == "" || ct == nct || (nct == v1.CapacityTypeReserved && ct == v1.CapacityTypeOnDemand) {
 			return true
 		}
 	}

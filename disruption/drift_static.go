@@ -95,10 +95,10 @@ func sameTaints(a, b []corev1.Taint) bool {
 // providerDrift is the CloudProvider's IsDrifted answer the input carries for the node's
 // NodeClaim (by NodeClaim name, else by node name), or "".
 func (s *state) providerDrift(n *node) string {
-	if n.sn.NodeClaim != nil {
-		if r := s.snap.ProviderDrift()[n.sn.NodeClaim.Name]; r != "" {
+	if n.NodeClaim != nil {
+		if r := s.snap.ProviderDrift()[n.NodeClaim.Name]; r != "" {
 			return string(r)
 		}
 	}
-	return string(s.snap.ProviderDrift()[n.name])
+	return string(s.snap.ProviderDrift()[n.Name()])
 }

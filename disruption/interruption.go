@@ -104,7 +104,7 @@ func (s *state) interruptions() []InterruptionOutcome {
 			o := InterruptionOutcome{Kind: ev.Kind, EventID: ev.ID, Time: ev.Time, InstanceID: id}
 			n := byInstance[instanceOf(id)]
 			if n != nil {
-				o.Node = n.name
+				o.Node = n.Name()
 			}
 			switch {
 			case ev.Kind == interruption.NoOp || ev.Kind == "":
@@ -117,7 +117,7 @@ func (s *state) interruptions() []InterruptionOutcome {
 				o.Code, o.Command = InterruptionDuplicate, deletedBy[n]
 			case s.taken[n]:
 				o.Code, o.Command = InterruptionDuplicate, s.commandOf(n)
-			case n.deleting:
+			case n.Deleting():
 				o.Code = InterruptionAlreadyDeleting
 			default:
 				o.Code = InterruptionDeleted
@@ -137,7 +137,7 @@ func (s *state) interruptions() []InterruptionOutcome {
 func (s *state) commandOf(n *node) int {
 	for i, c := range s.commands {
 		for _, name := range c.Candidates {
-			if name == n.name {
+			if name == n.Name() {
 				return i + 1
 			}
 		}
@@ -154,11 +154,11 @@ func instanceIDs(n *node) []string {
 			ids = append(ids, pid, instanceOf(pid))
 		}
 	}
-	if n.sn.Node != nil {
-		add(n.sn.Node.Spec.ProviderID)
+	if n.Node != nil {
+		add(n.Node.Spec.ProviderID)
 	}
-	if n.sn.NodeClaim != nil {
-		add(n.sn.NodeClaim.Status.ProviderID)
+	if n.NodeClaim != nil {
+		add(n.NodeClaim.Status.ProviderID)
 	}
 	return ids
 }
@@ -176,7 +176,8 @@ func instanceOf(id string) string {
 // reservation warning the node's reservation, in the instance types of s.base, which every
 // later simulation forks. It returns what it marked ("" for nothing).
 func (s *state) markUnavailable(kind interruption.Kind, n *node) string {
-	typ, zone, resv := n.labels[v1.LabelInstanceType], n.labels[v1.LabelTopologyZone], n.labels[cloudprovider.ReservationIDLabel]
+	labels := n.Labels()
+	typ, zone, resv := labels[v1.LabelInstanceType], labels[v1.LabelTopologyZone], labels[cloudprovider.ReservationIDLabel]
 	var match func(*cloudprovider.Offering) bool
 	var what string
 	switch {

@@ -14,8 +14,8 @@ func (s *state) expiration() {
 		// Karpenter's expiration controller reads the NodeClaim: a Node being deleted whose
 		// NodeClaim is not is still expired (and counted once against its budget). A
 		// terminating instance's claim is being deleted (see cluster.Node.InstanceTerminating).
-		claimDeleting := n.sn.NodeClaim != nil && n.sn.NodeClaim.DeletionTimestamp != nil || n.sn.InstanceTerminating()
-		if s.taken[n] || n.pool == nil || claimDeleting || n.sn.MarkedDeleting() || n.expiresAt.IsZero() || s.now.Before(n.expiresAt) {
+		claimDeleting := n.NodeClaim != nil && n.NodeClaim.DeletionTimestamp != nil || n.InstanceTerminating()
+		if s.taken[n] || n.pool == nil || claimDeleting || n.MarkedDeleting() || n.expiresAt.IsZero() || s.now.Before(n.expiresAt) {
 			continue
 		}
 		s.commit(Command{Method: MethodExpiration, Reason: ReasonExpired}, []*node{n}, nil)

@@ -61,7 +61,7 @@ func movesOf(cands []*node, res *scheduling.Result, claim func(i int, m *PodMove
 		for _, p := range c.reschedulable {
 			if _, dup := at[p]; !dup {
 				at[p] = len(out)
-				out = append(out, PodMove{Move: cluster.Move{Pod: p, From: c.name, Claim: -1}, Provisioned: -1, Pending: pending})
+				out = append(out, PodMove{Move: cluster.Move{Pod: p, From: c.Name(), Claim: -1}, Provisioned: -1, Pending: pending})
 			}
 		}
 	}

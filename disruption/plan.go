@@ -95,8 +95,8 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (res *Result, err
 		if n.disrupting {
 			s.disrupting[n.poolName]++
 		}
-		if _, managed := n.labels[v1.NodePoolLabelKey]; managed && !n.initialized {
-			s.uninit[n.name] = true
+		if _, managed := n.Labels()[v1.NodePoolLabelKey]; managed && !n.initialized {
+			s.uninit[n.Name()] = true
 		}
 	}
 
@@ -158,12 +158,12 @@ func (s *state) result() *Result {
 func consolidationUnfit(n *node) Blocker {
 	switch {
 	case n.it == nil:
-		b := newBlock(BlockNotConsolidatable, n.labels[v1.LabelInstanceType])
+		b := newBlock(BlockNotConsolidatable, n.Labels()[v1.LabelInstanceType])
 		b.NodePool = n.poolName
 		return b
-	case n.zone == "":
+	case n.zone() == "":
 		return Blocker{Code: BlockNotConsolidatable, Object: v1.LabelTopologyZone, Label: v1.LabelTopologyZone}
-	case n.ct == "":
+	case n.capacityType() == "":
 		return Blocker{Code: BlockNotConsolidatable, Object: v1.CapacityTypeLabelKey, Label: v1.CapacityTypeLabelKey}
 	}
 	return Blocker{}
@@ -214,7 +214,7 @@ func (s *state) commit(cmd Command, cands []*node, sim *simulation) {
 	}
 	names := make([]string, 0, len(cands))
 	for _, c := range cands {
-		names = append(names, c.name)
+		names = append(names, c.Name())
 	}
 	sort.Strings(names)
 	cmd.Candidates = names
@@ -278,11 +278,11 @@ func (s *state) provision() error {
 func (s *state) clearLeftoverTaints() {
 	var names []string
 	for _, n := range s.nodes {
-		if n.poolName == "" || n.deleting || s.taken[n] || n.sn.Node == nil || n.sn.Node.DeletionTimestamp != nil {
+		if n.poolName == "" || n.Deleting() || s.taken[n] || n.Node == nil || n.Node.DeletionTimestamp != nil {
 			continue
 		}
-		if slices.ContainsFunc(n.sn.Node.Spec.Taints, cluster.IsDisruptedTaint) {
-			names = append(names, n.name)
+		if slices.ContainsFunc(n.Node.Spec.Taints, cluster.IsDisruptedTaint) {
+			names = append(names, n.Name())
 		}
 	}
 	s.base = s.base.WithoutDisruptedTaint(names...)
@@ -292,8 +292,8 @@ func (s *state) clearLeftoverTaints() {
 func (s *state) candidates(cmd *Command) []*node {
 	out := make([]*node, 0, len(cmd.Candidates))
 	for _, name := range cmd.Candidates {
-		i := sort.Search(len(s.nodes), func(i int) bool { return s.nodes[i].name >= name })
-		if i < len(s.nodes) && s.nodes[i].name == name {
+		i := sort.Search(len(s.nodes), func(i int) bool { return s.nodes[i].Name() >= name })
+		if i < len(s.nodes) && s.nodes[i].Name() == name {
 			out = append(out, s.nodes[i])
 		}
 	}
@@ -302,7 +302,7 @@ func (s *state) candidates(cmd *Command) []*node {
 
 func (s *state) anyDeletingPods() bool {
 	for _, n := range s.nodes {
-		if (n.deleting || s.taken[n]) && len(n.reschedulable) > 0 {
+		if (n.Deleting() || s.taken[n]) && len(n.reschedulable) > 0 {
 			return true
 		}
 	}
@@ -356,13 +356,13 @@ func (s *state) addInflight(c *scheduling.NodeClaim, name string) bool {
 func joinNames(ns []*node) string {
 	names := make([]string, 0, len(ns))
 	for _, n := range ns {
-		names = append(names, n.name)
+		names = append(names, n.Name())
 	}
 	return strings.Join(names, ", ")
 }
 
 // isNominated reports whether the provisioner or an earlier command sends pods to n.
 func (s *state) isNominated(n *node) bool {
-	_, ok := s.nominated[n.name]
+	_, ok := s.nominated[n.Name()]
 	return ok
 }

@@ -50,10 +50,10 @@ func (s *state) repair() {
 	total, sick := map[string]int{}, map[string]int{}
 	const cluster = "\x00cluster"
 	for _, n := range s.nodes {
-		if n.sn.Node == nil {
+		if n.Node == nil {
 			continue
 		}
-		bad := s.unhealthyCondition(n.sn.Node) != nil
+		bad := s.unhealthyCondition(n.Node) != nil
 		total[cluster]++
 		if bad {
 			sick[cluster]++
@@ -66,10 +66,10 @@ func (s *state) repair() {
 		}
 	}
 	for _, n := range s.nodes {
-		if n.sn.Node == nil || (n.poolName == "" && n.sn.NodeClaim == nil) || s.taken[n] || n.deleting {
+		if n.Node == nil || (n.poolName == "" && n.NodeClaim == nil) || s.taken[n] || n.Deleting() {
 			continue
 		}
-		u := s.unhealthyCondition(n.sn.Node)
+		u := s.unhealthyCondition(n.Node)
 		if u == nil {
 			continue
 		}

@@ -48,18 +48,18 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 	gone := make([]string, 0, len(cands))
 	for _, c := range cands {
 		excluded[c] = true
-		gone = append(gone, c.name)
+		gone = append(gone, c.Name())
 	}
 	var taken, recent []string
 	for _, n := range s.nodes {
 		if excluded[n] {
 			continue
 		}
-		if s.taken[n] && !n.sn.MarkedDeleting() {
-			taken = append(taken, n.name)
+		if s.taken[n] && !n.MarkedDeleting() {
+			taken = append(taken, n.Name())
 		}
 		if consolidation && s.underConsolidateAfter(n) {
-			recent = append(recent, n.name)
+			recent = append(recent, n.Name())
 		}
 	}
 	sim := &simulation{own: map[*corev1.Pod]bool{}}

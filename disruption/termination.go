@@ -193,8 +193,8 @@ const defaultPodGracePeriod = 30 * time.Second
 func (s *state) drains() ([]Drain, error) {
 	var draining []*node
 	for _, n := range s.nodes {
-		managed := n.poolName != "" || n.sn.NodeClaim != nil
-		if s.taken[n] || (n.deleting && managed) {
+		managed := n.poolName != "" || n.NodeClaim != nil
+		if s.taken[n] || (n.Deleting() && managed) {
 			draining = append(draining, n)
 		}
 	}
@@ -215,7 +215,7 @@ func (s *state) drains() ([]Drain, error) {
 
 // drain is one node's plan; used counts the evictions each PDB has granted so far.
 func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1.PodDisruptionBudget]int32) Drain {
-	d := Drain{Node: n.name, Command: s.commandOf(n), Since: s.now,
+	d := Drain{Node: n.Name(), Command: s.commandOf(n), Since: s.now,
 		Taint: corev1.Taint{Key: v1.DisruptedTaintKey, Effect: corev1.TaintEffectNoSchedule}}
 	if t := deletionTime(n); !t.IsZero() && d.Command == 0 {
 		d.Since = t
@@ -224,7 +224,7 @@ func (s *state) drain(n *node, land map[*corev1.Pod]PodDrain, used map[*policyv1
 	d.Forceful = d.Deadline != nil && !s.now.Before(*d.Deadline)
 	groups := map[PodClass][]PodDrain{}
 	waiting := false
-	for _, p := range n.sn.Pods {
+	for _, p := range n.Pods {
 		if p == nil {
 			continue
 		}
@@ -311,14 +311,14 @@ func podGracePeriod(p *corev1.Pod) time.Duration {
 // deletionTime is the node's deletionTimestamp (the NodeClaim's, else the Node's), else
 // when its instance began terminating (a snapshot that lost the deletionTimestamp).
 func deletionTime(n *node) time.Time {
-	if c := n.sn.NodeClaim; c != nil && c.DeletionTimestamp != nil {
+	if c := n.NodeClaim; c != nil && c.DeletionTimestamp != nil {
 		return c.DeletionTimestamp.Time
 	}
-	if nd := n.sn.Node; nd != nil && nd.DeletionTimestamp != nil {
+	if nd := n.Node; nd != nil && nd.DeletionTimestamp != nil {
 		return nd.DeletionTimestamp.Time
 	}
-	if n.sn.InstanceTerminating() {
-		if c := hasCondition(n.sn.NodeClaim.Status.Conditions, v1.ConditionTypeInstanceTerminating); !c.LastTransitionTime.IsZero() {
+	if n.InstanceTerminating() {
+		if c := hasCondition(n.NodeClaim.Status.Conditions, v1.ConditionTypeInstanceTerminating); !c.LastTransitionTime.IsZero() {
 			return c.LastTransitionTime.Time
 		}
 	}
@@ -333,7 +333,7 @@ func (s *state) deadline(n *node, since time.Time) *time.Time {
 		t := s.now
 		return &t
 	}
-	if c := n.sn.NodeClaim; c != nil {
+	if c := n.NodeClaim; c != nil {
 		if v, ok := c.Annotations[v1.NodeClaimTerminationTimestampAnnotationKey]; ok {
 			if t, err := time.Parse(time.RFC3339, v); err == nil {
 				return &t
@@ -402,7 +402,7 @@ func (s *state) landing(draining []*node) (map[*corev1.Pod]PodDrain, error) {
 // those that must wait (they move at the deadline, or once their blocker goes).
 func movable(n *node) []*corev1.Pod {
 	var out []*corev1.Pod
-	for _, p := range n.sn.Pods {
+	for _, p := range n.Pods {
 		if p != nil && cluster.IsReschedulable(p) && !cluster.ToleratesDisruptedTaint(p) {
 			out = append(out, p)
 		}
