@@ -202,26 +202,23 @@ func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft, out []B
 	return s.withRepair(n, out)
 }
 
-// budgetBlocks appends to have the budgets, as the plan leaves them, that would stop n for
-// the reasons that apply to it (Empty or Underutilized, and Drifted when it drifted), unless
-// listed already: a node another blocker kept from every method still shows its exhausted
-// budget.
+// budgetBlocks appends to have the budgets, as the plan leaves them, of the methods that
+// cover n (graceful ones first, then eventual ones: Empty or Underutilized, then Drifted
+// when it drifted) and would stop it, unless listed already: a node another blocker kept from
+// every method still shows its exhausted budget.
 func (s *state) budgetBlocks(n *node, have []Blocker, left map[v1.DisruptionReason]budgetLeft) []Blocker {
-	reasons := []v1.DisruptionReason{v1.DisruptionReasonUnderutilized}
-	if n.empty() {
-		reasons[0] = v1.DisruptionReasonEmpty
-	}
-	if n.drift != "" {
-		reasons = append(reasons, v1.DisruptionReasonDrifted)
-	}
-	listed := len(have)
-	for _, r := range reasons {
-		l := left[r]
-		if l.left[n.poolName] > 0 {
-			continue
-		}
-		if b := l.why[n.poolName]; !hasBlocker(have[:listed], b) {
-			have = append(have, b)
+	for _, eventual := range []bool{false, true} {
+		for _, m := range s.methods {
+			if m.eventual() != eventual || !m.covers(n) {
+				continue
+			}
+			l := left[v1.DisruptionReason(m.reason())]
+			if l.left[n.poolName] > 0 {
+				continue
+			}
+			if b := l.why[n.poolName]; !hasBlocker(have, b) {
+				have = append(have, b)
+			}
 		}
 	}
 	return have
@@ -244,18 +241,13 @@ func hasBlocker(bs []Blocker, b Blocker) bool {
 	return false
 }
 
-// budgetLeft is budgets' answer for one disruption reason.
-type budgetLeft struct {
-	left map[string]int
-	why  map[string]Blocker
-}
-
-// budgetsLeft is every disruption reason's budgets as the plan leaves them.
+// budgetsLeft is the budget of every method's reason as the plan leaves them.
 func (s *state) budgetsLeft() map[v1.DisruptionReason]budgetLeft {
 	out := map[v1.DisruptionReason]budgetLeft{}
-	for _, r := range []v1.DisruptionReason{v1.DisruptionReasonEmpty, v1.DisruptionReasonDrifted, v1.DisruptionReasonUnderutilized} {
-		l, why := s.budgets(r)
-		out[r] = budgetLeft{left: l, why: why}
+	for _, m := range s.methods {
+		if r := v1.DisruptionReason(m.reason()); out[r].left == nil {
+			out[r] = s.budgets(r)
+		}
 	}
 	return out
 }

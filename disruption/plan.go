@@ -34,9 +34,8 @@ type state struct {
 	nominated   map[string]int
 	provisioned []*scheduling.NodeClaim // what the provisioner pass launches
 	disrupting  map[string]int          // NodePool -> counted nodes disrupting (input + commands)
-	reasons     map[*node]Blocker
-	failed      map[*node]bool // failed single-node consolidation (state only gets tighter)
-	failedDrift map[*node]bool
+	reasons     map[*node]Blocker       // why a method kept a node (keep)
+	methods     []method                // the graceful and eventual methods, in order
 	uninit      map[string]bool
 	commands    []Command
 	// cache lets the many simulations of one Plan share per-pod and per-node work.
@@ -49,7 +48,12 @@ type state struct {
 // what it reads of each object). Plan never modifies snap. Errors are
 // *cluster.InvalidInputError (a nil snapshot, a zero now, two nodes of one name, or what a
 // simulation's scheduling.Solve refuses) or *cluster.InternalError (a bug).
-func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (res *Result, err error) {
+func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (*Result, error) {
+	return planWith(snap, now, opts, methods())
+}
+
+// planWith is Plan with these graceful and eventual methods, tried in order.
+func planWith(snap *cluster.Snapshot, now time.Time, opts Options, ms []method) (res *Result, err error) {
 	switch {
 	case snap == nil:
 		return nil, invalid(opPlan, cluster.InputNil, "Snapshot", "", "", "nil snapshot")
@@ -63,16 +67,15 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (res *Result, err
 	}()
 	s := &state{
 		snap: snap, now: now, opts: opts,
-		pools:       map[string]*v1.NodePool{},
-		taken:       map[*node]bool{},
-		nominated:   map[string]int{},
-		disrupting:  map[string]int{},
-		reasons:     map[*node]Blocker{},
-		failed:      map[*node]bool{},
-		failedDrift: map[*node]bool{},
-		uninit:      map[string]bool{},
-		cache:       scheduling.NewCache(),
-		mech:        mechState{forceful: map[*node]bool{}, repair: map[*node]Blocker{}, claimName: map[*scheduling.NodeClaim]string{}},
+		pools:      map[string]*v1.NodePool{},
+		taken:      map[*node]bool{},
+		nominated:  map[string]int{},
+		disrupting: map[string]int{},
+		reasons:    map[*node]Blocker{},
+		methods:    ms,
+		uninit:     map[string]bool{},
+		cache:      scheduling.NewCache(),
+		mech:       mechState{forceful: map[*node]bool{}, repair: map[*node]Blocker{}, claimName: map[*scheduling.NodeClaim]string{}},
 	}
 	for _, np := range snap.NodePools() { // not nil, names unique: cluster.New refuses them
 		c := np.DeepCopy()
@@ -109,16 +112,16 @@ func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (res *Result, err
 	if err := s.provision(); err != nil {
 		return nil, err
 	}
-	methods := []func() (bool, error){s.emptiness, s.drift, s.multiNode, s.singleNode}
 	cleared := false
 	for progress := true; progress; {
 		progress = false
-		for _, m := range methods {
-			ok, err := m()
+		for _, m := range s.methods {
+			p, err := s.try(m)
 			if err != nil {
 				return nil, err
 			}
-			if ok { // as Karpenter's controller: after a command, start again from the first method
+			if p != nil { // as Karpenter's controller: after a command, start again from the first method
+				s.commit(p.cmd, p.cands, p.sim)
 				progress = true
 				break
 			}
@@ -169,9 +172,15 @@ func consolidationUnfit(n *node) Blocker {
 	return Blocker{}
 }
 
-// budgets is, per NodePool, how many more nodes may be disrupted for reason, and the Budget
-// blocker of each.
-func (s *state) budgets(reason v1.DisruptionReason) (map[string]int, map[string]Blocker) {
+// budgetLeft is, per NodePool, how many more nodes may be disrupted for one reason (left), and
+// the Budget blocker of each (why).
+type budgetLeft struct {
+	left map[string]int
+	why  map[string]Blocker
+}
+
+// budgets is the budget for reason as the plan stands.
+func (s *state) budgets(reason v1.DisruptionReason) budgetLeft {
 	count := map[string]int{}
 	for _, n := range s.nodes {
 		if n.counted {
@@ -189,7 +198,7 @@ func (s *state) budgets(reason v1.DisruptionReason) (map[string]int, map[string]
 		}
 		why[name] = b
 	}
-	return out, why
+	return budgetLeft{left: out, why: why}
 }
 
 // commit records a command: its nodes are taken (their pods planned again in every later

@@ -1,0 +1,219 @@
+package disruption
+
+import (
+	"math"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// minSpotToSpotTypes is Karpenter's MinInstanceTypesForSpotToSpotConsolidation.
+const minSpotToSpotTypes = 15
+
+// replacementRules are what a consolidation method adds to the price rules every
+// replacement passes (cheaper): Karpenter's single- and multi-node consolidation differ only
+// here.
+type replacementRules struct {
+	// minSpotTypes: a spot-to-spot replacement needs at least this many cheaper spot types,
+	// and keeps no more of them than this (or than minValues asks); 0: no such rule.
+	minSpotTypes int
+	// differentType: a type of one of the candidates must be cheaper than the cheapest such
+	// candidate (Karpenter's filterOutSameInstanceType: no "delete 2×A, launch 1×A").
+	differentType bool
+}
+
+// oneCheaper is Karpenter's replacement: the candidates, whose pods the simulation placed on
+// claims, are replaced by one NodeClaim strictly cheaper than them, narrowed by rules. It
+// returns the replacement and the savings, or why there is none.
+func (s *state) oneCheaper(claims []*scheduling.NodeClaim, cands []*node, candPrice float64, rules replacementRules) ([]*scheduling.NodeClaim, float64, Blocker) {
+	if len(claims) > 1 {
+		return nil, 0, Blocker{Code: BlockTooManyReplacements, NewNodes: len(claims)}
+	}
+	r, why := s.cheaper(claims[0], cands, candPrice, rules)
+	if r == nil {
+		return nil, 0, why
+	}
+	return []*scheduling.NodeClaim{r}, candPrice - r.Offering.Price, Blocker{}
+}
+
+// byPrice keeps the types whose worst-case launch price for reqs is below maxPrice.
+func byPrice(its cloudprovider.InstanceTypes, reqs requirements.Requirements, maxPrice float64) cloudprovider.InstanceTypes {
+	var out cloudprovider.InstanceTypes
+	for _, it := range its {
+		if it != nil && it.Offerings.Available().WorstLaunchPrice(reqs) < maxPrice {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func launchable(its cloudprovider.InstanceTypes, reqs requirements.Requirements) cloudprovider.InstanceTypes {
+	var out cloudprovider.InstanceTypes
+	for _, it := range its {
+		if it != nil && it.Offerings.Available().HasCompatible(reqs) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// minValuesError is how many instance types minValues needs of its, or the
+// ReplacementMinValues blocker when its break them.
+func minValuesError(its cloudprovider.InstanceTypes, reqs requirements.Requirements) (int, *Blocker) {
+	if !cloudprovider.HasMinValues(reqs) {
+		return 0, nil
+	}
+	n, _, err := its.SatisfiesMinValues(reqs)
+	if err != nil {
+		return n, noReplacement(ReplacementMinValues, func(b *Blocker) { b.Detail = err.Error() })
+	}
+	return n, nil
+}
+
+// noReplacement is the NoCheaperReplacement blocker of code, with set's facts.
+func noReplacement(code ReplacementCode, set func(*Blocker)) *Blocker {
+	b := &Blocker{Code: BlockNoCheaperReplacement, Replacement: code}
+	if set != nil {
+		set(b)
+	}
+	return b
+}
+
+// cheaper narrows the simulation's replacement to instance types strictly cheaper than the
+// candidates (Karpenter's price filter, spot-to-spot rules, spot preference) and the
+// method's rules. It returns nil and why when none is left.
+func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice float64, rules replacementRules) (*scheduling.NodeClaim, Blocker) {
+	reqs := claim.Requirements.Copy()
+	// Prices are judged as Karpenter sees the claim: open where nodeplan's settlement pinned it.
+	priced := reqs
+	if claim.PriceRequirements != nil {
+		priced = claim.PriceRequirements.Copy()
+	}
+	opts := claim.InstanceTypeOptions.OrderByPrice(reqs)
+	allSpot := true
+	for _, c := range cands {
+		allSpot = allSpot && c.isSpot()
+	}
+	ct := reqs.Get(v1.CapacityTypeLabelKey)
+	noCheaper := noReplacement(ReplacementNotCheaper, func(b *Blocker) {
+		b.Price = candPrice
+		if len(opts) > 0 {
+			if p, ok := cheapestOffering(opts[:1], reqs); ok {
+				b.CheapestType, b.CheapestPrice = opts[0].Name, p.Price
+			}
+		}
+	})
+	if allSpot && ct.Has(v1.CapacityTypeSpot) {
+		if !s.opts.SpotToSpotConsolidation {
+			return nil, *noReplacement(ReplacementSpotToSpotDisabled, nil)
+		}
+		spot := requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot)
+		reqs.Add(spot)
+		if claim.PriceRequirements != nil {
+			priced.Add(spot)
+		} else {
+			priced = reqs
+		}
+		opts = byPrice(launchable(opts, reqs), priced, candPrice)
+		if len(opts) == 0 {
+			return nil, *noCheaper
+		}
+		need, why := minValuesError(opts, reqs)
+		if why != nil {
+			return nil, *why
+		}
+		if rules.minSpotTypes > 0 {
+			if len(opts) < rules.minSpotTypes {
+				found := len(opts)
+				return nil, *noReplacement(ReplacementTooFewSpotTypes, func(b *Blocker) { b.InstanceTypes = found })
+			}
+			opts = opts[:min(len(opts), max(rules.minSpotTypes, need))]
+		}
+	} else {
+		opts = byPrice(opts, priced, candPrice)
+		if len(opts) == 0 {
+			return nil, *noCheaper
+		}
+		if _, why := minValuesError(opts, reqs); why != nil {
+			return nil, *why
+		}
+		if ct.Has(v1.CapacityTypeSpot) && ct.Has(v1.CapacityTypeOnDemand) {
+			spot := reqs.Copy()
+			spot.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
+			if l := launchable(opts, spot); len(l) > 0 {
+				reqs, opts = spot, l
+				if claim.PriceRequirements != nil {
+					priced = priced.Copy()
+					priced.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
+				} else {
+					priced = reqs
+				}
+			}
+		}
+	}
+	if rules.differentType {
+		var why *Blocker
+		if opts, why = filterOutSameInstanceType(opts, reqs, priced, cands); why != nil {
+			return nil, *why
+		}
+	}
+	names := make([]string, 0, len(opts))
+	for _, it := range opts {
+		names = append(names, it.Name)
+	}
+	reqs.Add(requirements.MustNew(v1.LabelInstanceType, requirements.In, names...))
+	r := *claim
+	r.Requirements = reqs
+	r.InstanceTypeOptions = opts
+	var best *cloudprovider.Offering
+	for _, it := range opts {
+		if o, ok := cheapestOffering(cloudprovider.InstanceTypes{it}, reqs); ok && (best == nil || o.Price < best.Price) {
+			best, r.InstanceType = o, it
+		}
+	}
+	if best == nil {
+		return nil, *noCheaper
+	}
+	r.Offering = best
+	return &r, Blocker{}
+}
+
+func cheapestOffering(its cloudprovider.InstanceTypes, reqs requirements.Requirements) (*cloudprovider.Offering, bool) {
+	var best *cloudprovider.Offering
+	for _, it := range its {
+		if o := it.Offerings.Available().Compatible(reqs).Cheapest(); o != nil && (best == nil || o.Price < best.Price) {
+			best = o
+		}
+	}
+	return best, best != nil
+}
+
+// filterOutSameInstanceType: when a replacement option is the instance type of a candidate,
+// the replacement must be cheaper than the cheapest such candidate (no "delete 2×A, launch
+// 1×A" when "delete 1×A" would do).
+func filterOutSameInstanceType(opts cloudprovider.InstanceTypes, reqs, priced requirements.Requirements, cands []*node) (cloudprovider.InstanceTypes, *Blocker) {
+	names := map[string]bool{}
+	for _, it := range opts {
+		names[it.Name] = true
+	}
+	maxPrice, same := math.Inf(1), false
+	for _, c := range cands {
+		if c.it != nil && names[c.it.Name] {
+			same = true
+			maxPrice = math.Min(maxPrice, c.price)
+		}
+	}
+	if !same {
+		return opts, nil
+	}
+	opts = byPrice(opts, priced, maxPrice)
+	if len(opts) == 0 {
+		return nil, noReplacement(ReplacementSameInstanceType, nil)
+	}
+	if _, why := minValuesError(opts, reqs); why != nil {
+		return nil, why
+	}
+	return opts, nil
+}
