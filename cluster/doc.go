@@ -17,9 +17,15 @@
 // as it was:
 //
 //   - Without (nodes gone with their pods), WithoutPods, WithPods, WithClaims (paired or in
-//     flight), WithNodes (a claim's Node registers), WithUpdatedNodes, WithUpdatedNodeClaims
-//     (objects replaced in place), WithInstanceTypes, WithInterruptions, WithRepairPolicies,
-//     WithProviderDrift: what a host program sees change.
+//     flight), WithoutClaims, WithNodes (a claim's Node registers), WithUpdatedNodes,
+//     WithUpdatedNodeClaims (objects replaced in place), WithNodePools, WithoutNodePools,
+//     WithDaemonSets, WithoutDaemonSets, WithPodDisruptionBudgets,
+//     WithoutPodDisruptionBudgets (added or replaced by name, removed), WithInstanceTypes,
+//     WithInterruptions, WithRepairPolicies, WithProviderDrift: what a host program sees
+//     change. WithPods and WithoutPods cost in proportion to the pods they add or remove
+//     (a copy of the lists they change, the PDB reading adjusted for those pods, no
+//     allocation per pod of the snapshot: about 15 µs at 5,500 pods, where New takes 9 ms).
+//     Objects gives the objects back, for New to build from after any other edit.
 //   - WithPodEvents (lastPodEventTime where pods bound, left, finished or started
 //     terminating since an earlier snapshot) and WithPodsRunning (the pods bound to ready
 //     nodes start): what time writes on the objects, which Plan reads times from. A host

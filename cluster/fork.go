@@ -82,17 +82,24 @@ func (set nameSet) has(n *Node) bool {
 // Without is the snapshot as if the named nodes (or in-flight NodeClaims, by the name pods
 // bind to or by Name), and every pod bound to them, were gone; the other nodes keep their
 // order. Unknown names are ignored. It keeps the parent's PDB reading (a simulation asks
-// where the pods of these nodes would go, not whether they were ever there).
+// where the pods of these nodes would go, not whether they were ever there): a host whose
+// node is gone calls WithoutPods(its pods) first, so that the PDBs count them out.
 func (s *Snapshot) Without(names ...string) *Snapshot {
 	gone := newNameSet(names)
 	c := *s
 	c.nodes = make([]*Node, 0, len(s.nodes))
+	var podsGone []podName
 	for _, n := range s.nodes {
 		if !gone.has(n) {
 			c.nodes = append(c.nodes, n)
+			continue
+		}
+		for _, p := range n.Pods {
+			podsGone = append(podsGone, podName{p.Namespace, p.Name})
 		}
 	}
 	c.idx = &nameIndex{}
+	c.names = s.names.with(&c, podsGone, nil)
 	return &c
 }
 
@@ -172,105 +179,14 @@ func (s *Snapshot) ByName() *Snapshot {
 	return &c
 }
 
-// WithoutPods is the snapshot as if these pods (matched by namespace/name: pending, moving,
-// bound or not planned) were gone.
-func (s *Snapshot) WithoutPods(pods ...*corev1.Pod) *Snapshot {
-	gone := map[string]bool{}
-	for _, p := range pods {
-		gone[PodKey(p)] = true
-	}
-	c := s.fork()
-	c.pending = dropPods(c.pending, gone)
-	c.moving = dropPods(c.moving, gone)
-	np := c.notPlanned[:0]
-	for _, n := range c.notPlanned {
-		if !gone[PodKey(n.Pod)] {
-			np = append(np, n)
-		}
-	}
-	c.notPlanned = np
-	for i, n := range c.nodes {
-		for _, p := range n.Pods {
-			if gone[PodKey(p)] {
-				e := c.edit(i)
-				e.Pods = dropPods(e.Pods, gone)
-				break
-			}
-		}
-	}
-	c.readPDBs()
-	return c
-}
-
-func dropPods(pods []*corev1.Pod, gone map[string]bool) []*corev1.Pod {
-	out := pods[:0]
-	for _, p := range pods {
-		if !gone[PodKey(p)] {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// WithPods is the snapshot with these pods added: bound to their spec.nodeName, pending, or
-// not planned, as New sorts them. A nil pod, or one whose namespace/name the snapshot already
-// holds, is an *InvalidInputError.
-func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
-	const op = "cluster.WithPods"
-	known := s.podKeys()
-	c := s.fork()
-	edited := map[int]bool{}
-	editOnce := func(i int) *Node {
-		if edited[i] {
-			return c.nodes[i]
-		}
-		edited[i] = true
-		return c.edit(i)
-	}
-	for i, p := range pods {
-		if p == nil {
-			return nil, nilObject(op, "Pod", fmt.Sprintf("pods[%d]", i))
-		}
-		k := PodKey(p)
-		if known[k] {
-			return nil, invalid(op, InputDuplicate, "Pod", k, "", "the snapshot already holds a pod of this namespace/name")
-		}
-		known[k] = true
-		c.file(p, editOnce)
-	}
-	for i := range edited {
-		sortPods(c.nodes[i].Pods)
-	}
-	sortNotPlanned(c.notPlanned)
-	c.readPDBs()
-	return c, nil
-}
-
-// podKeys are the namespace/names of every pod the snapshot holds.
-func (s *Snapshot) podKeys() map[string]bool {
-	out := map[string]bool{}
-	for _, p := range s.pending {
-		out[PodKey(p)] = true
-	}
-	for _, p := range s.moving {
-		out[PodKey(p)] = true
-	}
-	for _, n := range s.notPlanned {
-		out[PodKey(n.Pod)] = true
-	}
-	for _, n := range s.nodes {
-		for _, p := range n.Pods {
-			out[PodKey(p)] = true
-		}
-	}
-	return out
-}
-
 // WithClaims is the snapshot with these NodeClaims added, each paired with its Node when
 // the snapshot holds one (as New pairs them) and in flight otherwise (after the other
 // nodes, in the given order). A nil NodeClaim, one whose name the snapshot already holds, or
 // an in-flight one named like a Node of the snapshot is an *InvalidInputError.
 func (s *Snapshot) WithClaims(claims ...*v1.NodeClaim) (*Snapshot, error) {
+	if len(claims) == 0 {
+		return s, nil
+	}
 	c := s.fork()
 	if err := c.addClaims("cluster.WithClaims", claims); err != nil {
 		return nil, err

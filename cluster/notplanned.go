@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -61,8 +60,4 @@ func (s *Snapshot) notPlannedReason(p *corev1.Pod) NotPlannedCode {
 		return NotPlannedDaemonSetPod
 	}
 	return ""
-}
-
-func sortNotPlanned(ns []NotPlanned) {
-	sort.SliceStable(ns, func(i, j int) bool { return PodKey(ns[i].Pod) < PodKey(ns[j].Pod) })
 }

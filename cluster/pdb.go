@@ -26,6 +26,10 @@ type pdbItem struct {
 	sel     labels.Selector
 	status  bool
 	allowed int32
+	// expected and healthy are the disruption controller's counts of the pods the PDB
+	// selects (without a status, allowed is computed from them): kept so that a fork that
+	// adds or removes a few pods adjusts them rather than counting every pod again.
+	expected, healthy int
 }
 
 // NewPDBLimits reads pdbs against pods (every pod of the cluster: bound and pending). A PDB
@@ -56,39 +60,65 @@ func NewPDBLimits(pdbs []*policyv1.PodDisruptionBudget, pods []*corev1.Pod) *PDB
 }
 
 // recount is l read against pods: the same PDBs and selectors, the allowances of the PDBs
-// without a status computed again (what a fork that adds or removes pods needs).
+// without a status computed again (what a fork that changes many pods needs).
 func (l *PDBLimits) recount(pods []*corev1.Pod) *PDBLimits {
 	out := &PDBLimits{items: slices.Clone(l.items), index: l.index}
-	computed := false
-	for _, it := range out.items {
-		computed = computed || !it.status
+	for i := range out.items {
+		out.items[i].expected, out.items[i].healthy = 0, 0
 	}
-	if !computed {
-		return out
+	out.count(pods, 1)
+	out.allow()
+	return out
+}
+
+// adjust is l after the pods removed left and the pods added came (each counted as the
+// reading counts it): l itself when no PDB without a status selects any of them, else a
+// copy with their counts and allowances changed. A fork that adds or removes a few pods
+// pays for those, not for every pod of the snapshot. A nil l stays nil.
+func (l *PDBLimits) adjust(removed, added []*corev1.Pod) *PDBLimits {
+	if l == nil || len(removed)+len(added) == 0 {
+		return l
 	}
-	// The disruption controller's counts: expected = the matching pods that are neither
-	// finished nor terminating (pending ones too), healthy = the Ready bound ones among them.
-	expected := make([]int, len(out.items))
-	healthy := make([]int, len(out.items))
+	out := &PDBLimits{items: slices.Clone(l.items), index: l.index}
+	if gone, came := out.count(removed, -1), out.count(added, 1); !gone && !came {
+		return l
+	}
+	out.allow()
+	return out
+}
+
+// count adds delta to the counts of every PDB without a status for each of pods (l must
+// be a reading no snapshot holds yet) and reports whether any changed. The disruption
+// controller's counts: expected = the matching pods that are neither finished nor
+// terminating (pending ones too), healthy = the Ready bound ones among them.
+func (l *PDBLimits) count(pods []*corev1.Pod, delta int) bool {
+	changed := false
 	var buf [8]int
 	for _, p := range pods {
 		if p == nil || IsTerminal(p) || p.DeletionTimestamp != nil {
 			continue
 		}
 		ready := p.Spec.NodeName != "" && podReady(p)
-		for _, i := range out.matching(p, buf[:0]) {
-			expected[i]++
-			if ready {
-				healthy[i]++
+		for _, i := range l.matching(p, buf[:0]) {
+			if it := &l.items[i]; !it.status {
+				changed = true
+				it.expected += delta
+				if ready {
+					it.healthy += delta
+				}
 			}
 		}
 	}
-	for i := range out.items {
-		if it := &out.items[i]; !it.status {
-			it.allowed = allowedOf(it.pdb, expected[i], healthy[i])
+	return changed
+}
+
+// allow computes the allowance of every PDB without a status from its counts.
+func (l *PDBLimits) allow() {
+	for i := range l.items {
+		if it := &l.items[i]; !it.status {
+			it.allowed = allowedOf(it.pdb, it.expected, it.healthy)
 		}
 	}
-	return out
 }
 
 func hasPDBStatus(pdb *policyv1.PodDisruptionBudget) bool {

@@ -77,6 +77,8 @@ type Snapshot struct {
 	notPlanned []NotPlanned
 	// pdbs is the reading of the PodDisruptionBudgets against every bound and pending pod.
 	pdbs *PDBLimits
+	// names are the namespace/names of the pending, not planned and bound pods.
+	names *podNames
 }
 
 // nameIndex maps the name pods bind to onto a position in nodes. Forks that keep every
@@ -155,6 +157,7 @@ func New(o Objects) (*Snapshot, error) {
 	}
 	sortNotPlanned(s.notPlanned)
 	s.readPDBs()
+	s.names = &podNames{base: builtNames(seen)}
 	return s, nil
 }
 
@@ -162,17 +165,20 @@ func New(o Objects) (*Snapshot, error) {
 type podName struct{ namespace, name string }
 
 // file adds p where the snapshot holds it: not planned (with its reason), bound to its
-// spec.nodeName's node (node(i) is node i as s may append to it), or pending.
-func (s *Snapshot) file(p *corev1.Pod, node func(i int) *Node) {
+// spec.nodeName's node (node(i) is node i as s may change it), or pending. It reports
+// whether the PDB reading counts p (pending or bound).
+func (s *Snapshot) file(p *corev1.Pod, node func(i int) *Node) bool {
 	switch r := s.notPlannedReason(p); {
 	case r != "":
 		s.notPlanned = append(s.notPlanned, NotPlanned{Pod: p, Reason: r})
+		return false
 	case p.Spec.NodeName != "":
-		n := node(s.idx.m[p.Spec.NodeName])
+		n := node(s.byName()[p.Spec.NodeName])
 		n.Pods = append(n.Pods, p)
 	default:
 		s.pending = append(s.pending, p)
 	}
+	return true
 }
 
 // readPDBs reads the PodDisruptionBudgets against every bound and pending pod (the

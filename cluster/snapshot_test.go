@@ -168,3 +168,13 @@ func TestNewRefusesEveryNil(t *testing.T) {
 		})
 	}
 }
+
+// TestNodePrintsReadably: a node drawn by rapid (logged with %#v) reads as names, not
+// pointers.
+func TestNodePrintsReadably(t *testing.T) {
+	s, err := cluster.New(cluster.Objects{Nodes: []*corev1.Node{node("n1", "")}, NodeClaims: []*v1.NodeClaim{claim("c1", "n1", "")},
+		Pods: []*corev1.Pod{fake.Pod("web").NodeName("n1").Obj()}})
+	require.NoError(t, err)
+	n := s.Deleting("n1").Nodes()[0]
+	assert.Equal(t, "node n1/c1 deleting pods=[default/web]", fmt.Sprintf("%#v", n))
+}

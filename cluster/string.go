@@ -29,3 +29,33 @@ func (s *Snapshot) String() string {
 	fmt.Fprintf(&b, "pending=%d notPlanned=%d", len(s.pending), len(s.notPlanned))
 	return b.String()
 }
+
+// String is the node in one line for test logs: the Node's and NodeClaim's names ("-" for
+// none), its marks and its bound pods by namespace/name.
+func (n *Node) String() string {
+	if n == nil {
+		return "<nil node>"
+	}
+	node, claim := "-", "-"
+	if n.Node != nil {
+		node = n.Node.Name
+	}
+	if n.NodeClaim != nil {
+		claim = n.NodeClaim.Name
+	}
+	var marks []string
+	if n.Deleting() {
+		marks = append(marks, "deleting")
+	}
+	if n.closedToMoves {
+		marks = append(marks, "closed")
+	}
+	pods := make([]string, len(n.Pods))
+	for i, p := range n.Pods {
+		pods[i] = PodKey(p)
+	}
+	return fmt.Sprintf("node %s/%s%s pods=[%s]", node, claim, strings.Join(append([]string{""}, marks...), " "), strings.Join(pods, " "))
+}
+
+// GoString is String: rapid logs a drawn value with %#v, which would print pointers.
+func (n *Node) GoString() string { return n.String() }

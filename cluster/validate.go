@@ -15,12 +15,8 @@ import (
 // refuseDuplicatePools is the error for the first NodePool whose name an earlier one has:
 // both engines key NodePools by name, and one of them would be silently dropped.
 func refuseDuplicatePools(op string, pools []*v1.NodePool) error {
-	seen := make(map[string]bool, len(pools))
-	for _, np := range pools {
-		if seen[np.Name] {
-			return invalid(op, InputDuplicate, "NodePool", np.Name, "", "two NodePools of this name")
-		}
-		seen[np.Name] = true
+	if name, dup := firstRepeated(pools, func(np *v1.NodePool) string { return np.Name }); dup {
+		return invalid(op, InputDuplicate, "NodePool", name, "", "two NodePools of this name")
 	}
 	return nil
 }

@@ -100,9 +100,18 @@ func TestGeneratorsValid(t *testing.T) {
 			}
 		}
 		_ = PodGenerator().Draw(t, "pod")
-		np := NodePoolGenerator().Draw(t, "nodepool")
-		if _, err := requirements.FromNodeSelectorRequirements(np.Spec.Template.Spec.Requirements...); err != nil {
-			t.Fatalf("nodepool requirements: %v", err)
+		for _, settings := range []NodePoolSettings{DefaultNodePoolSettings(), HostileNodePoolSettings()} {
+			pools := NodePoolsGenerator(4, settings).Draw(t, "nodepools")
+			seen := map[string]bool{}
+			for _, np := range pools {
+				if seen[np.Name] {
+					t.Fatalf("two NodePools named %s", np.Name)
+				}
+				seen[np.Name] = true
+				if _, err := requirements.FromNodeSelectorRequirements(np.Spec.Template.Spec.Requirements...); err != nil {
+					t.Fatalf("nodepool requirements: %v", err)
+				}
+			}
 		}
 		its := InstanceTypesGenerator(4).Draw(t, "types")
 		for _, it := range its {

@@ -37,33 +37,89 @@ func PodsGenerator(max int) *rapid.Generator[[]*corev1.Pod] {
 	return PodsGeneratorWith(max, "pod", DefaultPodSettings())
 }
 
-// NodePoolGenerator draws valid NodePools named "nodepool-<n>": optionally restricted to some
-// zones, arches and capacity types, optionally tainted team=<team>:NoSchedule with a matching
-// label, with a weight 0..100 and optionally a cpu limit.
-func NodePoolGenerator() *rapid.Generator[*v1.NodePool] {
-	return rapid.Custom(func(t *rapid.T) *v1.NodePool {
-		b := NodePool(fmt.Sprintf("nodepool-%d", rapid.IntRange(0, 99).Draw(t, "index")))
-		if rapid.Bool().Draw(t, "restrict-zones") {
-			zones := rapid.SliceOfNDistinct(rapid.SampledFrom(genZones), 1, 3, rapid.ID[string]).Draw(t, "zones")
-			b.Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, zones...)
+// NodePoolSettings are the probabilities (0..1) with which a drawn NodePool carries each
+// restriction (see chance), and the bounds of its cpu limit.
+type NodePoolSettings struct {
+	// RestrictZones keeps it to 1..3 of the test zones, RestrictArch to one arch,
+	// OneCapacityType to one of spot and on-demand (else both).
+	RestrictZones, RestrictArch, OneCapacityType float64
+	// Tainted taints it team=<team>:NoSchedule (with a matching label); pods without the
+	// toleration cannot use it.
+	Tainted float64
+	// Weighted gives it a weight 1..100; Limited a cpu limit of MinCPULimit..MaxCPULimit
+	// cores (0: 100 and 1000).
+	Weighted, Limited        float64
+	MinCPULimit, MaxCPULimit int
+}
+
+// DefaultNodePoolSettings keep most NodePools open to most pods: a fifth restrict zones or
+// arch, a third one capacity type, a tenth are tainted, a fifth limited to 100..1000 cores,
+// half weighted.
+func DefaultNodePoolSettings() NodePoolSettings {
+	return NodePoolSettings{RestrictZones: 0.2, RestrictArch: 0.2, OneCapacityType: 0.3, Tainted: 0.1, Weighted: 0.5, Limited: 0.2}
+}
+
+// HostileNodePoolSettings are for properties that want pods refused, as the generator's old
+// defaults did (about two thirds of the pods unplaced): most NodePools restricted, tainted
+// and limited, cpu limits from 1 core.
+func HostileNodePoolSettings() NodePoolSettings {
+	return NodePoolSettings{RestrictZones: 0.7, RestrictArch: 0.7, OneCapacityType: 0.7, Tainted: 0.7, Weighted: 0.5, Limited: 0.7,
+		MinCPULimit: 1, MaxCPULimit: 1000}
+}
+
+// NodePoolsGenerator draws 1..most valid NodePools named nodepool-0, nodepool-1, ... (never
+// two of one name) with the settings' probabilities; each is logged with Describe.
+func NodePoolsGenerator(most int, s NodePoolSettings) *rapid.Generator[[]*v1.NodePool] {
+	return rapid.Custom(func(t *rapid.T) []*v1.NodePool {
+		n := rapid.IntRange(1, max(most, 1)).Draw(t, "nodepools")
+		out := make([]*v1.NodePool, 0, n)
+		for i := range n {
+			out = append(out, drawNodePool(t, fmt.Sprintf("nodepool-%d", i), s))
 		}
-		if rapid.Bool().Draw(t, "restrict-arch") {
-			b.Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, rapid.SampledFrom(genArches).Draw(t, "arch"))
-		}
-		cts := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{v1.CapacityTypeSpot, v1.CapacityTypeOnDemand}), 1, 2, rapid.ID[string]).Draw(t, "capacity-types")
-		b.Requirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, cts...)
-		if rapid.Bool().Draw(t, "tainted") {
-			team := rapid.SampledFrom(genTaints).Draw(t, "team")
-			b.Taint("team", team, corev1.TaintEffectNoSchedule).Label("team", team)
-		}
-		if w := rapid.IntRange(0, 100).Draw(t, "weight"); w > 0 {
-			b.Weight(int32(w))
-		}
-		if rapid.Bool().Draw(t, "limited") {
-			b.Limit(corev1.ResourceCPU, fmt.Sprint(rapid.IntRange(1, 1000).Draw(t, "cpu-limit")))
-		}
-		return b.Obj()
+		return out
 	})
+}
+
+// NodePoolGenerator draws one valid NodePool named name with the settings' probabilities
+// (NodePoolsGenerator draws several of distinct names).
+func NodePoolGenerator(name string, s NodePoolSettings) *rapid.Generator[*v1.NodePool] {
+	return rapid.Custom(func(t *rapid.T) *v1.NodePool { return drawNodePool(t, name, s) })
+}
+
+func drawNodePool(t *rapid.T, name string, s NodePoolSettings) *v1.NodePool {
+	b := NodePool(name)
+	if chance(t, s.RestrictZones, name+"/restrict-zones") {
+		zones := rapid.SliceOfNDistinct(rapid.SampledFrom(genZones), 1, 3, rapid.ID[string]).Draw(t, name+"/zones")
+		b.Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, zones...)
+	}
+	if chance(t, s.RestrictArch, name+"/restrict-arch") {
+		b.Requirement(v1.LabelArch, corev1.NodeSelectorOpIn, rapid.SampledFrom(genArches).Draw(t, name+"/arch"))
+	}
+	cts := []string{v1.CapacityTypeSpot, v1.CapacityTypeOnDemand}
+	if chance(t, s.OneCapacityType, name+"/one-capacity-type") {
+		cts = []string{rapid.SampledFrom(cts).Draw(t, name+"/capacity-type")}
+	}
+	b.Requirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, cts...)
+	if chance(t, s.Tainted, name+"/tainted") {
+		team := rapid.SampledFrom(genTaints).Draw(t, name+"/team")
+		b.Taint("team", team, corev1.TaintEffectNoSchedule).Label("team", team)
+	}
+	if chance(t, s.Weighted, name+"/weighted") {
+		b.Weight(int32(rapid.IntRange(1, 100).Draw(t, name+"/weight")))
+	}
+	if chance(t, s.Limited, name+"/limited") {
+		lo, hi := s.MinCPULimit, s.MaxCPULimit
+		if lo <= 0 {
+			lo = 100
+		}
+		if hi < lo {
+			hi = max(lo, 1000)
+		}
+		b.Limit(corev1.ResourceCPU, fmt.Sprint(rapid.IntRange(lo, hi).Draw(t, name+"/cpu-limit")))
+	}
+	np := b.Obj()
+	t.Logf("%s", Describe(np))
+	return np
 }
 
 // InstanceTypesGenerator draws 1..max instance types named "gen-it-<i>" with 1..64 CPUs,
@@ -94,6 +150,7 @@ func InstanceTypesGenerator(max int) *rapid.Generator[cloudprovider.InstanceType
 			memGi := rapid.IntRange(1, 256).Draw(t, name+"/memory-gi")
 			pods := rapid.IntRange(1, 110).Draw(t, name+"/pods")
 			out = append(out, linuxType(name, arch, cpu, memGi, pods, ofs))
+			t.Logf("%s", Describe(out[len(out)-1]))
 		}
 		return out
 	})

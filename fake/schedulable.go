@@ -54,6 +54,7 @@ func SchedulableInstanceTypesGenerator(most int) *rapid.Generator[cloudprovider.
 				pods = rapid.IntRange(1, 110).Draw(t, name+"/pods")
 			}
 			out = append(out, linuxType(name, arch, cpu, memGi, pods, ofs))
+			t.Logf("%s", Describe(out[len(out)-1]))
 		}
 		return out
 	})

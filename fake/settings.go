@@ -30,9 +30,19 @@ type PodSettings struct {
 	MaxCPUMillis, MaxMemoryMi int
 }
 
-// DefaultPodSettings are PodGenerator's probabilities: one half for each of its
-// constraints, none of the others.
+// DefaultPodSettings are PodGenerator's probabilities, chosen so that over the default
+// generators (InstanceTypesGenerator, NodePoolsGenerator with DefaultNodePoolSettings) most
+// pods can be placed, while every constraint still comes up: a fifth of pods select a
+// zone, an arch or a capacity type or have a hostname anti-affinity or a host port, a
+// quarter spread over zones, half tolerate the team taint.
 func DefaultPodSettings() PodSettings {
+	return PodSettings{ZoneSelector: 0.2, ArchSelector: 0.2, Toleration: 0.5, CapacityTypeRequirement: 0.2,
+		ZoneSpread: 0.25, HostnameAntiAffinity: 0.2, HostPort: 0.2}
+}
+
+// HostilePodSettings are the old defaults, for properties that want pods refused: one half
+// for each of PodGenerator's constraints.
+func HostilePodSettings() PodSettings {
 	return PodSettings{ZoneSelector: 0.5, ArchSelector: 0.5, Toleration: 0.5, CapacityTypeRequirement: 0.5,
 		ZoneSpread: 0.5, HostnameAntiAffinity: 0.5, HostPort: 0.5}
 }
@@ -125,7 +135,9 @@ func drawPodWith(t *rapid.T, name string, s PodSettings) *corev1.Pod {
 	if chance(t, s.HostPort, name+"/host-port") {
 		b.HostPort(int32(rapid.IntRange(8000, 8003).Draw(t, name+"/port")))
 	}
-	return b.Obj()
+	p := b.Obj()
+	t.Logf("%s", Describe(p))
+	return p
 }
 
 // NodeGenerator draws an existing, initialized node named name of NodePool pool ("" for
@@ -137,12 +149,14 @@ func NodeGenerator(name, pool string, types cloudprovider.InstanceTypes) *rapid.
 		it := rapid.SampledFrom(types).Draw(t, name+"/instance-type")
 		o := rapid.SampledFrom(it.Offerings).Draw(t, name+"/offering")
 		lbls := launchedLabels(name, pool, it, o)
-		return &corev1.Node{
+		n := &corev1.Node{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: lbls},
 			Status: corev1.NodeStatus{Capacity: it.Capacity.DeepCopy(), Allocatable: it.Allocatable().DeepCopy(),
 				Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
 		}
+		t.Logf("%s", Describe(n))
+		return n
 	})
 }
 
@@ -161,6 +175,7 @@ func DaemonSetGenerator(name string) *rapid.Generator[*appsv1.DaemonSet] {
 		}
 		ds := DaemonSet(name, b.Obj())
 		ds.Namespace = "kube-system"
+		t.Logf("%s", Describe(ds))
 		return ds
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/internal/cputime"
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/verify"
 )
 
 // benchmarkPods rebuilds Karpenter's scheduling benchmark workload (makeDiversePods): five
@@ -118,6 +119,31 @@ func BenchmarkSolve(b *testing.B) {
 func BenchmarkNewAndSolve(b *testing.B) {
 	for _, n := range []int{100, 1000, 5000, 20000} {
 		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) { benchmarkSolveFresh(b, n, scheduling.PackingCostAware, true) })
+	}
+}
+
+// BenchmarkVerifySolve times verify.Solve checking BenchmarkSolve's result: what a host pays
+// to hold every plan to the independent checker.
+func BenchmarkVerifySolve(b *testing.B) {
+	for _, n := range []int{1000, 5000, 20000} {
+		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
+			snap := snapOf(b, benchmarkObjects(n))
+			opts := scheduling.Options{}
+			res, err := scheduling.Solve(snap, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			cpu := cputime.Now()
+			var vs []verify.Violation
+			for b.Loop() {
+				vs = verify.Solve(snap, opts, res)
+			}
+			b.ReportMetric(cputime.Per(cpu, b.N), "cpu-ns/op")
+			if len(vs) > 0 {
+				b.Fatalf("%d violations, first: %s", len(vs), vs[0])
+			}
+		})
 	}
 }
 

@@ -32,7 +32,7 @@ var planSettings = fake.PodSettings{ZoneSelector: 0.1, Toleration: 0.3, Hostname
 func drawPlanWorld(t *rapid.T) (w *world, now time.Time) {
 	now = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	types := fake.InstanceTypesGenerator(4).Draw(t, "instance-types")
-	pools := rapid.SliceOfNDistinct(fake.NodePoolGenerator(), 1, 2, func(np *v1.NodePool) string { return np.Name }).Draw(t, "nodepools")
+	pools := fake.NodePoolsGenerator(2, fake.HostileNodePoolSettings()).Draw(t, "nodepools")
 	w = &world{Objects: cluster.Objects{NodePools: pools, InstanceTypes: map[string]cloudprovider.InstanceTypes{}, WellKnownLabels: fake.WellKnownLabels()}}
 	for _, np := range pools {
 		w.InstanceTypes[np.Name] = types

@@ -39,7 +39,7 @@ var propSettings = fake.PodSettings{
 func drawSolveWorld(t *rapid.T) (*world, scheduling.Options) {
 	// Drawn types, plus five plain ones in every zone so that most pods can go somewhere.
 	types := append(fake.InstanceTypesGenerator(6).Draw(t, "instance-types"), fake.InstanceTypes(5)...)
-	pools := rapid.SliceOfNDistinct(fake.NodePoolGenerator(), 1, 3, func(np *v1.NodePool) string { return np.Name }).Draw(t, "nodepools")
+	pools := fake.NodePoolsGenerator(3, fake.HostileNodePoolSettings()).Draw(t, "nodepools")
 	for _, np := range pools {
 		if len(np.Spec.Limits) > 0 && rapid.IntRange(0, 3).Draw(t, np.Name+"/keep-limit") > 0 {
 			np.Spec.Limits = nil
