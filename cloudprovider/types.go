@@ -89,6 +89,24 @@ func (o *InstanceTypeOverhead) Total() corev1.ResourceList {
 	return total
 }
 
+// LaunchLabels are the labels a node of this type launched in offering o carries: the first
+// value of each In requirement of the type (instance type, arch, os, ...), then the
+// offering's single values (zone, capacity type, reservation ID). A fresh map.
+func (it *InstanceType) LaunchLabels(o *Offering) map[string]string {
+	labels := map[string]string{}
+	for k, r := range it.Requirements {
+		if r != nil && r.Operator() == requirements.In && len(r.Values()) > 0 {
+			labels[k] = r.Values()[0]
+		}
+	}
+	if o != nil {
+		for k, v := range o.Requirements.Labels() {
+			labels[k] = v
+		}
+	}
+	return labels
+}
+
 // Allocatable is Capacity minus the overhead (memory also minus any hugepages-* capacity),
 // floored at zero. It is computed once; the returned list must not be modified.
 func (it *InstanceType) Allocatable() corev1.ResourceList {

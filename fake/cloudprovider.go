@@ -276,15 +276,7 @@ func (c *CloudProvider) Create(_ context.Context, nodeClaim *v1.NodeClaim) (*v1.
 	c.counter++
 	zone := best.o.Zone()
 	out := nodeClaim.DeepCopy()
-	labels := map[string]string{}
-	for k, r := range best.it.Requirements {
-		if r != nil && r.Operator() == requirements.In && len(r.Values()) > 0 {
-			labels[k] = r.Values()[0]
-		}
-	}
-	for k, v := range best.o.Requirements.Labels() {
-		labels[k] = v
-	}
+	labels := best.it.LaunchLabels(best.o)
 	for k, v := range nodeClaim.Labels {
 		labels[k] = v
 	}

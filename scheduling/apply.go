@@ -5,6 +5,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // NodeClaimFor is the karpenter.sh/v1 NodeClaim named name that launches the planned claim c
@@ -99,4 +100,35 @@ func ClaimMoves(claims []*NodeClaim) []cluster.Move {
 		}
 	}
 	return moves
+}
+
+// Launched is nc (NodeClaimFor of c) as a cloud that launches the plan's choice, c's
+// InstanceType in its Offering, returns it: labelled with the single values of c's
+// requirements narrowed by that type and offering, then nc's own labels; with the type's
+// capacity and allocatable and a Launched=True condition. A copy: nc is not modified. With
+// cluster.NodeFor it is the node the plan's pods run on (`plan -o yaml --launched`). Without
+// an InstanceType or Offering (a claim that cannot launch) it is nc's copy unlaunched.
+func Launched(c *NodeClaim, nc *v1.NodeClaim) *v1.NodeClaim {
+	out := nc.DeepCopy()
+	if c.InstanceType == nil || c.Offering == nil {
+		return out
+	}
+	reqs := c.Requirements.Copy()
+	if reqs == nil {
+		reqs = requirements.Requirements{}
+	}
+	for _, r := range []requirements.Requirements{c.InstanceType.Requirements, c.Offering.Requirements} {
+		for _, k := range r.Keys() {
+			reqs.Add(r.Get(k))
+		}
+	}
+	labels := reqs.Labels()
+	for k, v := range nc.Labels {
+		labels[k] = v
+	}
+	out.Labels = labels
+	out.Status.Capacity = c.InstanceType.Capacity.DeepCopy()
+	out.Status.Allocatable = c.InstanceType.Allocatable().DeepCopy()
+	out.Status.Conditions = append(out.Status.Conditions, metav1.Condition{Type: v1.ConditionTypeLaunched, Status: metav1.ConditionTrue, Reason: v1.ConditionTypeLaunched})
+	return out
 }

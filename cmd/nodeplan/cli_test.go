@@ -17,7 +17,7 @@ func TestHelpExitsZeroWithExamples(t *testing.T) {
 	for _, args := range [][]string{
 		{"--help"}, {"-h"}, {"help"},
 		{"plan", "--help"}, {"plan", "-h"}, {"help", "plan"},
-		{"disrupt", "--help"}, {"disrupt", "-h"},
+		{"disrupt", "--help"}, {"disrupt", "-h"}, {"simulate", "--help"},
 		{"version", "--help"}, {"completion", "-h"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

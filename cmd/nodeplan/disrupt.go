@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -143,13 +142,9 @@ func (d *disruptFlags) read(stderr io.Writer) (*disruptRun, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
-	var at judgedAt
-	if d.now != "" {
-		t, err := time.Parse(time.RFC3339, d.now)
-		if err != nil {
-			return nil, fmt.Errorf("--now %q: want an RFC3339 time such as 2026-01-01T00:00:00Z", d.now)
-		}
-		at = judgedAt{Time: t.UTC(), Source: nowFromFlag, TracksDumpTime: true}
+	at, err := parseNowFlag(d.now)
+	if err != nil {
+		return nil, err
 	}
 	if d.nodeRepair {
 		d.repairPolicies = catalog.RepairPolicies()
@@ -158,12 +153,7 @@ func (d *disruptFlags) read(stderr io.Writer) (*disruptRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.now == "" {
-		at = nowFromInput(set)
-	}
-	if at.Warning != "" {
-		fmt.Fprintln(stderr, "nodeplan: warning:", at.Warning)
-	}
+	at = at.orInput(set, stderr)
 	return &disruptRun{flags: d, set: set, snap: snap, at: at, opts: d.disruptionOptions(d.spotToSpot)}, nil
 }
 

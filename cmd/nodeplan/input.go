@@ -140,22 +140,28 @@ func (c *commonFlags) load() (*manifest.Set, *cluster.Snapshot, error) {
 		return nil, nil, err
 	}
 	c.catalog = ic
-	objs := set.Objects
-	objs.InstanceTypes = make(map[string]cloudprovider.InstanceTypes, len(set.NodePools))
-	objs.WellKnownLabels = ic.wellKnown
-	for _, np := range set.NodePools {
-		objs.InstanceTypes[np.Name] = nil // assign fills it in, unless the NodePool is not ready
-	}
-	objs.RepairPolicies = c.repairPolicies
-	if err := ic.assign(&objs, set, c.warn); err != nil {
-		return nil, nil, err
-	}
-	snap, err := cluster.New(objs)
+	snap, err := c.snapshotOf(set)
 	if err != nil {
 		return nil, nil, err
 	}
 	c.snapshot, c.notPlanned = snap, notPlannedPods(snap)
 	return set, snap, nil
+}
+
+// snapshotOf builds the cluster of set: each NodePool with the catalog's instance types (of
+// its EC2NodeClass), the cloud's repair policies.
+func (c *commonFlags) snapshotOf(set *manifest.Set) (*cluster.Snapshot, error) {
+	objs := set.Objects
+	objs.InstanceTypes = make(map[string]cloudprovider.InstanceTypes, len(set.NodePools))
+	objs.WellKnownLabels = c.catalog.wellKnown
+	for _, np := range set.NodePools {
+		objs.InstanceTypes[np.Name] = nil // assign fills it in, unless the NodePool is not ready
+	}
+	objs.RepairPolicies = c.repairPolicies
+	if err := c.catalog.assign(&objs, set, c.warn); err != nil {
+		return nil, err
+	}
+	return cluster.New(objs)
 }
 
 // exitUnschedulable is the exit status of --fail-on-unschedulable when a pod is not placed.

@@ -85,7 +85,7 @@ estimated at the on-demand price unless --prices gives real ones).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %v (see '%s --help')", cmd.Name(), err, cmd.CommandPath())
 	})
-	root.AddCommand(newPlanCommand(stdout, stderr), newDisruptCommand(stdout, stderr), newVersionCommand(stdout), newCompletionCommand(stdout))
+	root.AddCommand(newPlanCommand(stdout, stderr), newDisruptCommand(stdout, stderr), newSimulateCommand(stdout, stderr), newVersionCommand(stdout), newCompletionCommand(stdout))
 	return root
 }
 

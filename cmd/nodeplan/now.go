@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -121,4 +122,28 @@ func (j judgedAt) String() string {
 		return "judged at " + at + " (no timestamp in the input)"
 	}
 	return fmt.Sprintf("judged at %s, the newest timestamp of the input (%s %s)", at, j.Object, j.Field)
+}
+
+// parseNowFlag reads --now, an RFC3339 time (source flag); empty, it is the zero judgedAt,
+// for orInput to fill in once the input is read.
+func parseNowFlag(value string) (judgedAt, error) {
+	if value == "" {
+		return judgedAt{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, value)
+	if err != nil {
+		return judgedAt{}, fmt.Errorf("--now %q: want an RFC3339 time such as 2026-01-01T00:00:00Z", value)
+	}
+	return judgedAt{Time: t.UTC(), Source: nowFromFlag, TracksDumpTime: true}, nil
+}
+
+// orInput is j, or without --now the input's newest timestamp; its warning goes to stderr.
+func (j judgedAt) orInput(set *manifest.Set, stderr io.Writer) judgedAt {
+	if j.Source == "" {
+		j = nowFromInput(set)
+	}
+	if j.Warning != "" && stderr != nil {
+		fmt.Fprintln(stderr, "nodeplan: warning:", j.Warning)
+	}
+	return j
 }

@@ -17,6 +17,9 @@ import (
 // planFlags are `nodeplan plan`'s flags.
 type planFlags struct {
 	commonFlags
+	// launched prints the launched cluster (-o yaml): NodeClaims as launched and their Nodes.
+	launched bool
+	now      string
 }
 
 // newPlanFlags are plan's flags before parsing: warnings go to stderr, and the input's
@@ -27,6 +30,8 @@ func newPlanFlags(stderr io.Writer) *planFlags {
 
 func (p *planFlags) register(fs *pflag.FlagSet) {
 	p.commonFlags.register(fs)
+	fs.BoolVar(&p.launched, "launched", false, "with -o yaml: print the cluster once the plan launched, each NodeClaim as the cloud launched it and its Node, registered and initialized (feed it back to disrupt or simulate with the rest of the input)")
+	fs.StringVar(&p.now, "now", "", "with --launched: `TIME` the nodes launched at, RFC3339 (default: the newest timestamp in the input)")
 }
 
 // planView is a solved plan and what its outputs read.
@@ -65,6 +70,9 @@ scheduled. Pods already bound stay where they are.`,
 }
 
 func runPlan(p *planFlags, stdout, stderr io.Writer) error {
+	if err := p.checkLaunched(); err != nil {
+		return err
+	}
 	set, snap, err := p.read(stderr)
 	if err != nil {
 		return err
@@ -91,6 +99,10 @@ func runPlan(p *planFlags, stdout, stderr io.Writer) error {
 	case "json":
 		err = writePlanJSON(stdout, out)
 	case "yaml":
+		if p.launched {
+			err = writeLaunchedYAML(stdout, res, set, p.launchTime(set))
+			break
+		}
 		err = writePlanYAML(stdout, out, res, set, p.notPlanned, out.Violations)
 	case "html":
 		err = writePlanHTML(stdout, planView{flags: p, set: set, snap: snap, res: res, out: out})

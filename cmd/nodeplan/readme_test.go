@@ -35,13 +35,17 @@ func readmeSamples(t *testing.T) map[string]string {
 		require.Equal(t, 0, code, stderr)
 		return out
 	}
-	return map[string]string{
+	samples := map[string]string{
 		"table": "$ nodeplan plan -f examples/\n" + run(),
 		"wide":  "$ nodeplan plan -f examples/ -o wide | cut -c1-160\n" + cutLines(run("-o", "wide"), 160),
 		"json":  "$ nodeplan plan -f examples/ -o json   # abridged: the first of the NodeClaims, 3 of each of its lists\n" + abridgeJSON(t, run("-o", "json")),
 		"yaml":  "$ nodeplan plan -f examples/ -o yaml   # abridged: the first NodeClaim and the first Events\n" + abridgeYAML(run("-o", "yaml")),
 		"html":  "$ nodeplan plan -f examples/ -o html > plan.html   # the page's first lines after its stylesheet\n" + firstLines(afterStyle(run("-o", "html")), 14),
 	}
+	for name, sample := range tutorialSamples(t) {
+		samples[name] = sample
+	}
+	return samples
 }
 
 func cutLines(s string, n int) string {

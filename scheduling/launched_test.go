@@ -13,6 +13,7 @@ import (
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -84,5 +85,37 @@ func TestRefusedLaunchesGiveEachPodAReason(t *testing.T) {
 			assert.Equal(t, want, got)
 			assert.ElementsMatch(t, want, pending, "the refused pods, and only they, are pending")
 		})
+	}
+}
+
+// Launched is the claim as a cloud launching the plan's choice returns it: the chosen type,
+// zone and capacity type in its labels, which meet the claim's requirements, and the type's
+// capacity; the claim given is not modified.
+func TestLaunchedIsThePlansChoice(t *testing.T) {
+	types := fake.InstanceTypes(4)
+	var pods []*corev1.Pod
+	for i := range 5 {
+		pods = append(pods, fake.Pod(fmt.Sprintf("p%d", i)).Requests("1500m", "1Gi").Obj())
+	}
+	pool := fake.NodePool("default").Requirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone2, fake.TestZone3).Obj()
+	snap, err := cluster.New(cluster.Objects{NodePools: []*v1.NodePool{pool},
+		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": types}, WellKnownLabels: fake.WellKnownLabels(), Pods: pods})
+	require.NoError(t, err)
+	res := mustSolve(t, snap, scheduling.Options{})
+	require.NotEmpty(t, res.NewNodeClaims)
+	for i, c := range res.NewNodeClaims {
+		nc := scheduling.NodeClaimFor(c, fmt.Sprintf("default-%d", i), pool)
+		before := nc.DeepCopy()
+		got := scheduling.Launched(c, nc)
+		assert.Equal(t, before, nc, "the claim given is not modified")
+		assert.Equal(t, c.InstanceType.Name, got.Labels[v1.LabelInstanceType])
+		assert.Equal(t, c.Offering.Zone(), got.Labels[v1.LabelTopologyZone])
+		assert.Equal(t, c.Offering.CapacityType(), got.Labels[v1.CapacityTypeLabelKey])
+		assert.Equal(t, "default", got.Labels[v1.NodePoolLabelKey])
+		assert.NoError(t, requirements.FromLabels(got.Labels).Compatible(c.Requirements, nil), "the labels meet the claim's requirements")
+		alloc := c.InstanceType.Allocatable()
+		assert.True(t, got.Status.Allocatable.Cpu().Equal(*alloc.Cpu()))
+		require.NotEmpty(t, got.Status.Conditions)
+		assert.Equal(t, v1.ConditionTypeLaunched, got.Status.Conditions[0].Type)
 	}
 }
