@@ -25,8 +25,8 @@ func TestBlockedSaysDriftAndExpiry(t *testing.T) {
 	a, b := blockedOf(res, "a"), blockedOf(res, "b")
 	require.NotEmpty(t, a.Blockers, "a is kept: %v", cmdSummary(res))
 	assert.Equal(t, BlockBudget, a.Blockers[0].Code)
-	assert.Equal(t, "AMIDrift", a.Drift)
-	assert.Empty(t, b.Drift)
+	assert.Equal(t, Drift{Reason: "AMIDrift"}, a.Drift)
+	assert.Zero(t, b.Drift)
 	require.NotNil(t, a.ExpiresAt)
 	assert.Equal(t, t0.Add(week), *a.ExpiresAt, "created at t0, expireAfter a week")
 }

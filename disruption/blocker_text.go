@@ -11,8 +11,8 @@ import (
 // String is the blocker in English, built from its data: the only place a blocker's text is
 // made (Blocked.Message is its first blocker's).
 func (b Blocker) String() string {
-	if b.Drift != "" {
-		return "drifted (" + b.Drift + "), but " + b.text()
+	if b.Drift.Reason != "" {
+		return "drifted (" + b.Drift.String() + "), but " + b.text()
 	}
 	return b.text()
 }

@@ -27,7 +27,7 @@ func TestBlockerText(t *testing.T) {
 		{Blocker{Code: BlockDoNotDisruptPod, Object: "ns/x", Pod: "ns/x", Annotation: "2h", At: &at}, "pod ns/x has karpenter.sh/do-not-disrupt=2h, until 2026-01-01T01:30:00Z"},
 		{Blocker{Code: BlockPDBConflict, Object: "ns/x", Pod: "ns/x", PDBs: []string{"ns/a", "ns/b", "ns/c"}},
 			"pod ns/x is selected by more than one PodDisruptionBudget (ns/a, ns/b, ns/c)"},
-		{Blocker{Code: BlockPDB, Object: "ns/pdb", Pod: "ns/x", Drift: "AMIDrift"}, "drifted (AMIDrift), but PodDisruptionBudget ns/pdb allows no disruption of pod ns/x"},
+		{Blocker{Code: BlockPDB, Object: "ns/pdb", Pod: "ns/x", Drift: Drift{Reason: "AMIDrift"}}, "drifted (AMIDrift), but PodDisruptionBudget ns/pdb allows no disruption of pod ns/x"},
 		{Blocker{Code: BlockNotConsolidatable, Object: "m5.large", NodePool: "p"}, `instance type "m5.large" is not offered by NodePool "p"`},
 		{Blocker{Code: BlockPodUnschedulable, Object: "ns/x", Pod: "ns/x", Node: "u"}, "pod ns/x would schedule on uninitialized node u"},
 		{Blocker{Code: BlockNoCheaperReplacement, Replacement: ReplacementNotCheaper, Price: 0.4}, "no replacement is cheaper than $0.4000/h"},

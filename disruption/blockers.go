@@ -50,10 +50,10 @@ type Blocker struct {
 	Object string
 	// Budget is the budget's disruption reason (Empty, Drifted, Underutilized), for BlockBudget.
 	Budget string
-	// Drift is the node's drift reason when this blocker is what keeps the drifted node from
+	// Drift is why the node drifted when this blocker is what keeps the drifted node from
 	// drift (the first pod blocker of a node without terminationGracePeriod, the Budget or
-	// PodUnschedulable of its drift attempt).
-	Drift string
+	// PodUnschedulable of its drift attempt); the zero Drift otherwise.
+	Drift Drift
 
 	// Pod is the pod (namespace/name) of DoNotDisruptPod, PDB (the node's first pod it
 	// blocks), PDBConflict and PodUnschedulable.
@@ -167,7 +167,7 @@ func (s *state) blocks(n *node, left map[v1.DisruptionReason]budgetLeft, out []B
 		add(newBlock(BlockStatic, n.poolName))
 	}
 	for i, b := range n.podBlockers {
-		if i == 0 && n.drift != "" && !n.hasTGP {
+		if i == 0 && n.drifted() && !n.hasTGP {
 			b.Drift = n.drift
 		}
 		add(b)

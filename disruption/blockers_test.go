@@ -239,7 +239,7 @@ func TestBlockersListEveryReason(t *testing.T) {
 				n.NodeClaim.Status.Conditions = []metav1.Condition{{Type: v1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: "AMIDrift"}}
 				return n
 			}(),
-			want: []Blocker{{Code: BlockDoNotDisruptPod, Object: "default/x", Pod: "default/x", Annotation: "true", Drift: "AMIDrift"}},
+			want: []Blocker{{Code: BlockDoNotDisruptPod, Object: "default/x", Pod: "default/x", Annotation: "true", Drift: Drift{Reason: "AMIDrift"}}},
 		},
 	}
 	for _, tt := range tests {

@@ -52,12 +52,13 @@ type node struct {
 	it            *cloudprovider.InstanceType
 
 	consolidatableAt time.Time
-	drift            string
+	drift            Drift // Reason "": not drifted
 	driftTime        time.Time
 	expiresAt        time.Time // zero: never
 }
 
 func (n *node) empty() bool      { return n.cost <= 1.0 }
+func (n *node) drifted() bool    { return n.drift.Reason != "" }
 func (n *node) podBlocked() bool { return len(n.podBlockers) > 0 }
 func (n *node) ratio() float64   { return n.price / n.cost }
 func (n *node) static() bool     { return n.pool != nil && n.pool.Spec.Replicas != nil }
@@ -263,27 +264,27 @@ func (s *state) timing(n *node) {
 	// Drift.
 	n.driftTime = s.now
 	n.drift = staticDrift(pool, sn.NodeClaim) // drift_static.go
-	if n.drift == "" {
+	if !n.drifted() {
 		if reqs, err := requirements.FromNodeSelectorRequirements(pool.Spec.Template.Spec.Requirements...); err == nil {
 			if err := requirements.FromLabels(sn.Labels()).Compatible(reqs, nil); err != nil {
-				n.drift = "RequirementsDrifted: " + err.Error()
+				n.drift = Drift{Reason: RequirementsDrifted, Detail: err.Error()}
 			}
 		}
 	}
 	// InstanceTypeNotFound: after an hour, a node whose instance type (or its zone and
 	// capacity type) the NodePool no longer offers has drifted.
-	if n.drift == "" && !created.IsZero() && s.now.Sub(created) >= instanceTypeNotFoundAge && sn.Labels()[v1.LabelInstanceType] != "" && !s.offered(n) {
-		n.drift = "InstanceTypeNotFound"
+	if !n.drifted() && !created.IsZero() && s.now.Sub(created) >= instanceTypeNotFoundAge && sn.Labels()[v1.LabelInstanceType] != "" && !s.offered(n) {
+		n.drift = Drift{Reason: InstanceTypeNotFound}
 	}
-	if n.drift == "" {
-		n.drift = s.providerDrift(n)
+	if !n.drifted() {
+		n.drift = Drift{Reason: s.providerDrift(n)}
 	}
 	if sn.NodeClaim != nil {
 		if c := hasCondition(sn.NodeClaim.Status.Conditions, v1.ConditionTypeDrifted); c != nil && c.Status == metav1.ConditionTrue {
-			if n.drift == "" {
-				n.drift = c.Reason
-				if n.drift == "" {
-					n.drift = "Drifted"
+			if !n.drifted() {
+				n.drift = Drift{Reason: cloudprovider.DriftReason(c.Reason)}
+				if c.Reason == "" {
+					n.drift.Reason = Drifted
 				}
 			}
 			n.driftTime = c.LastTransitionTime.Time

@@ -37,6 +37,6 @@
 // their constants with their subject the same way (Method: MethodMultiNode, PodClass:
 // PodCritical, DrainAction: DrainEvict). The facts behind a code are typed fields next to it,
 // and its English is built from them only by a method (Blocker.String, Blocked.Message,
-// PodDrain.Message and PendingMessage, Drain.StallMessage, scheduling.PodError.Message),
-// never stored in a field.
+// PodDrain.Message and PendingMessage, Drain.StallMessage, Command.Detail, Drift.String,
+// Unavailable.String, scheduling.PodError.Message), never stored in a field.
 package disruption

@@ -14,9 +14,9 @@ type drift struct {
 func (*drift) kind() Method        { return MethodDrift }
 func (*drift) reason() ReasonCode  { return ReasonDrifted }
 func (*drift) eventual() bool      { return true }
-func (*drift) covers(n *node) bool { return n.drift != "" }
+func (*drift) covers(n *node) bool { return n.drifted() }
 
-func (m *drift) shouldDisrupt(_ *state, n *node) bool { return n.drift != "" && !m.failed[n] }
+func (m *drift) shouldDisrupt(_ *state, n *node) bool { return n.drifted() && !m.failed[n] }
 
 func (m *drift) compute(s *state, cands []*node, b budgetLeft) (*proposal, error) {
 	sort.SliceStable(cands, func(i, j int) bool {
@@ -44,7 +44,7 @@ func (m *drift) compute(s *state, cands []*node, b budgetLeft) (*proposal, error
 			continue
 		}
 		repl := sim.res.NewNodeClaims
-		return &proposal{cmd: Command{Method: MethodDrift, Reason: ReasonDrifted, Replacements: repl, Detail: c.drift,
+		return &proposal{cmd: Command{Method: MethodDrift, Reason: ReasonDrifted, Replacements: repl, Drift: c.drift,
 			SavingsPerHour: c.price - claimsPrice(repl)}, cands: []*node{c}, sim: sim}, nil
 	}
 	return nil, nil

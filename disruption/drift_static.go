@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
 )
 
 // staticDrift is Karpenter's NodePoolDrifted: the NodeClaim was launched from a NodePool
@@ -23,26 +24,26 @@ import (
 // A NodePool without its annotations (a manifest as written, which Karpenter would stamp with
 // the hash of its current template) is compared field by field with what the NodeClaim
 // carries, since Karpenter copies each hashed field into the NodeClaim it launches. nodeplan
-// does not compute Karpenter's hash value itself. It returns the reason, or "".
-func staticDrift(pool *v1.NodePool, claim *v1.NodeClaim) string {
+// does not compute Karpenter's hash value itself. It returns the drift, or the zero Drift.
+func staticDrift(pool *v1.NodePool, claim *v1.NodeClaim) Drift {
 	if claim == nil {
-		return ""
+		return Drift{}
 	}
 	ch, cv := claim.Annotations[v1.NodePoolHashAnnotationKey], claim.Annotations[v1.NodePoolHashVersionAnnotationKey]
 	if ch == "" || cv == "" {
-		return ""
+		return Drift{}
 	}
 	ph, pv := pool.Annotations[v1.NodePoolHashAnnotationKey], pool.Annotations[v1.NodePoolHashVersionAnnotationKey]
 	if ph != "" || pv != "" {
 		if ph != "" && pv != "" && ph != ch && pv == cv {
-			return "NodePoolDrifted"
+			return Drift{Reason: NodePoolDrifted}
 		}
-		return ""
+		return Drift{}
 	}
 	if f := templateChange(pool, claim); f != "" {
-		return "NodePoolDrifted: spec.template." + f + " differs from the NodeClaim's"
+		return Drift{Reason: NodePoolDrifted, Field: "spec.template." + f}
 	}
-	return ""
+	return Drift{}
 }
 
 // templateChange names the first hashed template field whose value the NodeClaim does not
@@ -94,11 +95,11 @@ func sameTaints(a, b []corev1.Taint) bool {
 
 // providerDrift is the CloudProvider's IsDrifted answer the input carries for the node's
 // NodeClaim (by NodeClaim name, else by node name), or "".
-func (s *state) providerDrift(n *node) string {
+func (s *state) providerDrift(n *node) cloudprovider.DriftReason {
 	if n.NodeClaim != nil {
 		if r := s.snap.ProviderDrift()[n.NodeClaim.Name]; r != "" {
-			return string(r)
+			return r
 		}
 	}
-	return string(s.snap.ProviderDrift()[n.Name()])
+	return s.snap.ProviderDrift()[n.Name()]
 }

@@ -1,7 +1,6 @@
 package disruption
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -21,47 +20,47 @@ func TestStaticDrift(t *testing.T) {
 		name  string
 		pool  func(*v1.NodePool) // changes made to the NodePool after the NodeClaim launched
 		claim func(*v1.NodeClaim)
-		drift string // prefix of the drift reason, "" for none
+		drift Drift // its reason and field (the Detail is an error's text), zero for none
 	}{
-		{"unchanged", nil, nil, ""},
-		{"template label added", func(np *v1.NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"} }, nil, "NodePoolDrifted: spec.template.metadata.labels[team]"},
+		{"unchanged", nil, nil, Drift{}},
+		{"template label added", func(np *v1.NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"} }, nil, Drift{Reason: NodePoolDrifted, Field: "spec.template.metadata.labels[team]"}},
 		{"template label the claim carries", func(np *v1.NodePool) { np.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"} },
-			func(nc *v1.NodeClaim) { nc.Labels["team"] = "a" }, ""},
+			func(nc *v1.NodeClaim) { nc.Labels["team"] = "a" }, Drift{}},
 		{"template annotation changed", func(np *v1.NodePool) { np.Spec.Template.ObjectMeta.Annotations = map[string]string{"x": "2"} },
-			func(nc *v1.NodeClaim) { nc.Annotations["x"] = "1" }, "NodePoolDrifted: spec.template.metadata.annotations[x]"},
-		{"taint added", func(np *v1.NodePool) { np.Spec.Template.Spec.Taints = []corev1.Taint{taint} }, nil, "NodePoolDrifted: spec.template.spec.taints"},
+			func(nc *v1.NodeClaim) { nc.Annotations["x"] = "1" }, Drift{Reason: NodePoolDrifted, Field: "spec.template.metadata.annotations[x]"}},
+		{"taint added", func(np *v1.NodePool) { np.Spec.Template.Spec.Taints = []corev1.Taint{taint} }, nil, Drift{Reason: NodePoolDrifted, Field: "spec.template.spec.taints"}},
 		{"taints in another order", func(np *v1.NodePool) {
 			np.Spec.Template.Spec.Taints = []corev1.Taint{taint, {Key: "b", Effect: corev1.TaintEffectNoExecute}}
 		}, func(nc *v1.NodeClaim) {
 			nc.Spec.Taints = []corev1.Taint{{Key: "b", Effect: corev1.TaintEffectNoExecute}, taint}
-		}, ""},
-		{"startup taint added", func(np *v1.NodePool) { np.Spec.Template.Spec.StartupTaints = []corev1.Taint{taint} }, nil, "NodePoolDrifted: spec.template.spec.startupTaints"},
-		{"nodeClassRef changed", func(np *v1.NodePool) { np.Spec.Template.Spec.NodeClassRef.Name = "other" }, nil, "NodePoolDrifted: spec.template.spec.nodeClassRef"},
+		}, Drift{}},
+		{"startup taint added", func(np *v1.NodePool) { np.Spec.Template.Spec.StartupTaints = []corev1.Taint{taint} }, nil, Drift{Reason: NodePoolDrifted, Field: "spec.template.spec.startupTaints"}},
+		{"nodeClassRef changed", func(np *v1.NodePool) { np.Spec.Template.Spec.NodeClassRef.Name = "other" }, nil, Drift{Reason: NodePoolDrifted, Field: "spec.template.spec.nodeClassRef"}},
 		{"terminationGracePeriod set", func(np *v1.NodePool) {
 			np.Spec.Template.Spec.TerminationGracePeriod = &metav1.Duration{Duration: time.Hour}
-		}, nil, "NodePoolDrifted: spec.template.spec.terminationGracePeriod"},
+		}, nil, Drift{Reason: NodePoolDrifted, Field: "spec.template.spec.terminationGracePeriod"}},
 		{"expireAfter changed", func(np *v1.NodePool) { np.Spec.Template.Spec.ExpireAfter = v1.MustParseNillableDuration("1000h") },
-			func(nc *v1.NodeClaim) { nc.Spec.ExpireAfter = v1.MustParseNillableDuration("720h") }, "NodePoolDrifted: spec.template.spec.expireAfter"},
+			func(nc *v1.NodeClaim) { nc.Spec.ExpireAfter = v1.MustParseNillableDuration("720h") }, Drift{Reason: NodePoolDrifted, Field: "spec.template.spec.expireAfter"}},
 		// fields outside the hash
-		{"requirement widened: no drift", func(np *v1.NodePool) { spotToo(np) }, nil, ""},
+		{"requirement widened: no drift", func(np *v1.NodePool) { spotToo(np) }, nil, Drift{}},
 		{"weight and limits: no drift", func(np *v1.NodePool) {
 			np.Spec.Weight = ptr(int32(50))
 			np.Spec.Limits = v1.Limits{corev1.ResourceCPU: *cpu("100")}
-		}, nil, ""},
+		}, nil, Drift{}},
 		{"requirement narrowed away from the node: RequirementsDrifted", func(np *v1.NodePool) {
 			np.Spec.Template.Spec.Requirements[0].Values = []string{v1.CapacityTypeSpot}
-		}, nil, "RequirementsDrifted"},
+		}, nil, Drift{Reason: RequirementsDrifted}},
 		// hash annotations decide when the NodePool has them
 		{"hashes differ, same version", func(np *v1.NodePool) { hashed(&np.ObjectMeta, "1", "v3") },
-			func(nc *v1.NodeClaim) { hashed(&nc.ObjectMeta, "2", "v3") }, "NodePoolDrifted"},
+			func(nc *v1.NodeClaim) { hashed(&nc.ObjectMeta, "2", "v3") }, Drift{Reason: NodePoolDrifted}},
 		{"hashes differ, other version: cannot tell", func(np *v1.NodePool) { hashed(&np.ObjectMeta, "1", "v3") },
-			func(nc *v1.NodeClaim) { hashed(&nc.ObjectMeta, "2", "v2") }, ""},
+			func(nc *v1.NodeClaim) { hashed(&nc.ObjectMeta, "2", "v2") }, Drift{}},
 		{"NodeClaim without a hash: no NodePoolDrifted", func(np *v1.NodePool) { np.Spec.Template.Spec.Taints = []corev1.Taint{taint} },
-			func(nc *v1.NodeClaim) { nc.Annotations = nil }, ""},
+			func(nc *v1.NodeClaim) { nc.Annotations = nil }, Drift{}},
 		{"equal hashes win over a changed field", func(np *v1.NodePool) {
 			hashed(&np.ObjectMeta, "1", "v3")
 			np.Spec.Template.Spec.Taints = []corev1.Taint{taint}
-		}, func(nc *v1.NodeClaim) { hashed(&nc.ObjectMeta, "1", "v3") }, ""},
+		}, func(nc *v1.NodeClaim) { hashed(&nc.ObjectMeta, "1", "v3") }, Drift{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			np := pool("p", budget("100%"))
@@ -78,11 +77,7 @@ func TestStaticDrift(t *testing.T) {
 			res, err := plan(t, in)
 			require.NoError(t, err)
 			got := driftOf(res, "n")
-			if tc.drift == "" {
-				assert.Empty(t, got, "%v", cmdSummary(res))
-				return
-			}
-			assert.True(t, strings.HasPrefix(got, tc.drift), "drift %q, want %q", got, tc.drift)
+			assert.Equal(t, tc.drift, Drift{Reason: got.Reason, Field: got.Field}, "%v", cmdSummary(res))
 		})
 	}
 }
@@ -96,22 +91,22 @@ func TestProviderDrift(t *testing.T) {
 	in.ProviderDrift = map[string]cloudprovider.DriftReason{"claim-n": "AMIDrift"}
 	res, err := plan(t, in)
 	require.NoError(t, err)
-	assert.Equal(t, "AMIDrift", driftOf(res, "n"))
+	assert.Equal(t, Drift{Reason: "AMIDrift"}, driftOf(res, "n"))
 	// an empty answer is no drift
 	in.ProviderDrift = map[string]cloudprovider.DriftReason{"claim-n": ""}
 	res, err = plan(t, in)
 	require.NoError(t, err)
-	assert.Empty(t, driftOf(res, "n"))
+	assert.Zero(t, driftOf(res, "n"))
 }
 
-// driftOf is the drift reason of the drift command that takes node, "" if none does.
-func driftOf(res *Result, node string) string {
+// driftOf is the drift of the drift command that takes node, the zero Drift if none does.
+func driftOf(res *Result, node string) Drift {
 	for _, c := range res.Commands {
 		if c.Method == MethodDrift && len(c.Candidates) == 1 && c.Candidates[0] == node {
-			return c.Detail
+			return c.Drift
 		}
 	}
-	return ""
+	return Drift{}
 }
 
 func cpu(q string) *resource.Quantity {
@@ -158,10 +153,11 @@ func TestRequirementsDrift(t *testing.T) {
 			require.NoError(t, err)
 			got := driftOf(res, "n")
 			if !tc.drifted {
-				assert.Empty(t, got)
+				assert.Zero(t, got)
 				return
 			}
-			assert.True(t, strings.HasPrefix(got, "RequirementsDrifted"), "drift %q (%v)", got, cmdSummary(res))
+			assert.Equal(t, RequirementsDrifted, got.Reason, "%v", cmdSummary(res))
+			assert.NotEmpty(t, got.Detail, "the requirement the labels break")
 		})
 	}
 }

@@ -46,9 +46,28 @@ type InterruptionOutcome struct {
 	// Command is the 1-based index in Result.Commands of the command deleting the node (the
 	// earlier one for a duplicate), 0 when there is none.
 	Command int
-	// Unavailable names the offering or capacity reservation the event marked unavailable, so
-	// that no simulation of this Plan launches it again (spot: the interrupted type in its zone).
-	Unavailable string
+	// Unavailable is the offering or capacity reservation the event marked unavailable, so
+	// that no simulation of this Plan launches it again (spot: the interrupted type in its
+	// zone); the zero value when none.
+	Unavailable Unavailable
+}
+
+// Unavailable is what an interruption took away from every later simulation of a Plan: the
+// spot offering of InstanceType in Zone, or the capacity Reservation.
+type Unavailable struct {
+	InstanceType, Zone string
+	Reservation        string
+}
+
+// String is the offering or reservation in English ("" for none).
+func (u Unavailable) String() string {
+	switch {
+	case u.Reservation != "":
+		return "capacity reservation " + u.Reservation
+	case u.InstanceType != "":
+		return fmt.Sprintf("spot offering %s in %s", u.InstanceType, u.Zone)
+	}
+	return ""
 }
 
 // mechState is what the forceful mechanisms and the termination plans keep in a Plan.
@@ -122,8 +141,8 @@ func (s *state) interruptions() []InterruptionOutcome {
 			default:
 				o.Code = InterruptionDeleted
 				o.Unavailable = s.markUnavailable(ev.Kind, n)
-				s.commit(Command{Method: MethodInterruption, Reason: ReasonInterrupted,
-					Detail: fmt.Sprintf("%s %s at %s", ev.Kind, id, timeText(&ev.Time))}, []*node{n}, nil)
+				e := ev
+				s.commit(Command{Method: MethodInterruption, Reason: ReasonInterrupted, Event: &e, InstanceID: id}, []*node{n}, nil)
 				o.Command = len(s.commands)
 				deletedBy[n] = o.Command
 			}
@@ -174,24 +193,24 @@ func instanceOf(id string) string {
 // markUnavailable is the interruption controller's side effect on offerings: a spot
 // interruption makes the node's spot offering (its type in its zone) unavailable, a capacity
 // reservation warning the node's reservation, in the instance types of s.base, which every
-// later simulation forks. It returns what it marked ("" for nothing).
-func (s *state) markUnavailable(kind interruption.Kind, n *node) string {
+// later simulation forks. It returns what it marked (the zero value for nothing).
+func (s *state) markUnavailable(kind interruption.Kind, n *node) Unavailable {
 	labels := n.Labels()
 	typ, zone, resv := labels[v1.LabelInstanceType], labels[v1.LabelTopologyZone], labels[cloudprovider.ReservationIDLabel]
 	var match func(*cloudprovider.Offering) bool
-	var what string
+	var what Unavailable
 	switch {
 	case kind == interruption.SpotInterrupted && typ != "" && zone != "":
 		match = func(o *cloudprovider.Offering) bool {
 			return o.Zone() == zone && o.CapacityType() == v1.CapacityTypeSpot
 		}
-		what = fmt.Sprintf("spot offering %s in %s", typ, zone)
+		what = Unavailable{InstanceType: typ, Zone: zone}
 	case kind == interruption.CapacityReservationInterrupted && resv != "":
 		typ = ""
 		match = func(o *cloudprovider.Offering) bool { return o.ReservationID() == resv }
-		what = "capacity reservation " + resv
+		what = Unavailable{Reservation: resv}
 	default:
-		return ""
+		return Unavailable{}
 	}
 	types := maps.Clone(s.base.InstanceTypes())
 	for pool, its := range types {

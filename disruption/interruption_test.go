@@ -72,7 +72,9 @@ func TestInterruptionEvents(t *testing.T) {
 				if c.Method == MethodInterruption {
 					n++
 					assert.Equal(t, ReasonInterrupted, c.Reason)
-					assert.NotEmpty(t, c.Detail)
+					if assert.NotNil(t, c.Event, "the event that started it") {
+						assert.Contains(t, c.Event.InstanceIDs, c.InstanceID)
+					}
 				}
 			}
 			assert.Equal(t, tc.commands, n)
@@ -93,7 +95,7 @@ func TestSpotInterruptionReplacementAvoidsTheOffering(t *testing.T) {
 	require.Len(t, res.Interruptions, 1)
 	o := res.Interruptions[0]
 	assert.Equal(t, InterruptionDeleted, o.Code)
-	assert.Equal(t, "spot offering small in "+fake.TestZone1, o.Unavailable)
+	assert.Equal(t, Unavailable{InstanceType: "small", Zone: fake.TestZone1}, o.Unavailable)
 	require.Len(t, res.Provisioned, 1, "the provisioner launches for the interrupted node's pod")
 	p := res.Provisioned[0]
 	assert.False(t, p.InstanceType.Name == "small" && p.Offering.Zone() == fake.TestZone1 && p.Offering.CapacityType() == v1.CapacityTypeSpot,
@@ -120,5 +122,5 @@ func TestCapacityReservationInterruptionMarksTheReservation(t *testing.T) {
 	res, err := plan(t, in)
 	require.NoError(t, err)
 	require.Len(t, res.Interruptions, 1)
-	assert.Equal(t, "capacity reservation cr-1", res.Interruptions[0].Unavailable)
+	assert.Equal(t, Unavailable{Reservation: "cr-1"}, res.Interruptions[0].Unavailable)
 }

@@ -255,7 +255,7 @@ func TestPlan(t *testing.T) {
 				n.NodeClaim.Status.Conditions = []metav1.Condition{{Type: v1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: "AMIDrift"}}
 				return input([]*v1.NodePool{pool("p")}, n)
 			},
-			blocked: map[string]Blocker{"a": {Code: BlockDoNotDisruptPod, Pod: "default/x", Drift: "AMIDrift"}},
+			blocked: map[string]Blocker{"a": {Code: BlockDoNotDisruptPod, Pod: "default/x", Drift: Drift{Reason: "AMIDrift"}}},
 		},
 		{
 			name: "uninitialized and unmanaged nodes",

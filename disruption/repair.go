@@ -89,8 +89,7 @@ func (s *state) repair() {
 			continue
 		}
 		s.mech.forceful[n] = true
-		s.commit(Command{Method: MethodRepair, Reason: ReasonUnhealthy,
-			Detail: fmt.Sprintf("%s, tolerated for %s", conditionText(cond), u.tol)}, []*node{n}, nil)
+		s.commit(Command{Method: MethodRepair, Reason: ReasonUnhealthy, Unhealthy: &cond, Toleration: u.tol}, []*node{n}, nil)
 	}
 }
 

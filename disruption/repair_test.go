@@ -78,6 +78,10 @@ func TestRepairPolicies(t *testing.T) {
 					n++
 					assert.Equal(t, ReasonUnhealthy, c.Reason)
 					require.Len(t, c.Candidates, 1)
+					if assert.NotNil(t, c.Unhealthy, "the condition that started it") {
+						assert.Equal(t, tc.typ, c.Unhealthy.Type)
+						assert.Positive(t, c.Toleration)
+					}
 				}
 			}
 			assert.Equal(t, tc.repaired, n)

@@ -105,6 +105,7 @@ func TestInstanceTypeNotFoundIsDrift(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res.Commands, 1, "%v", res.Blocked)
 	assert.Equal(t, MethodDrift, res.Commands[0].Method)
+	assert.Equal(t, Drift{Reason: InstanceTypeNotFound}, res.Commands[0].Drift)
 	require.Len(t, res.Commands[0].Replacements, 1)
 
 	young := testNode("new", "p", "small", "", bound("y", "1"))

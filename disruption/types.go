@@ -1,9 +1,13 @@
 package disruption
 
 import (
+	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -96,9 +100,28 @@ type Command struct {
 	// expiration, which is forceful and not a cost decision (the NodeClaims its pods need are
 	// in Result.Provisioned).
 	SavingsPerHour float64
-	// Detail says what triggered an interruption, repair or drift command: the event, the
-	// unhealthy node condition, the drift reason ("" for the others).
-	Detail string
+	// Event is the interruption event that started an interruption command, for its
+	// instance InstanceID (the node's); nil for the others.
+	Event      *interruption.Event
+	InstanceID string
+	// Unhealthy is the node condition that started a repair command, held past its policy's
+	// Toleration; nil for the others.
+	Unhealthy  *corev1.NodeCondition
+	Toleration time.Duration
+	// Drift is why a drift command's node drifted (the zero Drift for the others).
+	Drift Drift
+}
+
+// Detail says in English what started an interruption, repair or drift command: the event,
+// the unhealthy node condition, the drift ("" for the others).
+func (c Command) Detail() string {
+	switch {
+	case c.Event != nil:
+		return fmt.Sprintf("%s %s at %s", c.Event.Kind, c.InstanceID, timeText(&c.Event.Time))
+	case c.Unhealthy != nil:
+		return fmt.Sprintf("%s, tolerated for %s", conditionText(*c.Unhealthy), c.Toleration)
+	}
+	return c.Drift.String()
 }
 
 // Blocked says why a node is in no command.
@@ -107,9 +130,9 @@ type Blocked struct {
 	// Blockers are every reason the node is kept, as data (see Blocker), the one Message
 	// explains first. Never empty: a node nothing blocks has BlockNoDisruption.
 	Blockers []Blocker
-	// Drift is the node's drift reason when it drifted (whatever keeps it: a blocked
-	// replacement, a budget, a pod), "" when it did not.
-	Drift string
+	// Drift is why the node drifted (whatever keeps it: a blocked replacement, a budget, a
+	// pod), the zero Drift when it did not.
+	Drift Drift
 	// ExpiresAt is when the node's expireAfter ends, nil without one.
 	ExpiresAt *time.Time
 }

@@ -303,7 +303,7 @@ type conditionOutput struct {
 }
 
 func newBlockerOutput(b disruption.Blocker) blockerOutput {
-	out := blockerOutput{Code: string(b.Code), Object: b.Object, Budget: b.Budget, Drift: b.Drift, Pod: b.Pod, Annotation: b.Annotation,
+	out := blockerOutput{Code: string(b.Code), Object: b.Object, Budget: b.Budget, Drift: b.Drift.String(), Pod: b.Pod, Annotation: b.Annotation,
 		PDBs: b.PDBs, Node: b.Node, Command: b.Command, At: optTime(b.At), Unhealthy: b.Unhealthy, Detail: b.Detail, NodePool: b.NodePool, Label: b.Label,
 		NewNodes: b.NewNodes, Replacement: string(b.Replacement), CheapestType: b.CheapestType, InstanceTypes: b.InstanceTypes, Reason: b.String(),
 		PodError: optPodError(b.PodError)}
@@ -342,7 +342,7 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 	}
 	for ci, c := range res.Commands {
 		co := commandOutput{Method: string(c.Method), Reason: string(c.Reason), Candidates: c.Candidates,
-			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour), Destinations: c.Destinations, Moves: movesOutput(c.Moves, ci+1), Detail: c.Detail}
+			Replacements: []claimOutput{}, SavingsPerHour: roundPrice(c.SavingsPerHour), Destinations: c.Destinations, Moves: movesOutput(c.Moves, ci+1), Detail: c.Detail()}
 		if co.Destinations == nil {
 			co.Destinations = []string{}
 		}
@@ -355,7 +355,7 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 		out.Commands = append(out.Commands, co)
 	}
 	for _, b := range res.Blocked {
-		bo := blockedOutput{Node: b.Node, Reason: b.Message(), Blockers: []blockerOutput{}, Drift: b.Drift, ExpiresAt: optTime(b.ExpiresAt)}
+		bo := blockedOutput{Node: b.Node, Reason: b.Message(), Blockers: []blockerOutput{}, Drift: b.Drift.String(), ExpiresAt: optTime(b.ExpiresAt)}
 		for _, x := range b.Blockers {
 			bo.Blockers = append(bo.Blockers, newBlockerOutput(x))
 		}

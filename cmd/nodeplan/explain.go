@@ -233,8 +233,8 @@ func writeBlockedNodes(w io.Writer, res *disruption.Result, explain bool) {
 	fmt.Fprintf(w, "\n%s not disrupted:\n", plural(len(res.Blocked), "node"))
 	for _, b := range res.Blocked {
 		var facts []string
-		if b.Drift != "" {
-			facts = append(facts, "drifted ("+b.Drift+")")
+		if b.Drift.Reason != "" {
+			facts = append(facts, "drifted ("+b.Drift.String()+")")
 		}
 		if explain && b.ExpiresAt != nil {
 			facts = append(facts, "expires "+rfc3339(*b.ExpiresAt))

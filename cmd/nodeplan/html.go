@@ -331,8 +331,8 @@ func writeDisruptHTML(w io.Writer, in *disruptRun, res *disruption.Result, price
 		}
 		p.Open("card")
 		p.Heading(3, fmt.Sprintf("Command %d: %s (%s) — $%.4f/hour → $%.4f/hour, saves $%.4f/hour", i+1, c.Method, c.Reason, was, will, c.SavingsPerHour))
-		if c.Detail != "" {
-			p.Paragraph("muted", c.Detail)
+		if c.Detail() != "" {
+			p.Paragraph("muted", c.Detail())
 		}
 		p.Figure(beforeAfter(before, after), "")
 		var moves []string
@@ -353,8 +353,8 @@ func writeDisruptHTML(w io.Writer, in *disruptRun, res *disruption.Result, price
 				lines = append(lines, x.String())
 			}
 			head := b.Node + ": " + b.Message()
-			if b.Drift != "" {
-				head = b.Node + " [drifted (" + b.Drift + ")]: " + b.Message()
+			if b.Drift.Reason != "" {
+				head = b.Node + " [drifted (" + b.Drift.String() + ")]: " + b.Message()
 			}
 			p.Details(head, lines)
 		}

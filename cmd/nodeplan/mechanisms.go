@@ -81,7 +81,7 @@ func interruptionsOutput(res *disruption.Result) []interruptionOutput {
 	out := []interruptionOutput{}
 	for _, o := range res.Interruptions {
 		row := interruptionOutput{Kind: string(o.Kind), EventID: o.EventID, InstanceID: o.InstanceID, Node: o.Node,
-			Outcome: string(o.Code), Command: o.Command, Unavailable: o.Unavailable}
+			Outcome: string(o.Code), Command: o.Command, Unavailable: o.Unavailable.String()}
 		if !o.Time.IsZero() {
 			row.Time = rfc3339(o.Time)
 		}
@@ -136,8 +136,8 @@ func writeMechanismsTable(w io.Writer, res *disruption.Result) {
 			if o.Command > 0 {
 				line += fmt.Sprintf(", command %d", o.Command)
 			}
-			if o.Unavailable != "" {
-				line += ", " + o.Unavailable + " unavailable"
+			if u := o.Unavailable.String(); u != "" {
+				line += ", " + u + " unavailable"
 			}
 			fmt.Fprintln(w, line)
 		}
