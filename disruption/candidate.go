@@ -50,6 +50,10 @@ type node struct {
 	cost          float64       // RescheduleDisruptionCost
 	price         float64
 	it            *cloudprovider.InstanceType
+	// offeringKnown: its instance type (one its NodePool offers), zone and capacity type are
+	// known, so consolidation can price it and its replacements (else consolidationUnfit
+	// says what is missing).
+	offeringKnown bool
 
 	consolidatableAt time.Time
 	drift            Drift // Reason "": not drifted
@@ -222,6 +226,7 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 		}
 		s.timing(n)
 	}
+	n.offeringKnown = consolidationUnfit(n).Code == ""
 	return n
 }
 

@@ -33,7 +33,7 @@ func (consolidation) covers(n *node) bool { return !n.empty() }
 // than empty nodes, whose instance type its NodePool offers in its zone and capacity type
 // (Balanced NodePools too; their moves must pass balancedRejects).
 func (consolidation) shouldDisrupt(s *state, n *node) bool {
-	return s.consolidatable(n) && !n.empty() && n.policy() != v1.ConsolidationPolicyWhenEmpty && consolidationUnfit(n).Code == ""
+	return n.offeringKnown && s.consolidatable(n) && !n.empty() && n.policy() != v1.ConsolidationPolicyWhenEmpty
 }
 
 // consolidate is Karpenter's computeConsolidation: the command m starts over cands, or why
