@@ -105,10 +105,10 @@ type parser struct {
 	set  *Set
 	file string
 	errs []error
-	// limits cap the input; pods counts the Pod objects read, and stopped ends the reading
-	// once a limit is passed.
+	// limits cap the input; counts are the objects read of each kind, and stopped ends the
+	// reading once a limit is passed.
 	limits  Limits
-	pods    int
+	counts  map[string]int
 	stopped bool
 	// doc is the document being read, and whether its duplicate-key check ran.
 	doc         document
@@ -139,7 +139,7 @@ func (p *parser) fail(src Source, ref ObjectRef, field string, err error) {
 
 // document reads one document; it never panics.
 func (p *parser) document(d document) {
-	src := Source{File: p.file, Document: d.index, Line: d.line}
+	src := Source{File: p.file, Document: d.index, Line: d.line, Item: d.item}
 	p.doc, p.checkedDups = d, false
 	defer func() {
 		if r := recover(); r != nil {
@@ -203,7 +203,7 @@ func (p *parser) value(src Source, v any, apiVersion, kind string, depth int) {
 // apiVersion and kind are the defaults a typed list gives its items.
 func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, kind string, depth int) {
 	if eventBridgeMessage(m) || sqsReceiveOutput(m) || m["kind"] == InterruptionKind {
-		p.interruptionMessages(src, m) // interruption.go
+		p.interruptionMessages(src, m, raw) // interruption.go
 		return
 	}
 	ref := ObjectRef{}
@@ -305,7 +305,7 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 
 // add appends the decoded object to the set.
 func (p *parser) add(kind string, o *object) {
-	if !p.checkValidity(o) || (kind == "Pod" && !p.admitPod(o)) {
+	if !p.checkValidity(o) || !p.admit(kind, o.src, o.ref) {
 		return
 	}
 	switch obj := o.meta.(type) {

@@ -39,9 +39,11 @@ func sqsReceiveOutput(m map[string]any) bool {
 	return !kind && ok && len(msgs) > 0
 }
 
-// interruptionMessages reads whichever of the three forms m is.
-func (p *parser) interruptionMessages(src Source, m map[string]any) {
+// interruptionMessages reads whichever of the three forms m is; raw is m's JSON when known.
+func (p *parser) interruptionMessages(src Source, m map[string]any, raw []byte) {
 	switch {
+	case eventBridgeMessage(m) && raw != nil:
+		p.interruptionBody(src, ObjectRef{}, "", raw) // a document of its own: no need to encode m again
 	case eventBridgeMessage(m):
 		p.interruptionMessage(src, ObjectRef{}, "", m)
 	case sqsReceiveOutput(m):
@@ -135,5 +137,7 @@ func (p *parser) interruptionBody(src Source, ref ObjectRef, field string, body 
 		p.fail(src, ref, field, err)
 		return
 	}
-	p.set.Interruptions = append(p.set.Interruptions, ev)
+	if p.admit(InterruptionKind, src, ref) {
+		p.set.Interruptions = append(p.set.Interruptions, ev)
+	}
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -21,8 +23,9 @@ const Stdin = "-"
 // without manifests is an error.
 func Load(paths ...string) (*Set, error) { return LoadLimited(Limits{}, paths...) }
 
-// LoadLimited is Load within limits (see Limits): a file over its size, or the Pod objects
-// past the cap, are an error naming the file and the limit, and reading stops there.
+// LoadLimited is Load within limits (see Limits): the file that brings the input over its
+// bytes, or the object past the cap of its kind, is a *LimitError naming the file (and object)
+// and the limit, and reading stops there.
 func LoadLimited(limits Limits, paths ...string) (*Set, error) {
 	// One parser reads every file into one set, and workloads are expanded once at the end:
 	// merging file by file re-copied the set and re-expanded every workload per file.
@@ -46,9 +49,10 @@ func LoadLimited(limits Limits, paths ...string) (*Set, error) {
 			if p.stopped {
 				break
 			}
-			data, err := p.limits.readInput(f)
+			data, err := p.readInput(f)
 			if err != nil {
 				p.errs = append(p.errs, &Error{Source: Source{File: displayName(f)}, Err: err})
+				p.stopped = p.stopped || errors.Is(err, ErrTooLarge)
 				continue
 			}
 			p.read(data, displayName(f))
@@ -128,7 +132,7 @@ func Parse(data []byte, source string) (*Set, error) {
 // read adds the documents of one file to the parser's set.
 func (p *parser) read(data []byte, source string) {
 	p.file = source
-	for _, d := range splitDocuments(data) {
+	for d := range splitDocuments(data) {
 		p.document(d)
 		if len(p.errs) >= maxErrors || p.stopped {
 			break
@@ -148,44 +152,101 @@ func (p *parser) finish() (*Set, error) {
 	return p.set, nil
 }
 
-// document is one YAML document or JSON value of a file.
+// document is one YAML document or JSON value of a file, or one element of a JSON array the
+// file holds at its top level.
 type document struct {
 	data  []byte
-	index int // 1-based
-	line  int // 1-based line of its first byte
+	index int    // 1-based
+	line  int    // 1-based line of its first byte
+	item  string // "[i]" for an element of a top-level JSON array, else ""
 }
 
 // splitDocuments cuts a file into its documents: a stream of JSON values when it starts like
-// JSON and decodes as such, YAML documents separated by "---" lines otherwise.
-func splitDocuments(data []byte) []document {
+// JSON and decodes as such, YAML documents separated by "---" lines otherwise. Documents are
+// slices of data, handed out one at a time: a file of a million documents is never held as a
+// list of them.
+func splitDocuments(data []byte) iter.Seq[document] {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
-		if docs, ok := splitJSON(data); ok {
-			return docs
-		}
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && splitJSON(data, func(document) bool { return true }) {
+		return func(yield func(document) bool) { splitJSON(data, yield) }
 	}
-	return splitYAML(data)
+	return slices.Values(splitYAML(data))
 }
 
-func splitJSON(data []byte) ([]document, bool) {
+// splitJSON cuts a stream of JSON values into documents, each a slice of data, and hands
+// them to yield until it returns false. A top-level array is cut into its elements, so that
+// a file of a million interruption messages is read message by message, not decoded into one
+// tree of them all first. It reports false when data is not a stream of JSON values (after
+// handing out the documents before the first error: check first with a yield that does
+// nothing).
+func splitJSON(data []byte, yield func(document) bool) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var docs []document
-	for {
-		start := dec.InputOffset()
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if err == io.EOF {
-			return docs, true
+	lines := lineCounter{data: data}
+	// start is the offset of the next value: InputOffset is where the last one ended, before
+	// the whitespace (and, inside an array, the comma) that precede this one.
+	start := func() int64 {
+		off := dec.InputOffset()
+		for off < int64(len(data)) && bytes.IndexByte([]byte(" \t\r\n,"), data[off]) >= 0 {
+			off++
 		}
-		if err != nil {
-			return nil, false
-		}
-		// The value starts after the whitespace that precedes it.
-		rest := data[start:]
-		off := start + int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n")))
-		docs = append(docs, document{data: raw, index: len(docs) + 1, line: 1 + bytes.Count(data[:off], []byte("\n"))})
+		return off
 	}
+	for index := 1; ; index++ {
+		from := start()
+		if from == int64(len(data)) {
+			return true
+		}
+		if data[from] != '[' {
+			var v skipValue
+			if err := dec.Decode(&v); err != nil {
+				return false
+			}
+			if !yield(document{data: data[from:dec.InputOffset()], index: index, line: lines.at(from)}) {
+				return true
+			}
+			continue
+		}
+		if _, err := dec.Token(); err != nil { // [
+			return false
+		}
+		for i := 0; dec.More(); i++ {
+			el := start()
+			var v skipValue
+			if err := dec.Decode(&v); err != nil {
+				return false
+			}
+			if !yield(document{data: data[el:dec.InputOffset()], index: index, line: lines.at(el), item: "[" + strconv.Itoa(i) + "]"}) {
+				return true
+			}
+		}
+		if _, err := dec.Token(); err != nil { // ]
+			return false
+		}
+	}
+}
+
+// skipValue decodes a JSON value into nothing (the decoder still checks its syntax) and,
+// unlike json.RawMessage, keeps no copy of it.
+type skipValue struct{}
+
+func (*skipValue) UnmarshalJSON([]byte) error { return nil }
+
+// lineCounter gives the line of increasing offsets of data, counting each newline once
+// (bytes.Count from the start for every value took time quadratic in the values).
+type lineCounter struct {
+	data []byte
+	off  int64
+	line int
+}
+
+func (c *lineCounter) at(off int64) int {
+	if c.line == 0 {
+		c.line = 1
+	}
+	c.line += bytes.Count(c.data[c.off:off], []byte("\n"))
+	c.off = off
+	return c.line
 }
 
 func splitYAML(data []byte) []document {

@@ -53,6 +53,8 @@ type Set struct {
 	// Sources says where each object was defined (for a pod or claim made by a workload:
 	// where the workload was defined).
 	Sources map[ObjectRef]Source
+	// InputBytes is how many bytes Load read from files and standard input.
+	InputBytes int64
 
 	// slots are the given pods and the workloads, in input order; Pods is derived from them.
 	slots []slot
@@ -234,6 +236,7 @@ func (s *Set) Merge(o *Set) error {
 		Warnings:        slices.Concat(s.givenWarnings(), o.givenWarnings()),
 		v1beta1Claims:   map[*v1.NodeClaim]bool{},
 		maxPods:         s.maxPods,
+		InputBytes:      s.InputBytes + o.InputBytes,
 	}
 	for _, x := range []*Set{s, o} {
 		maps.Copy(m.v1beta1Claims, x.v1beta1Claims)

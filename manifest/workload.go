@@ -114,7 +114,7 @@ func (s *Set) rebuild() error {
 		}
 		if expanded += int(w.Replicas); expanded > s.expansionCap() {
 			errs = append(errs, &Error{Source: w.Source, Object: w.Ref().String(),
-				Err: overLimit{fmt.Errorf("the workloads expand into more than %d pods, the most nodeplan expands", s.expansionCap())}})
+				Err: &LimitError{Limit: LimitPods, Max: int64(s.expansionCap()), Kind: expandedPods}})
 			break
 		}
 		newPods, claims := w.expand()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,11 +24,11 @@ func TestEndlessInputsAreCapped(t *testing.T) {
 		want string
 	}{
 		"manifest": {[]string{"-f", "/dev/zero"},
-			"nodeplan: /dev/zero: holds more than 1000 bytes, the most nodeplan reads from one input\n(raise the limits with --max-input-bytes and --max-pods)\n"},
+			"nodeplan: /dev/zero: brings the input over 1000 bytes, the most nodeplan reads from all files and standard input together\n(raise it with --max-input-bytes)\n"},
 		"prices": {[]string{"-f", in, "--prices", "/dev/zero"},
-			"nodeplan: --prices /dev/zero: holds more than 1000 bytes, the most nodeplan reads from one input (raise it with --max-input-bytes)\n"},
+			"nodeplan: --prices /dev/zero: brings the input over 1000 bytes, the most nodeplan reads from all files and standard input together\n(raise it with --max-input-bytes)\n"},
 		"catalog": {[]string{"-f", in, "--instance-types", "/dev/zero"},
-			"nodeplan: --instance-types /dev/zero: holds more than 1000 bytes, the most nodeplan reads from one input (raise it with --max-input-bytes)\n"},
+			"nodeplan: --instance-types /dev/zero: brings the input over 1000 bytes, the most nodeplan reads from all files and standard input together\n(raise it with --max-input-bytes)\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, stderr, code := nodeplan(t, append([]string{"plan", "--max-input-bytes", "1000"}, c.args...)...)
@@ -45,11 +46,55 @@ func TestCatalogFolderNamesTheFlag(t *testing.T) {
 }
 
 func TestLimitFlagsMustBePositive(t *testing.T) {
-	for _, flag := range []string{"--max-input-bytes", "--max-pods"} {
+	for _, flag := range []string{"--max-input-bytes", "--max-pods", "--max-objects"} {
 		_, stderr, code := nodeplan(t, "plan", "-f", "x.yaml", flag, "0")
 		assert.Equal(t, 1, code)
 		assert.Equal(t, "nodeplan: "+flag+" 0: want a positive number\n", stderr)
 	}
+}
+
+// TestLimitsAreTotal: --max-input-bytes caps every input together (it capped each file
+// alone), the catalog and price files included, and --max-objects caps every kind but Pods
+// (only Pods were capped: a million Nodes or interruption messages were all kept); each
+// error names the file and the flag that raises the limit.
+func TestLimitsAreTotal(t *testing.T) {
+	pool := filepath.Join(scenarios, "single-pod-cheapest", "input.yaml")
+	types := filepath.Join(scenarios, "instance-types.yaml")
+	poolSize, typesSize := fileSize(t, pool), fileSize(t, types)
+	node := func(i int) string { return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: n%d}\n---\n", i) }
+	nodes := writeInput(t, "nodes.yaml", node(1)+node(2)+node(3))
+	spot := func(i int) string {
+		return fmt.Sprintf(`{"version":"0","id":"m%d","detail-type":"EC2 Spot Instance Interruption Warning","source":"aws.ec2","time":"2026-01-01T00:58:00Z","detail":{"instance-id":"i-0a%d","instance-action":"terminate"}}`, i, i)
+	}
+	events := writeInput(t, "events.json", "["+spot(1)+","+spot(2)+","+spot(3)+"]")
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"manifests and catalog together": {[]string{"-f", pool, "--instance-types", types, "--max-input-bytes", fmt.Sprint(poolSize + typesSize - 1)},
+			"nodeplan: --instance-types " + types + ": brings the input over " + fmt.Sprint(poolSize+typesSize-1) + " bytes"},
+		"two manifests together": {[]string{"-f", pool, "-f", nodes, "--instance-types", types, "--max-input-bytes", fmt.Sprint(poolSize + 10)},
+			"nodeplan: " + nodes + ": brings the input over"},
+		"Nodes": {[]string{"-f", pool, "-f", nodes, "--instance-types", types, "--max-objects", "2"},
+			"nodeplan: " + nodes + `: document 3 (line 9): Node "n3": more than 2 Node objects, the most nodeplan reads of one kind` + "\n(raise it with --max-objects)\n"},
+		"interruption messages": {[]string{"-f", pool, "-f", events, "--instance-types", types, "--max-objects", "2"},
+			"nodeplan: " + events + ": document 1 (line 1): [2]: more than 2 interruption messages, the most nodeplan reads\n(raise it with --max-objects)\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, stderr, code := nodeplan(t, append([]string{"disrupt"}, c.args...)...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, stderr, c.want)
+		})
+	}
+	_, stderr, code := nodeplan(t, "disrupt", "-f", pool, "-f", nodes, "-f", events, "--instance-types", types,
+		"--max-objects", "3", "--max-input-bytes", fmt.Sprint(poolSize+typesSize+fileSize(t, nodes)+fileSize(t, events)))
+	assert.Equal(t, 0, code, "as much as the limits: %s", stderr)
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	return info.Size()
 }
 
 // TestUncountableQuantitiesExitOne: 1e30 cpu was read as 0 and the pod planned with exit 0.

@@ -18,11 +18,11 @@ import (
 type TooLargeError struct{ Max int64 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("holds more than %s, the most nodeplan reads from one input", size(e.Max))
+	return fmt.Sprintf("holds more than %s, the most nodeplan reads from one input", Size(e.Max))
 }
 
-// size renders a byte count the way limits are documented: 512 MiB, 1 GiB, 1000 bytes.
-func size(n int64) string {
+// Size renders a byte count the way limits are documented: 512 MiB, 1 GiB, 1000 bytes.
+func Size(n int64) string {
 	for _, u := range []struct {
 		shift uint
 		name  string

@@ -71,9 +71,9 @@ func TestNamedPipe(t *testing.T) {
 }
 
 func TestSize(t *testing.T) {
-	assert.Equal(t, "512 MiB", size(512<<20))
-	assert.Equal(t, "1 GiB", size(1<<30))
-	assert.Equal(t, "1000 bytes", size(1000))
+	assert.Equal(t, "512 MiB", Size(512<<20))
+	assert.Equal(t, "1 GiB", Size(1<<30))
+	assert.Equal(t, "1000 bytes", Size(1000))
 }
 
 func TestReadJoinsChunks(t *testing.T) {
