@@ -12,6 +12,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/internal/fuzzbudget"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -176,6 +177,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("instanceTypes:\n- {name: a, labels: {k: v}, capacity: {cpu: '1', memory: 1Gi}, overhead: {cpu: 100m}, offerings: [{zone: z, capacityType: spot, price: 1}]}"))
 	f.Add([]byte(""))
 	f.Add([]byte("instanceTypes: [{name: a, capacity: {cpu: 1e999}}]"))
+	fuzzbudget.ShortMinimization(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		its, ks, err := Parse(data, "fuzz.yaml")
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/internal/fuzzbudget"
 )
 
 // awsCLIOutput is `aws ec2 describe-spot-price-history --instance-types m5.large c5.large
@@ -209,6 +210,7 @@ func FuzzParseSpotPrices(f *testing.F) {
 	f.Add([]byte(awsCLIOutput))
 	f.Add([]byte(`{"SpotPriceHistory": []}`))
 	f.Add([]byte(`{"SpotPriceHistory": [{"AvailabilityZone": "a", "InstanceType": "b", "SpotPrice": "1e308", "Timestamp": "2026-01-01T00:00:00Z"}]}`))
+	fuzzbudget.ShortMinimization(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sp, err := ParseSpotPrices(data, "fuzz.json")
 		if err == nil {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nodeplan/nodeplan/internal/fuzzbudget"
 )
 
 func readBody(t *testing.T, name string) string {
@@ -131,6 +133,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(stateChange("terminated")))
+	fuzzbudget.ShortMinimization(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		ev, err := Parse(body)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nodeplan/nodeplan/internal/fuzzbudget"
 )
 
 // FuzzParse checks that no input makes Parse panic, and that it answers the same way twice.
@@ -40,6 +42,7 @@ func FuzzParse(f *testing.F) {
 	// Keep each run short: expanding many pods is slow, not wrong.
 	defer func(n int) { maxExpandedPods = n }(maxExpandedPods)
 	maxExpandedPods = 100
+	fuzzbudget.ShortMinimization(f)
 	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data) })
 }
 

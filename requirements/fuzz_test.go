@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/internal/fuzzbudget"
 	. "github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -43,6 +44,7 @@ func FuzzFromNodeSelectorRequirements(f *testing.F) {
 	f.Add("k", "Exists", "", "", uint8(0), false, 0)
 	f.Add("k", "DoesNotExist", "x", "", uint8(1), false, 0)
 	f.Add("", "Foo", "", "", uint8(3), true, 0)
+	fuzzbudget.ShortMinimization(f)
 	f.Fuzz(func(t *testing.T, key, op, a, b string, n uint8, withMin bool, minValues int) {
 		values := []string{a, b, a}[:n%4]
 		nsr := v1.NodeSelectorRequirementWithMinValues{Key: key, Operator: corev1.NodeSelectorOperator(op), Values: values}
@@ -74,6 +76,7 @@ func FuzzForPod(f *testing.F) {
 	f.Add([]byte(`{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["n"]}]}]}}}}`))
 	f.Add([]byte(`{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[]}}}}`))
 	f.Add([]byte(`{"affinity":{}}`))
+	fuzzbudget.ShortMinimization(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var spec corev1.PodSpec
 		if err := json.Unmarshal(data, &spec); err != nil {

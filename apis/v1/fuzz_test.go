@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/nodeplan/nodeplan/internal/fuzzbudget"
 )
 
 // nodePoolSeeds are the NodePool documents of testdata plus a few hand-written edge cases.
@@ -65,6 +67,7 @@ func FuzzDecodeNodePool(f *testing.F) {
 	for _, s := range nodePoolSeeds(f) {
 		f.Add(s)
 	}
+	fuzzbudget.ShortMinimization(f)
 	f.Fuzz(checkDecodeNodePool)
 }
 

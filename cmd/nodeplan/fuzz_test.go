@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nodeplan/nodeplan/internal/fuzzbudget"
 )
 
 // FuzzPlan feeds arbitrary manifests through the whole plan pipeline (decode, snapshot, Solve)
@@ -20,5 +22,6 @@ func FuzzPlan(f *testing.F) {
 		}
 	}
 	types, wellKnown := scenarioCatalog(f)
+	fuzzbudget.ShortMinimization(f)
 	f.Fuzz(func(t *testing.T, data []byte) { checkPlan(t, data, types, wellKnown) })
 }

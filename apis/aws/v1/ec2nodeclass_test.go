@@ -17,6 +17,7 @@ import (
 
 	karpv1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/internal/deepcopytest"
+	"github.com/nodeplan/nodeplan/internal/fuzzbudget"
 )
 
 var stamp = metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
@@ -271,6 +272,7 @@ func FuzzKubeletFor(f *testing.F) {
 	for _, seed := range []string{`{"maxPods":8}`, `{"kubeReserved":{"cpu":"1"},"evictionHard":{"memory.available":"5%"}}`, `null`, `[]`, `{"maxPods":1e99}`, `{"evictionSoftGracePeriod":{"memory.available":"1m"}}`} {
 		f.Add(seed)
 	}
+	fuzzbudget.ShortMinimization(f)
 	f.Fuzz(func(t *testing.T, raw string) {
 		np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "np", Annotations: map[string]string{karpv1.KubeletCompatibilityAnnotationKey: raw}}}
 		k, err := KubeletFor(np, nil)
