@@ -49,7 +49,11 @@ type state struct {
 // *cluster.InvalidInputError (a nil snapshot, a zero now, two nodes of one name, or what a
 // simulation's scheduling.Solve refuses) or *cluster.InternalError (a bug).
 func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (*Result, error) {
-	return planWith(snap, now, opts, methods())
+	ms := methods()
+	if opts.Consolidated { // Karpenter's emptiness and consolidation skip a consolidated cluster
+		ms = slices.DeleteFunc(ms, func(m method) bool { return m.reason() != ReasonDrifted })
+	}
+	return planWith(snap, now, opts, ms)
 }
 
 // planWith is Plan with these graceful and eventual methods, tried in order.

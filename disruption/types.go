@@ -20,6 +20,13 @@ type Options struct {
 	// each candidate's), all passed on except SingleRound: a simulation is always one Solve,
 	// as Karpenter's are.
 	Scheduling scheduling.Options
+	// Consolidated is Karpenter's consolidated state (its IsConsolidated): emptiness and
+	// consolidation found nothing to do and the cluster has not changed since in a way that
+	// marks it unconsolidated (a pod bound or deleted, a node added, removed, initialized or
+	// marked for deletion, a NodePool changed), and it is less than five minutes since it last
+	// changed. They do not run then; interruption, repair, expiration and drift do. A host
+	// that plans in a loop tracks it (package simulate); the zero value runs every method.
+	Consolidated bool
 }
 
 // Method is the disruption method that produced a command.

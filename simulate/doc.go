@@ -28,7 +28,12 @@
 //     again: the replacements launch (all or none), the candidates are tainted and marked,
 //     and once the replacements are initialized the candidates are deleted. Plan's budgets,
 //     PodDisruptionBudgets, do-not-disrupt, consolidateAfter and schedules apply as Plan
-//     applies them.
+//     applies them. Karpenter's consolidated state is kept as its controller keeps it:
+//     once emptiness and consolidation found nothing, they skip
+//     (disruption.Options.Consolidated) until a pod is bound or deleted, a node is added,
+//     removed, initialized or marked for deletion, a NodePool changes, or five minutes pass;
+//     so a node whose consolidateAfter elapses with nothing else happening goes at the next
+//     five-minute reset, as in Karpenter.
 //   - Drains: at every tick, each deleting node's drain advances as Plan's Drains say:
 //     the first eviction group's pods that may go are evicted (and made anew, pending, by
 //     their controllers), pods whose terminationGracePeriod deadline came are deleted; a

@@ -19,7 +19,6 @@ import (
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/manifest"
-	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // check refuses an event that names what the input does not have: a workload to scale, a
@@ -160,6 +159,7 @@ func (s *sim) addWorkloadPods(w *manifest.Workload, have []*corev1.Pod, n int) e
 	}
 	var pods []*corev1.Pod
 	var claims []*corev1.PersistentVolumeClaim
+	taken := s.podNames()
 	for i := 0; len(pods) < n; i++ {
 		idx := highest + 1 + i
 		if w.Kind == "StatefulSet" {
@@ -172,7 +172,7 @@ func (s *sim) addWorkloadPods(w *manifest.Workload, have []*corev1.Pod, n int) e
 		if len(made) == 0 {
 			return errors.New("the workload has no pod template")
 		}
-		if s.hasPod(made[0]) {
+		if taken[cluster.PodKey(made[0])] {
 			continue
 		}
 		used[idx] = true
@@ -192,20 +192,13 @@ func indexOf(pod, workload string) (int, bool) {
 	return i, err == nil && i >= 0
 }
 
-// hasPod reports whether the cluster holds a pod of p's namespace and name.
-func (s *sim) hasPod(p *corev1.Pod) bool {
-	k := cluster.PodKey(p)
-	for _, q := range podsOf(s.state) {
-		if cluster.PodKey(q) == k {
-			return true
-		}
+// podNames are the namespace/names of every pod the cluster holds.
+func (s *sim) podNames() map[string]bool {
+	names := map[string]bool{}
+	for _, p := range s.state.Objects().Pods {
+		names[cluster.PodKey(p)] = true
 	}
-	for _, np := range s.state.NotPlanned() {
-		if cluster.PodKey(np.Pod) == k {
-			return true
-		}
-	}
-	return false
+	return names
 }
 
 // addPods adds a selection's pods: from the owner workload's template, or copies of the first
@@ -228,27 +221,20 @@ func (s *sim) addPods(sel *PodSelection) error {
 	sort.Slice(matching, func(i, j int) bool { return matching[i].Name < matching[j].Name })
 	base := matching[0]
 	var pods []*corev1.Pod
+	taken := s.podNames()
 	for k := 1; len(pods) < n; k++ {
 		c := pendingCopy(base)
 		c.ObjectMeta = *base.ObjectMeta.DeepCopy()
 		c.Name = fmt.Sprintf("%s-%d", base.Name, k)
 		c.UID = ""
 		c.DeletionTimestamp = nil
-		if s.hasPod(c) || containsPod(pods, c) {
+		if taken[cluster.PodKey(c)] {
 			continue
 		}
+		taken[cluster.PodKey(c)] = true
 		pods = append(pods, c)
 	}
 	return s.add(pods, nil)
-}
-
-func containsPod(pods []*corev1.Pod, p *corev1.Pod) bool {
-	for _, q := range pods {
-		if cluster.PodKey(q) == cluster.PodKey(p) {
-			return true
-		}
-	}
-	return false
 }
 
 // add puts new pending pods (and the claims a StatefulSet makes for them) in the cluster.
@@ -265,12 +251,14 @@ func (s *sim) add(pods []*corev1.Pod, claims []*corev1.PersistentVolumeClaim) er
 			missing = append(missing, c)
 		}
 	}
-	if len(missing) > 0 {
-		o := s.objects()
+	if len(missing) > 0 { // a StatefulSet's new claims: the cluster is built again with them
+		o := s.state.Objects()
 		o.PersistentVolumeClaims = append(append([]*corev1.PersistentVolumeClaim(nil), o.PersistentVolumeClaims...), missing...)
-		if err := s.rebuild(o); err != nil {
+		next, err := cluster.New(o)
+		if err != nil {
 			return err
 		}
+		s.state = next
 	}
 	next, err := s.state.WithPods(pods...)
 	if err != nil {
@@ -326,6 +314,7 @@ func (s *sim) remove(pods []*corev1.Pod) error {
 		return nil
 	}
 	s.state = s.state.WithoutPods(pods...)
+	s.unconsolidate()
 	s.step.Removed = append(s.step.Removed, pods...)
 	return nil
 }
@@ -461,18 +450,10 @@ func nameHash(name string) uint64 {
 	return h.Sum64()
 }
 
-// apply replaces NodePools and PodDisruptionBudgets (or adds them): the cluster is built
-// again from its objects, the NodePools' instance types asked anew.
+// apply replaces NodePools and PodDisruptionBudgets (or adds them); the NodePools' instance
+// types are asked anew.
 func (s *sim) apply(a *Apply) error {
-	o := s.objects()
-	pools := append([]*v1.NodePool(nil), o.NodePools...)
 	for _, np := range a.Objects.NodePools {
-		i := indexFunc(len(pools), func(i int) bool { return pools[i].Name == np.Name })
-		if i < 0 {
-			pools = append(pools, np)
-		} else {
-			pools[i] = np
-		}
 		var types cloudprovider.InstanceTypes
 		if s.in.InstanceTypes != nil {
 			var err error
@@ -484,64 +465,18 @@ func (s *sim) apply(a *Apply) error {
 		}
 		s.cloud.InstanceTypesForNodePool[np.Name] = types
 	}
-	o.NodePools = pools
-	pdbs := append(o.PodDisruptionBudgets[:0:0], o.PodDisruptionBudgets...)
-	for _, pdb := range a.Objects.PodDisruptionBudgets {
-		i := indexFunc(len(pdbs), func(i int) bool { return pdbs[i].Namespace == pdb.Namespace && pdbs[i].Name == pdb.Name })
-		if i < 0 {
-			pdbs = append(pdbs, pdb)
-		} else {
-			pdbs[i] = pdb
-		}
-	}
-	o.PodDisruptionBudgets = pdbs
-	if err := s.rebuild(o); err != nil {
-		return err
-	}
-	return s.refreshTypes()
-}
-
-func indexFunc(n int, f func(int) bool) int {
-	for i := 0; i < n; i++ {
-		if f(i) {
-			return i
-		}
-	}
-	return -1
-}
-
-// objects are the cluster's objects, to build it again from.
-func (s *sim) objects() cluster.Objects {
-	st := s.state
-	o := cluster.Objects{
-		NodePools: st.NodePools(), InstanceTypes: st.InstanceTypes(), WellKnownLabels: st.WellKnownLabels(),
-		DaemonSets: st.DaemonSets(), PodDisruptionBudgets: st.PodDisruptionBudgets(),
-		PersistentVolumeClaims: st.PersistentVolumeClaims(), PersistentVolumes: st.PersistentVolumes(),
-		StorageClasses: st.StorageClasses(), CSINodes: st.CSINodes(), Namespaces: st.Namespaces(), Leases: st.Leases(),
-		Interruptions: st.Interruptions(), RepairPolicies: st.RepairPolicies(), ProviderDrift: st.ProviderDrift(),
-	}
-	o.Pods = podsOf(st)
-	for _, np := range st.NotPlanned() {
-		o.Pods = append(o.Pods, np.Pod)
-	}
-	for _, n := range st.Nodes() {
-		if n.Node != nil {
-			o.Nodes = append(o.Nodes, n.Node)
-		}
-		if n.NodeClaim != nil {
-			o.NodeClaims = append(o.NodeClaims, n.NodeClaim)
-		}
-	}
-	return o
-}
-
-// rebuild builds the cluster again from objects (a NodePool or PDB replaced, claims added).
-func (s *sim) rebuild(o cluster.Objects) error {
-	next, err := cluster.New(o)
+	next, err := s.state.WithNodePools(a.Objects.NodePools...)
 	if err != nil {
 		return err
 	}
+	if len(a.Objects.PodDisruptionBudgets) > 0 {
+		if next, err = next.WithPodDisruptionBudgets(a.Objects.PodDisruptionBudgets...); err != nil {
+			return err
+		}
+	}
 	s.state = next
-	s.cache = scheduling.NewCache()
-	return nil
+	if len(a.Objects.NodePools) > 0 {
+		s.unconsolidate()
+	}
+	return s.refreshTypes()
 }

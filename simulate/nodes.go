@@ -77,6 +77,7 @@ func (s *sim) initialize(claim string) error {
 		return err
 	}
 	s.trace.event(Event{Kind: EventInitialized, NodeClaims: []string{claim}})
+	s.unconsolidate()
 	return s.replacementsReady()
 }
 
@@ -156,12 +157,14 @@ func (s *sim) unmark(c *carrying) {
 		}
 	}
 	s.state = s.state.WithoutDisruptedTaint(names...)
+	s.unconsolidate()
 }
 
 // mark marks a graceful command's candidates for deletion (the engines see them Deleting:
 // no pods land there, their pods are planned again) and taints them
 // karpenter.sh/disrupted:NoSchedule.
 func (s *sim) mark(names []string) error {
+	s.unconsolidate()
 	var tainted []*corev1.Node
 	for _, name := range names {
 		s.marked[name] = true
@@ -220,6 +223,7 @@ func (s *sim) startDeletion(name, reason string, forceNow bool) error {
 		}
 	}
 	s.state = next
+	s.unconsolidate()
 	s.deleting[name] = &deletion{since: s.now, reason: reason}
 	s.trace.totals.Disruptions[reason]++
 	if n.Node == nil {
@@ -260,6 +264,7 @@ func (s *sim) terminate(name string, ended bool) error {
 		}
 	}
 	s.state = s.state.Without(name)
+	s.unconsolidate()
 	delete(s.deleting, name)
 	delete(s.marked, name)
 	if err := s.recreate(gone, false); err != nil {
@@ -276,6 +281,7 @@ func (s *sim) recreate(pods []*corev1.Pod, evicted bool) error {
 	if len(pods) == 0 {
 		return nil
 	}
+	s.unconsolidate() // pods deleted
 	if evicted {
 		s.step.Evicted = append(s.step.Evicted, pods...)
 		s.trace.totals.Evictions += len(pods)

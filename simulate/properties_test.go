@@ -164,6 +164,7 @@ type checker struct {
 	// machines: node name -> when its billing started (and its price).
 	machines map[string]machine
 	spent    float64
+	plans    map[time.Time][]*disruption.Result // every step's Plan, by time
 }
 
 type machine struct {
@@ -172,7 +173,7 @@ type machine struct {
 }
 
 func newChecker(t *rapid.T, in simulate.Input) *checker {
-	c := &checker{t: t, in: in, machines: map[string]machine{}}
+	c := &checker{t: t, in: in, machines: map[string]machine{}, plans: map[time.Time][]*disruption.Result{}}
 	for _, n := range in.Snapshot.Nodes() {
 		p, _ := in.Snapshot.NodePrice(n.Name())
 		c.machines[n.Name()] = machine{since: in.Start, price: p}
@@ -197,14 +198,16 @@ func (c *checker) observe(st *simulate.Step) {
 		}
 	}
 	if st.Plan != nil {
-		again, err := disruption.Plan(st.View, st.Time, c.in.Settings.Disruption)
+		opts := c.in.Settings.Disruption
+		opts.Consolidated = st.Consolidated
+		again, err := disruption.Plan(st.View, st.Time, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(again, st.Plan) {
 			t.Fatalf("%s %s: the step's Plan is not Plan's answer on its view", st.Time, st.Kind)
 		}
-		if vs := verify.Plan(st.View, st.Time, c.in.Settings.Disruption, st.Plan); len(vs) > 0 {
+		if vs := verify.Plan(st.View, st.Time, opts, st.Plan); len(vs) > 0 {
 			t.Fatalf("%s: Plan: %v", st.Time, vs)
 		}
 		for _, cmd := range st.Carried {
@@ -215,7 +218,22 @@ func (c *checker) observe(st *simulate.Step) {
 			}
 		}
 	} else if len(st.Carried) > 0 {
-		t.Fatalf("%s %s: commands carried without a Plan", st.Time, st.Kind)
+		decided, ok := c.plans[st.DecidedAt]
+		if st.Kind != simulate.StepValidation || !ok {
+			t.Fatalf("%s %s: commands carried without a Plan", st.Time, st.Kind)
+		}
+		for _, cmd := range st.Carried {
+			if !slices.ContainsFunc(decided, func(res *disruption.Result) bool {
+				return slices.ContainsFunc(res.Commands, func(p disruption.Command) bool {
+					return p.Reason == cmd.Reason && slices.Equal(p.Candidates, cmd.Candidates)
+				})
+			}) {
+				t.Fatalf("%s: carried %s %v, which the Plan at %s did not decide", st.Time, cmd.Reason, cmd.Candidates, st.DecidedAt)
+			}
+		}
+	}
+	if st.Plan != nil {
+		c.plans[st.Time] = append(c.plans[st.Time], st.Plan)
 	}
 	c.pods(st)
 	c.budgets(st)

@@ -109,6 +109,9 @@ func (s *sim) provision() error {
 	if s.state, err = s.state.Carry(launched, moves, nil); err != nil {
 		return err
 	}
+	if bound > 0 || len(res.NewNodeClaims) > 0 {
+		s.unconsolidate() // pods bound, NodeClaims added
+	}
 	var onClaims []*v1.NodeClaim
 	for _, nc := range launched {
 		if nc != nil {

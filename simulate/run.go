@@ -74,6 +74,12 @@ type Step struct {
 	// step carried out (their replacements launched, their candidates marked or deleted).
 	Plan    *disruption.Result
 	Carried []disruption.Command
+	// Consolidated says the Plan ran with disruption.Options.Consolidated (Karpenter's
+	// consolidated state, or a controller busy validating commands).
+	Consolidated bool
+	// DecidedAt is, for a validation step that carried its commands out without a Plan (the
+	// cluster did not change since they were decided), when the Plan that decided them ran.
+	DecidedAt time.Time
 	// Evicted pods were evicted by drains, Deleted pods deleted without eviction (a
 	// terminationGracePeriod deadline, an instance that ended under them); both are pending
 	// again (their controllers make them anew) unless they are DaemonSet or static pods.
@@ -147,6 +153,10 @@ type sim struct {
 	stepBefore     *cluster.Snapshot
 	step           *Step
 	interrupted    []string // nodes the timeline event being carried out interrupted
+	// Karpenter's consolidated state (consolidated.go).
+	stateChangedAt     time.Time
+	consolidatedAt     *time.Time
+	lookedConsolidated bool // the last Plan ran with the cluster consolidated
 }
 
 // carrying is a command whose candidates are marked and whose replacements are launched,
@@ -162,10 +172,12 @@ type deletion struct {
 	reason string
 }
 
-// validation is graceful commands waiting ValidationDelay before a second Plan confirms them.
+// validation is graceful commands waiting ValidationDelay before a second Plan confirms them;
+// version is the cluster's when they were decided.
 type validation struct {
-	at   time.Time
-	cmds []disruption.Command
+	at      time.Time
+	cmds    []disruption.Command
+	version int
 }
 
 type pendingSince struct {
@@ -176,7 +188,7 @@ type pendingSince struct {
 func newSim(in Input) (*sim, error) {
 	s := &sim{
 		in: in, set: in.Settings.withDefaults(), ctx: context.Background(), now: in.Start,
-		end: in.Start.Add(in.Timeline.Duration), state: in.Snapshot, cache: scheduling.NewCache(),
+		end: in.Start.Add(in.Timeline.Duration), state: in.Snapshot, cache: scheduling.NewCache(), stateChangedAt: in.Start,
 		used: map[string]bool{}, claimN: map[string]int{}, registeredAt: map[string]time.Time{},
 		nextWorkloadIndex: map[*manifest.Workload]int{}, unavailableExpires: map[string]time.Time{},
 		marked: map[string]bool{}, deleting: map[string]*deletion{}, instanceEnds: map[string]time.Time{},
@@ -269,6 +281,7 @@ func (s *sim) handle(it *item) error {
 		if _, extra := it.payload.(extraTick); !extra {
 			s.queue.push(s.now.Add(s.set.DisruptionPeriod), kindTick, nil)
 		}
+		s.consolidationState() // the controller looks at every tick: a five-minute-old state resets
 		if !s.planDue() {
 			return nil
 		}
