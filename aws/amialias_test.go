@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/aws"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
 	"github.com/nodeplan/nodeplan/aws/awstest"
 )
 

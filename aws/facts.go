@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/catalog"
-	"github.com/nodeplan/nodeplan/ec2capacity"
+	"github.com/nodeplan/nodeplan/aws/catalog"
+	"github.com/nodeplan/nodeplan/aws/ec2capacity"
 )
 
 // Label keys of Karpenter's AWS provider.

@@ -18,8 +18,8 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/aws"
 	"github.com/nodeplan/nodeplan/aws/awstest"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 	"github.com/nodeplan/nodeplan/cloudprovider"
-	"github.com/nodeplan/nodeplan/interruption"
 )
 
 // TestProviderUnderFaults drives the provider, through the real SDK clients, against EC2 and

@@ -6,7 +6,7 @@ import (
 	"hash/fnv"
 	"sort"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
 )
 
 // NodeClassHashVersion is the version of NodeClassHash. It differs from Karpenter's ("v6"),

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	"github.com/nodeplan/nodeplan/aws"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
 )
 
 func TestNodeClassHash(t *testing.T) {

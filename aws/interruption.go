@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/nodeplan/nodeplan/interruption"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 )
 
 // InterruptionReader reads EC2 interruption events from the SQS queue that EventBridge rules

@@ -14,7 +14,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/aws"
 	"github.com/nodeplan/nodeplan/aws/awstest"
-	"github.com/nodeplan/nodeplan/interruption"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 )
 
 var _ aws.SQSAPI = (*awstest.SQS)(nil)
@@ -41,7 +41,7 @@ func (c *clock) Step(d time.Duration) {
 
 func body(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile("../interruption/testdata/" + name)
+	b, err := os.ReadFile("interruption/testdata/" + name)
 	require.NoError(t, err)
 	return string(b)
 }

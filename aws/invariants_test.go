@@ -11,7 +11,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/aws"
 	"github.com/nodeplan/nodeplan/aws/awstest"
-	"github.com/nodeplan/nodeplan/interruption"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 )
 
 // TestCreateNeverLeaks draws fault schedules for the calls a launch makes (CreateFleet and

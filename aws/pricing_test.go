@@ -14,7 +14,7 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/aws"
 	"github.com/nodeplan/nodeplan/aws/awstest"
-	"github.com/nodeplan/nodeplan/catalog"
+	"github.com/nodeplan/nodeplan/aws/catalog"
 )
 
 var _ aws.PricingAPI = (*awstest.Pricing)(nil)

@@ -10,11 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/catalog"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
+	"github.com/nodeplan/nodeplan/aws/catalog"
+	"github.com/nodeplan/nodeplan/aws/ec2capacity"
 	"github.com/nodeplan/nodeplan/cloudprovider"
-	"github.com/nodeplan/nodeplan/ec2capacity"
 )
 
 // Config wires a Provider to a cluster and to EC2.

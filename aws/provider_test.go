@@ -17,12 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/aws"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
 	"github.com/nodeplan/nodeplan/aws/awstest"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 	"github.com/nodeplan/nodeplan/cloudprovider"
-	"github.com/nodeplan/nodeplan/interruption"
 )
 
 const secretUserData = "#!/bin/bash\nexport DB_PASSWORD=hunter2-SECRET-TOKEN\n"

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	"github.com/nodeplan/nodeplan/aws"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
 	"github.com/nodeplan/nodeplan/aws/awstest"
 )
 

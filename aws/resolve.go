@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
 )
 
 // tagFilters turns selector-term tags into EC2 filters: "*" is tag-key=key, anything else

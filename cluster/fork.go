@@ -9,8 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 	"github.com/nodeplan/nodeplan/cloudprovider"
-	"github.com/nodeplan/nodeplan/interruption"
 )
 
 // fork is a copy of s whose node list, index and pod lists the caller may change. Every

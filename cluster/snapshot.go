@@ -10,8 +10,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 	"github.com/nodeplan/nodeplan/cloudprovider"
-	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 

@@ -10,9 +10,9 @@ import (
 	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/interruption"
 )
 
 var eventKinds = []interruption.Kind{interruption.SpotInterrupted, interruption.RebalanceRecommendation, interruption.ScheduledChange,

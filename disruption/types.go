@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/interruption"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 

@@ -23,8 +23,8 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"sigs.k8s.io/yaml"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
 )
 
 // scheme knows the Kubernetes kinds nodeplan reads.

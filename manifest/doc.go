@@ -43,5 +43,5 @@
 // expireAfter moves into the template, nodeClassRef gets its group and kind, the kubelet block
 // moves into the v1.KubeletCompatibilityAnnotationKey annotation, a NodeClaim takes its
 // NodePool's expireAfter), each with a [Warning] in [Set.Warnings] saying what to change;
-// karpenter.k8s.aws/v1beta1 EC2NodeClasses likewise (see apis/aws/v1beta1).
+// karpenter.k8s.aws/v1beta1 EC2NodeClasses likewise (see aws/apis/v1beta1).
 package manifest

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/nodeplan/nodeplan/interruption"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 )
 
 // InterruptionKind is nodeplan's own kind for interruption messages given with a snapshot:

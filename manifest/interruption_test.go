@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nodeplan/nodeplan/interruption"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 )
 
 const spotMessage = `{"version":"0","id":"m1","detail-type":"EC2 Spot Instance Interruption Warning","source":"aws.ec2","time":"2026-01-01T00:58:00Z","detail":{"instance-id":"i-0a1","instance-action":"terminate"}}`

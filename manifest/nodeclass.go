@@ -3,8 +3,8 @@ package manifest
 import (
 	"fmt"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
-	awsv1beta1 "github.com/nodeplan/nodeplan/apis/aws/v1beta1"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
+	awsv1beta1 "github.com/nodeplan/nodeplan/aws/apis/v1beta1"
 )
 
 // EC2NodeClasses are decoded strictly into awsv1.EC2NodeClass, defaulted and validated like

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	awsv1beta1 "github.com/nodeplan/nodeplan/apis/aws/v1beta1"
+	awsv1beta1 "github.com/nodeplan/nodeplan/aws/apis/v1beta1"
 )
 
 const nodeClassV1 = `apiVersion: karpenter.k8s.aws/v1

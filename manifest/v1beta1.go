@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
 )
 
 // karpenter.sh/v1beta1 NodePools and NodeClaims, as Karpenter 0.33 to 0.37 wrote them and

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/catalog"
+	"github.com/nodeplan/nodeplan/aws/catalog"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/internal/cputime"

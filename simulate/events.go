@@ -15,9 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/cluster"
-	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/manifest"
 )
 

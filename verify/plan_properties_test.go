@@ -12,11 +12,11 @@ import (
 	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/aws/interruption"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/fake"
-	"github.com/nodeplan/nodeplan/interruption"
 	"github.com/nodeplan/nodeplan/verify"
 )
 

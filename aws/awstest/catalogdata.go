@@ -13,7 +13,7 @@ import (
 	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
-	"github.com/nodeplan/nodeplan/catalog"
+	"github.com/nodeplan/nodeplan/aws/catalog"
 )
 
 // dataFile is the format of nodeplan's instance-type data (catalog/data/README.md).

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 
-	"github.com/nodeplan/nodeplan/catalog"
+	"github.com/nodeplan/nodeplan/aws/catalog"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/internal/mutate"

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nodeplan/nodeplan/catalog"
+	"github.com/nodeplan/nodeplan/aws/catalog"
 	"github.com/nodeplan/nodeplan/manifest"
 )
 

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
 )
 
 // APIVersion is karpenter.k8s.aws/v1beta1.

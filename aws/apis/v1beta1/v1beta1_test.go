@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
 )
 
 func old(family string, terms ...AMISelectorTerm) *EC2NodeClass {

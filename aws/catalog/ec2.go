@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/aws/ec2capacity"
 	"github.com/nodeplan/nodeplan/cloudprovider"
-	"github.com/nodeplan/nodeplan/ec2capacity"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 

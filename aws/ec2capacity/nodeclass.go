@@ -1,7 +1,7 @@
 package ec2capacity
 
 import (
-	awsv1 "github.com/nodeplan/nodeplan/apis/aws/v1"
+	awsv1 "github.com/nodeplan/nodeplan/aws/apis/v1"
 )
 
 // FromEC2NodeClass is what an EC2NodeClass contributes to its nodes' resources: its resolved

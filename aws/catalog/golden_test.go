@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodeplan/nodeplan/ec2capacity"
+	"github.com/nodeplan/nodeplan/aws/ec2capacity"
 )
 
 // TestKarpenterAllocatable rebuilds every type of the data file that has ENI limits from its
