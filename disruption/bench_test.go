@@ -159,6 +159,18 @@ func BenchmarkPlan(b *testing.B) {
 	}
 }
 
+// BenchmarkPlanRepack is BenchmarkPlan's 100 and 1,000 nodes with Options.Repack: what the
+// moves Karpenter cannot make cost, and what they save in one Plan ($/h-saved).
+func BenchmarkPlanRepack(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			in := benchClusterWith(n, 11, "10%")
+			in.Options.Repack = true
+			benchmarkPlanOf(b, in, false)
+		})
+	}
+}
+
 // BenchmarkNewAndPlan is BenchmarkPlan with cluster.New inside the loop: what a host pays
 // per round when it builds a fresh snapshot of its objects (and what Plan of the objects
 // cost before issue #8, when it took them directly).

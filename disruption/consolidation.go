@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -39,7 +40,12 @@ func (consolidation) shouldDisrupt(s *state, n *node) bool {
 // consolidate is Karpenter's computeConsolidation: the command m starts over cands, or why
 // there is none. A simulation that needs no new NodeClaim is a delete.
 func (s *state) consolidate(m consolidator, cands []*node) (*proposal, Blocker, error) {
-	sim, err := s.simulateConsolidation(cands)
+	return s.consolidateIn(s.base, m, cands)
+}
+
+// consolidateIn is consolidate with the simulation forking base (s.base or a variant of it).
+func (s *state) consolidateIn(base *cluster.Snapshot, m consolidator, cands []*node) (*proposal, Blocker, error) {
+	sim, err := s.simulateIn(base, cands, reschedulable, true)
 	if err != nil {
 		return nil, Blocker{}, err
 	}
@@ -74,14 +80,7 @@ func (multiNode) replace(s *state, claims []*scheduling.NodeClaim, cands []*node
 
 func (m multiNode) compute(s *state, cands []*node, b budgetLeft) (*proposal, error) {
 	sortByRatio(cands)
-	var kept []*node
-	for _, c := range cands {
-		if b.left[c.poolName] <= 0 {
-			continue // single-node consolidation says why, with the budget it sees
-		}
-		b.left[c.poolName]--
-		kept = append(kept, c)
-	}
+	kept := withinBudget(cands, b)
 	if len(kept) < 2 {
 		return nil, nil
 	}
@@ -106,6 +105,20 @@ func (m multiNode) compute(s *state, cands []*node, b budgetLeft) (*proposal, er
 	return best, nil
 }
 
+// withinBudget is the candidates, in order, that the budget left allows (which it uses up);
+// single-node consolidation says why the others are kept, with the budget it sees.
+func withinBudget(cands []*node, b budgetLeft) []*node {
+	var kept []*node
+	for _, c := range cands {
+		if b.left[c.poolName] <= 0 {
+			continue
+		}
+		b.left[c.poolName]--
+		kept = append(kept, c)
+	}
+	return kept
+}
+
 // singleNode is Karpenter's single-node consolidation: the candidates one by one
 // (SavingsRatio order, NodePools interleaved), the first that can be deleted or replaced by
 // one cheaper node (spot by one of at least 15 cheaper spot types).
@@ -122,6 +135,13 @@ func (*singleNode) replace(s *state, claims []*scheduling.NodeClaim, cands []*no
 }
 
 func (m *singleNode) compute(s *state, cands []*node, b budgetLeft) (*proposal, error) {
+	return m.oneByOne(s, cands, b, func(c *node) (*proposal, Blocker, error) { return s.consolidate(m, []*node{c}) })
+}
+
+// oneByOne is single-node consolidation's walk over the candidates: in SavingsRatio order,
+// NodePools interleaved, within budget, the first that try consolidates; a candidate that
+// fails is kept with try's reason and not tried again in this Plan.
+func (m *singleNode) oneByOne(s *state, cands []*node, b budgetLeft, try func(*node) (*proposal, Blocker, error)) (*proposal, error) {
 	sortByRatio(cands)
 	for _, c := range interleave(cands) {
 		if m.failed[c] {
@@ -131,7 +151,7 @@ func (m *singleNode) compute(s *state, cands []*node, b budgetLeft) (*proposal, 
 			s.keep(c, b.why[c.poolName])
 			continue
 		}
-		p, why, err := s.consolidate(m, []*node{c})
+		p, why, err := try(c)
 		if err != nil {
 			return nil, err
 		}

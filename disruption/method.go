@@ -30,8 +30,14 @@ type method interface {
 	compute(s *state, cands []*node, b budgetLeft) (*proposal, error)
 }
 
-// methods are the disruption methods in the order Plan tries them, Karpenter's.
-func methods() []method {
+// methods are the disruption methods in the order Plan tries them: Karpenter's, and with
+// opts.Repack the moves it cannot make (repack before multi-node consolidation, as its
+// commands may take what the budget allows at once; split in single-node's place, trying
+// Karpenter's move first).
+func methods(opts Options) []method {
+	if opts.Repack {
+		return []method{emptiness{}, &drift{failed: map[*node]bool{}}, &repack{}, multiNode{}, &split{singleNode: singleNode{failed: map[*node]bool{}}}}
+	}
 	return []method{emptiness{}, &drift{failed: map[*node]bool{}}, multiNode{}, &singleNode{failed: map[*node]bool{}}}
 }
 

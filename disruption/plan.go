@@ -49,7 +49,7 @@ type state struct {
 // *cluster.InvalidInputError (a nil snapshot, a zero now, two nodes of one name, or what a
 // simulation's scheduling.Solve refuses) or *cluster.InternalError (a bug).
 func Plan(snap *cluster.Snapshot, now time.Time, opts Options) (*Result, error) {
-	ms := methods()
+	ms := methods(opts)
 	if opts.Consolidated { // Karpenter's emptiness and consolidation skip a consolidated cluster
 		ms = slices.DeleteFunc(ms, func(m method) bool { return m.reason() != ReasonDrifted })
 	}

@@ -217,3 +217,66 @@ func filterOutSameInstanceType(opts cloudprovider.InstanceTypes, reqs, priced re
 	}
 	return opts, nil
 }
+
+// severalCheaper is the replacement of the moves Karpenter cannot make (split, repack): the
+// candidates are replaced by every NodeClaim the simulation opened, each narrowed as cheaper
+// narrows Karpenter's one (price filter, spot rules, the method's rules) below its share of
+// the candidates' price, so that the claims' worst-case launch prices (Karpenter's pricing of
+// a replacement) stay below candPrice together. The shares are proportional to each claim's
+// least worst-case price, which leaves every claim the types it can afford. It returns the
+// replacements and the savings (candPrice less their cheapest launchable offerings), or why
+// there are none.
+func (s *state) severalCheaper(claims []*scheduling.NodeClaim, cands []*node, candPrice float64, rules replacementRules) ([]*scheduling.NodeClaim, float64, Blocker) {
+	least := make([]float64, len(claims))
+	sum := 0.0
+	for i, c := range claims {
+		r, why := s.cheaper(c, cands, candPrice, rules)
+		if r == nil {
+			return nil, 0, why
+		}
+		least[i] = math.Inf(1)
+		for _, it := range r.InstanceTypeOptions {
+			least[i] = math.Min(least[i], worstLaunchPrice(it, c, r))
+		}
+		sum += least[i]
+	}
+	notCheaper := func(price float64) Blocker {
+		return *noReplacement(ReplacementNotCheaper, func(b *Blocker) { b.Price, b.CheapestPrice = candPrice, price })
+	}
+	if !(sum < candPrice) {
+		return nil, 0, notCheaper(sum)
+	}
+	out := make([]*scheduling.NodeClaim, 0, len(claims))
+	worst, cheapest := 0.0, 0.0
+	for i, c := range claims {
+		r, why := s.cheaper(c, cands, least[i]*candPrice/sum, rules)
+		if r == nil {
+			return nil, 0, why
+		}
+		w := 0.0
+		for _, it := range r.InstanceTypeOptions {
+			w = math.Max(w, worstLaunchPrice(it, c, r))
+		}
+		worst += w
+		cheapest += r.Offering.Price
+		out = append(out, r)
+	}
+	if !(worst < candPrice) { // the shares' rounding
+		return nil, 0, notCheaper(worst)
+	}
+	return out, candPrice - cheapest, Blocker{}
+}
+
+// worstLaunchPrice is what launching r (cheaper's narrowing of the simulation's claim) as it
+// on its worst offering would cost, judged as cheaper judges it: by the claim's
+// PriceRequirements when it has them, with r's capacity type.
+func worstLaunchPrice(it *cloudprovider.InstanceType, claim, r *scheduling.NodeClaim) float64 {
+	priced := claim.Requirements.Copy()
+	if claim.PriceRequirements != nil {
+		priced = claim.PriceRequirements.Copy()
+	}
+	if ct := r.Requirements.Get(v1.CapacityTypeLabelKey); ct != nil {
+		priced.Add(ct)
+	}
+	return it.Offerings.Available().WorstLaunchPrice(priced)
+}

@@ -24,16 +24,15 @@ func (s *state) simulate(cands []*node, podsOf func(*node) []*corev1.Pod) (*simu
 	return s.simulateFor(cands, podsOf, false)
 }
 
-// simulateConsolidation is simulate with Karpenter's consolidateAfter rule for destinations:
-// pods moved off the candidates may not land on nodes still inside their consolidateAfter.
-func (s *state) simulateConsolidation(cands []*node) (*simulation, error) {
-	return s.simulateFor(cands, reschedulable, true)
+// simulateFor forks the snapshot: without the candidates, the taken nodes marked deleting,
+// (for consolidation, Karpenter's consolidateAfter rule for destinations) the nodes under
+// consolidateAfter closed to moves, and the candidates' pods moving.
+func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, consolidation bool) (*simulation, error) {
+	return s.simulateIn(s.base, cands, podsOf, consolidation)
 }
 
-// simulateFor forks the snapshot: without the candidates, the taken nodes marked deleting,
-// (for consolidation) the nodes under consolidateAfter closed to moves, and the
-// candidates' pods moving.
-func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, consolidation bool) (*simulation, error) {
+// simulateIn is simulateFor forking base, s.base or a variant of it (other instance types).
+func (s *state) simulateIn(base *cluster.Snapshot, cands []*node, podsOf func(*node) []*corev1.Pod, consolidation bool) (*simulation, error) {
 	excluded := make(map[*node]bool, len(cands))
 	gone := make([]string, 0, len(cands))
 	for _, c := range cands {
@@ -62,7 +61,7 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 			}
 		}
 	}
-	fork := s.base.Without(gone...).Deleting(taken...).ClosedToMoves(recent...).WithMoving(moving...)
+	fork := base.Without(gone...).Deleting(taken...).ClosedToMoves(recent...).WithMoving(moving...)
 	res, err := s.cache.Solve(fork, s.simOptions())
 	if err != nil {
 		return nil, fmt.Errorf("disruption: simulating %s: %w", joinNames(cands), err)

@@ -16,6 +16,11 @@ type Options struct {
 	// SpotToSpotConsolidation allows replacing spot nodes by cheaper spot nodes (Karpenter's
 	// feature gate of the same name, default off).
 	SpotToSpotConsolidation bool
+	// Repack adds consolidation moves Karpenter cannot make: single-node consolidation may
+	// replace its node by several cheaper NodeClaims (1→N, MethodSplit), and several nodes
+	// may be replaced by a different, cheaper set (m→n, MethodRepack). Off: Karpenter's
+	// moves exactly.
+	Repack bool
 	// Scheduling are the options of every scheduling simulation (the provisioner's pass and
 	// each candidate's), all passed on except SingleRound: a simulation is always one Solve,
 	// as Karpenter's are.
@@ -32,7 +37,8 @@ type Options struct {
 // Method is the disruption method that produced a command.
 type Method string
 
-// Methods, in the order Plan tries them.
+// Methods, in the order Plan tries them (repack before multi-node, split in single-node's
+// place).
 const (
 	MethodInterruption Method = "interruption"
 	MethodRepair       Method = "repair"
@@ -41,6 +47,11 @@ const (
 	MethodDrift        Method = "drift"
 	MethodMultiNode    Method = "multi-node"
 	MethodSingleNode   Method = "single-node"
+	// MethodSplit (Options.Repack) replaces one node by several NodeClaims cheaper together.
+	MethodSplit Method = "split"
+	// MethodRepack (Options.Repack) replaces several nodes by a different, cheaper set of
+	// NodeClaims (or by none).
+	MethodRepack Method = "repack"
 )
 
 // ReasonCode is why a command disrupts its nodes.

@@ -20,6 +20,7 @@ type disruptFlags struct {
 	commonFlags
 	now                    string
 	spotToSpot, nodeRepair bool
+	repack                 bool
 }
 
 func (d *disruptFlags) register(fs *pflag.FlagSet) {
@@ -27,6 +28,7 @@ func (d *disruptFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&d.now, "now", "", "`TIME` to decide at, RFC3339 (default: the newest timestamp in the input: Node heartbeats, Lease renewals, pod starts, creation times)")
 	fs.BoolVar(&d.spotToSpot, "spot-to-spot", false, "allow spot-to-spot consolidation (Karpenter's SpotToSpotConsolidation feature gate)")
 	fs.BoolVar(&d.nodeRepair, "node-repair", false, "repair nodes unhealthy past the AWS provider's repair policies (Karpenter's NodeRepair feature gate)")
+	fs.BoolVar(&d.repack, "repack", false, "also consolidation moves Karpenter cannot make: one node by several cheaper NodeClaims (split), several nodes by a cheaper set (repack)")
 }
 
 func newDisruptCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -43,7 +45,9 @@ pod start times), never the wall clock: the same files always give the same answ
 		Example: `  nodeplan disrupt -f cluster.yaml
   nodeplan disrupt -f cluster.yaml --now 2026-01-01T06:00:00Z -o json
   # with Karpenter's NodeRepair and SpotToSpotConsolidation feature gates on
-  nodeplan disrupt -f cluster.yaml --node-repair --spot-to-spot`,
+  nodeplan disrupt -f cluster.yaml --node-repair --spot-to-spot
+  # consolidation beyond Karpenter's moves (1->N split, m->n repack)
+  nodeplan disrupt -f cluster.yaml --repack`,
 		Args: noArguments,
 		RunE: func(*cobra.Command, []string) error {
 			return d.profiled(func() error { return runDisrupt(d, stdout, stderr) })
@@ -154,7 +158,9 @@ func (d *disruptFlags) read(stderr io.Writer) (*disruptRun, error) {
 		return nil, err
 	}
 	at = at.orInput(set, stderr)
-	return &disruptRun{flags: d, set: set, snap: snap, at: at, opts: d.disruptionOptions(d.spotToSpot)}, nil
+	opts := d.disruptionOptions(d.spotToSpot)
+	opts.Repack = d.repack
+	return &disruptRun{flags: d, set: set, snap: snap, at: at, opts: opts}, nil
 }
 
 // disruptionOptions are Plan's options the flags choose.

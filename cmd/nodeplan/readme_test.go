@@ -42,6 +42,15 @@ func readmeSamples(t *testing.T) map[string]string {
 		"yaml":  "$ nodeplan plan -f examples/ -o yaml   # abridged: the first NodeClaim and the first Events\n" + abridgeYAML(run("-o", "yaml")),
 		"html":  "$ nodeplan plan -f examples/ -o html > plan.html   # the page's first lines after its stylesheet\n" + firstLines(afterStyle(run("-o", "html")), 14),
 	}
+	repack := func(extra ...string) string {
+		args := append([]string{"disrupt", "-f", "../../tutorial/repack.yaml", "--instance-types", "../../tutorial/repack-types.yaml", "--now", "2026-01-01T06:00:00Z"}, extra...)
+		out, stderr, code := nodeplan(t, args...)
+		require.Equal(t, 0, code, stderr)
+		return out
+	}
+	const repackArgs = "$ nodeplan disrupt -f tutorial/repack.yaml --instance-types tutorial/repack-types.yaml --now 2026-01-01T06:00:00Z"
+	samples["repack"] = repackArgs + " --explain | tail -7\n" + lastLines(repack("--explain"), 7) +
+		"\n" + repackArgs + " --repack\n" + repack("--repack")
 	for name, sample := range tutorialSamples(t) {
 		samples[name] = sample
 	}
@@ -56,6 +65,11 @@ func cutLines(s string, n int) string {
 		}
 	}
 	return strings.Join(lines, "")
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "") + "\n"
 }
 
 // afterStyle is a page from its <body> on.
