@@ -27,6 +27,14 @@ type instanceType struct {
 	GPUs               int    // nvidia.com/gpu capacity (0: none)
 	GPUName            string // example.com/gpu-name label when GPUs > 0
 	EphemeralGi        int    // ephemeral-storage capacity (0: not listed)
+	Reservations       []reservation
+}
+
+// reservation is a reserved offering (a capacity reservation) of a type in a zone.
+type reservation struct {
+	Zone, ID string
+	Capacity int
+	Price    float64
 }
 
 // allocatable CPU (millicores) and memory (MiB) after overhead.
@@ -134,6 +142,10 @@ func catalogDoc(types []*instanceType) map[string]any {
 				m["available"] = false
 			}
 			offs = append(offs, m)
+		}
+		for _, rv := range t.Reservations {
+			offs = append(offs, map[string]any{"zone": rv.Zone, "capacityType": "reserved", "price": rv.Price,
+				"reservationID": rv.ID, "reservationCapacity": rv.Capacity})
 		}
 		m := map[string]any{
 			"name":      t.Name,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/aws/catalog"
 	"github.com/nodeplan/nodeplan/manifest"
@@ -29,9 +30,10 @@ func TestGenerationIsDeterministicPerSeed(t *testing.T) {
 	assert.NotEqual(t, string(a), string(b), "seeds differ")
 }
 
-// Every generated input reads cleanly and has pods to plan or nodes to disrupt.
+// Every generated input reads cleanly, has pods to plan or nodes to disrupt, and its pods are
+// admissible.
 func TestGeneratedInputsLoad(t *testing.T) {
-	for seed := uint64(1); seed <= 30; seed++ {
+	for seed := uint64(1); seed <= 200; seed++ {
 		for _, kind := range []string{"plan", "disrupt"} {
 			in := generate(kind, seed)
 			dir := filepath.Join(t.TempDir(), fmt.Sprint(seed))
@@ -46,6 +48,7 @@ func TestGeneratedInputsLoad(t *testing.T) {
 			} else {
 				assert.NotEmpty(t, set.Nodes, "seed %d has nodes", seed)
 			}
+			checkAdmissible(t, kind, seed, set)
 		}
 	}
 }
@@ -86,4 +89,69 @@ func TestDeletePathDropsKeysAndListEntries(t *testing.T) {
 	assert.Equal(t, map[string]any{"spec": map[string]any{"list": []any{map[string]any{"y": 2}}}}, doc)
 	assert.False(t, deletePath(doc, []any{"spec", "list", 0}), "a list keeps its last entry")
 	assert.False(t, deletePath(doc, []any{"spec", "missing"}))
+}
+
+// Every shape the generators know is drawn by some seed (none is dead code), counted over the
+// first 300 seeds of each kind.
+func TestEveryShapeIsGenerated(t *testing.T) {
+	want := map[string][]string{
+		"plan": {"catalog-reserved", "pool-reserved", "nodeSelector-reserved", "catalog-zone-price-skew", "pool-taint-NoExecute",
+			"pool-weight-tie", "tolerations-NoExecute", "tolerations-NoExecute-seconds", "tolerations-wrong-effect", "tolerations-any-effect",
+			"podAffinity-required-ct", "podAntiAffinity-required-ct", "podAffinity-preferred-team", "podAntiAffinity-required-team",
+			"hostPort-udp", "hostPort-hostIP", "daemonset-selects-pool", "daemonset-avoids-pool", "selector-expressions",
+			"spread-selects-others", "nodeSelector-unoffered-zone",
+			"profile-zone-spread", "profile-anti-zone", "profile-minvalues", "profile-host-limits", "profile-self-affinity"},
+		"disrupt": {"catalog-reserved", "pool-reserved", "pool-taint-NoExecute", "pool-weight-tie", "mirror-pod", "mirror-pod-annotation-only",
+			"pod-terminal", "pod-terminating-ReplicaSet", "pod-terminating-StatefulSet", "bound-zonal-volume", "bound-hostPort",
+			"bound-affinity-zone", "daemonset-pod-do-not-disrupt", "pdb-overlapping"},
+	}
+	for kind, feats := range want {
+		seen := map[string]bool{}
+		for seed := uint64(1); seed <= 300; seed++ {
+			for _, f := range generate(kind, seed).Features {
+				seen[f] = true
+			}
+		}
+		for _, f := range feats {
+			assert.True(t, seen[f], "%s: no seed in 1..300 has %s", kind, f)
+		}
+	}
+}
+
+// checkAdmissible: the API server refuses a pod with two spread constraints of the same key and
+// mode, and a pod on a node with a NoExecute taint it does not tolerate would have been evicted;
+// neither is generated.
+func checkAdmissible(t *testing.T, kind string, seed uint64, set *manifest.Set) {
+	noExecute := map[string]bool{}
+	for _, n := range set.Nodes {
+		for _, tt := range n.Spec.Taints {
+			if tt.Effect == corev1.TaintEffectNoExecute {
+				noExecute[n.Name] = true
+			}
+		}
+	}
+	for _, p := range set.Pods {
+		seen := map[string]bool{}
+		for _, c := range p.Spec.TopologySpreadConstraints {
+			k := c.TopologyKey + "/" + string(c.WhenUnsatisfiable)
+			assert.False(t, seen[k], "%s seed %d: pod %s has two %s spreads", kind, seed, p.Name, k)
+			seen[k] = true
+		}
+		if noExecute[p.Spec.NodeName] && !isDaemonPod(p) {
+			ok := false
+			for _, tol := range p.Spec.Tolerations {
+				ok = ok || tol.Key == "dedicated" && (tol.Effect == "" || tol.Effect == corev1.TaintEffectNoExecute) || tol.Key == "" && tol.Operator == corev1.TolerationOpExists
+			}
+			assert.True(t, ok, "%s seed %d: pod %s on a NoExecute node does not tolerate it", kind, seed, p.Name)
+		}
+	}
+}
+
+func isDaemonPod(p *corev1.Pod) bool {
+	for _, o := range p.OwnerReferences {
+		if o.Kind == "DaemonSet" {
+			return true
+		}
+	}
+	return false
 }

@@ -53,6 +53,11 @@ func genDisrupt(seed uint64) *input {
 			in.Features = append(in.Features, "large-catalog")
 		}
 	}
+	dm := newDisruptMore(seed)
+	dm.catalog(types)
+	if dm.reserved {
+		in.Catalog = catalogDoc(types)
+	}
 	var pools []*pool
 	for i := range 1 + r.IntN(3) {
 		p := genPool(r, i, types)
@@ -75,6 +80,7 @@ func genDisrupt(seed uint64) *input {
 			p.TGP = []string{"30s", "1h", "24h"}[r.IntN(3)]
 			in.Features = append(in.Features, "terminationGracePeriod")
 		}
+		dm.pool(p, pools)
 		pools = append(pools, p)
 		in.Docs = append(in.Docs, p.doc(true))
 		in.Features = append(in.Features, "policy-"+p.Policy, "consolidateAfter-"+p.ConsolidateAfter, "expireAfter-"+p.ExpireAfter)
@@ -148,9 +154,13 @@ func genDisrupt(seed uint64) *input {
 				in.Features = append(in.Features, f)
 			}
 		}
-		in.Docs = append(in.Docs, n.doc())
+		nd := n.doc()
+		dm.node(nd, n)
+		in.Docs = append(in.Docs, nd)
 		if n.Claim {
-			in.Docs = append(in.Docs, n.claimDoc())
+			cd := n.claimDoc()
+			dm.node(cd, n)
+			in.Docs = append(in.Docs, cd)
 		}
 		cpu, mem := t.allocatable()
 		for j, ds := range dsSpecs {
@@ -224,6 +234,7 @@ func genDisrupt(seed uint64) *input {
 				"conditions": []any{map[string]any{"type": "Ready", "status": ready}}}
 			in.Docs = append(in.Docs, pd)
 		}
+		in.Docs = append(in.Docs, dm.extraPods(n, apps, in.Docs)...)
 	}
 	// In-flight NodeClaims: launched, no Node yet.
 	for i := range shape.inFlight {
@@ -261,6 +272,7 @@ func genDisrupt(seed uint64) *input {
 		in.Features = append(in.Features, "pending-pods")
 	}
 	// PDBs.
+	var pdbApps []string
 	for _, app := range apps {
 		if r.IntN(4) != 0 {
 			continue
@@ -287,6 +299,7 @@ func genDisrupt(seed uint64) *input {
 		in.Docs = append(in.Docs, map[string]any{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
 			"metadata": map[string]any{"name": "pdb-" + app, "namespace": "default"}, "spec": spec})
 		in.Features = append(in.Features, "pdb")
+		pdbApps = append(pdbApps, app)
 		if unhealthy[app] {
 			in.Features = append(in.Features, "pdb-unhealthy")
 		}
@@ -294,7 +307,9 @@ func genDisrupt(seed uint64) *input {
 			in.Features = append(in.Features, "pdb-pending")
 		}
 	}
-	in.Features = uniq(in.Features)
+	in.Docs = append(in.Docs, dm.pdbs(pdbApps)...)
+	dm.finish(in.Docs)
+	in.Features = uniq(append(in.Features, dm.feats...))
 	return in
 }
 

@@ -41,14 +41,17 @@ func genPlan(seed uint64) *input {
 	r := newRand("plan", seed)
 	in := &input{Kind: "plan", Seed: seed}
 	sh := newShapes(seed)
+	mo := newMoreShapes(seed)
 	types := genCatalog(r)
 	types = sh.catalog(types, zonesOf(types))
+	mo.catalog(types)
 	in.Catalog = catalogDoc(types)
 	zones := zonesOf(types)
 	var pools []*pool
 	for i := range 1 + r.IntN(3) {
 		p := genPool(r, i, types)
 		sh.pool(p, types)
+		mo.pool(p, pools)
 		pools = append(pools, p)
 	}
 	if sh.gpu && sh.x.IntN(2) == 0 {
@@ -82,12 +85,14 @@ func genPlan(seed uint64) *input {
 		// places pending pods there again every round and the comparison means nothing.
 		nd := n.doc()
 		sh.node(nd, n)
+		mo.node(nd, n)
 		in.Docs = append(in.Docs, nd)
 		if !n.Initialized && i%2 == 1 {
 			// Half the uninitialized nodes come with their NodeClaim (whose startup taints a
 			// pod may ignore), half as a bare Node.
 			cd := n.claimDoc()
 			sh.node(cd, n)
+			mo.node(cd, n)
 			in.Docs = append(in.Docs, cd)
 			in.Features = append(in.Features, "uninitialized-with-claim")
 		}
@@ -119,6 +124,7 @@ func genPlan(seed uint64) *input {
 			spec["nodeSelector"] = map[string]any{"kubernetes.io/arch": "amd64"}
 		}
 		sh.daemonSet(spec)
+		mo.daemonSet(spec, pools)
 		name := fmt.Sprintf("ds-%d", i)
 		in.Docs = append(in.Docs, map[string]any{"apiVersion": "apps/v1", "kind": "DaemonSet",
 			"metadata": map[string]any{"name": name, "namespace": "default"},
@@ -147,7 +153,8 @@ func genPlan(seed uint64) *input {
 		in.Features = append(in.Features, constraints(r, spec, app, others, pools, zones)...)
 		labels := map[string]any{"app": app}
 		sh.podShapes(spec, labels, app, others, pools, zones)
-		replicas := 1 + r.IntN(7)
+		mo.pod(spec, i, app, apps, pools)
+		replicas := mo.replicas(1 + r.IntN(7))
 		switch k := r.IntN(10); {
 		case k == 0: // StatefulSet with zonal volumes
 			if !storageClass {
@@ -189,7 +196,8 @@ func genPlan(seed uint64) *input {
 		}
 	}
 	sh.relocate(in.Docs)
-	in.Features = uniq(append(in.Features, sh.feats...))
+	mo.finish(in.Docs)
+	in.Features = uniq(append(append(in.Features, sh.feats...), mo.feats...))
 	return in
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +27,7 @@ func main() {
 		planSeeds    = flag.Int("plan", 200, "number of plan seeds (0: none)")
 		disruptSeeds = flag.Int("disrupt", 150, "number of disrupt seeds (0: none)")
 		from         = flag.Uint64("from", 1, "first seed")
-		only         = flag.String("seed", "", "run just this case, e.g. plan:17 or disrupt:4")
+		only         = flag.String("seed", "", "run just these cases, e.g. plan:17 or plan:17,disrupt:4")
 		nodeplan     = flag.String("nodeplan", "", "nodeplan binary (default: built from -main)")
 		mainDir      = flag.String("main", "/work/main", "nodeplan checkout to build when -nodeplan is not given")
 		oracleDir    = flag.String("oracle", "/work/oracle/bin", "folder with karpenter-plan and karpenter-disrupt")
@@ -37,16 +38,33 @@ func main() {
 		minimize     = flag.Bool("minimize", false, "shrink the first input of each divergence class into <out>/<kind>-<seed>-min")
 		genOnly      = flag.String("gen", "", "only write the inputs into this folder, run nothing")
 		npArgs       = flag.String("nodeplan-args", "", "extra arguments for nodeplan, e.g. '--packing Karpenter'")
+		tally        = flag.String("tally", "", "only print the rates of earlier runs' progress.txt files (comma-separated)")
 	)
 	flag.Parse()
+	if *tally != "" {
+		for _, f := range strings.Split(*tally, ",") {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				fail(err.Error())
+			}
+			results, err := parseProgress(string(b))
+			if err != nil {
+				fail(f + ": " + err.Error())
+			}
+			fmt.Printf("== %s (%d cases)\n%s%s\n", f, len(results), planRates(results), shapeRates(results))
+		}
+		return
+	}
 	var cases []*input
 	if *only != "" {
-		kind, s, ok := strings.Cut(*only, ":")
-		var seed uint64
-		if _, err := fmt.Sscan(s, &seed); !ok || err != nil || (kind != "plan" && kind != "disrupt") {
-			fail("-seed wants plan:N or disrupt:N")
+		for _, one := range strings.Split(*only, ",") {
+			kind, s, ok := strings.Cut(one, ":")
+			var seed uint64
+			if _, err := fmt.Sscan(s, &seed); !ok || err != nil || (kind != "plan" && kind != "disrupt") {
+				fail("-seed wants plan:N or disrupt:N (comma-separated)")
+			}
+			cases = append(cases, generate(kind, seed))
 		}
-		cases = append(cases, generate(kind, seed))
 	} else {
 		for i := range uint64(*planSeeds) {
 			cases = append(cases, genPlan(*from+i))
@@ -89,6 +107,8 @@ func main() {
 	}
 	start := time.Now()
 	results := make([]*caseResult, len(cases))
+	progress := newProgressLog(cfg.out, *only == "")
+	defer progress.close()
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range max(1, *jobs) {
@@ -97,6 +117,7 @@ func main() {
 			defer wg.Done()
 			for i := range next {
 				results[i] = cfg.evaluate(cases[i])
+				progress.add(results[i])
 				if r := results[i]; r.Status == "diverge" || r.Status == "oracle-error" {
 					if err := cfg.keep(cases[i], r, ""); err != nil {
 						fmt.Fprintln(os.Stderr, err)
@@ -409,6 +430,7 @@ func summarize(results []*caseResult, commit string, took time.Duration) string 
 		fmt.Fprintf(&b, "  %3d  %s  seeds %v\n", len(classes[c]), c, firstN(classes[c], 12))
 	}
 	b.WriteString("\n" + featureRates(results))
+	b.WriteString("\n" + shapeRates(results))
 	b.WriteString("\ndivergences:\n")
 	for _, l := range lines {
 		b.WriteString("  " + l + "\n")
@@ -490,6 +512,66 @@ func featureRates(results []*caseResult) string {
 		fmt.Fprintf(&b, "  %3.0f%%  %3d/%-3d  %s\n", 100*share(k), rates[k].bad, rates[k].n, k)
 	}
 	return b.String()
+}
+
+// shapeRates tabulates, per kind and feature (shape), the inputs with it and how they came out
+// against the closest Karpenter run, each input counted once in the first that applies: agree
+// (match or equivalent), nodeplan breaks a rule Karpenter keeps, Karpenter breaks one nodeplan
+// keeps, fewer pods, dearer, deliberate (packing:, startup-taint:, ignore-policy:,
+// deleting-node:), other divergences (plan: cheaper, other pods or claims; disrupt: any).
+func shapeRates(results []*caseResult) string {
+	type row struct{ n, agree, invalid, kbreaks, fewer, dearer, deliberate, other int }
+	rows := map[string]*row{}
+	for _, r := range results {
+		if r.Status == "oracle-error" || r.Status == "both-error" {
+			continue
+		}
+		for _, f := range append([]string{"(all)"}, r.Features...) {
+			k := r.Kind + " " + f
+			x := rows[k]
+			if x == nil {
+				x = &row{}
+				rows[k] = x
+			}
+			x.n++
+			v := r.Verdict
+			switch {
+			case r.Status == "match" || r.Status == "equivalent":
+				x.agree++
+			case v.Invalid:
+				x.invalid++
+			case v.KarpenterBreaks:
+				x.kbreaks++
+			case v.Fewer:
+				x.fewer++
+			case v.Dearer:
+				x.dearer++
+			case deliberateClass(r.Class):
+				x.deliberate++
+			default:
+				x.other++
+			}
+		}
+	}
+	keys := slices.Sorted(maps.Keys(rows))
+	var b strings.Builder
+	b.WriteString("rates per shape (n, agree %, then counts: nodeplan-breaks karpenter-breaks fewer dearer deliberate other):\n")
+	for _, k := range keys {
+		x := rows[k]
+		fmt.Fprintf(&b, "  %-52s %5d %6.1f%%  %3d %3d %3d %3d %3d %3d\n", k, x.n, 100*float64(x.agree)/float64(x.n),
+			x.invalid, x.kbreaks, x.fewer, x.dearer, x.deliberate, x.other)
+	}
+	return b.String()
+}
+
+// deliberateClass says whether a divergence class is one of nodeplan's deliberate differences.
+func deliberateClass(c string) bool {
+	for _, p := range []string{"packing:", "startup-taint:", "ignore-policy:", "deleting-node:"} {
+		if strings.HasPrefix(c, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstN(xs []uint64, n int) []uint64 {

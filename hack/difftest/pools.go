@@ -30,6 +30,7 @@ type pool struct {
 	PreferTaint   bool           // example.com/spare=true:PreferNoSchedule
 	MinValues     map[string]int // key -> minValues on that key's requirement
 	ExtraReqs     []any          // requirements that restrict no type (Exists, vacuous Lt)
+	NoExecute     bool           // dedicated=<name>:NoExecute (moreshapes.go)
 
 	// disruption
 	Policy           string
@@ -172,6 +173,9 @@ func (p *pool) doc(withDisruption bool) map[string]any {
 	}
 	if p.PreferTaint {
 		taints = append(taints, map[string]any{"key": "example.com/spare", "value": "true", "effect": "PreferNoSchedule"})
+	}
+	if p.NoExecute {
+		taints = append(taints, p.noExecuteTaint())
 	}
 	if taints != nil {
 		tspec["taints"] = taints

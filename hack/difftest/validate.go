@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -233,6 +234,7 @@ func (w *world) validatePlan(o *planOutput) []violation {
 	w.checkPodAffinity(holders, add)
 	w.checkSpread(holders, add)
 	w.checkLimits(holders, add)
+	w.checkClaimLabels(o, add)
 	return out
 }
 
@@ -598,6 +600,43 @@ func (w *world) checkLimits(holders []*holder, add func(string, string, string, 
 		}
 		if l, ok := corev1.ResourceList(np.Spec.Limits)["nodes"]; ok && int64(nodes) > l.Value() {
 			add("limits-nodes", np.Name, "%d > %d", nodes, l.Value())
+		}
+	}
+}
+
+// checkClaimLabels: a new NodeClaim carries a label whose key is neither well-known (a
+// Kubernetes or Karpenter key, or a catalog label) nor defined by its NodePool (template labels,
+// requirements). Karpenter refuses such a pod requirement for that NodePool; a plan that labels
+// the node anyway (to satisfy a pod affinity or spread on that key) makes a domain up.
+func (w *world) checkClaimLabels(o *planOutput, add func(string, string, string, ...any)) {
+	defined := map[string]map[string]bool{}
+	for _, np := range w.set.NodePools {
+		keys := map[string]bool{}
+		for k := range np.Spec.Template.ObjectMeta.Labels {
+			keys[k] = true
+		}
+		for _, r := range np.Spec.Template.Spec.Requirements {
+			keys[r.Key] = true
+		}
+		defined[np.Name] = keys
+	}
+	wellKnown := func(k string) bool {
+		for _, t := range w.types {
+			if _, ok := t.labels[k]; ok {
+				return true
+			}
+		}
+		prefix, _, found := strings.Cut(k, "/")
+		// Kubernetes' keys, Karpenter's, and the NodeClass label (the oracle's karpenter.test.sh/testnodeclass).
+		return found && (strings.HasSuffix(prefix, "kubernetes.io") || strings.Contains(prefix, "karpenter"))
+	}
+	for i, c := range o.NodeClaims {
+		for k, v := range c.Labels {
+			if !wellKnown(k) && !defined[c.NodePool][k] {
+				for _, p := range c.Pods {
+					add("undefined-label", p, "claim %d (NodePool %s) labelled %s=%s, which the NodePool does not define", i, c.NodePool, k, v)
+				}
+			}
 		}
 	}
 }
