@@ -1,6 +1,7 @@
 package disruption
 
 import (
+	"maps"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,13 +11,15 @@ import (
 
 // repack replaces several nodes by a different, cheaper set of NodeClaims, or by none
 // (Options.Repack; kubernetes-sigs/karpenter#1962, aws/karpenter-provider-aws#5944):
-// Karpenter's multi-node consolidation with two changes. The candidates come in the order of
-// what their idle capacity costs (waste: price × the share of the node's scarcest resource its
-// pods leave unused), so the nodes that pay most for nothing come first, not those cheapest
-// to disrupt; and the simulation may open several NodeClaims, the command standing when
-// their worst-case launch prices together are below the candidates' price (severalCheaper).
-// Within the budgets and up to maxMultiNodeCandidates, it tries the prefixes of 2, 4, 8, ...
-// candidates and all of them, and starts the one that saves most (the fewest nodes on a tie):
+// Karpenter's multi-node consolidation with two changes. The candidates come in two orders,
+// not in that of what they cost to disrupt: of what their idle capacity costs (waste: price ×
+// the share of the node's scarcest resource its pods leave unused), the nodes that pay most
+// for nothing first, and of their price, the dearest first (on cluster-workload the first
+// saves more in the first round, the second in the rounds after it); and the simulation may
+// open several NodeClaims, the command standing when their worst-case launch prices together
+// are below the candidates' price (severalCheaper). In each order, within the budgets and up
+// to maxMultiNodeCandidates, it tries the prefixes of 2, 4, 8, ... candidates and all of
+// them, and starts the one that saves most (the first tried on a tie):
 // unlike a deletion, a replacement need not get easier with fewer nodes (two nodes' pods may
 // need a node as dear as both where three nodes' pods fit a cheaper set), so multi-node's
 // binary search, which gives up at the first prefix that fails, would miss it.
@@ -32,17 +35,25 @@ func (*repack) replace(s *state, claims []*scheduling.NodeClaim, cands []*node, 
 }
 
 func (m *repack) compute(s *state, cands []*node, b budgetLeft) (*proposal, error) {
-	m.sortByWaste(cands)
-	kept := withinBudget(cands, b)
-	kept = kept[:min(len(kept), maxMultiNodeCandidates)]
 	var best *proposal
-	for _, n := range prefixSizes(len(kept)) {
-		p, _, err := s.consolidate(m, kept[:n])
-		if err != nil {
-			return nil, err
-		}
-		if p != nil && (best == nil || p.cmd.SavingsPerHour > best.cmd.SavingsPerHour) {
-			best = p
+	tried := map[string]bool{} // the two orders may share a prefix
+	for _, order := range []func([]*node){m.sortByWaste, sortByPrice} {
+		order(cands)
+		kept := withinBudget(cands, budgetLeft{left: maps.Clone(b.left), why: b.why})
+		kept = kept[:min(len(kept), maxMultiNodeCandidates)]
+		for _, n := range prefixSizes(len(kept)) {
+			key := joinNames(kept[:n])
+			if tried[key] {
+				continue
+			}
+			tried[key] = true
+			p, _, err := s.consolidate(m, kept[:n])
+			if err != nil {
+				return nil, err
+			}
+			if p != nil && (best == nil || p.cmd.SavingsPerHour > best.cmd.SavingsPerHour) {
+				best = p
+			}
 		}
 	}
 	return best, nil
@@ -72,6 +83,12 @@ func (m *repack) sortByWaste(cands []*node) {
 	}
 	sortByRatio(cands)
 	sort.SliceStable(cands, func(i, j int) bool { return m.waste[cands[i]] > m.waste[cands[j]] })
+}
+
+// sortByPrice orders candidates by price, highest first (ties: SavingsRatio order).
+func sortByPrice(cands []*node) {
+	sortByRatio(cands)
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].price > cands[j].price })
 }
 
 // waste is what n's idle capacity costs: its price times the share of its scarcest resource
