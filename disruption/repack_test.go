@@ -195,7 +195,8 @@ func TestRepack(t *testing.T) {
 }
 
 // TestPropRepackValidAndNeverDearer: with Options.Repack, every Plan of a random cluster
-// passes verify.Plan (plan checks it), every consolidation command is cheaper by its price
+// passes verify.Plan (plan checks it) and is the same when planned again, every
+// consolidation command is cheaper by its price
 // difference, and the cluster's price after the commands is never above its price now but
 // for what the other methods (drift, expiration) and the provisioner add.
 func TestPropRepackValidAndNeverDearer(t *testing.T) {
@@ -210,6 +211,9 @@ func TestPropRepackValidAndNeverDearer(t *testing.T) {
 		snap, err := in.snapshot()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if again, err := Plan(snap, in.Now, in.Options); err != nil || summary(again) != summary(res) {
+			t.Fatalf("a second Plan differs (%v):\n%s\n%s", err, summary(res), summary(again))
 		}
 		prices, err := PricesOf(snap, res, in.Options)
 		if err != nil {
