@@ -196,9 +196,9 @@ func TestRepack(t *testing.T) {
 
 // TestPropRepackValidAndNeverDearer: with Options.Repack, every Plan of a random cluster
 // passes verify.Plan (plan checks it) and is the same when planned again, every
-// consolidation command is cheaper by its price
-// difference, and the cluster's price after the commands is never above its price now but
-// for what the other methods (drift, expiration) and the provisioner add.
+// consolidation command is cheaper by its price difference, and the cluster's price after
+// the commands is never above its price now but for what the other methods (drift,
+// expiration) and the provisioner add.
 func TestPropRepackValidAndNeverDearer(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := drawCluster(t)

@@ -12,8 +12,10 @@ import (
 // no single cheaper node, a second simulation offers new NodeClaims only the instance types
 // with an offering below the node's price, so the pods that need new capacity go to several
 // smaller ones rather than to one as large as the node; the command stands when their
-// worst-case launch prices together are below the node's (severalCheaper). A candidate kept
-// keeps Karpenter's reason.
+// worst-case launch prices together are below the node's (severalCheaper). That simulation
+// may also place the pods differently enough for one cheaper NodeClaim to do (a split
+// command of one replacement, seen on cluster-workload). A candidate kept keeps Karpenter's
+// reason.
 type split struct {
 	singleNode
 	// below are, per price, the NodePools' instance types with an offering below it (the

@@ -47,7 +47,8 @@ const (
 	MethodDrift        Method = "drift"
 	MethodMultiNode    Method = "multi-node"
 	MethodSingleNode   Method = "single-node"
-	// MethodSplit (Options.Repack) replaces one node by several NodeClaims cheaper together.
+	// MethodSplit (Options.Repack) replaces one node by several NodeClaims cheaper together
+	// (or by one that only a simulation with the types below the node's price finds).
 	MethodSplit Method = "split"
 	// MethodRepack (Options.Repack) replaces several nodes by a different, cheaper set of
 	// NodeClaims (or by none).
