@@ -85,6 +85,10 @@ func pdbOn(app string) *policyv1.PodDisruptionBudget {
 		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
 }
 
+func balanced(np *v1.NodePool) {
+	np.Spec.Disruption.ConsolidationPolicy = v1.ConsolidationPolicyBalanced
+}
+
 func withDoNotDisrupt(p *corev1.Pod) *corev1.Pod {
 	p.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
 	return p
@@ -119,6 +123,8 @@ func TestSplit(t *testing.T) {
 		{name: "not cheaper: 3.5 + 3.5 vCPU need two mediums, as dear as the large", in: func() *fixture {
 			return input([]*v1.NodePool{pool("p")}, testNode("a", "p", "large", "", bound("x", "3500m"), bound("y", "3500m")))
 		}, kept: map[string]BlockCode{"a": BlockNoCheaperReplacement}},
+		{name: "a Balanced NodePool rejects saving a quarter of its price for all its disruption", in: splittable(balanced),
+			kept: map[string]BlockCode{"a": BlockNoCheaperReplacement}},
 		{name: "Karpenter's move first: one spot large replaces the on-demand one", in: splittable(spotToo),
 			repack:    []string{"single-node Underutilized [a] [large/spot]"},
 			karpenter: []string{"single-node Underutilized [a] [large/spot]"}},
@@ -167,6 +173,7 @@ func TestRepack(t *testing.T) {
 			withDoNotDisrupt(in.Nodes[1].Pods[0])
 			return in
 		}, kept: map[string]BlockCode{"a": BlockNoCheaperReplacement, "b": BlockDoNotDisruptPod, "c": BlockNoCheaperReplacement}},
+		{name: "a Balanced NodePool rejects saving a sixth of its price for all its disruption", in: three(balanced), kept: notCheaper},
 		{name: "not cheaper: full mediums need 12 vCPU, a large and a medium", in: func() *fixture {
 			var nodes []*cluster.Node
 			for _, n := range []string{"a", "b", "c"} {
