@@ -88,10 +88,11 @@ func (s *state) simulateIn(base *cluster.Snapshot, cands []*node, podsOf func(*n
 	return sim, nil
 }
 
-// simOptions are the scheduling options of every simulation: one Karpenter Solve.
+// simOptions are the scheduling options of every simulation: one Karpenter Solve, whose
+// NodeClaims are the first pass's (a repair may need more NodeClaims than one replacement).
 func (s *state) simOptions() scheduling.Options {
 	o := s.opts.Scheduling
-	o.SingleRound = true
+	o.SingleRound, o.SkipRepack = true, true
 	return o
 }
 

@@ -22,8 +22,8 @@ type Options struct {
 	// moves exactly.
 	Repack bool
 	// Scheduling are the options of every scheduling simulation (the provisioner's pass and
-	// each candidate's), all passed on except SingleRound: a simulation is always one Solve,
-	// as Karpenter's are.
+	// each candidate's), all passed on except SingleRound and SkipRepack: a simulation is
+	// always one Solve, as Karpenter's are, without the default packing's repair.
 	Scheduling scheduling.Options
 	// Consolidated is Karpenter's consolidated state (its IsConsolidated): emptiness and
 	// consolidation found nothing to do and the cluster has not changed since in a way that

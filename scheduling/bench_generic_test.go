@@ -47,31 +47,36 @@ func BenchmarkGenericWorkload(b *testing.B) {
 	for _, n := range []int{500, 2000, 10000} {
 		for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
 			b.Run(fmt.Sprintf("pods=%d/packing=%s", n, packing), func(b *testing.B) {
-				snap := genericSnapshot(b, n, 7)
-				opts := scheduling.Options{Packing: packing}
-				var res *scheduling.Result
-				cpu := cputime.Now()
-				for b.Loop() {
-					var err error
-					if res, err = scheduling.Solve(snap, opts); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(cputime.Per(cpu, b.N), "cpu-ns/op")
-				if packing != scheduling.PackingKarpenter { // Karpenter mode may break what Karpenter breaks
-					if err := verifyErr(snap, opts, res); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if len(res.PodErrors) > 0 {
-					b.Fatalf("%d pods not scheduled, first: %s", len(res.PodErrors), res.PodErrors[0].Message())
-				}
-				b.ReportMetric(float64(len(res.NewNodeClaims)), "nodes")
-				b.ReportMetric(res.Price(), "$/hour")
-				reportBound(b, snap, opts, res)
+				benchmarkPrice(b, genericSnapshot(b, n, 7), scheduling.Options{Packing: packing})
 			})
 		}
 	}
+}
+
+// benchmarkPrice runs Solve of snap with opts, reports cpu-ns/op, and checks the plan
+// (verify.Solve, except in Karpenter mode, which may break what Karpenter breaks; every pod
+// placed) and reports its nodes, $/hour, the lower bound and price/bound.
+func benchmarkPrice(b *testing.B, snap *cluster.Snapshot, opts scheduling.Options) {
+	var res *scheduling.Result
+	cpu := cputime.Now()
+	for b.Loop() {
+		var err error
+		if res, err = scheduling.Solve(snap, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(cputime.Per(cpu, b.N), "cpu-ns/op")
+	if opts.Packing != scheduling.PackingKarpenter {
+		if err := verifyErr(snap, opts, res); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if len(res.PodErrors) > 0 {
+		b.Fatalf("%d pods not scheduled, first: %s", len(res.PodErrors), res.PodErrors[0].Message())
+	}
+	b.ReportMetric(float64(len(res.NewNodeClaims)), "nodes")
+	b.ReportMetric(res.Price(), "$/hour")
+	reportBound(b, snap, opts, res)
 }
 
 // BenchmarkLowerBound is the bound's own cost: on Karpenter's benchmark workload and on the

@@ -47,6 +47,12 @@ type Options struct {
 	// Packing chooses among open NodeClaims that can take a pod; the zero value is
 	// PackingCostAware.
 	Packing Packing
+	// SkipRepack keeps the default packing's first pass as it is: Solve then skips the
+	// repair that packs the pods no constraint ties to their NodeClaim again, into cheaper
+	// NodeClaims, often more of them (packing_repack.go). Disruption's simulations set it:
+	// consolidation counts the replacement NodeClaims as Karpenter does. Karpenter mode
+	// never repairs.
+	SkipRepack bool
 	// SingleRound stops after one provisioning round: pods NodePool limits refused stay
 	// refused, as in one Karpenter Solve (its disruption simulations are one Solve). By
 	// default Solve gives them Karpenter's later rounds, which count each NodeClaim at the

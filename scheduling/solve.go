@@ -67,6 +67,8 @@ type solver struct {
 	karpenter bool
 	launched  []*claim
 	round     int // Karpenter mode: the current round, from 1
+	// groupIDs number the topology groups for the repack's shapes (packing_repack.go).
+	groupIDs map[*topologyGroup]int
 }
 
 // Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),
@@ -112,6 +114,9 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (res *Result, err
 		return s.result(pods, errs), nil
 	}
 	errs := s.run(pods)
+	if !s.karpenter && !s.opts.SkipRepack {
+		s.repack()
+	}
 	return s.result(pods, errs), nil
 }
 

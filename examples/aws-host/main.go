@@ -319,9 +319,11 @@ func demoNodePool() *v1.NodePool {
 	return np
 }
 
+// demoPods are five pods that one 2xlarge holds: the round launches one NodeClaim, which the
+// interruption then deletes.
 func demoPods() []*corev1.Pod {
 	var pods []*corev1.Pod
-	for i := range 6 {
+	for i := range 5 {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: fmt.Sprintf("web-%d", i), UID: types.UID(fmt.Sprint("uid-web-", i))}}
 		p.Spec.Containers = []corev1.Container{{Name: "web", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 			corev1.ResourceCPU: resource.MustParse("1500m"), corev1.ResourceMemory: resource.MustParse("3Gi"),
