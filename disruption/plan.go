@@ -78,8 +78,11 @@ func planWith(snap *cluster.Snapshot, now time.Time, opts Options, ms []method) 
 		reasons:    map[*node]Blocker{},
 		methods:    ms,
 		uninit:     map[string]bool{},
-		cache:      scheduling.NewCache(),
+		cache:      opts.Cache,
 		mech:       mechState{forceful: map[*node]bool{}, repair: map[*node]Blocker{}, claimName: map[*scheduling.NodeClaim]string{}},
+	}
+	if s.cache == nil {
+		s.cache = scheduling.NewCache()
 	}
 	for _, np := range snap.NodePools() { // not nil, names unique: cluster.New refuses them
 		c := np.DeepCopy()

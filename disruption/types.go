@@ -32,6 +32,11 @@ type Options struct {
 	// changed. They do not run then; interruption, repair, expiration and drift do. A host
 	// that plans in a loop tracks it (package simulate); the zero value runs every method.
 	Consolidated bool
+	// Cache, when set, is the scheduling.Cache of Plan's simulations, so that a host planning
+	// in a loop over a slowly changing cluster keeps what Solve derived from the objects that
+	// did not change since the last Plan (package simulate does). It changes no result; it
+	// must not be used by two Plans or Solves at once. Nil: a new one per Plan.
+	Cache *scheduling.Cache
 }
 
 // Method is the disruption method that produced a command.

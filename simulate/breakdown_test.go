@@ -10,7 +10,10 @@ import (
 	"github.com/nodeplan/nodeplan/simulate"
 )
 
-var day = flag.Bool("day", false, "run TestDayBreakdown: a simulated day on cluster-workload 300, with where its CPU goes")
+var (
+	day      = flag.Bool("day", false, "run TestDayBreakdown: a simulated day on cluster-workload 300, with where its CPU goes")
+	dayHours = flag.Int("day-hours", 24, "how many hours of the day TestDayBreakdown simulates")
+)
 
 // TestDayBreakdown simulates BenchmarkDay's day once and logs the CPU by hour, the Plans by
 // kind and the Solves: what to look at when the day is slow (-day; minutes of CPU).
@@ -20,7 +23,7 @@ func TestDayBreakdown(t *testing.T) {
 	}
 	in := dayInput(t, 300)
 	in.Settings.Verify = false
-	in.Timeline.Duration = 24 * time.Hour
+	in.Timeline.Duration = time.Duration(*dayHours) * time.Hour
 	var evs []simulate.TimelineEvent
 	for _, e := range in.Timeline.Events {
 		if e.At <= in.Timeline.Duration {
@@ -30,8 +33,8 @@ func TestDayBreakdown(t *testing.T) {
 	in.Timeline.Events = evs
 	counts := map[simulate.StepKind]int{}
 	planKinds := map[string]int{}
-	solves, plans := 0, 0
-	var planCPU, solveCPU time.Duration
+	solves, plans, fullPlans := 0, 0, 0
+	var planCPU, solveCPU, fullCPU time.Duration
 	last := cputime.Now()
 	hour := 0
 	start := cputime.Now()
@@ -43,6 +46,10 @@ func TestDayBreakdown(t *testing.T) {
 		}
 		if st.Plan != nil {
 			planCPU += now - last
+			if !st.Consolidated {
+				fullPlans++
+				fullCPU += now - last
+			}
 		}
 		if st.Solve != nil {
 			solveCPU += now - last
@@ -72,7 +79,7 @@ func TestDayBreakdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("plan cpu %v solve cpu %v", planCPU, solveCPU)
+	t.Logf("plan cpu %v (%d Plans running emptiness and consolidation: %v) solve cpu %v", planCPU, fullPlans, fullCPU, solveCPU)
 	for k, v := range planKinds {
 		t.Logf("%5d %s", v, k)
 	}

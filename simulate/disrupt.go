@@ -39,6 +39,7 @@ func (s *sim) plan(skip bool) (*disruption.Result, error) {
 	view := s.view()
 	opts := s.set.Disruption
 	opts.Consolidated = skip
+	opts.Cache = s.engineCache()
 	res, err := disruption.Plan(view, s.now, opts)
 	if err != nil {
 		return nil, fmt.Errorf("disruption.Plan: %w", err)
@@ -82,7 +83,7 @@ func (s *sim) disrupt() error {
 		}
 	}
 	if len(graceful) > 0 && s.validating == nil {
-		s.validating = &validation{at: s.now.Add(s.set.ValidationDelay), cmds: graceful, version: s.version}
+		s.validating = &validation{at: s.now.Add(s.set.ValidationDelay), cmds: graceful, version: s.version, wake: s.wake}
 		s.queue.push(s.validating.at, kindValidate, nil)
 	}
 	return s.drain(res)
@@ -98,7 +99,7 @@ func (s *sim) validate() error {
 	if v == nil {
 		return nil
 	}
-	if !s.set.EveryTick && s.version == v.version && (s.wake.IsZero() || s.now.Before(s.wake)) && len(s.deleting) == 0 {
+	if !s.set.EveryTick && s.version == v.version && (v.wake.IsZero() || s.now.Before(v.wake)) && len(s.deleting) == 0 {
 		// Nothing changed since the commands were decided, no time-based rule is due and no
 		// drain waits: a Plan would decide them again (Karpenter's validation, the same
 		// candidates, budgets and simulation, confirms them). TestPropSkippingIsExact
@@ -146,7 +147,7 @@ func (s *sim) validate() error {
 	case len(carried) > 0:
 		s.queue.push(s.now, kindTick, extraTick{})
 	case len(fresh) > 0:
-		s.validating = &validation{at: s.now.Add(s.set.ValidationDelay), cmds: fresh, version: s.version}
+		s.validating = &validation{at: s.now.Add(s.set.ValidationDelay), cmds: fresh, version: s.version, wake: s.wake}
 		s.queue.push(s.validating.at, kindValidate, nil)
 	}
 	return s.drain(res)

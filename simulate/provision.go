@@ -69,7 +69,7 @@ func (s *sim) provision() error {
 	s.batchOpen = false
 	s.solvedVersion = s.version // what this Solve saw
 	view := s.view()
-	res, err := s.cache.Solve(view, s.set.Scheduling)
+	res, err := s.engineCache().Solve(view, s.set.Scheduling)
 	if err != nil {
 		return fmt.Errorf("scheduling.Solve: %w", err)
 	}

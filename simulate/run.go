@@ -119,7 +119,11 @@ type sim struct {
 	cloud *fake.CloudProvider
 	types map[string]cloudprovider.InstanceTypes // the cloud's answer now, per NodePool
 	queue queue
-	cache *scheduling.Cache
+	// cache is the scheduling.Cache of every Solve and Plan (what they derive from the
+	// objects that stay between steps is kept); a new one every cacheUses uses bounds what
+	// it holds of objects the cluster no longer has.
+	cache     *scheduling.Cache
+	cacheUsed int
 
 	// version counts changes of what Solve and Plan see (state, marks, instance types).
 	version int
@@ -173,11 +177,13 @@ type deletion struct {
 }
 
 // validation is graceful commands waiting ValidationDelay before a second Plan confirms them;
-// version is the cluster's when they were decided.
+// version is the cluster's when they were decided, wake when a time-based rule could make
+// the deciding Plan answer otherwise.
 type validation struct {
 	at      time.Time
 	cmds    []disruption.Command
 	version int
+	wake    time.Time
 }
 
 type pendingSince struct {
@@ -334,6 +340,17 @@ func (s *sim) refreshTypes() error {
 	}
 	s.version++
 	return nil
+}
+
+// cacheUses is how many Solves and Plans share one scheduling.Cache.
+const cacheUses = 200
+
+// engineCache is the scheduling.Cache for the next Solve or Plan.
+func (s *sim) engineCache() *scheduling.Cache {
+	if s.cacheUsed++; s.cacheUsed > cacheUses {
+		s.cache, s.cacheUsed = scheduling.NewCache(), 1
+	}
+	return s.cache
 }
 
 // nextName is a NodeClaim name for NodePool pool no node or claim of the run has had.
