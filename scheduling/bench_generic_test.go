@@ -2,6 +2,7 @@ package scheduling_test
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/nodeplan/nodeplan/aws/catalog"
@@ -12,6 +13,9 @@ import (
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
+
+// ec2Catalog is the embedded EC2 catalog, built once for every test (snapshots only read it).
+var ec2Catalog = sync.OnceValues(catalog.EC2)
 
 // genericSnapshot is the generic workload of n pods drawn with seed (internal/genworkload)
 // against the embedded EC2 catalog, as `nodeplan plan` reads it.
@@ -25,7 +29,7 @@ func genericSnapshot(tb tb, n int, seed uint64) *cluster.Snapshot {
 	if err != nil {
 		tb.Fatalf("%v", err)
 	}
-	types, err := catalog.EC2()
+	types, err := ec2Catalog()
 	if err != nil {
 		tb.Fatalf("%v", err)
 	}

@@ -58,13 +58,17 @@ type fixedClaim struct {
 
 // repackTemplate packs the movable and free pods of one NodePool's buckets again and
 // returns the buckets whose plans replace their claims (none when the greedy packing
-// stays: nothing to move, not cheaper, or beyond a limit).
+// stays: nothing to move, not cheaper, or beyond a limit). When no pod may change buckets,
+// each bucket is its own problem and keeps its new packing only when that is cheaper;
+// otherwise the NodePool's buckets keep theirs together, when it is cheaper in total.
 func (s *solver) repackTemplate(buckets []*repackBucket) []*repackBucket {
 	pk, before, after := s.planRepack(buckets)
-	if pk == nil || !(after < before*(1-1e-9)) {
+	if pk == nil || !cheaper(after, before) {
 		return nil
 	}
-
+	if len(pk.free) == 0 {
+		pk.buckets = slices.DeleteFunc(pk.buckets, func(b *repackBucket) bool { return !cheaper(b.after, b.before) })
+	}
 	for _, b := range pk.buckets {
 		b.fitTypes()
 	}
@@ -73,6 +77,9 @@ func (s *solver) repackTemplate(buckets []*repackBucket) []*repackBucket {
 	}
 	return pk.buckets
 }
+
+// cheaper reports whether after is below before by more than rounding.
+func cheaper(after, before float64) bool { return after < before*(1-1e-9) }
 
 // planRepack packs the buckets' movable and free pods again, setting the plans of the
 // buckets it can repack (pk.buckets); it returns the price of their claims before and
@@ -113,7 +120,7 @@ func (s *solver) planRepack(buckets []*repackBucket) (pk *packer, before, after 
 	}
 	for _, b := range valid {
 		for _, c := range b.claims {
-			before += pk.cheapest(b, c.requests, c.ports)
+			b.before += pk.cheapest(b, c.requests, c.ports)
 		}
 		for i := range b.plans {
 			pl := &b.plans[i]
@@ -122,8 +129,9 @@ func (s *solver) planRepack(buckets []*repackBucket) (pk *packer, before, after 
 				pl.requests.add(p.requests)
 				pl.ports = append(pl.ports, p.ports...)
 			}
-			after += pk.cheapest(b, pl.requests, pl.ports)
+			b.after += pk.cheapest(b, pl.requests, pl.ports)
 		}
+		before, after = before+b.before, after+b.after
 	}
 	return pk, before, after
 }
@@ -484,9 +492,7 @@ func (pk *packer) rowPrices() []float64 {
 	for i := range dims {
 		senses[i] = lp.GreaterEq
 	}
-	w := make([]float64, len(pk.s.res.names))
-	solved := 0
-	for raised := -1; raised < len(dims); raised++ {
+	duals := func(raised int) []float64 {
 		rhs := make([]float64, len(dims))
 		for i := range dims {
 			rhs[i] = 1
@@ -502,18 +508,33 @@ func (pk *packer) rowPrices() []float64 {
 			_, _ = prob.AddColumn(c.price, c.rows, c.vals)
 		}
 		if prob.Solve() != lp.Optimal {
-			continue
+			return nil
 		}
-		solved++
-		for row, k := range dims {
-			w[k] += max(prob.Dual(row), 0) / float64(demand[k])
+		y := make([]float64, len(dims))
+		for row := range dims {
+			y[row] = max(prob.Dual(row), 0)
 		}
+		return y
 	}
-	if solved == 0 {
+	y := duals(-1)
+	if y == nil {
 		return nil
 	}
-	for k := range w {
-		w[k] /= float64(solved)
+	n := 1
+	for raised := range dims {
+		if yr := duals(raised); yr != nil {
+			for row := range dims {
+				y[row] += yr[row]
+			}
+			n++
+		}
+	}
+	for row := range dims {
+		y[row] /= float64(n)
+	}
+	w := make([]float64, len(pk.s.res.names))
+	for row, k := range dims {
+		w[k] = y[row] / float64(demand[k])
 	}
 	return w
 }

@@ -49,6 +49,9 @@ type repackBucket struct {
 	local, active []*shape
 	fixed         []*fixedClaim
 	plans         []repackPlan
+	// before and after are the price of the bucket's claims, each on its cheapest type,
+	// before the repair and with its plans.
+	before, after float64
 }
 
 // repack repairs the greedy packing NodePool by NodePool; each bucket's new NodeClaims take

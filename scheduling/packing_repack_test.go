@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -181,26 +182,45 @@ func TestPropRepackNeverDearer(t *testing.T) {
 	changed := 0
 	rapid.Check(t, func(t *rapid.T) {
 		sc := scenarioGen().Draw(t, "scenario")
-		in := snapOf(t, sc.build())
-		first := mustSolve(t, in, scheduling.Options{SkipRepack: true})
-		res := mustSolve(t, in, scheduling.Options{})
-		if res.Price() > first.Price()*(1+1e-9)+1e-9 {
-			t.Fatalf("the repair costs $%.4f/h, its first pass $%.4f/h", res.Price(), first.Price())
-		}
-		if got, want := placedOnClaims(res), placedOnClaims(first); got != want {
-			t.Fatalf("the repair placed other pods on new NodeClaims:\n%s\nfirst pass:\n%s", got, want)
-		}
-		strip := func(r *scheduling.Result) *scheduling.Result {
-			return &scheduling.Result{Bindings: r.Bindings, PodErrors: r.PodErrors}
-		}
-		if got, want := render(strip(res)), render(strip(first)); got != want {
-			t.Fatalf("the repair changed the bindings or pod errors:\n%s\nfirst pass:\n%s", got, want)
-		}
-		if render(res) != render(first) {
+		if checkRepack(t, snapOf(t, sc.build())) {
 			changed++
 		}
 	})
 	t.Logf("the repair changed %d plans", changed)
+}
+
+// TestPropRepackNeverDearerGeneric is TestPropRepackNeverDearer on generic workloads
+// (internal/genworkload: mixed shapes, zone and hostname spreads, two DaemonSets, the embedded
+// catalog) of 10 to 120 pods, where the repair changes most plans.
+func TestPropRepackNeverDearerGeneric(t *testing.T) {
+	changed := 0
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(10, 120).Draw(t, "pods")
+		if checkRepack(t, genericSnapshot(t, n, rapid.Uint64().Draw(t, "seed"))) {
+			changed++
+		}
+	})
+	t.Logf("the repair changed %d plans", changed)
+}
+
+// checkRepack holds Solve of snap with and without the repair to TestPropRepackNeverDearer's
+// property; it reports whether the repair changed the plan.
+func checkRepack(t *rapid.T, snap *cluster.Snapshot) bool {
+	first := mustSolve(t, snap, scheduling.Options{SkipRepack: true})
+	res := mustSolve(t, snap, scheduling.Options{})
+	if res.Price() > first.Price()*(1+1e-9)+1e-9 {
+		t.Fatalf("the repair costs $%.4f/h, its first pass $%.4f/h", res.Price(), first.Price())
+	}
+	if got, want := placedOnClaims(res), placedOnClaims(first); got != want {
+		t.Fatalf("the repair placed other pods on new NodeClaims:\n%s\nfirst pass:\n%s", got, want)
+	}
+	strip := func(r *scheduling.Result) *scheduling.Result {
+		return &scheduling.Result{Bindings: r.Bindings, PodErrors: r.PodErrors}
+	}
+	if got, want := render(strip(res)), render(strip(first)); got != want {
+		t.Fatalf("the repair changed the bindings or pod errors:\n%s\nfirst pass:\n%s", got, want)
+	}
+	return render(res) != render(first)
 }
 
 // placedOnClaims lists the pods on new NodeClaims, sorted.
