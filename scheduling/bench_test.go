@@ -1,6 +1,7 @@
 package scheduling_test
 
 import (
+	"flag"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -105,8 +106,15 @@ func benchmarkObjects(n int) cluster.Objects {
 	}
 }
 
+// benchLarge adds the 100,000-pod size to BenchmarkSolve (about 10 s of CPU per op).
+var benchLarge = flag.Bool("bench.large", false, "BenchmarkSolve also at 100,000 pods")
+
 func BenchmarkSolve(b *testing.B) {
-	for _, n := range []int{100, 1000, 5000, 20000} {
+	sizes := []int{100, 1000, 5000, 20000}
+	if *benchLarge {
+		sizes = append(sizes, 100000)
+	}
+	for _, n := range sizes {
 		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) { benchmarkSolve(b, n, scheduling.PackingCostAware) })
 	}
 	// Karpenter's own packing rule, for comparison.

@@ -13,17 +13,21 @@ import (
 
 // claim is a NodeClaim opened in this Solve.
 type claim struct {
-	t        *template
-	hostname string
-	host     int32
-	reqs     requirements.Requirements
-	types    bitset // template types that still fit every pod
-	maxAlloc vec    // per-resource maximum allocatable over types
-	head     vec    // room left on the cheapest remaining type
-	requests vec
-	pods     []*podData
-	ports    []hostPort
-	relaxed  bool
+	// next, and the cpu and memory of head, come first: Solve's scans over the NodeClaims
+	// read them from one cache line.
+	next             *claim
+	headCPU, headMem int64
+	t                *template
+	hostname         string
+	host             int32
+	reqs             requirements.Requirements
+	types            bitset // template types that still fit every pod
+	maxAlloc         vec    // per-resource maximum allocatable over types
+	head             vec    // room left on the cheapest remaining type
+	requests         vec
+	pods             []*podData
+	ports            []hostPort
+	relaxed          bool
 	// values are the single values of reqs per topology key (topology.keys), "" where open.
 	values []string
 	// counted is what the claim takes from its NodePool's limits: the largest capacity of its
@@ -41,12 +45,17 @@ type claim struct {
 	// launched is set once the NodeClaim launched between Karpenter's rounds, pre is what it
 	// was before.
 	deferred []deferredCount
+	// launchAt is the type of the option the deferred pods count at (trackDeferred), -1: none.
+	launchAt int
+	// promise are settlements not pinned because the NodeClaim would then have fewer instance
+	// types than a minValues asks: its cheapest option must keep meeting them (launch.go).
+	promise  requirements.Requirements
 	launched bool
 	pre      *prelaunch
-	round    int // Karpenter mode: the round that opened it (from 1)
+	round    int // the round that opened it (from 1)
 
-	count      int
-	prev, next *claim
+	count int
+	prev  *claim
 }
 
 // placement is a successful trial: the claim's requirements and types after adding the pod.
@@ -55,6 +64,8 @@ type placement struct {
 	types   bitset
 	relaxed bool // BestEffort lowered a minValues
 	loose   map[string]*requirements.Requirement
+	promise requirements.Requirements
+	changed bool // reqs differ from the claim's
 }
 
 // tryAdd adds p (with form f) to c if it fits, and reports whether it did.
@@ -147,10 +158,195 @@ func (c *claim) check(s *solver, p *podData, f *podForm, why *Cause) (placement,
 // merged: topology narrows the requirements, and some remaining instance type must fit.
 func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged requirements.Requirements, changed []string, why *Cause) (placement, bool) {
 	t := c.t
+	fitsPod := func(i int) bool {
+		tt := t.types[i]
+		return fits2(c.requests, p.requests, tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports))
+	}
+	merged, changed, types, status := c.narrowTopology(s, p, f, merged, changed, fitsPod, why)
+	if status == narrowedNoType && f.spreadsBeyondHosts() && !s.karpenter {
+		// Maybe none of the spreads' least populated domains can launch on c: any domain
+		// that keeps the skew will do (the settlement takes the cheapest).
+		s.topo.widen = true
+		merged, changed, types, status = c.narrowTopology(s, p, f, merged, changed, fitsPod, why)
+		s.topo.widen = false
+	}
+	if status != narrowedOK {
+		return placement{}, false
+	}
+	loose, own := c.looseWith(f.reqs)
+	promise := c.promise
+	if p.settling {
+		// Settle the claim for the spreads p carries the way its cheapest option launches.
+		settlement, ok := s.settlement(t, p.settlingFor(f), merged, types, fitsPod)
+		if !ok {
+			return placement{}, t.reject(why, Cause{Code: ReasonOfferingUnavailable})
+		}
+		sMerged, sTypes, sLoose, sOwn := merged, types, loose, own
+		var settled []string
+		for k, r := range settlement {
+			cur := sMerged.Get(k)
+			next := cur.Intersection(r)
+			if next.Equal(cur) {
+				continue
+			}
+			if len(settled) == 0 {
+				sMerged = sMerged.Copy()
+				switch {
+				case t.hasMinValues:
+					sTypes = types.clone() // types stay for the minValues comparison
+				case len(changed) == 0:
+					sTypes = append(s.scratch[:0], types...) // types are the claim's
+					s.scratch = sTypes
+				}
+			}
+			if _, ok := sLoose[k]; !ok {
+				if sOwn {
+					sLoose, sOwn = copyLoose(sLoose), false
+				}
+				sLoose[k] = cur
+			}
+			sMerged[k] = next
+			settled = append(settled, k)
+		}
+		if len(settled) > 0 {
+			sort.Strings(settled)
+			t.narrowTypes(sTypes, settled, sMerged)
+			if !sTypes.anyReverse(fitsPod) {
+				return placement{}, why != nil && t.reject(why, s.noTypeReason(t, p, types, sTypes, sMerged, settled))
+			}
+			if s.keepsMinValues(c, types, merged, fitsPod) && !s.keepsMinValues(c, sTypes, sMerged, fitsPod) {
+				// Pinned, the NodeClaim would have fewer types than minValues asks: its
+				// cheapest option is promised to stay where the settlement goes instead.
+				promise = promise.Union(settlement)
+			} else {
+				merged, types, loose, own = sMerged, sTypes, sLoose, sOwn
+				changed = append(changed, settled...)
+			}
+		}
+	}
+	if len(promise) > 0 {
+		if l, ok := cheapestLaunch(t, merged, types, fitsPod); !ok || !l.satisfies(promise) {
+			return placement{}, t.reject(why, Cause{Code: ReasonTopologySpread})
+		}
+	}
+	if p.settling && len(c.deferred) > 0 {
+		if g := s.crowdedBy(c, p, f, merged, promise); g != nil {
+			return placement{}, why != nil && t.reject(why, topologyCause(g))
+		}
+	}
+	pl := placement{reqs: merged, types: types, loose: loose, promise: promise, changed: len(changed) > 0 || len(promise) != len(c.promise)}
+	// Unchanged, c launches on the option its deferred pods count at if that fits p too.
+	unchanged := len(changed) == 0 && len(promise) == 0 && len(c.promise) == 0 && c.launchAt >= 0 && fitsPod(c.launchAt)
+	if len(c.deferred) > 0 && !s.karpenter && !unchanged && !s.keepsFloors(c, pl, fitsPod) {
+		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonTopologySpread})
+	}
+	if t.hasMinValues && !c.launched {
+		out := newBitset(len(t.types))
+		types.each(func(i int) bool {
+			if fitsPod(i) {
+				out.set(i)
+			}
+			return true
+		})
+		if key, have, want := t.minValuesShortfall(out, merged); key != "" {
+			if s.opts.MinValuesPolicy != MinValuesBestEffort {
+				if pl, ok := c.promiseMinValues(s, p, merged, changed, promise, fitsPod); ok && s.keepsFloors(c, pl, fitsPod) {
+					return pl, true
+				}
+				return placement{}, why != nil && t.reject(why, minValuesCause(key, want, have))
+			}
+			// BestEffort: lower every unmet minValues to what the fitting types achieve.
+			if len(changed) == 0 {
+				merged = merged.Copy()
+			}
+			for key != "" {
+				merged[key] = merged[key].WithMinValues(have)
+				key, have, _ = t.minValuesShortfall(out, merged)
+			}
+			pl.reqs, pl.relaxed, pl.changed = merged, true, true
+		}
+	}
+	return pl, true
+}
+
+// promiseMinValues places p on c, a NodeClaim of an earlier round, when p's requirements
+// (merged, on the changed keys) would leave c fewer instance types than minValues asks:
+// Karpenter's later round finds c launched on its cheapest option and binds p there if that
+// option meets them. c keeps its requirements and the options that fit p too, and its
+// cheapest option is promised to keep meeting p's requirements.
+func (c *claim) promiseMinValues(s *solver, p *podData, merged requirements.Requirements, changed []string, promise requirements.Requirements, fitsPod func(int) bool) (placement, bool) {
+	if !s.minValuesRound || c.round >= s.round || c.launched {
+		return placement{}, false
+	}
+	types := newBitset(len(c.t.types))
+	c.types.each(func(i int) bool {
+		if fitsPod(i) {
+			types.set(i)
+		}
+		return true
+	})
+	all := func(int) bool { return true }
+	if types.empty() || !s.keepsMinValues(c, types, c.reqs, all) {
+		return placement{}, false
+	}
+	for _, k := range changed {
+		promise = promise.Union(requirements.Requirements{k: merged[k]})
+	}
+	if l, ok := cheapestLaunch(c.t, c.reqs, types, all); !ok || !l.satisfies(promise) {
+		return placement{}, false
+	}
+	return placement{reqs: c.reqs, types: types, loose: c.loose, promise: promise, changed: true}, true
+}
+
+// keepsMinValues reports whether the types of set that fit (fits) meet every minValues of
+// reqs, or Solve does not hold c to them (BestEffort, a NodeClaim launched between Karpenter
+// mode's rounds).
+func (s *solver) keepsMinValues(c *claim, set bitset, reqs requirements.Requirements, fits func(int) bool) bool {
+	t := c.t
+	if !t.hasMinValues || c.launched || s.opts.MinValuesPolicy == MinValuesBestEffort {
+		return true
+	}
+	out := newBitset(len(t.types))
+	set.each(func(i int) bool {
+		if fits(i) {
+			out.set(i)
+		}
+		return true
+	})
+	key, _, _ := t.minValuesShortfall(out, reqs)
+	return key == ""
+}
+
+// narrowStatus is how narrowTopology went.
+type narrowStatus int
+
+const (
+	narrowedOK       narrowStatus = iota
+	narrowedNoDomain              // topology allows no domain
+	narrowedNoType                // no remaining type fits the pod
+	noType                        // no remaining type fits the pod, topology narrowed nothing
+)
+
+// narrowTopology narrows merged (changed: the keys already narrowed) by topology for p (form
+// f) on c, and c's types by the result (why set when asked and it fails). merged is restored
+// when it fails.
+func (c *claim) narrowTopology(s *solver, p *podData, f *podForm, merged requirements.Requirements, changed []string, fitsPod func(int) bool, why *Cause) (requirements.Requirements, []string, bitset, narrowStatus) {
+	t := c.t
 	narrowed, failed, ok := s.topo.requirementsFor(p, f, merged, c.host)
 	if !ok {
-		return placement{}, why != nil && t.reject(why, topologyCause(failed))
+		if why != nil {
+			t.reject(why, topologyCause(failed))
+		}
+		return merged, changed, nil, narrowedNoDomain
 	}
+	var saved requirements.Requirements
+	if len(narrowed) > 0 && len(changed) > 0 {
+		saved = make(requirements.Requirements, len(narrowed))
+		for k := range narrowed {
+			saved[k] = merged[k] // nil when merged had no such key
+		}
+	}
+	base, before := merged, len(changed)
 	for k, r := range narrowed {
 		if len(changed) == 0 {
 			merged = merged.Copy()
@@ -166,78 +362,27 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 	}
 	// The remaining types all fit the claim's pods; one must also fit p. Larger types sit at
 	// the expensive end, so look there first.
-	fitsPod := func(i int) bool {
-		tt := t.types[i]
-		return fits2(c.requests, p.requests, tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports))
+	if types.anyReverse(fitsPod) {
+		return merged, changed, types, narrowedOK
 	}
-	if !types.anyReverse(fitsPod) {
-		return placement{}, why != nil && t.reject(why, s.noTypeReason(t, p, c.types, types, merged, changed))
+	if why != nil {
+		t.reject(why, s.noTypeReason(t, p, c.types, types, merged, changed))
 	}
-	loose, own := c.looseWith(f.reqs)
-	if p.settling {
-		// Settle the claim for the groups counting p the way its cheapest option launches.
-		settlement, ok := s.settlement(t, p, merged, types, fitsPod)
-		if !ok {
-			return placement{}, t.reject(why, Cause{Code: ReasonOfferingUnavailable})
-		}
-		var settled []string
-		for k, r := range settlement {
-			cur := merged.Get(k)
-			next := cur.Intersection(r)
-			if next.Equal(cur) {
-				continue
-			}
-			if len(changed) == 0 && len(settled) == 0 {
-				merged = merged.Copy()
-				types = append(s.scratch[:0], types...)
-			}
-			if _, ok := loose[k]; !ok {
-				if own {
-					loose, own = copyLoose(loose), false
-				}
-				loose[k] = cur
-			}
-			merged[k] = next
-			settled = append(settled, k)
-		}
-		if len(settled) > 0 {
-			sort.Strings(settled)
-			var before bitset
-			if why != nil {
-				before = types.clone()
-			}
-			t.narrowTypes(types, settled, merged)
-			s.scratch = types
-			changed = append(changed, settled...)
-			if !types.anyReverse(fitsPod) {
-				return placement{}, why != nil && t.reject(why, s.noTypeReason(t, p, before, types, merged, settled))
-			}
+	status := narrowedNoType
+	if len(narrowed) == 0 {
+		status = noType
+	}
+	if before == 0 {
+		return base, changed[:0], nil, status
+	}
+	for k, r := range saved {
+		if r == nil {
+			delete(merged, k)
+		} else {
+			merged[k] = r
 		}
 	}
-	if t.hasMinValues && !c.launched {
-		out := newBitset(len(t.types))
-		types.each(func(i int) bool {
-			if fitsPod(i) {
-				out.set(i)
-			}
-			return true
-		})
-		if key, have, want := t.minValuesShortfall(out, merged); key != "" {
-			if s.opts.MinValuesPolicy != MinValuesBestEffort {
-				return placement{}, why != nil && t.reject(why, minValuesCause(key, want, have))
-			}
-			// BestEffort: lower every unmet minValues to what the fitting types achieve.
-			if len(changed) == 0 {
-				merged = merged.Copy()
-			}
-			for key != "" {
-				merged[key] = merged[key].WithMinValues(have)
-				key, have, _ = t.minValuesShortfall(out, merged)
-			}
-			return placement{reqs: merged, types: types, relaxed: true, loose: loose}, true
-		}
-	}
-	return placement{reqs: merged, types: types, loose: loose}, true
+	return merged, changed[:before], nil, status
 }
 
 // looseWith is the claim's loose keys narrowed by a joining pod's requirements; own is
@@ -270,7 +415,9 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	t := c.t
 	c.reqs = pl.reqs
 	c.loose = pl.loose
-	c.values = s.topo.singleValues(c.reqs, c.values)
+	c.promise = pl.promise
+	counting := c.countingReqs()
+	c.values = s.topo.singleValues(counting, c.values)
 	c.relaxed = c.relaxed || pl.relaxed
 	c.requests.add(p.requests)
 	kept := newBitset(len(t.types))
@@ -289,9 +436,28 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	c.setHead()
 	c.pods = append(c.pods, p)
 	c.ports = append(c.ports, p.ports...)
-	open, deferred := s.topo.record(p, s.ownedInverse(p, f), c.reqs, t.taints, s.karpenter && !c.launched)
+	s.raiseFloors(p, f)
+	d := deferSelected
+	switch {
+	case s.karpenter && !c.launched:
+		d = deferKarpenter
+	case c.launched:
+		d = countNow
+	}
+	var open []openCount
+	open, c.deferred = s.topo.record(p, f, s.ownedInverse(p, f), counting, t.taints, d, c.deferred)
 	c.open = append(c.open, open...)
-	c.deferred = append(c.deferred, deferred...)
+	if d == deferSelected && len(c.deferred) > 0 {
+		s.trackDeferred(c)
+	}
+}
+
+// countingReqs are the claim's requirements with its promise: where its pods are counted.
+func (c *claim) countingReqs() requirements.Requirements {
+	if len(c.promise) == 0 {
+		return c.reqs
+	}
+	return c.reqs.Union(c.promise)
 }
 
 // keepTypes makes the types of from that keep accepts the claim's remaining types, with
@@ -322,7 +488,15 @@ func (c *claim) setHead() {
 		c.head.sub(c.requests)
 		return false
 	})
+	c.headCPU, c.headMem = -1, -1
+	if len(c.head) >= 2 {
+		c.headCPU, c.headMem = c.head[0], c.head[1]
+	}
 }
+
+// mayFitHead reports whether p may fit the room left on c's cheapest remaining type (its cpu
+// and memory do; fits(c.head) decides).
+func (c *claim) mayFitHead(p *podData) bool { return p.cpu <= c.headCPU && p.mem <= c.headMem }
 
 // ownedInverse are the inverse groups of p's required anti-affinity terms.
 func (s *solver) ownedInverse(p *podData, f *podForm) []*topologyGroup {
@@ -474,6 +648,7 @@ func (s *solver) limitedCause(t *template, p *podData, f *podForm, hostname stri
 func (s *solver) openClaim(t *template, hostname string, types bitset) *claim {
 	c := &claim{
 		round:    s.round,
+		launchAt: -1,
 		t:        t,
 		hostname: hostname,
 		host:     s.topo.claimHost(hostname),
@@ -734,7 +909,7 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 		InstanceType:        fo.types[0],
 		Offering:            fo.cheapest,
 		MinValuesRelaxed:    c.relaxed,
-		Round:               c.round,
+		Round:               c.reportedRound(s),
 	}
 	withMin := func(key string, r *requirements.Requirement) {
 		if old, ok := reqs[key]; ok && old.MinValues() > 0 {
@@ -794,6 +969,15 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 		out.Pods = append(out.Pods, p.pod)
 	}
 	return out
+}
+
+// reportedRound is the round that opened c in Karpenter mode, 0 in the default mode (which
+// promises its outcome over the rounds, not the rounds).
+func (c *claim) reportedRound(s *solver) int {
+	if s.karpenter {
+		return c.round
+	}
+	return 0
 }
 
 // reserve picks the launch offering of a NodeClaim whose options include reserved capacity:

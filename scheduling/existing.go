@@ -259,7 +259,8 @@ func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
 	e.attach(p.volumes)
 	e.ports = append(e.ports, p.ports...)
 	e.placed = append(e.placed, p)
-	s.topo.record(p, s.ownedInverse(p, f), e.reqs, e.taints, false)
+	s.raiseFloors(p, f)
+	s.topo.record(p, f, s.ownedInverse(p, f), e.reqs, e.taints, countNow, nil)
 	return true
 }
 

@@ -746,3 +746,74 @@ func TestSpreadKeepsMinDomainsBesideAnEqualPreference(t *testing.T) {
 	assert.Equal(t, map[string]int{"zone-c": 2}, launchedCounts(in, res, "web-", "topology.kubernetes.io/zone"))
 	assert.Len(t, res.PodErrors, 1)
 }
+
+// A pod a spread only selects is counted where its open NodeClaim's cheapest option launches,
+// and moves when a later pod changes that option; a pod carrying the spread placed meanwhile
+// was placed against the minimum of its time. A move that would lower that minimum (here: the
+// NodeClaim would launch amd64, failing the arm64 filter of the spread) is refused, so the plan
+// as launched keeps the spread (verify holds it: mustSolve). Found by TestPropSolveIsValid.
+func TestSpreadMinimumHoldsWhenCountedPodsMove(t *testing.T) {
+	types := `
+instanceTypes:
+- name: arm-4x8
+  labels: {kubernetes.io/arch: arm64, kubernetes.io/os: linux}
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  offerings:
+  - {zone: zone-1, capacityType: on-demand, price: 0.12}
+  - {zone: zone-2, capacityType: on-demand, price: 0.11}
+  - {zone: zone-3, capacityType: on-demand, price: 0.10}
+- name: amd-4x8
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  offerings:
+  - {zone: zone-1, capacityType: on-demand, price: 0.20}
+  - {zone: zone-2, capacityType: on-demand, price: 0.20}
+  - {zone: zone-3, capacityType: on-demand, price: 0.20}
+`
+	pod := func(name, app, cpu, spec string) string {
+		return `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ` + name + `, namespace: default, labels: {app: ` + app + `}}
+spec:
+  containers: [{name: c, image: img, resources: {requests: {cpu: "` + cpu + `", memory: 1Gi}}}]
+` + spec
+	}
+	manifests := fidelityPool + `
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-1
+  labels: {kubernetes.io/arch: arm64, kubernetes.io/os: linux, node.kubernetes.io/instance-type: arm-4x8, topology.kubernetes.io/zone: zone-1, karpenter.sh/capacity-type: on-demand, karpenter.sh/nodepool: default, kubernetes.io/hostname: node-1}
+status:
+  capacity: {cpu: "2", memory: 8Gi, pods: "110"}
+  allocatable: {cpu: "2", memory: 8Gi, pods: "110"}
+` + pod("bound", "db", "1", "  nodeName: node-1\n") +
+		// a: the spread's pod on an open NodeClaim, counted in zone-3 (its cheapest arm64 option).
+		pod("a", "db", "3", "") +
+		// b: counted in zone-2 (pinned there, its arch open).
+		pod("b", "db", "3", "  nodeSelector: {topology.kubernetes.io/zone: zone-2}\n") +
+		// owner: carries the arm64 spread; zone-1's node-1 takes it (every zone holds one).
+		pod("owner", "db", "1", `  nodeSelector: {kubernetes.io/arch: arm64}
+  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: db}}}
+`) +
+		// web: amd64 only; on a's NodeClaim it would make it launch amd64, out of the spread.
+		pod("web", "web", "500m", "  nodeSelector: {kubernetes.io/arch: amd64}\n")
+	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.Bindings, 1)
+	assert.Equal(t, "owner", res.Bindings[0].Pod.Name)
+	for _, c := range res.NewNodeClaims {
+		names := map[string]bool{}
+		for _, p := range c.Pods {
+			names[p.Name] = true
+		}
+		if names["a"] {
+			assert.False(t, names["web"], "web on a's NodeClaim would move a out of the spread's zone-3")
+			assert.Equal(t, "arm64", c.InstanceType.Requirements.Get("kubernetes.io/arch").Values()[0])
+		}
+	}
+}

@@ -43,14 +43,6 @@ func TestIssue15Cases(t *testing.T) {
 		// R2: pinning below minValues broke a preferred anti-affinity.
 		"plan-c736": {{0.4902, 1, nil}},
 	}
-	// The default's causes not fixed yet (issue #15): its plan still places fewer pods or
-	// costs more than Karpenter's on these.
-	defaultOpen := map[string]string{
-		"plan-a707": "R3: a pod refused for minValues gets no later round on the launched node",
-		"plan-a710": "R2: a spread's settlement pins the NodeClaim below minValues",
-		"plan-a731": "R4: the hostname spread counts a NodeClaim whose launch passes its filter",
-		"plan-b714": "R1: a pod the spread selects pins its open NodeClaim, and a later pod opens a second",
-	}
 	for name, answers := range cases {
 		t.Run(name, func(t *testing.T) {
 			read := func(file string) string {
@@ -73,9 +65,6 @@ func TestIssue15Cases(t *testing.T) {
 			}
 			assert.True(t, matched, "Karpenter mode %+v is none of Karpenter's answers %+v", got, answers)
 
-			if why, open := defaultOpen[name]; open {
-				t.Skipf("default mode: %s", why)
-			}
 			in = fidelityInput(t, manifests, types, scheduling.PackingCostAware)
 			def := in.solve(t)
 			for _, a := range answers {

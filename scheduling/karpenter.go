@@ -20,10 +20,53 @@ import (
 // NodeClaims (template.nodesLimited). Such a plan can break a
 // constraint as launched, as Karpenter's does: verify reports it.
 
-// deferredCount is a pod a topology spread did not count on an open NodeClaim: Karpenter's
-// next round counts it where the NodeClaim launched, if the launched node passes the filter.
+// deferredCount is a pod a topology spread did not count on an open NodeClaim (record):
+// Karpenter's next round counts it where the NodeClaim launched, if the launched node passes
+// the filter; the default mode counts it once the NodeClaim is settled (settleDeferred).
 type deferredCount struct {
 	g *topologyGroup
+	n int // how many pods
+	// at is where the default mode counts them for now ("": nowhere; trackDeferred).
+	at string
+}
+
+// withDeferred adds one pod g leaves uncounted to ds (one entry per group), counted where
+// the entry's pods are.
+func (t *topology) withDeferred(ds []deferredCount, g *topologyGroup) []deferredCount {
+	for i := range ds {
+		if ds[i].g == g {
+			ds[i].n++
+			if ds[i].at != "" {
+				t.count(g, ds[i].at)
+			}
+			return ds
+		}
+	}
+	return append(ds, deferredCount{g: g, n: 1})
+}
+
+// deferredOf is g's entry in ds, or nil.
+func deferredOf(ds []deferredCount, g *topologyGroup) *deferredCount {
+	for i := range ds {
+		if ds[i].g == g {
+			return &ds[i]
+		}
+	}
+	return nil
+}
+
+// countN counts n pods of g in domain v.
+func (t *topology) countN(g *topologyGroup, v string, n int) {
+	for range n {
+		t.count(g, v)
+	}
+}
+
+// uncountN undoes countN (not on the hostname key).
+func (t *topology) uncountN(g *topologyGroup, v string, n int) {
+	for range n {
+		t.uncount(g, v)
+	}
 }
 
 // prelaunch is a NodeClaim as its round opened it, before the launch pinned it.
@@ -88,9 +131,9 @@ func (s *solver) launch(c *claim) {
 			continue
 		}
 		if d.g.key == v1.LabelHostname {
-			s.topo.count(d.g, c.hostname)
+			s.topo.countN(d.g, c.hostname, d.n)
 		} else if v := pin(d.g.key); v != "" {
-			s.topo.count(d.g, v)
+			s.topo.countN(d.g, v, d.n)
 		}
 	}
 	c.deferred = nil

@@ -9,13 +9,19 @@ import (
 // A pod that a spread counts is counted where its NodeClaim will launch (pod anti-affinity
 // counts it in every domain it may launch in, affinity in none, until the round ends:
 // rounds.go).
-// When it joins a NodeClaim that is still open on the group's key (any zone), or that may
-// launch on a type that passes the group's node filter or on one that does not, the NodeClaim
-// is settled the way its cheapest launch option (the one the plan reports) goes: pinned to
-// that option's domain, and narrowed to the options that pass the filter, or to those that
-// fail it. So the plan, as launched, has every pod where the counts put it. (Karpenter counts
-// such a pod only once its node's domain is known, and counts it when the node might pass
-// the filter, so its launched plan can break a hard spread.)
+// When a pod that carries the spread joins a NodeClaim that is still open on the spread's key
+// (any zone), or that may launch on a type that passes the spread's node filter or on one that
+// does not, the NodeClaim is settled the way its cheapest launch option (the one the plan
+// reports) goes: pinned to that option's domain, and narrowed to the options that pass the
+// filter, or to those that fail it. A pod the spread only selects is counted once something
+// else settles the NodeClaim, else when the round ends (settleDeferred), in the domain of
+// those the NodeClaim launches in at its cheapest price that holds fewest of the spreads'
+// pods. A settlement that would leave fewer instance types than a minValues asks is not
+// pinned but promised: the NodeClaim's cheapest option must keep meeting it, so pods that
+// would move it elsewhere go to another NodeClaim. So the plan, as launched, has every pod
+// where the counts put it. (Karpenter counts such a pod only once its node's domain is known,
+// and counts it when the node might pass the filter, so its launched plan can break a hard
+// spread.)
 
 // launchOption is the cheapest choice a NodeClaim could launch with: a template type and its
 // cheapest offering under the NodeClaim's requirements.
@@ -165,16 +171,14 @@ func complementOf(r *requirements.Requirement) *requirements.Requirement {
 	}
 }
 
-// settles reports whether a NodeClaim the pod joins may have to be settled: a group on a key
-// other than the hostname counts the pod or records its required anti-affinity, or a spread
-// group with a node filter counts it.
-func (p *podData) settles() bool {
-	for _, g := range p.selectedBy {
-		if pinsCounted(g) || hasFilter(g) {
-			return true
-		}
-	}
-	return false
+// settles reports whether a NodeClaim the pod joins may have to be settled: the pod carries
+// a spread that counts it on a key other than the hostname, or one with a node filter.
+func (p *podData) settles() bool { return p.form != nil && len(p.settlingFor(p.form)) > 0 }
+
+// selfAffinity reports whether g is a pod affinity on a key other than the hostname (whose
+// own pods, selecting themselves, settle a NodeClaim they join: settlingFor).
+func selfAffinity(g *topologyGroup) bool {
+	return g.kind == groupAffinity && g.key != v1.LabelHostname
 }
 
 // pinsCounted reports whether a NodeClaim open on g's key is pinned when a pod g counts joins
@@ -199,9 +203,9 @@ func hasFilter(g *topologyGroup) bool {
 }
 
 // settlement returns the requirements that settle a NodeClaim with requirements reqs and
-// remaining types for every group counting p, following its cheapest launch option (nil
-// when nothing is open), or ok=false when no option can launch.
-func (s *solver) settlement(t *template, p *podData, reqs requirements.Requirements, types bitset, fits func(int) bool) (out requirements.Requirements, ok bool) {
+// remaining types for each of groups, following its cheapest launch option (nil when nothing
+// is open), or ok=false when no option can launch.
+func (s *solver) settlement(t *template, groups []*topologyGroup, reqs requirements.Requirements, types bitset, fits func(int) bool) (out requirements.Requirements, ok bool) {
 	var l launchOption
 	have, tried := false, false
 	option := func() bool {
@@ -241,8 +245,8 @@ func (s *solver) settlement(t *template, p *podData, reqs requirements.Requireme
 		}
 		return true
 	}
-	for _, g := range p.selectedBy {
-		if pinsCounted(g) && !pinOpen(g) {
+	for _, g := range groups {
+		if (pinsCounted(g) || selfAffinity(g)) && !pinOpen(g) {
 			return nil, false
 		}
 		if !hasFilter(g) || g.key == v1.LabelHostname {
@@ -272,4 +276,199 @@ func (s *solver) settlement(t *template, p *podData, reqs requirements.Requireme
 		}
 	}
 	return out, true
+}
+
+// trackDeferred keeps the pods c holds uncounted (deferSelected) counted where c's cheapest
+// option launches now, and not counted where it fails their spread's node filter: a pod
+// joining c may have changed that option.
+func (s *solver) trackDeferred(c *claim) {
+	counting := c.countingReqs()
+	l, ok := cheapestLaunch(c.t, counting, c.types, func(int) bool { return true })
+	c.launchAt = -1
+	if ok {
+		c.launchAt = l.i
+	}
+	for i := range c.deferred {
+		d := &c.deferred[i]
+		want := s.deferredDomain(c, d, counting, l, ok)
+		if want == d.at {
+			continue
+		}
+		if d.at != "" {
+			s.topo.uncountN(d.g, d.at, d.n)
+		}
+		if want != "" {
+			s.topo.countN(d.g, want, d.n)
+		}
+		d.at = want
+	}
+}
+
+// deferredDomain is where the pods of d on c count when c has requirements counting (with its
+// promise) and cheapest option l (ok=false: none): "" for nowhere.
+func (s *solver) deferredDomain(c *claim, d *deferredCount, counting requirements.Requirements, l launchOption, ok bool) string {
+	if d.g.key == v1.LabelHostname {
+		if d.at != "" {
+			return d.at
+		}
+		// Counted once the NodeClaim passes the filter whatever launches (it never stops
+		// passing: requirements only narrow), as Karpenter counts it only where its
+		// requirements name the filter's labels (issue #15's R4, plan-a731).
+		if pass, decided := d.g.filterDecided(counting, c.t.taints, s.wellKnown); pass && decided {
+			return c.hostname
+		}
+		return ""
+	}
+	if !ok || !s.topo.launchedPasses(d.g, l, c.t) {
+		return ""
+	}
+	v, _ := l.value(d.g.key)
+	return v
+}
+
+// keepsFloors reports whether placing a pod on c with placement pl (fits: the types that fit
+// it) leaves every spread's minimum at or above its floor: the pods c holds counted where its
+// cheapest option launches (trackDeferred) move with that option, and a pod that carries the
+// spread was placed against the minimum of its time, which must not drop below it.
+func (s *solver) keepsFloors(c *claim, pl placement, fits func(int) bool) bool {
+	moving := false
+	for i := range c.deferred {
+		if d := &c.deferred[i]; d.at != "" && d.g.key != v1.LabelHostname && d.g.floor > 0 {
+			moving = true
+		}
+	}
+	if !moving {
+		return true
+	}
+	counting := pl.reqs
+	if len(pl.promise) > 0 {
+		counting = pl.reqs.Union(pl.promise)
+	}
+	l, ok := cheapestLaunch(c.t, counting, pl.types, fits)
+	for i := range c.deferred {
+		d := &c.deferred[i]
+		if d.at == "" || d.g.key == v1.LabelHostname || d.g.floor == 0 || s.deferredDomain(c, d, counting, l, ok) == d.at {
+			continue
+		}
+		low := d.g.counts[d.at] - d.n
+		for _, dom := range d.g.domains {
+			if dom != d.at {
+				low = min(low, d.g.counts[dom])
+			}
+		}
+		if low < d.g.floor {
+			return false
+		}
+	}
+	return true
+}
+
+// raiseFloors records, for each spread p (form f) carries, the minimum p was placed
+// against (keepsFloors).
+func (s *solver) raiseFloors(p *podData, f *podForm) {
+	for _, g := range f.spread {
+		if g.key != v1.LabelHostname {
+			g.floor = max(g.floor, s.topo.admissible(g, p, f).low)
+		}
+	}
+}
+
+// settleDeferred settles, at the end of a round, every NodeClaim holding pods a spread
+// selects that were counted where its cheapest option launches (trackDeferred): it is
+// pinned there on the spreads' keys, and narrowed to the options that pass or fail their
+// node filters as that option does (settlement), so it launches where they were counted.
+func (s *solver) settleDeferred() {
+	all := func(int) bool { return true }
+	for _, c := range s.claims {
+		if len(c.deferred) == 0 || c.launched {
+			continue
+		}
+		var groups []*topologyGroup
+		for _, d := range c.deferred {
+			groups = append(groups, d.g)
+		}
+		if out, ok := s.settlement(c.t, groups, c.countingReqs(), c.types, all); ok && len(out) > 0 {
+			s.settleClaim(c, out)
+		}
+		// A hostname spread's pods still uncounted count where the cheapest option passes
+		// its filter (the settlement leaves the NodeClaim open there).
+		if l, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, all); ok {
+			for _, d := range c.deferred {
+				if d.g.key == v1.LabelHostname && d.at == "" && s.topo.launchedPasses(d.g, l, c.t) {
+					s.topo.countN(d.g, c.hostname, d.n)
+				}
+			}
+		}
+		c.deferred = nil
+	}
+}
+
+// settleClaim narrows c by extra, or, when that would leave fewer instance types than a
+// minValues asks, promises it (c's cheapest option must keep meeting extra).
+func (s *solver) settleClaim(c *claim, extra requirements.Requirements) {
+	all := func(int) bool { return true }
+	reqs := c.reqs
+	var changed []string
+	for _, k := range extra.Keys() {
+		cur := reqs.Get(k)
+		next := cur.Intersection(extra[k])
+		if next.Equal(cur) {
+			continue
+		}
+		if len(changed) == 0 {
+			reqs = reqs.Copy()
+		}
+		reqs[k] = next
+		changed = append(changed, k)
+	}
+	if len(changed) == 0 {
+		return
+	}
+	types := c.types.clone()
+	c.t.narrowTypes(types, changed, reqs)
+	if types.empty() || !s.keepsMinValues(c, types, reqs, all) {
+		c.promise = c.promise.Union(extra)
+	} else {
+		loose, own := c.loose, true
+		for _, k := range changed {
+			if _, ok := loose[k]; !ok {
+				if own {
+					loose, own = copyLoose(loose), false
+				}
+				loose[k] = c.reqs.Get(k)
+			}
+		}
+		c.reqs, c.loose = reqs, loose
+		c.keepTypes(types, func(*templateType) bool { return true })
+	}
+	c.values = s.topo.singleValues(c.countingReqs(), c.values)
+}
+
+// crowdedBy is the spread p (form f) carries that its domain on c would break once the pods
+// of it that c holds counted elsewhere (trackDeferred) are counted there with p, or nil.
+// (Settled with p, c takes them to p's domain: the plan as launched keeps p's skew with
+// them.)
+func (s *solver) crowdedBy(c *claim, p *podData, f *podForm, reqs, promise requirements.Requirements) *topologyGroup {
+	for _, g := range p.settlingFor(f) {
+		d := deferredOf(c.deferred, g)
+		if d == nil || !pinsCounted(g) {
+			continue
+		}
+		v := singleValue(s.topo.get(reqs, g.key))
+		if r, ok := promise[g.key]; ok && v == "" {
+			v = singleValue(r)
+		}
+		if v == "" {
+			continue
+		}
+		moving := 0
+		if d.at != v {
+			moving = d.n
+		}
+		adm := s.topo.admissible(g, p, f)
+		if g.counts[v]+boolInt(p.selfSelects(g))+moving-adm.low > int(g.rule.(*spreadRule).maxSkew) {
+			return g
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,8 +33,8 @@ type podData struct {
 	// collapses: the pod declares a required anti-affinity on a key other than the hostname,
 	// so its node is kept to the domains of that key the fewest pending pods are pinned to.
 	collapses bool
-	// settling: a group on a key other than the hostname, or a spread group with a node
-	// filter, counts the pod, so the NodeClaim it joins is settled for that group (launch.go).
+	// settling: the pod carries a spread on a key other than the hostname, or one with a node
+	// filter, that counts it, so the NodeClaim it joins is settled for it (launch.go).
 	settling bool
 	// pinCounted: the pod counts, while pending, in the pinned domains of the inverse groups
 	// that repel it (countPinned).
@@ -61,6 +62,9 @@ type podForm struct {
 	reqs   requirements.Requirements // nodeSelector ∩ requiredTerms[0] ∩ preferredNode[0]
 	strict requirements.Requirements // without the preferred term
 	owned  []*topologyGroup
+	// settling are the spreads of the form that count its pod (computed once: settlingFor).
+	settling     []*topologyGroup
+	settlingDone bool
 }
 
 func (f *podForm) derive() {
@@ -80,11 +84,39 @@ func (f *podForm) derive() {
 	f.owned = append(f.owned, f.preferredAnti...)
 }
 
+// settlingFor are the groups of form f that count p and settle a NodeClaim p joins: its
+// spreads, and its required pod affinities that select p itself on a key other than the
+// hostname (so the group's next pods find it in the same round).
+func (p *podData) settlingFor(f *podForm) []*topologyGroup {
+	if !f.settlingDone {
+		f.settlingDone = true
+		for _, g := range p.selectedBy {
+			if (pinsCounted(g) || hasFilter(g)) && f.carries(g) || selfAffinity(g) && slices.Contains(f.requiredAffinity, g) {
+				f.settling = append(f.settling, g)
+			}
+		}
+	}
+	return f.settling
+}
+
+// spreadsBeyondHosts reports whether the form has a spread on a key other than the hostname.
+func (f *podForm) spreadsBeyondHosts() bool {
+	for _, g := range f.spread {
+		if g.key != v1.LabelHostname {
+			return true
+		}
+	}
+	return false
+}
+
+// carries reports whether g is one of the form's spread constraints.
+func (f *podForm) carries(g *topologyGroup) bool { return slices.Contains(f.spread, g) }
+
 // relax returns the form with one preference removed, in Karpenter's order, or nil when
 // nothing is left to relax.
 func (f *podForm) relax(toleratePreferNoSchedule bool) *podForm {
 	n := *f
-	n.owned = nil
+	n.owned, n.settling, n.settlingDone = nil, nil, false
 	switch {
 	case len(f.requiredTerms) > 1:
 		n.requiredTerms = f.requiredTerms[1:]

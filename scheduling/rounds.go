@@ -86,6 +86,13 @@ func (s *solver) laterRound(pods []*podData, errs map[*podData]podFailure) ([]*p
 		}
 		recount.apply(s.topo)
 	}
+	if refusedForMinValues(queue, errs) {
+		// Karpenter's next round finds the NodeClaims launched, where minValues no longer
+		// counts: a pod whose requirements leave a NodeClaim too few types may join one
+		// whose cheapest option meets them (claim.promiseMinValues).
+		s.minValuesRound = true
+		settled = true
+	}
 	if !settled {
 		return nil, nil
 	}
@@ -176,6 +183,18 @@ func (s *solver) recountLimited(u *roundUndo) bool {
 		})
 	}
 	return grew
+}
+
+// refusedForMinValues reports whether a NodePool's minValues refused one of the pods.
+func refusedForMinValues(queue []*podData, errs map[*podData]podFailure) bool {
+	for _, p := range queue {
+		for _, c := range errs[p].causes {
+			if c.Code == ReasonMinValues {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func anyTrue(bs []bool) bool {

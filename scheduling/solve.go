@@ -66,7 +66,9 @@ type solver struct {
 	// rounds launched, tried before the open ones as Karpenter tries existing nodes.
 	karpenter bool
 	launched  []*claim
-	round     int // Karpenter mode: the current round, from 1
+	round     int // the current round, from 1
+	// minValuesRound: a round after minValues refused pods (rounds.go).
+	minValuesRound bool
 	// groupIDs number the topology groups for the repack's shapes (packing_repack.go).
 	groupIDs map[*topologyGroup]int
 }
@@ -663,9 +665,7 @@ func (s *solver) run(pods []*podData) map[*podData]podFailure {
 	}
 	var undo *roundUndo
 	for len(queue) > 0 {
-		if s.karpenter {
-			s.round++
-		}
+		s.round++
 		s.limitRefused = false
 		placed := s.runQueue(queue, errs)
 		if s.karpenter {
@@ -675,6 +675,7 @@ func (s *solver) run(pods []*podData) map[*podData]podFailure {
 			queue = s.karpenterRound(pods, errs)
 			continue
 		}
+		s.settleDeferred()
 		if placed == 0 && undo != nil {
 			undo.apply(s.topo) // a later round that places nothing changes nothing
 			break
@@ -738,6 +739,18 @@ func (s *solver) trySchedule(p *podData) (podFailure, bool) {
 	return failure, false
 }
 
+// noDomainFor computes the domain pre-filters of p (form f) into s.filterBuf and reports
+// whether one of its groups admits no domain at all (none of the NodeClaims can take p).
+func (s *solver) noDomainFor(p *podData, f *podForm) bool {
+	s.filterBuf = s.topo.filters(p, f, s.filterBuf)
+	for _, df := range s.filterBuf {
+		if len(df.allowed) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // add tries existing nodes, then open NodeClaims, then a new NodeClaim per template.
 func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 	s.topo.beginAttempt()
@@ -746,8 +759,7 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 			return podFailure{}, true
 		}
 	}
-	if len(s.launched) > 0 {
-		s.filterBuf = s.topo.filters(p, f, s.filterBuf)
+	if len(s.launched) > 0 && !s.noDomainFor(p, f) {
 		for _, c := range s.launched {
 			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
 				continue
@@ -757,13 +769,12 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 			}
 		}
 	}
-	if !p.claimsExhausted(f, len(s.claims)) {
-		s.filterBuf = s.topo.filters(p, f, s.filterBuf)
+	if !p.claimsExhausted(f, len(s.claims)) && !s.noDomainFor(p, f) {
 		if s.opts.Packing != PackingKarpenter {
 			// A NodeClaim whose cheapest remaining type still has room for the pod takes it
 			// at no extra cost; only then fall back to Karpenter's fewest-pods-first order.
 			for c := s.head; c != nil; c = c.next {
-				if !p.requests.fits(c.head) {
+				if !c.mayFitHead(p) || !p.requests.fits(c.head) {
 					continue
 				}
 				if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {

@@ -40,6 +40,9 @@ type topology struct {
 	admCache map[*topologyGroup]admissibleDomains
 	// karpenter: Karpenter mode (karpenter.go) counts and settles as Karpenter does.
 	karpenter bool
+	// widen: a spread narrows a node to every domain that keeps its skew, not only the least
+	// populated ones (the default mode's retry on a NodeClaim that cannot launch in those).
+	widen bool
 }
 
 func newTopology(universe *universe, wellKnown requirements.KeySet) *topology {
@@ -150,20 +153,33 @@ type openCount struct {
 	domains []string
 }
 
-// record counts pod p, placed on a node with requirements nodeReqs and taints, in every
-// group that selects it, and records it as owner of its inverse groups. It returns the
-// counts made in several domains, the node being open on the group's key.
-//
-// With deferring (a NodeClaim in Karpenter mode), a spread counts the pod only when the
-// NodeClaim's requirements name every label of its node filter and its domain is decided, as
-// Karpenter does; the other spreads are returned, to count when the NodeClaim launches.
-func (t *topology) record(p *podData, inverse []*topologyGroup, nodeReqs requirements.Requirements, taints []corev1.Taint, deferring bool) (open []openCount, deferred []deferredCount) {
+// deferral says which spread counts record leaves until a NodeClaim's launch is decided.
+type deferral int
+
+const (
+	// countNow: a node, whose domains and labels are known.
+	countNow deferral = iota
+	// deferSelected (the default mode's NodeClaims): a pod a spread selects without carrying
+	// it, on a NodeClaim whose domain of the spread's key or whose pass of its node filter is
+	// not decided yet, is counted where the NodeClaim's cheapest option launches (trackDeferred,
+	// settleDeferred; on the hostname key only once it passes the filter whatever launches);
+	// the spread's own pods settle the NodeClaim when they join.
+	deferSelected
+	// deferKarpenter (Karpenter mode's open NodeClaims): a spread counts the pod only when the
+	// NodeClaim's requirements name every label of its node filter and its domain is decided,
+	// as Karpenter does; the others wait for the launch.
+	deferKarpenter
+)
+
+// record counts pod p (form f), placed on a node with requirements nodeReqs and taints, in
+// every group that selects it, and records it as owner of its inverse groups. It returns the
+// counts made in several domains, the node being open on the group's key, and deferred with
+// the spread counts deferral leaves for later.
+func (t *topology) record(p *podData, f *podForm, inverse []*topologyGroup, nodeReqs requirements.Requirements, taints []corev1.Taint, d deferral, deferred []deferredCount) (open []openCount, _ []deferredCount) {
 	for _, g := range p.selectedBy {
-		if deferring && g.kind == groupSpread {
-			if !g.passesFilter(nodeReqs, taints, nil) || g.key != v1.LabelHostname && singleValue(t.get(nodeReqs, g.key)) == "" {
-				deferred = append(deferred, deferredCount{g: g})
-				continue
-			}
+		if d != countNow && g.kind == groupSpread && t.defers(g, f, nodeReqs, taints, d) {
+			deferred = t.withDeferred(deferred, g)
+			continue
 		}
 		if !g.passesFilter(nodeReqs, taints, t.wellKnown) {
 			continue
@@ -179,6 +195,33 @@ func (t *topology) record(p *podData, inverse []*topologyGroup, nodeReqs require
 		}
 	}
 	return open, deferred
+}
+
+// defers reports whether spread g leaves a pod with form f on a NodeClaim with requirements
+// nodeReqs and taints uncounted for now.
+func (t *topology) defers(g *topologyGroup, f *podForm, nodeReqs requirements.Requirements, taints []corev1.Taint, d deferral) bool {
+	if d == deferKarpenter {
+		return !g.passesFilter(nodeReqs, taints, nil) || g.key != v1.LabelHostname && singleValue(t.get(nodeReqs, g.key)) == ""
+	}
+	if f.carries(g) {
+		return false
+	}
+	if g.key == v1.LabelHostname {
+		// The NodeClaim is its own domain: only whether it passes the filter may be open.
+		_, ok := g.filterDecided(nodeReqs, taints, t.wellKnown)
+		return !ok
+	}
+	return !t.decided(g, nodeReqs, taints)
+}
+
+// decided reports whether a NodeClaim with requirements reqs and taints has its domain of g's
+// key and its pass of g's node filter decided, whatever option launches.
+func (t *topology) decided(g *topologyGroup, reqs requirements.Requirements, taints []corev1.Taint) bool {
+	if cur := t.get(reqs, g.key); singleValue(cur) == "" && cur.Operator() != requirements.DoesNotExist {
+		return false
+	}
+	_, ok := g.filterDecided(reqs, taints, t.wellKnown)
+	return ok
 }
 
 // recordDomains counts a pod on a node whose requirement on g's key is r, and returns the

@@ -37,6 +37,9 @@ type topologyGroup struct {
 	// hostCounts replace counts for the hostname key, indexed by host id (a slice lookup
 	// instead of a string hash: hostname constraints are checked against every candidate).
 	hostCounts []int32
+	// floor is the highest minimum a pod carrying this spread was placed against: the
+	// minimum may not drop below it (keepsFloors).
+	floor int
 	// occupiedClaims is how many NodeClaims opened in this Solve hold a pod g counts (for the
 	// hostname key), so a pod that must avoid them all can skip the scan.
 	occupiedClaims int

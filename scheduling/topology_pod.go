@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"slices"
+
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -8,19 +10,14 @@ import (
 // admissibleDomains are the domains of a group a pod may join now, whatever the node.
 type admissibleDomains struct {
 	domains []string
+	// low is a spread's global minimum the domains keep within its skew of.
+	low int
 	// bootstrap: a self-selecting pod whose affinity finds no match may start anywhere.
 	bootstrap bool
 }
 
 // selfSelects reports whether g counts p itself.
-func (p *podData) selfSelects(g *topologyGroup) bool {
-	for _, s := range p.selectedBy {
-		if s == g {
-			return true
-		}
-	}
-	return false
-}
+func (p *podData) selfSelects(g *topologyGroup) bool { return slices.Contains(p.selectedBy, g) }
 
 // admissible is, for pod p (form f), the domains of g it may join now (see each rule's
 // admissible). Computed once per attempt.

@@ -36,7 +36,7 @@ func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict
 			minCount = min(minCount, g.counts[d])
 		}
 	}
-	var a admissibleDomains
+	a := admissibleDomains{low: minCount}
 	for _, d := range g.domains {
 		if g.counts[d]+boolInt(self)-minCount <= int(s.maxSkew) {
 			a.domains = append(a.domains, d)
@@ -61,6 +61,8 @@ func (s *spreadRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains
 			continue
 		}
 		switch c := g.counts[d]; {
+		case t.widen:
+			best = append(best, d)
 		case len(best) == 0 || c < bestCount:
 			best, bestCount, mask = append(t.tieBuf[:0], d), c, 0
 		case c == bestCount:
@@ -119,6 +121,48 @@ func (g *topologyGroup) passesFilter(nodeReqs requirements.Requirements, taints 
 		}
 	}
 	return false
+}
+
+// filterDecided reports whether a node with requirements reqs and taints passes g's node
+// filter, and whether that is decided whatever the node launches as (ok=false: some options
+// pass and others fail).
+func (g *topologyGroup) filterDecided(reqs requirements.Requirements, taints []corev1.Taint, wellKnown requirements.KeySet) (pass, ok bool) {
+	s, isSpread := g.rule.(*spreadRule)
+	if !isSpread || s.filterTerms == nil {
+		return !isSpread || s.admitsTaints(taints), true
+	}
+	if !s.admitsTaints(taints) {
+		return false, true
+	}
+	compatible := false
+	for _, term := range s.filterTerms {
+		if !reqs.IsCompatible(term, wellKnown) {
+			continue
+		}
+		compatible = true
+		if termWithin(reqs, term, wellKnown) {
+			return true, true
+		}
+	}
+	return false, !compatible
+}
+
+// termWithin reports whether every node meeting reqs meets filter term term.
+func termWithin(reqs, term requirements.Requirements, wellKnown requirements.KeySet) bool {
+	for k, r := range term {
+		cur, ok := reqs[k]
+		if !ok {
+			// A label the NodeClaim does not name is missing unless it is well-known.
+			if wellKnown[k] || !negative(r) {
+				return false
+			}
+			continue
+		}
+		if !cur.Intersection(r).Equal(cur) {
+			return false
+		}
+	}
+	return true
 }
 
 // filterTerms are a spread group's node filter terms (ORed; nil: every node, and for the
