@@ -13,8 +13,10 @@ import (
 
 // existingNode is a node (or in-flight NodeClaim) that already exists.
 type existingNode struct {
-	node        *cluster.Node
-	name        string
+	node *cluster.Node
+	name string
+	// order is the name Karpenter tries the node by (karpenterOrder).
+	order       string
 	reqs        requirements.Requirements
 	taints      []corev1.Taint
 	available   vec
@@ -85,7 +87,7 @@ func (s *solver) buildExisting() {
 			continue
 		}
 		f := s.nodeFacts(n)
-		e := &existingNode{node: n, name: n.Name()}
+		e := &existingNode{node: n, name: n.Name(), order: karpenterOrder(n, f.pool)}
 		e.taints, e.initialized = s.effectiveTaints(n, f)
 		e.reqs = s.nodeRequirements(n)
 		e.host = s.topo.hostID(e.reqs[v1.LabelHostname].Values()[0])
@@ -152,8 +154,22 @@ func (s *solver) buildExisting() {
 		if a.initialized != b.initialized {
 			return a.initialized
 		}
-		return a.name < b.name
+		return a.order < b.order
 	})
+}
+
+// karpenterOrder is the name Karpenter's scheduler tries an existing node by, after the
+// initialized ones: its Node's name, or, for a NodeClaim without a Node, the NodeClaim's, which
+// Karpenter generates as <nodepool>-<random suffix>. A NodeClaim of NodePool pool named
+// otherwise (disruption's provisioned-N and command-C-replacement-R) is ordered as if its name
+// had that prefix, so pods fill the in-flight nodes in Karpenter's order (which arm64 node takes
+// the zone's payments pods decides which drifted node can move: disrupt-drift-realistic).
+func karpenterOrder(n *cluster.Node, pool string) string {
+	name := n.Name()
+	if n.Node != nil || pool == "" || strings.HasPrefix(name, pool+"-") {
+		return name
+	}
+	return pool + "-" + name
 }
 
 // effectiveTaints are the taints that keep pods off an existing node (a node that is not
