@@ -2,6 +2,8 @@ package scheduling_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -816,4 +818,26 @@ status:
 			assert.Equal(t, "arm64", c.InstanceType.Requirements.Get("kubernetes.io/arch").Values()[0])
 		}
 	}
+}
+
+// A NodeClaim that a later round recounts at its launch choice (a NodePool limit refused a
+// pod) keeps at least the instance types its NodePool's minValues asks; kept to fewer, it
+// failed to launch at the end, after pods had been spread against its zone (zone skew 3 for
+// maxSkew 2, and a capacity-type spread broken; difftest plan seed 400013). mustSolve holds
+// the plan to verify.
+func TestRecountKeepsMinValues(t *testing.T) {
+	read := func(file string) string {
+		b, err := os.ReadFile(filepath.Join("testdata", "recount-minvalues", file))
+		require.NoError(t, err)
+		return string(b)
+	}
+	res := fidelityInput(t, read("input.yaml"), read("instance-types.yaml"), scheduling.PackingCostAware).solve(t)
+	placed := map[string]string{}
+	for _, c := range res.NewNodeClaims {
+		for _, p := range c.Pods {
+			placed[p.Name] = c.NodePool
+		}
+	}
+	assert.Equal(t, "pool-1", placed["app-0-0"], "app-0-0 stays on its minValues NodePool's NodeClaim")
+	assert.Equal(t, "pool-1", placed["app-0-3"])
 }

@@ -161,6 +161,26 @@ func (s *solver) recountLimited(u *roundUndo) bool {
 			continue
 		}
 		launched := t.types[l.i].capacity
+		noLarger := func(tt *templateType) bool {
+			for r, lim := range t.limited {
+				if lim && tt.capacity[r] > launched[r] {
+					return false
+				}
+			}
+			return true
+		}
+		kept := newBitset(len(t.types))
+		c.types.each(func(i int) bool {
+			if noLarger(t.types[i]) {
+				kept.set(i)
+			}
+			return true
+		})
+		if !s.keepsMinValues(c, kept, c.reqs, func(int) bool { return true }) {
+			// Kept to fewer instance types than a minValues asks, the NodeClaim would fail
+			// to launch after its pods were counted: it stays counted at its largest option.
+			continue
+		}
 		if _, saved := u.remaining[t]; !saved {
 			u.remaining[t] = t.remaining.clone()
 		}
@@ -173,14 +193,7 @@ func (s *solver) recountLimited(u *roundUndo) bool {
 			}
 		}
 		c.counted = counted
-		c.keepTypes(c.types, func(tt *templateType) bool {
-			for r, lim := range t.limited {
-				if lim && tt.capacity[r] > launched[r] {
-					return false
-				}
-			}
-			return true
-		})
+		c.keepTypes(kept, func(*templateType) bool { return true })
 	}
 	return grew
 }
