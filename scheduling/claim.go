@@ -163,9 +163,12 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 		return fits2(c.requests, p.requests, tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports))
 	}
 	merged, changed, types, status := c.narrowTopology(s, p, f, merged, changed, fitsPod, why)
-	if status == narrowedNoType && f.spreadsBeyondHosts() && !s.karpenter {
-		// Maybe none of the spreads' least populated domains can launch on c: any domain
-		// that keeps the skew will do (the settlement takes the cheapest).
+	if status == narrowedNoType && f.spreadsBeyondHosts() && !s.karpenter && len(c.pods) > 0 {
+		// Maybe none of the spreads' least populated domains can launch on c, which holds
+		// pods: any domain that keeps the skew will do (the settlement takes the cheapest)
+		// rather than another NodeClaim. A new one opens only in a least populated domain,
+		// as Karpenter's: else a pod relaxing a ScheduleAnyway spread would buy a node for
+		// it (difftest plan seed 400136).
 		s.topo.widen = true
 		merged, changed, types, status = c.narrowTopology(s, p, f, merged, changed, fitsPod, why)
 		s.topo.widen = false

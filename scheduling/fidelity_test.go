@@ -826,12 +826,8 @@ status:
 // maxSkew 2, and a capacity-type spread broken; difftest plan seed 400013). mustSolve holds
 // the plan to verify.
 func TestRecountKeepsMinValues(t *testing.T) {
-	read := func(file string) string {
-		b, err := os.ReadFile(filepath.Join("testdata", "recount-minvalues", file))
-		require.NoError(t, err)
-		return string(b)
-	}
-	res := fidelityInput(t, read("input.yaml"), read("instance-types.yaml"), scheduling.PackingCostAware).solve(t)
+	manifests, types := testdataCase(t, "recount-minvalues")
+	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
 	placed := map[string]string{}
 	for _, c := range res.NewNodeClaims {
 		for _, p := range c.Pods {
@@ -840,4 +836,27 @@ func TestRecountKeepsMinValues(t *testing.T) {
 	}
 	assert.Equal(t, "pool-1", placed["app-0-0"], "app-0-0 stays on its minValues NodePool's NodeClaim")
 	assert.Equal(t, "pool-1", placed["app-0-3"])
+}
+
+// A spread pod joins a NodeClaim holding pods in any domain that keeps the skew when the
+// NodeClaim can launch in none of the least populated ones, but a new NodeClaim opens only in
+// a least populated domain, as Karpenter's: app-3's ScheduleAnyway zone spread, whose least
+// populated zone takes no NodeClaim of its NodePool, is relaxed and its pods share one node
+// ($5.7347, Karpenter's answer), where a new NodeClaim in zone a cost $2.80 more (difftest plan
+// seed 400136).
+func TestPreferredSpreadBuysNoNode(t *testing.T) {
+	manifests, types := testdataCase(t, "preferred-spread-new-claim")
+	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	assert.Len(t, res.NewNodeClaims, 3)
+	assert.InDelta(t, 5.7347, res.Price(), 1e-6)
+}
+
+// testdataCase reads testdata/<dir>'s input.yaml and instance-types.yaml.
+func testdataCase(t *testing.T, dir string) (manifests, types string) {
+	read := func(file string) string {
+		b, err := os.ReadFile(filepath.Join("testdata", dir, file))
+		require.NoError(t, err)
+		return string(b)
+	}
+	return read("input.yaml"), read("instance-types.yaml")
 }

@@ -2,7 +2,6 @@ package scheduling_test
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -45,12 +44,7 @@ func TestIssue15Cases(t *testing.T) {
 	}
 	for name, answers := range cases {
 		t.Run(name, func(t *testing.T) {
-			read := func(file string) string {
-				b, err := os.ReadFile(filepath.Join("testdata", "issue15", name, file))
-				require.NoError(t, err)
-				return string(b)
-			}
-			manifests, types := read("input.yaml"), read("instance-types.yaml")
+			manifests, types := testdataCase(t, filepath.Join("issue15", name))
 
 			in := fidelityInput(t, manifests, types, scheduling.PackingKarpenter)
 			res, err := scheduling.Solve(in.snap, in.opts)
