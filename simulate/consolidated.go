@@ -13,6 +13,10 @@ import (
 // when it has not changed for five minutes, the next look resets it (so a consolidateAfter
 // that elapses with nothing else happening is noticed within five minutes, not at once).
 // Plan runs with disruption.Options.Consolidated while it holds.
+//
+// One state stands for Karpenter's three (emptiness, multi-node and single-node consolidation
+// each remember their own): they differ only when one method is held back by a budget and
+// another is not, where Karpenter marks the unconstrained one consolidated and this marks none.
 
 // consolidationReset is how long Karpenter's consolidation state stays unchanged before a
 // look resets it (its ConsolidationState).
