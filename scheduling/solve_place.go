@@ -1,0 +1,168 @@
+package scheduling
+
+import (
+	"sort"
+)
+
+// Solve's placement loop: Karpenter's queue in rounds, each pod tried on existing nodes,
+// open NodeClaims, then a new NodeClaim per template.
+
+// run is Karpenter's queue: pods in first-fit-decreasing order, retried while anything else
+// makes progress; then, while NodePool limits refused pods, Karpenter's later rounds.
+func (s *solver) run(pods []*podData) map[*podData]podFailure {
+	errs := map[*podData]podFailure{}
+	queue := make([]*podData, 0, len(pods))
+	for _, p := range pods {
+		if p.invalid != nil {
+			errs[p] = singleFailure(*p.invalid)
+			continue
+		}
+		queue = append(queue, p)
+	}
+	var undo *roundUndo
+	for len(queue) > 0 {
+		s.round++
+		s.limitRefused = false
+		placed := s.runQueue(queue, errs)
+		if s.karpenter {
+			if placed == 0 {
+				break
+			}
+			queue = s.karpenterRound(pods, errs)
+			continue
+		}
+		s.settleDeferred()
+		if placed == 0 && undo != nil {
+			undo.apply(s.topo) // a later round that places nothing changes nothing
+			break
+		}
+		queue, undo = s.laterRound(pods, errs)
+	}
+	s.restoreUnchanged()
+	return errs
+}
+
+// runQueue places the pods of one round, recording the reason of each that fails in errs,
+// and returns how many it placed.
+func (s *solver) runQueue(queue []*podData, errs map[*podData]podFailure) (placed int) {
+	sort.SliceStable(queue, func(i, j int) bool { return podLess(queue[i], queue[j]) })
+	lastLen := make(map[*podData]int, len(queue))
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if n, ok := lastLen[p]; ok && n == len(queue)+1 {
+			break // a full turn of the queue placed nothing: the rest keep their reasons
+		}
+		if failure, ok := s.trySchedule(p); !ok {
+			errs[p] = failure
+			queue = append(queue, p)
+			lastLen[p] = len(queue)
+			continue
+		}
+		delete(errs, p)
+		placed++
+	}
+	return placed
+}
+
+func podLess(a, b *podData) bool {
+	if a.cpu != b.cpu {
+		return a.cpu > b.cpu
+	}
+	if a.mem != b.mem {
+		return a.mem > b.mem
+	}
+	ta, tb := a.pod.CreationTimestamp, b.pod.CreationTimestamp
+	if !ta.Equal(&tb) {
+		return ta.Before(&tb)
+	}
+	if a.pod.UID != b.pod.UID {
+		return a.pod.UID < b.pod.UID
+	}
+	return a.key < b.key
+}
+
+// trySchedule places p, relaxing its preferences one at a time; it reports success or the
+// failure of the last attempt.
+func (s *solver) trySchedule(p *podData) (podFailure, bool) {
+	var failure podFailure
+	for f := p.form; f != nil; f = f.relax(s.toleratePreferNoSchedule) {
+		var ok bool
+		if failure, ok = s.add(p, f); ok {
+			return podFailure{}, true
+		}
+	}
+	return failure, false
+}
+
+// noDomainFor computes the domain pre-filters of p (form f) into s.filterBuf and reports
+// whether one of its groups admits no domain at all (none of the NodeClaims can take p).
+func (s *solver) noDomainFor(p *podData, f *podForm) bool {
+	s.filterBuf = s.topo.filters(p, f, s.filterBuf)
+	for _, df := range s.filterBuf {
+		if len(df.allowed) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// add tries existing nodes, then open NodeClaims, then a new NodeClaim per template.
+func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
+	s.topo.beginAttempt()
+	for _, n := range s.existing {
+		if n.tryAdd(s, p, f) {
+			return podFailure{}, true
+		}
+	}
+	if len(s.launched) > 0 && !s.noDomainFor(p, f) {
+		for _, c := range s.launched {
+			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
+				continue
+			}
+			if c.tryAdd(s, p, f) {
+				return podFailure{}, true
+			}
+		}
+	}
+	if !p.claimsExhausted(f, len(s.claims)) && !s.noDomainFor(p, f) {
+		if s.opts.Packing != PackingKarpenter {
+			// A NodeClaim whose cheapest remaining type still has room for the pod takes it
+			// at no extra cost; only then fall back to Karpenter's fewest-pods-first order.
+			for c := s.head; c != nil; c = c.next {
+				if !c.mayFitHead(p) || !p.requests.fits(c.head) {
+					continue
+				}
+				if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
+					continue
+				}
+				if c.tryAdd(s, p, f) {
+					s.bumpCount(c)
+					return podFailure{}, true
+				}
+			}
+		}
+		for c := s.head; c != nil; c = c.next {
+			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
+				continue
+			}
+			if c.tryAdd(s, p, f) {
+				s.bumpCount(c)
+				return podFailure{}, true
+			}
+		}
+	}
+	if len(s.templates) == 0 {
+		// Every usable NodePool was dropped (its requirements left no instance type).
+		return noNodePoolFailure(s.templateErrors), false
+	}
+	var causes []Cause
+	for _, t := range s.templates {
+		c, why := s.newClaim(t, p, f)
+		if c != nil {
+			return podFailure{}, true
+		}
+		causes = append(causes, why)
+	}
+	return nodePoolsFailure(causes), false
+}
