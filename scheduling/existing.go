@@ -321,7 +321,7 @@ func (e *existingNode) check(s *solver, p *podData, f *podForm, why *Cause) bool
 		return why != nil && e.reject(why, Cause{Code: ReasonVolumeAttachLimit, Key: e.fullDriver(p.volumes)})
 	}
 	for _, g := range f.owned {
-		if !e.reqs.Has(g.key) && (g.kind == groupSpread || g.kind == groupAffinity) {
+		if !e.reqs.Has(g.key) && g.rule.needsKey() {
 			return why != nil && e.reject(why, topologyCause(g))
 		}
 	}

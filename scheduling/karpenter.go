@@ -160,8 +160,8 @@ func (s *solver) launch(c *claim) {
 // launchedPasses reports whether a node launched with option l (of template t) passes g's
 // node filter, as Karpenter's next round reads it from the node's labels and taints.
 func (t *topology) launchedPasses(g *topologyGroup, l launchOption, tmpl *template) bool {
-	s, ok := g.rule.(*spreadRule)
-	if !ok {
+	s := g.spread
+	if s == nil {
 		return true
 	}
 	if !s.admitsTaints(tmpl.taints) {

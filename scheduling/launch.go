@@ -178,7 +178,7 @@ func (p *podData) settles() bool { return p.form != nil && len(p.settlingFor(p.f
 // selfAffinity reports whether g is a pod affinity on a key other than the hostname (whose
 // own pods, selecting themselves, settle a NodeClaim they join: settlingFor).
 func selfAffinity(g *topologyGroup) bool {
-	return g.kind == groupAffinity && g.key != v1.LabelHostname
+	return g.rule.bootstraps() && g.key != v1.LabelHostname
 }
 
 // pinsCounted reports whether a NodeClaim open on g's key is pinned when a pod g counts joins
@@ -186,14 +186,11 @@ func selfAffinity(g *topologyGroup) bool {
 // or in every domain the NodeClaim may launch in (anti-affinity) until the round ends
 // (rounds.go), as Karpenter does.
 func pinsCounted(g *topologyGroup) bool {
-	return g.key != v1.LabelHostname && g.kind == groupSpread
+	return g.key != v1.LabelHostname && g.rule.countsDecided()
 }
 
 // hasFilter reports whether a spread group counts only nodes passing non-empty terms.
 func hasFilter(g *topologyGroup) bool {
-	if g.kind != groupSpread {
-		return false
-	}
 	for _, t := range g.filterTerms() {
 		if len(t) > 0 {
 			return true
@@ -466,7 +463,7 @@ func (s *solver) crowdedBy(c *claim, p *podData, f *podForm, reqs, promise requi
 			moving = d.n
 		}
 		adm := s.topo.admissible(g, p, f)
-		if g.counts[v]+boolInt(p.selfSelects(g))+moving-adm.low > int(g.rule.(*spreadRule).maxSkew) {
+		if g.counts[v]+boolInt(p.selfSelects(g))+moving-adm.low > int(g.spread.maxSkew) {
 			return g
 		}
 	}

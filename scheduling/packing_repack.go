@@ -194,7 +194,7 @@ func movable(p *podData, reqs requirements.Requirements) bool {
 		}
 	}
 	for _, g := range p.selectedBy {
-		if !pinned(g) && !(g.key == v1.LabelHostname && g.kind == groupSpread) {
+		if !pinned(g) && !(g.key == v1.LabelHostname && g.rule.countsDecided()) {
 			return false
 		}
 	}

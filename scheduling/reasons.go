@@ -279,15 +279,7 @@ func minValuesCause(key string, want, have int) Cause {
 }
 
 // topologyCode is the code of a topology group that leaves no domain.
-func topologyCode(g *topologyGroup) ReasonCode {
-	switch g.kind {
-	case groupSpread:
-		return ReasonTopologySpread
-	case groupAffinity:
-		return ReasonPodAffinity
-	}
-	return ReasonPodAntiAffinity
-}
+func topologyCode(g *topologyGroup) ReasonCode { return g.rule.code() }
 
 // topologyCodeOn is the code of the first group of p (form f) on key.
 func topologyCodeOn(p *podData, f *podForm, key string) ReasonCode {

@@ -113,7 +113,7 @@ func (s *solver) inverseGroups(pod *corev1.Pod) []*topologyGroup {
 	}
 	var out []*topologyGroup
 	for i, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		g, err := s.topo.affinityGroup(groupInverse, pod, term, fmt.Sprintf("spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]", i))
+		g, err := s.topo.affinityGroup(inverseRule{}, pod, term, fmt.Sprintf("spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]", i))
 		if err == nil {
 			out = append(out, g)
 		}
@@ -175,14 +175,14 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 	if a := pod.Spec.Affinity; a != nil {
 		var err error
 		if pa := a.PodAffinity; pa != nil {
-			f.requiredAffinity, f.preferredAffinity, err = s.affinityGroups(groupAffinity, pod, pa.RequiredDuringSchedulingIgnoredDuringExecution,
+			f.requiredAffinity, f.preferredAffinity, err = s.affinityGroups(affinityRule{}, pod, pa.RequiredDuringSchedulingIgnoredDuringExecution,
 				pa.PreferredDuringSchedulingIgnoredDuringExecution, "spec.affinity.podAffinity", ignore)
 			if err != nil {
 				return nil, err
 			}
 		}
 		if pa := a.PodAntiAffinity; pa != nil {
-			f.requiredAnti, f.preferredAnti, err = s.affinityGroups(groupAntiAffinity, pod, pa.RequiredDuringSchedulingIgnoredDuringExecution,
+			f.requiredAnti, f.preferredAnti, err = s.affinityGroups(antiAffinityRule{}, pod, pa.RequiredDuringSchedulingIgnoredDuringExecution,
 				pa.PreferredDuringSchedulingIgnoredDuringExecution, "spec.affinity.podAntiAffinity", ignore)
 			if err != nil {
 				return nil, err
@@ -195,9 +195,9 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 
 // affinityGroups interns the groups of a pod's required terms, and of its preferred terms
 // heaviest first (none when preferences are ignored).
-func (s *solver) affinityGroups(kind groupKind, pod *corev1.Pod, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm, path string, ignore bool) (req, pref []*topologyGroup, err error) {
+func (s *solver) affinityGroups(rule topologyRule, pod *corev1.Pod, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm, path string, ignore bool) (req, pref []*topologyGroup, err error) {
 	for i, term := range required {
-		g, err := s.topo.affinityGroup(kind, pod, term, fmt.Sprintf("%s.requiredDuringSchedulingIgnoredDuringExecution[%d]", path, i))
+		g, err := s.topo.affinityGroup(rule, pod, term, fmt.Sprintf("%s.requiredDuringSchedulingIgnoredDuringExecution[%d]", path, i))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -207,7 +207,7 @@ func (s *solver) affinityGroups(kind groupKind, pod *corev1.Pod, required []core
 		return req, nil, nil
 	}
 	for _, i := range byWeight(preferred) {
-		g, err := s.topo.affinityGroup(kind, pod, preferred[i].PodAffinityTerm, fmt.Sprintf("%s.preferredDuringSchedulingIgnoredDuringExecution[%d].podAffinityTerm", path, i))
+		g, err := s.topo.affinityGroup(rule, pod, preferred[i].PodAffinityTerm, fmt.Sprintf("%s.preferredDuringSchedulingIgnoredDuringExecution[%d].podAffinityTerm", path, i))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -106,7 +106,7 @@ func (t *topology) selecting(pod *corev1.Pod) (selected, blocked []*topologyGrou
 		if !g.selects(pod) {
 			continue
 		}
-		if g.kind == groupInverse {
+		if g.rule.repels() {
 			blocked = append(blocked, g)
 		} else {
 			selected = append(selected, g)
@@ -177,7 +177,7 @@ const (
 // the spread counts deferral leaves for later.
 func (t *topology) record(p *podData, f *podForm, inverse []*topologyGroup, nodeReqs requirements.Requirements, taints []corev1.Taint, d deferral, deferred []deferredCount) (open []openCount, _ []deferredCount) {
 	for _, g := range p.selectedBy {
-		if d != countNow && g.kind == groupSpread && t.defers(g, f, nodeReqs, taints, d) {
+		if d != countNow && g.rule.countsDecided() && t.defers(g, f, nodeReqs, taints, d) {
 			deferred = t.withDeferred(deferred, g)
 			continue
 		}
@@ -231,47 +231,33 @@ func (t *topology) recordDomains(g *topologyGroup, r *requirements.Requirement) 
 		t.count(g, v)
 		return nil
 	}
-	switch g.kind {
-	case groupAntiAffinity, groupInverse:
-		// The pod may land in any of these domains: block them all until it is known.
-		ds := g.domainsIn(r)
-		t.count(g, ds...)
-		return ds
-	case groupAffinity:
-		if g.key != v1.LabelHostname {
-			g.total++
-			return []string{}
-		}
-	}
-	return nil
+	return g.rule.countOpen(t, g, r)
 }
 
 // settleCount moves an open count to domain v ("": the node has no such label).
-func (t *topology) settleCount(oc openCount, v string) {
-	if oc.g.kind == groupAffinity {
-		if v == "" {
-			oc.g.total--
-		} else {
-			oc.g.counts[v]++
-		}
-		return
-	}
+func (t *topology) settleCount(oc openCount, v string) { oc.g.rule.settle(t, oc, v) }
+
+// unsettleCount undoes settleCount.
+func (t *topology) unsettleCount(oc openCount, v string) { oc.g.rule.unsettle(t, oc, v) }
+
+// countEveryOpen counts a pod in every domain r allows (it may land in any of them: block
+// them all until it is known), and returns them.
+func (t *topology) countEveryOpen(g *topologyGroup, r *requirements.Requirement) []string {
+	ds := g.domainsIn(r)
+	t.count(g, ds...)
+	return ds
+}
+
+// settleEveryOpen moves a count made in every domain of oc to domain v.
+func (t *topology) settleEveryOpen(oc openCount, v string) {
 	t.uncount(oc.g, oc.domains...)
 	if v != "" {
 		t.count(oc.g, v)
 	}
 }
 
-// unsettleCount undoes settleCount.
-func (t *topology) unsettleCount(oc openCount, v string) {
-	if oc.g.kind == groupAffinity {
-		if v == "" {
-			oc.g.total++
-		} else {
-			oc.g.counts[v]--
-		}
-		return
-	}
+// unsettleEveryOpen undoes settleEveryOpen.
+func (t *topology) unsettleEveryOpen(oc openCount, v string) {
 	if v != "" {
 		t.uncount(oc.g, v)
 	}

@@ -1,10 +1,51 @@
 package scheduling
 
-import "github.com/nodeplan/nodeplan/requirements"
+import (
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/requirements"
+)
 
 // affinityRule is a pod affinity term: a pod may join a domain holding a pod the group
 // selects, or start the group anywhere when it selects itself and no pod matches yet.
 type affinityRule struct{}
+
+func (affinityRule) name() string        { return "affinity" }
+func (affinityRule) code() ReasonCode    { return ReasonPodAffinity }
+func (affinityRule) repels() bool        { return false }
+func (affinityRule) countsDecided() bool { return false }
+func (affinityRule) bootstraps() bool    { return true }
+func (affinityRule) needsKey() bool      { return true }
+
+func (affinityRule) exclusiveHost(bool) bool { return false }
+
+// countOpen: affinity counts a pod on an open node in no domain, only in its total, so no pod
+// starts the group elsewhere as if nothing matched (nothing on the hostname key, where a node
+// is never open).
+func (affinityRule) countOpen(_ *topology, g *topologyGroup, _ *requirements.Requirement) []string {
+	if g.key != v1.LabelHostname {
+		g.total++
+		return []string{}
+	}
+	return nil
+}
+
+// settle counts the pod in domain v, or drops it from the total when the node has no such
+// label.
+func (affinityRule) settle(_ *topology, oc openCount, v string) {
+	if v == "" {
+		oc.g.total--
+	} else {
+		oc.g.counts[v]++
+	}
+}
+
+func (affinityRule) unsettle(_ *topology, oc openCount, v string) {
+	if v == "" {
+		oc.g.total++
+	} else {
+		oc.g.counts[v]--
+	}
+}
 
 // admissible: the domains holding a match that the pod's strict node requirements allow.
 func (affinityRule) admissible(t *topology, g *topologyGroup, self bool, strict requirements.Requirements) admissibleDomains {

@@ -5,24 +5,38 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// antiAffinityRule is a pod anti-affinity term (groupAntiAffinity: the pods it selects keep
-// the owner away) and its inverse (groupInverse: the owners, counted where they are, keep the
-// pods the term selects away): a pod may only join a domain holding none of the group's pods.
-type antiAffinityRule struct {
-	// pinned counts, per domain, the pending pods an inverse group repels whose own node
-	// requirements pin them to that domain (nil for groupAntiAffinity).
-	pinned map[string]int
+// antiAffinityRule is a pod anti-affinity term (the pods it selects keep the owner away): a
+// pod may only join a domain holding none of the group's pods.
+type antiAffinityRule struct{}
+
+// inverseRule is a required anti-affinity term seen from the pods it selects: the owners,
+// counted where they are, keep those pods away (the same domains are free); its group pins
+// the pending pods it repels (pinned).
+type inverseRule struct{ antiAffinityRule }
+
+func (antiAffinityRule) name() string        { return "anti-affinity" }
+func (antiAffinityRule) code() ReasonCode    { return ReasonPodAntiAffinity }
+func (antiAffinityRule) repels() bool        { return false }
+func (antiAffinityRule) countsDecided() bool { return false }
+func (antiAffinityRule) bootstraps() bool    { return false }
+func (antiAffinityRule) needsKey() bool      { return false }
+
+// exclusiveHost: over hostnames, a pod keeps every other pod of the group off its host.
+func (antiAffinityRule) exclusiveHost(bool) bool { return true }
+
+// countOpen: the pod may land in any domain r allows: block them all until it is known.
+func (antiAffinityRule) countOpen(t *topology, g *topologyGroup, r *requirements.Requirement) []string {
+	return t.countEveryOpen(g, r)
 }
 
-func newAntiAffinityRule(kind groupKind) *antiAffinityRule {
-	if kind == groupInverse {
-		return &antiAffinityRule{pinned: map[string]int{}}
-	}
-	return &antiAffinityRule{}
-}
+func (antiAffinityRule) settle(t *topology, oc openCount, v string)   { t.settleEveryOpen(oc, v) }
+func (antiAffinityRule) unsettle(t *topology, oc openCount, v string) { t.unsettleEveryOpen(oc, v) }
+
+func (inverseRule) name() string { return "inverse" }
+func (inverseRule) repels() bool { return true }
 
 // admissible: the empty domains.
-func (*antiAffinityRule) admissible(_ *topology, g *topologyGroup, _ bool, _ requirements.Requirements) admissibleDomains {
+func (antiAffinityRule) admissible(_ *topology, g *topologyGroup, _ bool, _ requirements.Requirements) admissibleDomains {
 	var a admissibleDomains
 	for _, d := range g.domains {
 		if g.counts[d] == 0 {
@@ -34,7 +48,7 @@ func (*antiAffinityRule) admissible(_ *topology, g *topologyGroup, _ bool, _ req
 
 // narrow: the empty domains the node allows (r itself when that is every domain and r is
 // open).
-func (*antiAffinityRule) narrow(_ *topology, g *topologyGroup, adm admissibleDomains, r *requirements.Requirement) *requirements.Requirement {
+func (antiAffinityRule) narrow(_ *topology, g *topologyGroup, adm admissibleDomains, r *requirements.Requirement) *requirements.Requirement {
 	free := allowedBy(adm.domains, r)
 	if len(free) == 0 {
 		return nil
@@ -45,13 +59,13 @@ func (*antiAffinityRule) narrow(_ *topology, g *topologyGroup, adm admissibleDom
 	return requirements.MustNew(g.key, requirements.In, free...)
 }
 
-func (*antiAffinityRule) allowsHost(_ *topologyGroup, _ bool, count int32) bool {
+func (antiAffinityRule) allowsHost(_ *topologyGroup, _ bool, count int32) bool {
 	return count == 0
 }
 
 // pinnedTo is the domain of g's key a pending pod's own strict requirements pin it to, or "".
 func (p *podData) pinnedTo(t *topology, g *topologyGroup) string {
-	if p.form == nil || g.key == v1.LabelHostname || g.kind != groupInverse {
+	if p.form == nil || g.key == v1.LabelHostname || !g.rule.repels() {
 		return ""
 	}
 	return singleValue(t.get(p.form.strict, g.key))
@@ -65,7 +79,7 @@ func (t *topology) pinPending(p *podData, delta int) {
 	}
 	for _, g := range p.blockedBy {
 		if v := p.pinnedTo(t, g); v != "" {
-			g.rule.(*antiAffinityRule).pinned[v] += delta
+			g.pinned[v] += delta
 		}
 	}
 }
@@ -135,7 +149,7 @@ func (t *topology) settleInverse(p *podData, nodeReqs, narrowed requirements.Req
 // leastPinned is the domains of r that the fewest pending pods g selects are pinned to by
 // their own node requirements, or nil when that is all of r's domains.
 func (g *topologyGroup) leastPinned(r *requirements.Requirement) *requirements.Requirement {
-	pinned := g.rule.(*antiAffinityRule).pinned
+	pinned := g.pinned
 	var best []string
 	all, fewest := 0, 0
 	for _, d := range g.domains {

@@ -7,23 +7,13 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-type groupKind int
-
-const (
-	groupSpread groupKind = iota
-	groupAffinity
-	groupAntiAffinity
-	// groupInverse records where pods with a required anti-affinity term are, so the pods
-	// that term selects keep away from them.
-	groupInverse
-)
-
 // topologyGroup counts, per domain of one topology key, the placed pods its selector selects;
 // its rule decides from those counts where a pod may go. Groups are shared by every pod with
 // the same constraint.
 type topologyGroup struct {
-	kind       groupKind
-	rule       topologyRule
+	rule topologyRule
+	// spread is rule when g is a topology spread (its skew and node filter), else nil.
+	spread     *spreadRule
 	key        string
 	namespaces map[string]bool // nil: every namespace
 	selector   labels.Selector
@@ -40,14 +30,46 @@ type topologyGroup struct {
 	// floor is the highest minimum a pod carrying this spread was placed against: the
 	// minimum may not drop below it (keepsFloors).
 	floor int
+	// pinned counts, per domain, the pending pods an inverse group repels whose own node
+	// requirements pin them to that domain (nil for the other groups).
+	pinned map[string]int
 	// occupiedClaims is how many NodeClaims opened in this Solve hold a pod g counts (for the
 	// hostname key), so a pod that must avoid them all can skip the scan.
 	occupiedClaims int
 }
 
-// topologyRule is what one kind of constraint (spread, affinity, anti-affinity) allows, given
-// its group's counts.
+// topologyRule is what one kind of constraint (spread, affinity, anti-affinity and its
+// inverse) allows given its group's counts, how it counts a pod whose domain is still open,
+// and the reason a pod it refuses gets: each behaviour of a kind sits behind this interface,
+// as kube-scheduler puts each behind its plugin's.
 type topologyRule interface {
+	// name tells the kinds apart in the ids groups are interned under.
+	name() string
+	// code is the reason of a pod the group leaves no domain.
+	code() ReasonCode
+	// repels reports whether the group counts the owners of an anti-affinity term, so the
+	// pods it selects keep away from them (their blockers), not the pods it selects.
+	repels() bool
+	// countsDecided reports whether the group counts a pod only in a decided domain: a
+	// NodeClaim it joins is settled, or the count waits for its launch (a spread). The other
+	// kinds count a pod on an open NodeClaim at once (countOpen) and settle at the round's end.
+	countsDecided() bool
+	// bootstraps reports whether a pod the group selects may start it in any domain when
+	// nothing matches yet (pod affinity).
+	bootstraps() bool
+	// needsKey reports whether only a node with g's key can take a pod carrying the group.
+	needsKey() bool
+	// exclusiveHost reports whether a pod carrying the group (self: the group selects it)
+	// may share no host with a pod the group counts.
+	exclusiveHost(self bool) bool
+	// countOpen counts a pod on a node whose requirement r on g's key allows several
+	// domains, and returns the domains it counted it in, to settle later (nil: none;
+	// empty: counted in g's total only).
+	countOpen(t *topology, g *topologyGroup, r *requirements.Requirement) []string
+	// settle moves an open count to domain v ("": the node has no such label); unsettle
+	// undoes it.
+	settle(t *topology, oc openCount, v string)
+	unsettle(t *topology, oc openCount, v string)
 	// admissible is the domains of g a pod may join now, whatever the node (self: g counts
 	// the pod; strict: the pod's strict node requirements).
 	admissible(t *topology, g *topologyGroup, self bool, strict requirements.Requirements) admissibleDomains

@@ -66,7 +66,7 @@ func (p *podData) hostBlocked(f *podForm, host int32) *topologyGroup {
 // anti-affinity (or an inverse anti-affinity blocking p) forbids it to join.
 func (p *podData) claimsExhausted(f *podForm, claims int) bool {
 	for _, g := range f.owned {
-		if g.key == v1.LabelHostname && (g.kind == groupAntiAffinity || (g.kind == groupSpread && g.rule.(*spreadRule).maxSkew == 1 && p.selfSelects(g))) && g.occupiedClaims >= claims {
+		if g.key == v1.LabelHostname && g.rule.exclusiveHost(p.selfSelects(g)) && g.occupiedClaims >= claims {
 			return true
 		}
 	}

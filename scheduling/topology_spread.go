@@ -18,6 +18,24 @@ type spreadRule struct {
 	honorTaints       bool
 }
 
+func (*spreadRule) name() string        { return "spread" }
+func (*spreadRule) code() ReasonCode    { return ReasonTopologySpread }
+func (*spreadRule) repels() bool        { return false }
+func (*spreadRule) countsDecided() bool { return true }
+func (*spreadRule) bootstraps() bool    { return false }
+func (*spreadRule) needsKey() bool      { return true }
+
+// exclusiveHost: a spread of skew 1 over hostnames lets none of its own pods share a host.
+func (s *spreadRule) exclusiveHost(self bool) bool { return s.maxSkew == 1 && self }
+
+// countOpen: a spread counts no pod in an open domain (countsDecided).
+func (*spreadRule) countOpen(*topology, *topologyGroup, *requirements.Requirement) []string {
+	return nil
+}
+
+func (*spreadRule) settle(t *topology, oc openCount, v string)   { t.settleEveryOpen(oc, v) }
+func (*spreadRule) unsettle(t *topology, oc openCount, v string) { t.unsettleEveryOpen(oc, v) }
+
 // admissible: the domains within maxSkew of the global minimum, over the domains the pod's
 // strict node requirements allow (zero with fewer than minDomains of them).
 func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict requirements.Requirements) admissibleDomains {
@@ -105,8 +123,8 @@ func (s *spreadRule) admitsTaints(taints []corev1.Taint) bool {
 // passesFilter reports whether a node with these requirements and taints counts for a
 // spread group (every node counts for the other kinds).
 func (g *topologyGroup) passesFilter(nodeReqs requirements.Requirements, taints []corev1.Taint, wellKnown requirements.KeySet) bool {
-	s, ok := g.rule.(*spreadRule)
-	if !ok {
+	s := g.spread
+	if s == nil {
 		return true
 	}
 	if !s.admitsTaints(taints) {
@@ -127,7 +145,8 @@ func (g *topologyGroup) passesFilter(nodeReqs requirements.Requirements, taints 
 // filter, and whether that is decided whatever the node launches as (ok=false: some options
 // pass and others fail).
 func (g *topologyGroup) filterDecided(reqs requirements.Requirements, taints []corev1.Taint, wellKnown requirements.KeySet) (pass, ok bool) {
-	s, isSpread := g.rule.(*spreadRule)
+	s := g.spread
+	isSpread := s != nil
 	if !isSpread || s.filterTerms == nil {
 		return !isSpread || s.admitsTaints(taints), true
 	}
@@ -168,8 +187,8 @@ func termWithin(reqs, term requirements.Requirements, wellKnown requirements.Key
 // filterTerms are a spread group's node filter terms (ORed; nil: every node, and for the
 // other kinds).
 func (g *topologyGroup) filterTerms() []requirements.Requirements {
-	if s, ok := g.rule.(*spreadRule); ok {
-		return s.filterTerms
+	if g.spread != nil {
+		return g.spread.filterTerms
 	}
 	return nil
 }

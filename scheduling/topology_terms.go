@@ -64,15 +64,16 @@ func namespaceID(ns map[string]bool) string {
 	return strings.Join(keys, ",")
 }
 
-// affinityGroup interns the group of a pod (anti-)affinity term.
-func (t *topology) affinityGroup(kind groupKind, pod *corev1.Pod, term corev1.PodAffinityTerm, path string) (*topologyGroup, error) {
+// affinityGroup interns the group of a pod (anti-)affinity term under rule (affinityRule,
+// antiAffinityRule, or inverseRule for the pods a required anti-affinity term selects).
+func (t *topology) affinityGroup(rule topologyRule, pod *corev1.Pod, term corev1.PodAffinityTerm, path string) (*topologyGroup, error) {
 	// Most pods share their terms with many others (one Deployment, many replicas): look the
 	// group up by the term's text before parsing its selectors.
 	var fast string
 	if len(term.MatchLabelKeys) == 0 && len(term.MismatchLabelKeys) == 0 && term.NamespaceSelector == nil {
-		fast = fmt.Sprintf("%d|%s|%s|%v|%s", kind, term.TopologyKey, pod.Namespace, term.Namespaces, selectorText(term.LabelSelector))
+		fast = fmt.Sprintf(rule.name()+"|%s|%s|%v|%s", term.TopologyKey, pod.Namespace, term.Namespaces, selectorText(term.LabelSelector))
 	}
-	return t.cached(fast, func() (*topologyGroup, error) { return t.parseAffinityGroup(kind, pod, term, path) })
+	return t.cached(fast, func() (*topologyGroup, error) { return t.parseAffinityGroup(rule, pod, term, path) })
 }
 
 // cached returns the group interned under the term text key, or parses it (an empty key is
@@ -111,7 +112,7 @@ func selectorText(ls *metav1.LabelSelector) string {
 	return b.String()
 }
 
-func (t *topology) parseAffinityGroup(kind groupKind, pod *corev1.Pod, term corev1.PodAffinityTerm, path string) (*topologyGroup, error) {
+func (t *topology) parseAffinityGroup(rule topologyRule, pod *corev1.Pod, term corev1.PodAffinityTerm, path string) (*topologyGroup, error) {
 	sel, err := podSelector(pod, term.LabelSelector, term.MatchLabelKeys, term.MismatchLabelKeys, path)
 	if err != nil {
 		return nil, err
@@ -124,8 +125,11 @@ func (t *topology) parseAffinityGroup(kind groupKind, pod *corev1.Pod, term core
 		return nil, fmt.Errorf("%s.namespaceSelector: %v", path, err)
 	}
 	key := v1.NormalizeLabelKey(term.TopologyKey)
-	g := &topologyGroup{kind: kind, rule: affinityRuleFor(kind), key: key, namespaces: ns, selector: sel}
-	id := fmt.Sprintf("%d|%s|%s|%s", kind, key, namespaceID(ns), sel.String())
+	g := &topologyGroup{rule: rule, key: key, namespaces: ns, selector: sel}
+	if rule.repels() {
+		g.pinned = map[string]int{}
+	}
+	id := fmt.Sprintf("%s|%s|%s|%s", rule.name(), key, namespaceID(ns), sel.String())
 	return t.intern(g, id), nil
 }
 
@@ -196,19 +200,11 @@ func (t *topology) parseSpreadGroup(pod *corev1.Pod, c corev1.TopologySpreadCons
 		rule.filterTolerations = pod.Spec.Tolerations
 	}
 	g := &topologyGroup{
-		kind: groupSpread, rule: rule, key: v1.NormalizeLabelKey(c.TopologyKey),
+		rule: rule, spread: rule, key: v1.NormalizeLabelKey(c.TopologyKey),
 		namespaces: map[string]bool{pod.Namespace: true}, selector: sel,
 	}
-	id := fmt.Sprintf("%d|%s|%s|%s|%d|%d|%s", groupSpread, g.key, pod.Namespace, sel.String(), rule.maxSkew, rule.minDomains, spreadFilterID(c, strictTerms, pod.Spec.Tolerations))
+	id := fmt.Sprintf("%s|%s|%s|%s|%d|%d|%s", rule.name(), g.key, pod.Namespace, sel.String(), rule.maxSkew, rule.minDomains, spreadFilterID(c, strictTerms, pod.Spec.Tolerations))
 	return t.intern(g, id), nil
-}
-
-// affinityRuleFor is the rule of an affinity term's group of this kind.
-func affinityRuleFor(kind groupKind) topologyRule {
-	if kind == groupAffinity {
-		return affinityRule{}
-	}
-	return newAntiAffinityRule(kind)
 }
 
 // labelSelectorFor selects pods with exactly these labels' values.

@@ -160,7 +160,7 @@ type universeNode struct {
 // nodes passing its node filter).
 func (u *universe) domains(g *topologyGroup, wellKnown requirements.KeySet) []string {
 	seen := map[string]bool{}
-	spread, _ := g.rule.(*spreadRule)
+	spread := g.spread
 	from := u.reachable[g.key]
 	if spread != nil {
 		from = u.offered[g.key]
@@ -178,7 +178,7 @@ func (u *universe) domains(g *topologyGroup, wellKnown requirements.KeySet) []st
 		if !ok || seen[v] {
 			continue
 		}
-		if g.kind == groupSpread && !g.passesFilter(n.reqs, schedulingTaints(n.taints), nil) {
+		if !g.passesFilter(n.reqs, schedulingTaints(n.taints), nil) {
 			continue
 		}
 		seen[v] = true
