@@ -1,7 +1,6 @@
 package scheduling_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,63 +53,4 @@ func TestDaemonSetReservedOnPreferNoScheduleNode(t *testing.T) {
 	require.Len(t, byNode(res), 1)
 	assert.Len(t, res.Bindings, 1, "room for 2 pods: the DaemonSet pod and one more")
 	assert.Len(t, res.NewNodeClaims, 1)
-}
-
-// A pod whose required affinity selects itself starts its group in a new domain only when no
-// pod matches anywhere, as kube-scheduler binds it; with a match out of its reach it stays
-// pending (Karpenter launches a node it is never bound to).
-func TestAffinityBootstrapsOnlyWithoutMatches(t *testing.T) {
-	pod := func() *corev1.Pod {
-		return fake.Pod("a").Label("app", "g").NodeSelector(v1.LabelTopologyZone, fake.TestZone2).
-			PodAffinity(v1.LabelTopologyZone, map[string]string{"app": "g"}).Obj()
-	}
-	t.Run("a match in another zone: pending", func(t *testing.T) {
-		res := mustSolve(t, snapOf(t, asObjects([]*corev1.Pod{pod()}, asNode("node-a", fake.TestZone1, "10", nil, fake.Pod("g-0").Label("app", "g").Obj()))), scheduling.Options{})
-		require.Len(t, res.PodErrors, 1)
-		assert.Equal(t, scheduling.ReasonPodAffinity, res.PodErrors[0].Code)
-		assert.Equal(t, v1.LabelTopologyZone, res.PodErrors[0].Causes[0].Key)
-		assert.Empty(t, res.NewNodeClaims)
-	})
-	t.Run("no match anywhere: it starts the group", func(t *testing.T) {
-		res := mustSolve(t, snapOf(t, asObjects([]*corev1.Pod{pod()}, asNode("node-a", fake.TestZone1, "10", nil, fake.Pod("other").Label("app", "h").Obj()))), scheduling.Options{})
-		assert.Empty(t, res.PodErrors)
-		require.Len(t, res.NewNodeClaims, 1)
-		assert.Equal(t, fake.TestZone2, res.NewNodeClaims[0].Offering.Zone())
-	})
-}
-
-// A node that is not initialized yet loses its known ephemeral taints; the pods running there
-// count for a spread honouring taints, as they will once kube-scheduler sees the node ready
-// (verify finding 5: they were skipped while a pod was placed next to them).
-func TestTaintsHonorSpreadCountsPodsOfUninitializedNode(t *testing.T) {
-	honor := corev1.NodeInclusionPolicyHonor
-	web := func(n string) *corev1.Pod { return fake.Pod(n).Label("app", "web").Requests("100m", "64Mi").Obj() }
-	p := fake.Pod("p").Label("app", "web").Requests("100m", "64Mi").TopologySpreadConstraint(corev1.TopologySpreadConstraint{
-		MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule, NodeTaintsPolicy: &honor,
-		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}).Obj()
-	n := asNode("node-a", fake.TestZone1, "10", []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}, web("w1"), web("w2"))
-	delete(n.Node.Labels, v1.NodeInitializedLabelKey)
-	res := mustSolve(t, snapOf(t, asObjects([]*corev1.Pod{p}, n)), scheduling.Options{})
-	require.Empty(t, res.PodErrors)
-	assert.Empty(t, res.Bindings, "node-a holds 2 of the group already")
-	assert.Len(t, res.NewNodeClaims, 1)
-}
-
-// A spread honouring taints counts the pods on a node whose only taints are PreferNoSchedule:
-// kube-scheduler's node inclusion reads NoSchedule and NoExecute taints alone, and Karpenter
-// counts the node once it has relaxed the taint for the pod (difftest plan-38: four pods
-// were stacked, uncounted, on one new NodeClaim next to a node with two).
-func TestTaintsHonorSpreadCountsPreferNoScheduleNodes(t *testing.T) {
-	honor := corev1.NodeInclusionPolicyHonor
-	var pods []*corev1.Pod
-	for i := range 3 {
-		pods = append(pods, fake.Pod(fmt.Sprintf("p%d", i)).Label("app", "web").Requests("100m", "64Mi").TopologySpreadConstraint(corev1.TopologySpreadConstraint{
-			MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule, NodeTaintsPolicy: &honor,
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}).Obj())
-	}
-	objs := asObjects(pods)
-	objs.NodePools = []*v1.NodePool{fake.NodePool("default").Taint("spare", "true", corev1.TaintEffectPreferNoSchedule).Obj()}
-	res := mustSolve(t, snapOf(t, objs), scheduling.Options{})
-	require.Empty(t, res.PodErrors)
-	assert.Len(t, res.NewNodeClaims, 3, "one pod per node (karpenter-plan: 3 NodeClaims)")
 }

@@ -424,57 +424,6 @@ spec:
 	}
 }
 
-// Issue #6: a pod whose required anti-affinity repels others blocks them only where it is
-// placed. Karpenter records a pending pod's anti-affinity (its inverse group) when the pod is
-// added to a node, never for a pod that fails, so the pods it would repel are placed; so does
-// nodeplan (karpenter-plan places the three b pods too).
-func TestFidelityUnplacedAntiAffinityBlocksNothing(t *testing.T) {
-	anti := func(name, app, cpu, key, extra string) string {
-		return `
----
-apiVersion: v1
-kind: Pod
-metadata: {name: ` + name + `, namespace: default, labels: {app: ` + app + `}}
-spec:
-` + extra + `  containers: [{name: c, image: img, resources: {requests: {cpu: "` + cpu + `", memory: 1Gi}}}]
-  affinity:
-    podAntiAffinity:
-      requiredDuringSchedulingIgnoredDuringExecution:
-      - labelSelector: {matchLabels: {app: b}}
-        topologyKey: ` + key + `
-`
-	}
-	b := `
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: b, namespace: default}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: b}}
-  template:
-    metadata: {labels: {app: b}}
-    spec:
-      containers: [{name: c, image: img, resources: {requests: {cpu: "500m", memory: 1Gi}}}]
-`
-	manifests := fidelityPool +
-		anti("huge", "a", "100", "topology.kubernetes.io/zone", "") + // fits no instance type
-		anti("nowhere", "a2", "1", "kubernetes.io/hostname", "  nodeSelector: {no-such: label}\n") + // no NodePool offers the label
-		b
-	for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
-		t.Run(string(packing), func(t *testing.T) {
-			in := fidelityInput(t, manifests, zonePricedTypes, packing)
-			res := in.solve(t)
-			var failed []string
-			for _, e := range res.PodErrors {
-				failed = append(failed, e.Pod.Name)
-			}
-			assert.ElementsMatch(t, []string{"huge", "nowhere"}, failed)
-			assert.Equal(t, map[string]int{"zone-1": 3}, launchedCounts(in, res, "b-", "topology.kubernetes.io/zone"), "the b pods launch together in the cheapest zone")
-		})
-	}
-}
-
 // Options.SingleRound is one Karpenter Solve: the pod round 1 refuses for the limit stays
 // refused (Karpenter's disruption simulations are one Solve).
 func TestFidelitySingleRoundKeepsLimitRefusals(t *testing.T) {
@@ -574,47 +523,6 @@ instanceTypes:
 			assert.Empty(t, res.PodErrors)
 			assert.Equal(t, tc.want, launchedCounts(in, res, "web-", "topology.kubernetes.io/zone"))
 			assert.Len(t, res.NewNodeClaims, len(tc.want))
-		})
-	}
-}
-
-// A zone spread's domains are every zone a NodePool's instance types name, as Karpenter
-// discovers them: with an unavailable offering or one of another capacity type too, so such
-// a zone keeps the minimum at zero (difftest plan-102, plan-82). The NodePool's own zone
-// requirement narrows them. Each case was checked against karpenter-plan (which, for the
-// first two, places one pod or none, by map order).
-func TestFidelitySpreadDomainsAreEveryOfferedZone(t *testing.T) {
-	const types = `
-instanceTypes:
-- name: small
-  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
-  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
-  offerings:
-  - {zone: zone-a, capacityType: on-demand, price: 0.05}
-  - {zone: zone-b, capacityType: on-demand, price: 0.05, available: false}
-  - {zone: zone-c, capacityType: spot, price: 0.02}
-`
-	const spread = `      topologySpreadConstraints:
-      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: %s, labelSelector: {matchLabels: {app: web}}}
-`
-	for _, tc := range []struct {
-		name, zoneReq, when string
-		placed              int
-	}{
-		{name: "unavailable and spot zones count", when: "DoNotSchedule", placed: 1},
-		{name: "pool excludes the unavailable zone", zoneReq: "NotIn, values: [zone-b]", when: "DoNotSchedule", placed: 1},
-		{name: "pool excludes both", zoneReq: "NotIn, values: [zone-b, zone-c]", when: "DoNotSchedule", placed: 3},
-		{name: "ScheduleAnyway relaxes", when: "ScheduleAnyway", placed: 3},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			pool := fidelityPool
-			if tc.zoneReq != "" {
-				pool = strings.Replace(pool, "      nodeClassRef", "      - {key: topology.kubernetes.io/zone, operator: "+tc.zoneReq+"}\n      nodeClassRef", 1)
-			}
-			in := fidelityInput(t, pool+webDeployment("web", 3, "1500m", fmt.Sprintf(spread, tc.when)), types, scheduling.PackingCostAware)
-			res := in.solve(t)
-			assert.Equal(t, map[string]int{"zone-a": tc.placed}, launchedCounts(in, res, "web-", "topology.kubernetes.io/zone"))
-			assert.Len(t, res.PodErrors, 3-tc.placed)
 		})
 	}
 }
@@ -732,94 +640,6 @@ spec:
 	}
 }
 
-// A DoNotSchedule spread keeps its minDomains when the pod has an equal ScheduleAnyway spread
-// without it (difftest plan-7056): with three domains and minDomains 4 the minimum is zero,
-// so zone-c holds at most maxSkew pods. Karpenter's group hash leaves minDomains and
-// whenUnsatisfiable out, so both constraints share the first group and it places all three
-// (karpenter-plan; without the ScheduleAnyway twin it places two, as here).
-func TestSpreadKeepsMinDomainsBesideAnEqualPreference(t *testing.T) {
-	const spreads = `      nodeSelector: {topology.kubernetes.io/zone: zone-c}
-      topologySpreadConstraints:
-      - {maxSkew: 2, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: web}}}
-      - {maxSkew: 2, minDomains: 4, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
-`
-	in := fidelityInput(t, fidelityPool+webDeployment("web", 3, "100m", spreads), familyTypes, scheduling.PackingCostAware)
-	res := in.solve(t)
-	assert.Equal(t, map[string]int{"zone-c": 2}, launchedCounts(in, res, "web-", "topology.kubernetes.io/zone"))
-	assert.Len(t, res.PodErrors, 1)
-}
-
-// A pod a spread only selects is counted where its open NodeClaim's cheapest option launches,
-// and moves when a later pod changes that option; a pod carrying the spread placed meanwhile
-// was placed against the minimum of its time. A move that would lower that minimum (here: the
-// NodeClaim would launch amd64, failing the arm64 filter of the spread) is refused, so the plan
-// as launched keeps the spread (verify holds it: mustSolve). Found by TestPropSolveIsValid.
-func TestSpreadMinimumHoldsWhenCountedPodsMove(t *testing.T) {
-	types := `
-instanceTypes:
-- name: arm-4x8
-  labels: {kubernetes.io/arch: arm64, kubernetes.io/os: linux}
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
-  offerings:
-  - {zone: zone-1, capacityType: on-demand, price: 0.12}
-  - {zone: zone-2, capacityType: on-demand, price: 0.11}
-  - {zone: zone-3, capacityType: on-demand, price: 0.10}
-- name: amd-4x8
-  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
-  offerings:
-  - {zone: zone-1, capacityType: on-demand, price: 0.20}
-  - {zone: zone-2, capacityType: on-demand, price: 0.20}
-  - {zone: zone-3, capacityType: on-demand, price: 0.20}
-`
-	pod := func(name, app, cpu, spec string) string {
-		return `
----
-apiVersion: v1
-kind: Pod
-metadata: {name: ` + name + `, namespace: default, labels: {app: ` + app + `}}
-spec:
-  containers: [{name: c, image: img, resources: {requests: {cpu: "` + cpu + `", memory: 1Gi}}}]
-` + spec
-	}
-	manifests := fidelityPool + `
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: node-1
-  labels: {kubernetes.io/arch: arm64, kubernetes.io/os: linux, node.kubernetes.io/instance-type: arm-4x8, topology.kubernetes.io/zone: zone-1, karpenter.sh/capacity-type: on-demand, karpenter.sh/nodepool: default, kubernetes.io/hostname: node-1}
-status:
-  capacity: {cpu: "2", memory: 8Gi, pods: "110"}
-  allocatable: {cpu: "2", memory: 8Gi, pods: "110"}
-` + pod("bound", "db", "1", "  nodeName: node-1\n") +
-		// a: the spread's pod on an open NodeClaim, counted in zone-3 (its cheapest arm64 option).
-		pod("a", "db", "3", "") +
-		// b: counted in zone-2 (pinned there, its arch open).
-		pod("b", "db", "3", "  nodeSelector: {topology.kubernetes.io/zone: zone-2}\n") +
-		// owner: carries the arm64 spread; zone-1's node-1 takes it (every zone holds one).
-		pod("owner", "db", "1", `  nodeSelector: {kubernetes.io/arch: arm64}
-  topologySpreadConstraints:
-  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: db}}}
-`) +
-		// web: amd64 only; on a's NodeClaim it would make it launch amd64, out of the spread.
-		pod("web", "web", "500m", "  nodeSelector: {kubernetes.io/arch: amd64}\n")
-	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
-	require.Empty(t, res.PodErrors)
-	require.Len(t, res.Bindings, 1)
-	assert.Equal(t, "owner", res.Bindings[0].Pod.Name)
-	for _, c := range res.NewNodeClaims {
-		names := map[string]bool{}
-		for _, p := range c.Pods {
-			names[p.Name] = true
-		}
-		if names["a"] {
-			assert.False(t, names["web"], "web on a's NodeClaim would move a out of the spread's zone-3")
-			assert.Equal(t, "arm64", c.InstanceType.Requirements.Get("kubernetes.io/arch").Values()[0])
-		}
-	}
-}
-
 // A NodeClaim that a later round recounts at its launch choice (a NodePool limit refused a
 // pod) keeps at least the instance types its NodePool's minValues asks; kept to fewer, it
 // failed to launch at the end, after pods had been spread against its zone (zone skew 3 for
@@ -836,19 +656,6 @@ func TestRecountKeepsMinValues(t *testing.T) {
 	}
 	assert.Equal(t, "pool-1", placed["app-0-0"], "app-0-0 stays on its minValues NodePool's NodeClaim")
 	assert.Equal(t, "pool-1", placed["app-0-3"])
-}
-
-// A spread pod joins a NodeClaim holding pods in any domain that keeps the skew when the
-// NodeClaim can launch in none of the least populated ones, but a new NodeClaim opens only in
-// a least populated domain, as Karpenter's: app-3's ScheduleAnyway zone spread, whose least
-// populated zone takes no NodeClaim of its NodePool, is relaxed and its pods share one node
-// ($5.7347, Karpenter's answer), where a new NodeClaim in zone a cost $2.80 more (difftest plan
-// seed 400136).
-func TestPreferredSpreadBuysNoNode(t *testing.T) {
-	manifests, types := testdataCase(t, "preferred-spread-new-claim")
-	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
-	assert.Len(t, res.NewNodeClaims, 3)
-	assert.InDelta(t, 5.7347, res.Price(), 1e-6)
 }
 
 // testdataCase reads testdata/<dir>'s input.yaml and instance-types.yaml.

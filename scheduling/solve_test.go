@@ -166,34 +166,6 @@ func TestNotReadyNodePoolIsSkipped(t *testing.T) {
 	assert.Equal(t, "b-ok", res.NewNodeClaims[0].NodePool)
 }
 
-func TestAffinityNamespaceSelector(t *testing.T) {
-	target := fake.Pod("db").Namespace("data").Label("app", "db").Requests("1", "1Gi").Obj()
-	follower := func(name string, nsSel *metav1.LabelSelector) *corev1.Pod {
-		p := fake.Pod(name).Requests("1", "1Gi").Obj()
-		p.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-			TopologyKey: v1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, NamespaceSelector: nsSel}}}}
-		return p
-	}
-	byName := follower("by-name", &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: "data"}})
-	all := follower("all", &metav1.LabelSelector{})
-	other := follower("other", &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: "elsewhere"}})
-	res := mustSolve(t, snapOf(t, cluster.Objects{
-		Pods:          []*corev1.Pod{target, byName, all, other},
-		NodePools:     []*v1.NodePool{fake.NodePool("default").Obj()},
-		InstanceTypes: map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(8)},
-	}), scheduling.Options{})
-	holder := map[string]string{}
-	for _, c := range res.NewNodeClaims {
-		for _, p := range c.Pods {
-			holder[p.Name] = c.Hostname
-		}
-	}
-	assert.Equal(t, holder["db"], holder["by-name"])
-	assert.Equal(t, holder["db"], holder["all"])
-	require.Len(t, res.PodErrors, 1, "no pod matches in a namespace that does not exist")
-	assert.Equal(t, "other", res.PodErrors[0].Pod.Name)
-}
-
 func TestCacheChangesNothing(t *testing.T) {
 	snap := snapOf(t, benchmarkObjects(500), &cluster.Node{Node: node("spare", "4"), Pods: []*corev1.Pod{fake.Pod("bound").Label("my-label", "a").Requests("1", "1Gi").NodeName("spare").Obj()}})
 	render := func(res *scheduling.Result) []string {
