@@ -130,7 +130,7 @@ func (s *solver) launch(c *claim) {
 		if !s.topo.launchedPasses(d.g, l, c.t) {
 			continue
 		}
-		if d.g.key == v1.LabelHostname {
+		if d.g.hostname {
 			s.topo.countN(d.g, c.hostname, d.n)
 		} else if v := pin(d.g.key); v != "" {
 			s.topo.countN(d.g, v, d.n)

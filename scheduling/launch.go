@@ -1,7 +1,6 @@
 package scheduling
 
 import (
-	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -178,7 +177,7 @@ func (p *podData) settles() bool { return p.form != nil && len(p.settlingFor(p.f
 // selfAffinity reports whether g is a pod affinity on a key other than the hostname (whose
 // own pods, selecting themselves, settle a NodeClaim they join: settlingFor).
 func selfAffinity(g *topologyGroup) bool {
-	return g.rule.bootstraps() && g.key != v1.LabelHostname
+	return g.rule.bootstraps() && !g.hostname
 }
 
 // pinsCounted reports whether a NodeClaim open on g's key is pinned when a pod g counts joins
@@ -186,7 +185,7 @@ func selfAffinity(g *topologyGroup) bool {
 // or in every domain the NodeClaim may launch in (anti-affinity) until the round ends
 // (rounds.go), as Karpenter does.
 func pinsCounted(g *topologyGroup) bool {
-	return g.key != v1.LabelHostname && g.rule.countsDecided()
+	return !g.hostname && g.rule.countsDecided()
 }
 
 // hasFilter reports whether a spread group counts only nodes passing non-empty terms.
@@ -223,7 +222,7 @@ func (s *solver) settlement(t *template, groups []*topologyGroup, reqs requireme
 	}
 	// pinOpen pins an open key of g to the option's domain.
 	pinOpen := func(g *topologyGroup) bool {
-		if g.key == v1.LabelHostname {
+		if g.hostname {
 			return true
 		}
 		if _, done := out[g.key]; done {
@@ -246,7 +245,7 @@ func (s *solver) settlement(t *template, groups []*topologyGroup, reqs requireme
 		if (pinsCounted(g) || selfAffinity(g)) && !pinOpen(g) {
 			return nil, false
 		}
-		if !hasFilter(g) || g.key == v1.LabelHostname {
+		if !hasFilter(g) || g.hostname {
 			// Counting a pod on a host it may not count on only makes that host look fuller.
 			continue
 		}
@@ -304,7 +303,7 @@ func (s *solver) trackDeferred(c *claim) {
 // deferredDomain is where the pods of d on c count when c has requirements counting (with its
 // promise) and cheapest option l (ok=false: none): "" for nowhere.
 func (s *solver) deferredDomain(c *claim, d *deferredCount, counting requirements.Requirements, l launchOption, ok bool) string {
-	if d.g.key == v1.LabelHostname {
+	if d.g.hostname {
 		if d.at != "" {
 			return d.at
 		}
@@ -330,7 +329,7 @@ func (s *solver) deferredDomain(c *claim, d *deferredCount, counting requirement
 func (s *solver) keepsFloors(c *claim, pl placement, fits func(int) bool) bool {
 	moving := false
 	for i := range c.deferred {
-		if d := &c.deferred[i]; d.at != "" && d.g.key != v1.LabelHostname && d.g.floor > 0 {
+		if d := &c.deferred[i]; d.at != "" && !d.g.hostname && d.g.floor > 0 {
 			moving = true
 		}
 	}
@@ -344,7 +343,7 @@ func (s *solver) keepsFloors(c *claim, pl placement, fits func(int) bool) bool {
 	l, ok := cheapestLaunch(c.t, counting, pl.types, fits)
 	for i := range c.deferred {
 		d := &c.deferred[i]
-		if d.at == "" || d.g.key == v1.LabelHostname || d.g.floor == 0 || s.deferredDomain(c, d, counting, l, ok) == d.at {
+		if d.at == "" || d.g.hostname || d.g.floor == 0 || s.deferredDomain(c, d, counting, l, ok) == d.at {
 			continue
 		}
 		low := d.g.counts[d.at] - d.n
@@ -364,7 +363,7 @@ func (s *solver) keepsFloors(c *claim, pl placement, fits func(int) bool) bool {
 // against (keepsFloors).
 func (s *solver) raiseFloors(p *podData, f *podForm) {
 	for _, g := range f.spread {
-		if g.key != v1.LabelHostname {
+		if !g.hostname {
 			g.floor = max(g.floor, s.topo.admissible(g, p, f).low)
 		}
 	}
@@ -391,7 +390,7 @@ func (s *solver) settleDeferred() {
 		// its filter (the settlement leaves the NodeClaim open there).
 		if l, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, all); ok {
 			for _, d := range c.deferred {
-				if d.g.key == v1.LabelHostname && d.at == "" && s.topo.launchedPasses(d.g, l, c.t) {
+				if d.g.hostname && d.at == "" && s.topo.launchedPasses(d.g, l, c.t) {
 					s.topo.countN(d.g, c.hostname, d.n)
 				}
 			}

@@ -180,7 +180,7 @@ func movable(p *podData, reqs requirements.Requirements) bool {
 		return false
 	}
 	pinned := func(g *topologyGroup) bool {
-		if g.key == v1.LabelHostname {
+		if g.hostname {
 			return false
 		}
 		r, ok := reqs[g.key]
@@ -194,7 +194,7 @@ func movable(p *podData, reqs requirements.Requirements) bool {
 		}
 	}
 	for _, g := range p.selectedBy {
-		if !pinned(g) && !(g.key == v1.LabelHostname && g.rule.countsDecided()) {
+		if !pinned(g) && !(g.hostname && g.rule.countsDecided()) {
 			return false
 		}
 	}
@@ -205,7 +205,7 @@ func movable(p *podData, reqs requirements.Requirements) bool {
 func hostSpreads(p *podData) []*topologyGroup {
 	var out []*topologyGroup
 	for _, g := range p.selectedBy {
-		if g.key == v1.LabelHostname {
+		if g.hostname {
 			out = append(out, g)
 		}
 	}
@@ -217,7 +217,7 @@ func declaredSpreads(pods []*podData) []*topologyGroup {
 	var out []*topologyGroup
 	for _, p := range pods {
 		for _, g := range p.form.owned {
-			if g.key == v1.LabelHostname && !slices.Contains(out, g) {
+			if g.hostname && !slices.Contains(out, g) {
 				out = append(out, g)
 			}
 		}

@@ -102,7 +102,7 @@ func (p *podData) settlingFor(f *podForm) []*topologyGroup {
 // spreadsBeyondHosts reports whether the form has a spread on a key other than the hostname.
 func (f *podForm) spreadsBeyondHosts() bool {
 	for _, g := range f.spread {
-		if g.key != v1.LabelHostname {
+		if !g.hostname {
 			return true
 		}
 	}

@@ -66,7 +66,8 @@ func (t *topology) intern(g *topologyGroup, id string) *topologyGroup {
 		return have
 	}
 	g.counts = map[string]int{}
-	if g.key != v1.LabelHostname {
+	g.hostname = g.key == v1.LabelHostname
+	if !g.hostname {
 		g.domains = t.universe.domains(g, t.wellKnown)
 		if _, ok := t.keyIDs[g.key]; !ok {
 			t.keyIDs[g.key] = len(t.keys)
@@ -137,7 +138,7 @@ func labelsID(pod *corev1.Pod) string {
 func (t *topology) count(g *topologyGroup, domains ...string) {
 	for _, d := range domains {
 		g.total++
-		if g.key == v1.LabelHostname {
+		if g.hostname {
 			t.countHost(g, d)
 			continue
 		}
@@ -201,12 +202,12 @@ func (t *topology) record(p *podData, f *podForm, inverse []*topologyGroup, node
 // nodeReqs and taints uncounted for now.
 func (t *topology) defers(g *topologyGroup, f *podForm, nodeReqs requirements.Requirements, taints []corev1.Taint, d deferral) bool {
 	if d == deferKarpenter {
-		return !g.passesFilter(nodeReqs, taints, nil) || g.key != v1.LabelHostname && singleValue(t.get(nodeReqs, g.key)) == ""
+		return !g.passesFilter(nodeReqs, taints, nil) || !g.hostname && singleValue(t.get(nodeReqs, g.key)) == ""
 	}
 	if f.carries(g) {
 		return false
 	}
-	if g.key == v1.LabelHostname {
+	if g.hostname {
 		// The NodeClaim is its own domain: only whether it passes the filter may be open.
 		_, ok := g.filterDecided(nodeReqs, taints, t.wellKnown)
 		return !ok
@@ -282,7 +283,7 @@ func (t *topology) markCollapses(pods []*podData) {
 		}
 		p.settling = p.settles()
 		for _, g := range p.inverse {
-			if g.key != v1.LabelHostname {
+			if !g.hostname {
 				p.collapses = true
 			}
 		}

@@ -1,9 +1,6 @@
 package scheduling
 
-import (
-	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/requirements"
-)
+import "github.com/nodeplan/nodeplan/requirements"
 
 // affinityRule is a pod affinity term: a pod may join a domain holding a pod the group
 // selects, or start the group anywhere when it selects itself and no pod matches yet.
@@ -22,7 +19,7 @@ func (affinityRule) exclusiveHost(bool) bool { return false }
 // starts the group elsewhere as if nothing matched (nothing on the hostname key, where a node
 // is never open).
 func (affinityRule) countOpen(_ *topology, g *topologyGroup, _ *requirements.Requirement) []string {
-	if g.key != v1.LabelHostname {
+	if !g.hostname {
 		g.total++
 		return []string{}
 	}

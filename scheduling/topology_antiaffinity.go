@@ -1,7 +1,6 @@
 package scheduling
 
 import (
-	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -65,7 +64,7 @@ func (antiAffinityRule) allowsHost(_ *topologyGroup, _ bool, count int32) bool {
 
 // pinnedTo is the domain of g's key a pending pod's own strict requirements pin it to, or "".
 func (p *podData) pinnedTo(t *topology, g *topologyGroup) string {
-	if p.form == nil || g.key == v1.LabelHostname || !g.rule.repels() {
+	if p.form == nil || g.hostname || !g.rule.repels() {
 		return ""
 	}
 	return singleValue(t.get(p.form.strict, g.key))
@@ -129,7 +128,7 @@ func (s *solver) reachable(p *podData) bool {
 // pending pods are pinned to, so it does not take their place.
 func (t *topology) settleInverse(p *podData, nodeReqs, narrowed requirements.Requirements) requirements.Requirements {
 	for _, g := range p.inverse {
-		if g.key == v1.LabelHostname {
+		if g.hostname {
 			continue
 		}
 		cur := t.current(narrowed, nodeReqs, g.key)

@@ -1,7 +1,6 @@
 package scheduling
 
 import (
-	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -17,7 +16,7 @@ type domainFilter struct {
 func (t *topology) filters(p *podData, f *podForm, buf []domainFilter) []domainFilter {
 	buf = buf[:0]
 	add := func(g *topologyGroup) {
-		if g.key != v1.LabelHostname {
+		if !g.hostname {
 			buf = append(buf, domainFilter{key: t.keyIDs[g.key], allowed: t.admissible(g, p, f).domains})
 		}
 	}

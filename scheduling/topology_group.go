@@ -13,8 +13,11 @@ import (
 type topologyGroup struct {
 	rule topologyRule
 	// spread is rule when g is a topology spread (its skew and node filter), else nil.
-	spread     *spreadRule
-	key        string
+	spread *spreadRule
+	key    string
+	// hostname: key is the hostname, every node its own domain; set once when the group is
+	// interned, it picks the per-host counter (hostCounts, topology_hostname.go) over counts.
+	hostname   bool
 	namespaces map[string]bool // nil: every namespace
 	selector   labels.Selector
 

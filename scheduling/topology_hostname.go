@@ -1,7 +1,5 @@
 package scheduling
 
-import v1 "github.com/nodeplan/nodeplan/apis/v1"
-
 // The hostname key's fast path: every candidate node is its own domain, so groups on it count
 // per dense host id in a slice, and a pod's hostname constraints are checked per candidate
 // before anything else.
@@ -50,12 +48,12 @@ func (g *topologyGroup) hostAllows(self bool, host int32) bool {
 // hostBlocked is a fast pre-check: the hostname group of p that rules host out, or nil.
 func (p *podData) hostBlocked(f *podForm, host int32) *topologyGroup {
 	for _, g := range f.owned {
-		if g.key == v1.LabelHostname && !g.hostAllows(p.selfSelects(g), host) {
+		if g.hostname && !g.hostAllows(p.selfSelects(g), host) {
 			return g
 		}
 	}
 	for _, g := range p.blockedBy {
-		if g.key == v1.LabelHostname && g.hostCount(host) > 0 {
+		if g.hostname && g.hostCount(host) > 0 {
 			return g
 		}
 	}
@@ -66,12 +64,12 @@ func (p *podData) hostBlocked(f *podForm, host int32) *topologyGroup {
 // anti-affinity (or an inverse anti-affinity blocking p) forbids it to join.
 func (p *podData) claimsExhausted(f *podForm, claims int) bool {
 	for _, g := range f.owned {
-		if g.key == v1.LabelHostname && g.rule.exclusiveHost(p.selfSelects(g)) && g.occupiedClaims >= claims {
+		if g.hostname && g.rule.exclusiveHost(p.selfSelects(g)) && g.occupiedClaims >= claims {
 			return true
 		}
 	}
 	for _, g := range p.blockedBy {
-		if g.key == v1.LabelHostname && g.occupiedClaims >= claims {
+		if g.hostname && g.occupiedClaims >= claims {
 			return true
 		}
 	}

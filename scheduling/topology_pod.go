@@ -3,7 +3,6 @@ package scheduling
 import (
 	"slices"
 
-	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -36,7 +35,7 @@ func (t *topology) beginAttempt() { clear(t.admCache) }
 // allowed narrows the node requirement r for g's key for the pod p with form f, or returns
 // nil when no domain is allowed. host is the candidate's host id.
 func (g *topologyGroup) allowed(t *topology, p *podData, f *podForm, r *requirements.Requirement, host int32) *requirements.Requirement {
-	if g.key == v1.LabelHostname {
+	if g.hostname {
 		if g.hostAllows(p.selfSelects(g), host) {
 			return r
 		}
