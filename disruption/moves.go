@@ -13,7 +13,8 @@ import (
 // command placed it: a cluster.Move (From the candidate it leaves, To an existing node or
 // in-flight NodeClaim of the input, Claim the index in the command's Replacements), or a
 // Result.Provisioned claim, or, when it has no destination, why. Exactly one of To, Claim,
-// Provisioned and Pending is set.
+// Provisioned and Pending is set. Result.PendingPods has the same shape for the pending pods
+// the provisioner's pass plans (From empty, Claim -1).
 type PodMove struct {
 	cluster.Move
 	// Provisioned is the index in Result.Provisioned of the NodeClaim the provisioner plans
@@ -33,6 +34,7 @@ type MoveCode string
 // MoveNotSimulated (emptiness) appear there; forceful ones go ahead regardless.
 const (
 	// MoveUnschedulable: the provisioner's pass placed the pod nowhere (Error says why).
+	// The only code of a pending pod without a destination, with MoveUnlaunchable.
 	MoveUnschedulable MoveCode = "Unschedulable"
 	// MoveWaits: the simulation left the pod on its node: karpenter.sh/do-not-disrupt or a
 	// PodDisruptionBudget keeps it there until its blocker goes or the node's
@@ -52,23 +54,43 @@ const (
 // claim sets the destination of a pod res placed on res.NewNodeClaims[i].
 func movesOf(cands []*node, res *scheduling.Result, claim func(i int, m *PodMove)) []PodMove {
 	var out []PodMove
-	at := map[*corev1.Pod]int{}
+	seen := map[*corev1.Pod]bool{}
 	pending := MoveWaits
 	if res == nil {
 		pending = MoveNotSimulated
 	}
 	for _, c := range cands {
 		for _, p := range c.reschedulable {
-			if _, dup := at[p]; !dup {
-				at[p] = len(out)
+			if !seen[p] {
+				seen[p] = true
 				out = append(out, PodMove{Move: cluster.Move{Pod: p, From: c.Name(), Claim: -1}, Provisioned: -1, Pending: pending})
 			}
 		}
 	}
+	return placeMoves(out, res, claim)
+}
+
+// pendingMoves are the pending pods (on no node) where the provisioner's pass res put them,
+// sorted by namespace/name; claim as for movesOf.
+func pendingMoves(pods []*corev1.Pod, res *scheduling.Result, claim func(i int, m *PodMove)) []PodMove {
+	out := make([]PodMove, 0, len(pods))
+	for _, p := range pods {
+		out = append(out, PodMove{Move: cluster.Move{Pod: p, Claim: -1}, Provisioned: -1, Pending: MoveUnschedulable})
+	}
+	return placeMoves(out, res, claim)
+}
+
+// placeMoves sets where res (nil: nowhere) put the pods of moves and sorts them by
+// namespace/name.
+func placeMoves(out []PodMove, res *scheduling.Result, claim func(i int, m *PodMove)) []PodMove {
 	if len(out) == 0 {
 		return nil
 	}
 	if res != nil {
+		at := make(map[*corev1.Pod]int, len(out))
+		for i := range out {
+			at[out[i].Pod] = i
+		}
 		for _, b := range res.Bindings {
 			if i, ok := at[b.Pod]; ok {
 				out[i].To, out[i].Pending = b.To, ""

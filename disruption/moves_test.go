@@ -11,6 +11,7 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/aws/interruption"
 	"github.com/nodeplan/nodeplan/cloudprovider"
+	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // move is a PodMove's destination in short: pod, from, node, replacement, provisioned, code.
@@ -119,5 +120,30 @@ func TestMovesAreDestinations(t *testing.T) {
 				assert.Contains(t, c.Destinations, m.To)
 			}
 		}
+	}
+}
+
+// TestPendingPodsAreInTheResult: every pending pod of the snapshot is in Result.PendingPods
+// with where the provisioner's pass puts it — an existing node, a provisioned claim — or why
+// it goes nowhere (Unschedulable with the pod error), sorted by namespace/name.
+func TestPendingPodsAreInTheResult(t *testing.T) {
+	in := input([]*v1.NodePool{pool("p")}, testNode("node-a", "p", "large", "", bound("a1", "7")))
+	in.Pods = []*corev1.Pod{pending("p3-huge", "100"), pending("p1-fits", "500m"), pending("p2-new", "6")}
+	res, err := plan(t, in)
+	require.NoError(t, err)
+	require.Len(t, res.Provisioned, 1)
+	assert.Equal(t, []moveWant{
+		{"p1-fits", "", "node-a", -1, -1, ""},
+		{"p2-new", "", "", -1, 0, ""},
+		{"p3-huge", "", "", -1, -1, MoveUnschedulable},
+	}, movesWant(res.PendingPods))
+	for _, m := range res.PendingPods {
+		assert.Equal(t, m.Pending == MoveUnschedulable, m.Error != nil, m.Pod.Name)
+		if m.Provisioned >= 0 {
+			assert.Contains(t, res.Provisioned[m.Provisioned].Pods, m.Pod)
+		}
+	}
+	if e := res.PendingPods[2].Error; assert.NotNil(t, e) {
+		assert.Equal(t, scheduling.ReasonInsufficientResource, e.Code)
 	}
 }

@@ -33,6 +33,7 @@ type state struct {
 	// number) first sends pods (by node name): they may receive pods but are no candidates.
 	nominated   map[string]int
 	provisioned []*scheduling.NodeClaim // what the provisioner pass launches
+	pending     []PodMove               // where it puts the pending pods
 	disrupting  map[string]int          // NodePool -> counted nodes disrupting (input + commands)
 	reasons     map[*node]Blocker       // why a method kept a node (keep)
 	methods     []method                // the graceful and eventual methods, in order
@@ -149,7 +150,7 @@ func planWith(snap *cluster.Snapshot, now time.Time, opts Options, ms []method) 
 }
 
 func (s *state) result() *Result {
-	r := &Result{Commands: s.commands, Provisioned: s.provisioned}
+	r := &Result{Commands: s.commands, Provisioned: s.provisioned, PendingPods: s.pending}
 	left := s.budgetsLeft()
 	for _, n := range s.nodes {
 		if s.taken[n] || n.poolName == "" {
@@ -273,15 +274,17 @@ func (s *state) provision() error {
 			s.provisioned = append(s.provisioned, c)
 		}
 	}
+	provisioned := func(ci int, m *PodMove) {
+		if m.Provisioned = launched[ci]; m.Provisioned < 0 {
+			m.Pending = MoveUnlaunchable
+		}
+	}
 	// Only forceful commands precede this pass; their pods go where it plans them.
 	for i := range s.commands {
 		cmd := &s.commands[i]
-		cmd.Moves = movesOf(s.candidates(cmd), sim.res, func(ci int, m *PodMove) {
-			if m.Provisioned = launched[ci]; m.Provisioned < 0 {
-				m.Pending = MoveUnlaunchable
-			}
-		})
+		cmd.Moves = movesOf(s.candidates(cmd), sim.res, provisioned)
 	}
+	s.pending = pendingMoves(s.snap.Pending(), sim.res, provisioned)
 	return nil
 }
 

@@ -90,6 +90,12 @@ type Result struct {
 	// start, for the pending pods and the pods of deleting and expired nodes (expiration
 	// itself launches nothing). Every later simulation sees them in flight.
 	Provisioned []*scheduling.NodeClaim
+	// PendingPods says, for every pending pod of the snapshot (Snapshot.Pending), sorted by
+	// namespace/name, where the provisioner's pass puts it: an existing node or in-flight
+	// NodeClaim (To), a Provisioned claim (Provisioned), or nowhere (Pending
+	// MoveUnschedulable with the pod error, or MoveUnlaunchable). With the commands' Moves
+	// and the Drains, every pod the Plan places again is in the Result, placed or with why.
+	PendingPods []PodMove
 	// Interruptions says, per input event and instance, what it did (see InterruptionOutcome).
 	Interruptions []InterruptionOutcome
 	// Drains are the termination plans of every node being deleted, by a command or in the

@@ -133,7 +133,12 @@
 //     (which simulates nothing). The pods one simulation sends to one existing node fit it
 //     with the pods bound there and the DaemonSet pods to come (resources, node selection,
 //     taints, host ports, volumes): each graceful command's moves alone, the forceful
-//     commands' together (the provisioner's pass plans them all at once).
+//     commands' and the pending pods' together (the provisioner's pass plans them all at
+//     once).
+//   - The pending pods (Result.PendingPods): every pending pod of the snapshot is listed
+//     exactly once, with no node it leaves, and no other pod is; each goes to an existing
+//     node, a provisioned NodeClaim that lists it, or nowhere as Unschedulable (with its pod
+//     error) or Unlaunchable, under the same rules as a command's moves.
 //
 // # What it never does
 //

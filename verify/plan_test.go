@@ -118,6 +118,12 @@ func notMoves(vs []verify.Violation) []verify.Violation {
 // caught with that code.
 func TestPlanCodes(t *testing.T) {
 	oneAndThree := func() *world { return twoNodes("1", "3") }
+	// withPending: both nodes busy (no consolidation), one small pending pod.
+	withPending := func() *world {
+		w := twoNodes("3", "3")
+		w.Pods = []*corev1.Pod{pending("p", "500m").Obj()}
+		return w
+	}
 	cases := []struct {
 		name    string
 		code    verify.ViolationCode
@@ -284,6 +290,23 @@ func TestPlanCodes(t *testing.T) {
 				{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-a"}, Destinations: []string{"node-b"}},
 				{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-b"}}}
 			res.Blocked = nil
+		}},
+		{"pending pod missing", verify.PlanMoveMissing, withPending, func(t *testing.T, w *world, res *disruption.Result) {
+			res.PendingPods = nil
+		}},
+		{"pending pod listed twice", verify.PlanMoveTwice, withPending, func(t *testing.T, w *world, res *disruption.Result) {
+			res.PendingPods = append(res.PendingPods, res.PendingPods...)
+		}},
+		{"bound pod listed as pending", verify.PlanMoveNotDisplaced, withPending, func(t *testing.T, w *world, res *disruption.Result) {
+			res.PendingPods = append(res.PendingPods, disruption.PodMove{Move: cluster.Move{Pod: w.pod("b"), To: "node-b", Claim: -1}, Provisioned: -1})
+		}},
+		{"pending pod waits", verify.PlanNoDestination, withPending, func(t *testing.T, w *world, res *disruption.Result) {
+			m := &res.PendingPods[0]
+			m.To, m.Pending = "", disruption.MoveWaits
+		}},
+		{"pending pod overcommits its node", verify.ResourcesExceeded, withPending, func(t *testing.T, w *world, res *disruption.Result) {
+			pendingOn(t, res, "node-a")
+			w.pod("a").Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("3600m")
 		}},
 		{"provisioned", verify.LaunchOfferingUnavailable, oneAndThree, func(t *testing.T, w *world, res *disruption.Result) {
 			c := claimFor(t, w, pending("p", "1").Obj())
@@ -459,5 +482,13 @@ func TestPlanForcefulMovesFitTogether(t *testing.T) {
 	}
 	if vs := w.plan(t, res); hasCode(vs, verify.ResourcesExceeded) {
 		t.Fatalf("graceful commands' moves are each their own simulation's: %v", vs)
+	}
+}
+
+// pendingOn requires the plan's one pending pod to go to node.
+func pendingOn(t *testing.T, res *disruption.Result, node string) {
+	t.Helper()
+	if len(res.PendingPods) != 1 || res.PendingPods[0].To != node {
+		t.Fatalf("setup: want the pending pod on %s, got %v", node, res.PendingPods)
 	}
 }

@@ -112,11 +112,13 @@ const (
 	// PlanNoDestination: a reschedulable pod of a disrupted node fits neither a replacement
 	// nor any remaining node.
 	PlanNoDestination ViolationCode = "PlanNoDestination"
-	// PlanMoveMissing: a pod a command displaces (Node: its candidate) is not in its Moves.
+	// PlanMoveMissing: a pod a command displaces (Node: its candidate) is not in its Moves,
+	// or a pending pod of the snapshot (Command -1) is not in Result.PendingPods.
 	PlanMoveMissing ViolationCode = "PlanMoveMissing"
 	// PlanMoveTwice: a command's Moves list a pod twice.
 	PlanMoveTwice ViolationCode = "PlanMoveTwice"
-	// PlanMoveNotDisplaced: a command's Moves list a pod its candidates do not displace.
+	// PlanMoveNotDisplaced: a command's Moves list a pod its candidates do not displace (or
+	// from another node, Node), or Result.PendingPods a pod that is not pending (Command -1).
 	PlanMoveNotDisplaced ViolationCode = "PlanMoveNotDisplaced"
 	// PlanMoveMalformed: a move sets not exactly one of Node, Replacement, Provisioned and
 	// Pending, has no pod, or has an Error without being Unschedulable or the reverse.
@@ -248,9 +250,9 @@ var describe = map[ViolationCode]string{
 	PlanConsolidateAfter:          "node consolidated within its consolidateAfter",
 	PlanNoDestination:             "displaced pod has no destination",
 	PlanDestinationDisrupted:      "command disrupts a node pods are sent to",
-	PlanMoveMissing:               "displaced pod missing from the command's moves",
+	PlanMoveMissing:               "displaced or pending pod missing from the moves",
 	PlanMoveTwice:                 "pod moved twice by one command",
-	PlanMoveNotDisplaced:          "move of a pod the command does not displace",
+	PlanMoveNotDisplaced:          "move of a pod the command does not displace or that is not pending",
 	PlanMoveMalformed:             "move without exactly one destination or reason",
 	PlanMoveNodeUnknown:           "move to a node the input does not have",
 	PlanMoveNodeDisrupted:         "move to a node being disrupted or deleted",

@@ -179,6 +179,10 @@ type disruptOutput struct {
 	Now judgedAt `json:"now"`
 	// NotPlanned are input pods that are neither pending nor bound to a node of the input.
 	NotPlanned []notPlannedPod `json:"notPlanned"`
+	// PendingPods say where the provisioner's pass puts each pending pod of the input
+	// (disruption.Result.PendingPods): an existing node, a provisioned NodeClaim, or why
+	// nowhere.
+	PendingPods []moveOutput `json:"pendingPods"`
 	// Interruptions and Drains: what each interruption event did, and the drain plan of
 	// every node being deleted (mechanisms.go).
 	Interruptions []interruptionOutput `json:"interruptions"`
@@ -217,7 +221,7 @@ type commandOutput struct {
 // it has none.
 type moveOutput struct {
 	Pod         string `json:"pod"`
-	From        string `json:"from"`
+	From        string `json:"from,omitempty"` // "" for a pending pod
 	Node        string `json:"node,omitempty"`
 	Replacement *int   `json:"replacement,omitempty"`
 	Provisioned *int   `json:"provisioned,omitempty"`
@@ -342,7 +346,7 @@ func newBlockerOutput(b disruption.Blocker) blockerOutput {
 
 func newDisruptOutput(res *disruption.Result) *disruptOutput {
 	out := &disruptOutput{Commands: []commandOutput{}, Blocked: []blockedOutput{}, Provisioned: []claimOutput{},
-		Interruptions: interruptionsOutput(res), Drains: drainsOutput(res)}
+		PendingPods: movesOutput(res.PendingPods, 0), Interruptions: interruptionsOutput(res), Drains: drainsOutput(res)}
 	for i, c := range res.Provisioned {
 		out.Provisioned = append(out.Provisioned, claimOutputOf(c, disruption.ProvisionedName(i+1)))
 	}
@@ -397,7 +401,7 @@ func writeDisruptTable(w io.Writer, res *disruption.Result, snap *cluster.Snapsh
 	fmt.Fprintln(w, pricesLine(prices))
 	writeMovesTable(w, res)
 	fmt.Fprintln(w)
-	rows := disruptRows(snap, res, c.catalog)
+	rows := markPlaced(disruptRows(snap, res, c.catalog))
 	lowerBound := roundPrice(prices.LowerBound)
 	if err := writeNodeTable(w, rows, summarizeRows(rows, &lowerBound), "AFTER", c.output == "wide"); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -271,3 +272,81 @@ func TestDisruptPrices(t *testing.T) {
 		}
 	}
 }
+
+// TestDisruptListsEveryPendingPod: disrupt says where each pending pod of the input goes —
+// an existing node, a provisioned NodeClaim, or nowhere with its pod error — in JSON
+// (pendingPods), the table (the node's "+N pods" and the pods that cannot be scheduled),
+// -o yaml (Nominated and FailedScheduling events), and --fail-on-unschedulable counts the
+// ones it cannot place.
+func TestDisruptListsEveryPendingPod(t *testing.T) {
+	pending := func(name, cpu string) string {
+		return `---
+apiVersion: v1
+kind: Pod
+metadata: {name: ` + name + `, namespace: default}
+spec:
+  containers: [{name: app, image: app, resources: {requests: {cpu: "` + cpu + `", memory: 1Gi}}}]
+`
+	}
+	// fits goes to an existing node, new (12 cpu) needs an xl NodeClaim, huge fits no
+	// instance type.
+	dir := t.TempDir()
+	in, types := filepath.Join(dir, "in.yaml"), filepath.Join(dir, "types.yaml")
+	os.WriteFile(in, []byte(disruptInput+pending("fits", "1")+pending("new", "12")+pending("huge", "100")), 0o644)
+	os.WriteFile(types, []byte(disruptTypes+`- name: xl
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "16", memory: 32Gi, pods: "80"}
+  offerings: [{zone: z1, capacityType: on-demand, price: 0.8}]
+`), 0o644)
+	args := []string{"disrupt", "-f", in, "--instance-types", types, "--now", "2026-01-01T06:00:00Z"}
+
+	out, stderr, code := nodeplan(t, append(args, "-o", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		PendingPods []moveOutput `json:"pendingPods"`
+		Provisioned []claimOutput
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	type dest struct{ pod, node, claim, pending, code string }
+	var dests []dest
+	fitsOn := ""
+	for _, m := range got.PendingPods {
+		if m.Pod == "default/fits" {
+			fitsOn, m.Node = m.Node, "node-a or node-b"
+		}
+		dests = append(dests, dest{m.Pod, m.Node, m.NodeClaim, m.Pending, m.Code})
+	}
+	want := []dest{
+		{"default/fits", "node-a or node-b", "", "", ""},
+		{"default/huge", "", "", "Unschedulable", "InsufficientResource"},
+		{"default/new", "", "provisioned-1", "", ""},
+	}
+	if !reflect.DeepEqual(dests, want) || (fitsOn != "node-a" && fitsOn != "node-b") {
+		t.Fatalf("pendingPods %+v (fits on %q), want %+v", dests, fitsOn, want)
+	}
+	if len(got.Provisioned) != 1 || !reflect.DeepEqual(got.Provisioned[0].Pods, []string{"default/new"}) {
+		t.Fatalf("provisioned %+v, want one claim for default/new", got.Provisioned)
+	}
+
+	table, _, code := nodeplan(t, args...)
+	if code != 0 || !strings.Contains(table, "default/huge") || !regexpMatch(fitsOn+`\s+kept \(\+1 pods\)`, table) {
+		t.Fatalf("the table misses the unschedulable pod or the pod placed on %s:\n%s", fitsOn, table)
+	}
+	yamlOut, _, _ := nodeplan(t, append(args, "-o", "yaml")...)
+	for _, want := range []string{"name: fits.nominated", "Pod should schedule on: node/" + fitsOn, "name: huge.failed-scheduling"} {
+		if !strings.Contains(yamlOut, want) {
+			t.Errorf("-o yaml lacks %q", want)
+		}
+	}
+
+	var o, e bytes.Buffer
+	if code := run(append(args, "--fail-on-unschedulable"), &o, &e); code != exitUnschedulable || !strings.Contains(e.String(), "1 pods cannot be scheduled") {
+		t.Fatalf("--fail-on-unschedulable: exit %d, stderr %q; want %d for default/huge", code, e.String(), exitUnschedulable)
+	}
+}
+
+func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }

@@ -254,9 +254,9 @@ func writeBlockedNodes(w io.Writer, res *disruption.Result, explain bool) {
 	}
 }
 
-// disruptPodErrors are the pod errors of a disrupt result, once per pod: displaced pods the
-// provisioner's pass finds no place for, pods whose drain waits without a place, and pods
-// that keep a node because they cannot be rescheduled.
+// disruptPodErrors are the pod errors of a disrupt result, once per pod: pending pods and
+// displaced pods the provisioner's pass finds no place for, pods whose drain waits without a
+// place, and pods that keep a node because they cannot be rescheduled.
 func disruptPodErrors(res *disruption.Result) []scheduling.PodError {
 	var out []scheduling.PodError
 	seen := map[string]bool{}
@@ -266,6 +266,9 @@ func disruptPodErrors(res *disruption.Result) []scheduling.PodError {
 		}
 		seen[podName(e.Pod)] = true
 		out = append(out, *e)
+	}
+	for _, m := range res.PendingPods {
+		add(m.Error)
 	}
 	for _, c := range res.Commands {
 		for _, m := range c.Moves {

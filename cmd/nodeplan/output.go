@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -270,12 +272,7 @@ func writePlanJSON(w io.Writer, out *planOutput) error {
 // writePlanTable prints the node table (existing nodes and the new NodeClaims), the pods that
 // cannot be scheduled, grouped (with explain, every cause) and the pods not planned.
 func writePlanTable(w io.Writer, v planView) error {
-	rows := planRows(v.snap, v.res, v.flags.catalog)
-	for i := range rows {
-		if !rows[i].New && len(rows[i].PodNames) > 0 {
-			rows[i].Status += fmt.Sprintf(" (+%d pods)", len(rows[i].PodNames))
-		}
-	}
+	rows := markPlaced(planRows(v.snap, v.res, v.flags.catalog))
 	if err := writeNodeTable(w, rows, summarizeRows(rows, v.out.LowerBoundPerHour), "AFTER PLAN", v.flags.output == "wide"); err != nil {
 		return err
 	}
@@ -289,6 +286,17 @@ func writePlanTable(w io.Writer, v planView) error {
 	writeNotPlanned(w, v.out.NotPlanned)
 	writeViolationsTable(w, v.out.Violations)
 	return nil
+}
+
+// markPlaced says in the status of each existing node's row how many pending pods the plan
+// places there.
+func markPlaced(rows []nodeRow) []nodeRow {
+	for i := range rows {
+		if !rows[i].New && len(rows[i].PodNames) > 0 {
+			rows[i].Status += fmt.Sprintf(" (+%d pods)", len(rows[i].PodNames))
+		}
+	}
+	return rows
 }
 
 // writeNodeClaimYAML prints the new NodeClaims as karpenter.sh/v1 manifests named names, each
@@ -355,6 +363,15 @@ func writeDisruptYAML(w io.Writer, res *disruption.Result, set *manifest.Set, no
 		return err
 	}
 	provisioned := &scheduling.Result{NewNodeClaims: res.Provisioned}
+	for _, m := range res.PendingPods {
+		switch {
+		case m.To != "":
+			provisioned.Bindings = append(provisioned.Bindings, m.Move)
+		case m.Error != nil:
+			provisioned.PodErrors = append(provisioned.PodErrors, *m.Error)
+		}
+	}
+	slices.SortStableFunc(provisioned.Bindings, func(a, b cluster.Move) int { return strings.Compare(a.To, b.To) })
 	events := append(planEvents(provisioned, names[:len(res.Provisioned)], set), disruptEvents(res, names, set)...)
 	events = append(events, notPlannedEvents(notPlanned)...)
 	comment := fmt.Sprintf("the events Karpenter would record: %d NodeClaims provisioned first, %d commands, %d nodes not disrupted",

@@ -176,6 +176,21 @@ func claimRow(c *scheduling.NodeClaim, name, status string, ic *instanceCatalog)
 	return r
 }
 
+// place adds the pending pods a plan places on an existing node to its row (counted after
+// the plan, not now).
+func (r *nodeRow) place(pods []*corev1.Pod) {
+	if len(pods) == 0 {
+		return
+	}
+	r.placedCPU, r.placedMemory = requestsOf(pods)
+	r.placedPods = len(pods)
+	r.CPU.requested += r.placedCPU
+	r.Memory.requested += r.placedMemory
+	r.Pods += len(pods)
+	r.PodNames = podNames(pods)
+	r.Shares = append(r.Shares, sharesOf(pods, true)...)
+}
+
 // planRows are the rows of a plan: every node of the snapshot (with the pending pods the
 // plan places there), then the new NodeClaims.
 func planRows(snap *cluster.Snapshot, res *scheduling.Result, ic *instanceCatalog) []nodeRow {
@@ -186,15 +201,7 @@ func planRows(snap *cluster.Snapshot, res *scheduling.Result, ic *instanceCatalo
 	var rows []nodeRow
 	for _, n := range nodesByName(snap) {
 		r := existingRow(snap, n, ic)
-		if pods := placed[r.Name]; len(pods) > 0 {
-			r.placedCPU, r.placedMemory = requestsOf(pods)
-			r.placedPods = len(pods)
-			r.CPU.requested += r.placedCPU
-			r.Memory.requested += r.placedMemory
-			r.Pods += len(pods)
-			r.PodNames = podNames(pods)
-			r.Shares = append(r.Shares, sharesOf(pods, true)...)
-		}
+		r.place(placed[r.Name])
 		rows = append(rows, r)
 	}
 	for i, c := range res.NewNodeClaims {
@@ -204,7 +211,8 @@ func planRows(snap *cluster.Snapshot, res *scheduling.Result, ic *instanceCatalo
 }
 
 // disruptRows are the rows of a disrupt result: every node of the snapshot with what happens
-// to it, then the provisioned NodeClaims and each command's replacements.
+// to it (and the pending pods the provisioner places there), then the provisioned NodeClaims
+// and each command's replacements.
 func disruptRows(snap *cluster.Snapshot, res *disruption.Result, ic *instanceCatalog) []nodeRow {
 	status := map[string]string{}
 	for _, b := range res.Blocked {
@@ -220,12 +228,19 @@ func disruptRows(snap *cluster.Snapshot, res *disruption.Result, ic *instanceCat
 			status[n] = fmt.Sprintf("command %d: %s", i+1, c.Method)
 		}
 	}
+	placed := map[string][]*corev1.Pod{}
+	for _, m := range res.PendingPods {
+		if m.To != "" {
+			placed[m.To] = append(placed[m.To], m.Pod)
+		}
+	}
 	var rows []nodeRow
 	for _, n := range nodesByName(snap) {
 		r := existingRow(snap, n, ic)
 		if s, ok := status[r.Name]; ok {
 			r.Status = s
 		}
+		r.place(placed[r.Name])
 		r.Removed = r.Status == "deleting" || strings.HasPrefix(r.Status, "command ")
 		rows = append(rows, r)
 	}
