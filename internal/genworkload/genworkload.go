@@ -11,6 +11,8 @@
 package genworkload
 
 import (
+	"github.com/nodeplan/nodeplan/internal/weighted"
+
 	"bytes"
 	"fmt"
 	"math/rand/v2"
@@ -33,33 +35,12 @@ type Options struct {
 	Seed uint64
 }
 
-// weighted is a value drawn with a weight.
-type weighted[T any] struct {
-	value  T
-	weight int
-}
-
-func draw[T any](rng *rand.Rand, choices []weighted[T]) T {
-	total := 0
-	for _, c := range choices {
-		total += c.weight
-	}
-	n := rng.IntN(total)
-	for _, c := range choices {
-		if n < c.weight {
-			return c.value
-		}
-		n -= c.weight
-	}
-	return choices[len(choices)-1].value
-}
-
 // The shapes of a Deployment's pods: cpu, and memory as GiB per vCPU, mostly small services
 // with 2-4 GiB per vCPU, some cpu-bound and some memory-bound.
 var (
-	cpuMillis = []weighted[int64]{{100, 15}, {250, 25}, {500, 25}, {1000, 20}, {2000, 10}, {4000, 5}}
-	gibPerCPU = []weighted[float64]{{0.5, 10}, {1, 15}, {2, 30}, {4, 30}, {8, 15}}
-	replicas  = []weighted[int]{{1, 10}, {2, 20}, {3, 20}, {5, 15}, {8, 10}, {10, 10}, {20, 10}, {40, 5}}
+	cpuMillis = []weighted.Choice[int64]{{Value: 100, Weight: 15}, {Value: 250, Weight: 25}, {Value: 500, Weight: 25}, {Value: 1000, Weight: 20}, {Value: 2000, Weight: 10}, {Value: 4000, Weight: 5}}
+	gibPerCPU = []weighted.Choice[float64]{{Value: 0.5, Weight: 10}, {Value: 1, Weight: 15}, {Value: 2, Weight: 30}, {Value: 4, Weight: 30}, {Value: 8, Weight: 15}}
+	replicas  = []weighted.Choice[int]{{Value: 1, Weight: 10}, {Value: 2, Weight: 20}, {Value: 3, Weight: 20}, {Value: 5, Weight: 15}, {Value: 8, Weight: 10}, {Value: 10, Weight: 10}, {Value: 20, Weight: 10}, {Value: 40, Weight: 5}}
 )
 
 // spread is a Deployment's topology spread: none, zones (DoNotSchedule) or hostnames
@@ -69,11 +50,11 @@ type spread struct {
 	when corev1.UnsatisfiableConstraintAction
 }
 
-var spreads = []weighted[spread]{
-	{spread{}, 70},
-	{spread{corev1.LabelTopologyZone, corev1.DoNotSchedule}, 15},
-	{spread{corev1.LabelHostname, corev1.ScheduleAnyway}, 10},
-	{spread{corev1.LabelHostname, corev1.DoNotSchedule}, 5},
+var spreads = []weighted.Choice[spread]{
+	{Value: spread{}, Weight: 70},
+	{Value: spread{corev1.LabelTopologyZone, corev1.DoNotSchedule}, Weight: 15},
+	{Value: spread{corev1.LabelHostname, corev1.ScheduleAnyway}, Weight: 10},
+	{Value: spread{corev1.LabelHostname, corev1.DoNotSchedule}, Weight: 5},
 }
 
 // Generate returns the workload as YAML documents: the NodePool, the DaemonSets, then the
@@ -91,11 +72,11 @@ func Generate(opts Options) ([]byte, error) {
 		}
 	}
 	for i, left := 1, opts.Pods; left > 0; i++ {
-		n := min(draw(rng, replicas), left)
+		n := min(weighted.Draw(rng, replicas), left)
 		left -= n
-		cpu := draw(rng, cpuMillis)
-		mem := int64(float64(cpu) * draw(rng, gibPerCPU) * 1024 / 1000) // MiB
-		if err := document(&out, deployment(fmt.Sprintf("svc-%04d", i), n, cpu, max(mem, 64), draw(rng, spreads))); err != nil {
+		cpu := weighted.Draw(rng, cpuMillis)
+		mem := int64(float64(cpu) * weighted.Draw(rng, gibPerCPU) * 1024 / 1000) // MiB
+		if err := document(&out, deployment(fmt.Sprintf("svc-%04d", i), n, cpu, max(mem, 64), weighted.Draw(rng, spreads))); err != nil {
 			return nil, err
 		}
 	}
