@@ -170,8 +170,11 @@ func (c *commonFlags) disruptionOptions(spotToSpot bool) disruption.Options {
 
 // disruptOutput is the JSON contract of `nodeplan disrupt -o json` (see DESIGN.md).
 type disruptOutput struct {
-	Commands []commandOutput `json:"commands"`
-	Blocked  []blockedOutput `json:"blocked"`
+	// InstanceTypeOptionSets are the distinct instance-type option lists of the provisioned
+	// and replacement claims, each once (optionsets.go).
+	InstanceTypeOptionSets [][]string      `json:"instanceTypeOptionSets"`
+	Commands               []commandOutput `json:"commands"`
+	Blocked                []blockedOutput `json:"blocked"`
 	// Provisioned are the NodeClaims the provisioner launches first, for pending pods and
 	// the pods of deleting and expired nodes.
 	Provisioned []claimOutput `json:"provisioned"`
@@ -347,8 +350,9 @@ func newBlockerOutput(b disruption.Blocker) blockerOutput {
 func newDisruptOutput(res *disruption.Result) *disruptOutput {
 	out := &disruptOutput{Commands: []commandOutput{}, Blocked: []blockedOutput{}, Provisioned: []claimOutput{},
 		PendingPods: movesOutput(res.PendingPods, 0), Interruptions: interruptionsOutput(res), Drains: drainsOutput(res)}
+	var sets optionSets
 	for i, c := range res.Provisioned {
-		out.Provisioned = append(out.Provisioned, claimOutputOf(c, disruption.ProvisionedName(i+1)))
+		out.Provisioned = append(out.Provisioned, claimOutputOf(c, disruption.ProvisionedName(i+1), &sets))
 	}
 	for ci, c := range res.Commands {
 		co := commandOutput{Method: string(c.Method), Reason: string(c.Reason), Candidates: c.Candidates,
@@ -360,10 +364,11 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 			co.Candidates = []string{}
 		}
 		for j, r := range c.Replacements {
-			co.Replacements = append(co.Replacements, claimOutputOf(r, disruption.ReplacementName(ci+1, j+1)))
+			co.Replacements = append(co.Replacements, claimOutputOf(r, disruption.ReplacementName(ci+1, j+1), &sets))
 		}
 		out.Commands = append(out.Commands, co)
 	}
+	out.InstanceTypeOptionSets = sets.all()
 	for _, b := range res.Blocked {
 		bo := blockedOutput{Node: b.Node, Reason: b.Message(), Blockers: []blockerOutput{}, Drift: b.Drift.String(), ExpiresAt: optTime(b.ExpiresAt)}
 		for _, x := range b.Blockers {

@@ -23,9 +23,12 @@ import (
 
 // planOutput is the JSON contract of `nodeplan plan -o json` (see DESIGN.md).
 type planOutput struct {
-	NodeClaims    []claimOutput    `json:"nodeClaims"`
-	ExistingNodes []existingOutput `json:"existingNodes"`
-	PodErrors     []podErrorOutput `json:"podErrors"`
+	// InstanceTypeOptionSets are the distinct instance-type option lists of the claims, each
+	// once (optionsets.go).
+	InstanceTypeOptionSets [][]string       `json:"instanceTypeOptionSets"`
+	NodeClaims             []claimOutput    `json:"nodeClaims"`
+	ExistingNodes          []existingOutput `json:"existingNodes"`
+	PodErrors              []podErrorOutput `json:"podErrors"`
 	// NotPlanned are input pods that are neither pending nor bound to a node of the input.
 	NotPlanned   []notPlannedPod `json:"notPlanned"`
 	PricePerHour float64         `json:"pricePerHour"`
@@ -53,19 +56,21 @@ func boundLine(lowerBound, efficiency float64) string {
 
 type claimOutput struct {
 	// Name is the claim's name in every output (names.go).
-	Name                string                                    `json:"name"`
-	NodePool            string                                    `json:"nodePool"`
-	InstanceType        string                                    `json:"instanceType"`
-	Zone                string                                    `json:"zone"`
-	CapacityType        string                                    `json:"capacityType"`
-	PricePerHour        float64                                   `json:"pricePerHour"`
-	PriceEstimated      bool                                      `json:"priceEstimated,omitempty"`
-	InstanceTypeOptions []string                                  `json:"instanceTypeOptions"`
-	Labels              map[string]string                         `json:"labels"`
-	Taints              []corev1.Taint                            `json:"taints"`
-	Requirements        []v1.NodeSelectorRequirementWithMinValues `json:"requirements"`
-	Requests            corev1.ResourceList                       `json:"requests,omitempty"`
-	Pods                []string                                  `json:"pods"`
+	Name           string  `json:"name"`
+	NodePool       string  `json:"nodePool"`
+	InstanceType   string  `json:"instanceType"`
+	Zone           string  `json:"zone"`
+	CapacityType   string  `json:"capacityType"`
+	PricePerHour   float64 `json:"pricePerHour"`
+	PriceEstimated bool    `json:"priceEstimated,omitempty"`
+	// InstanceTypeOptionSet is the index of the claim's instance-type options, cheapest
+	// first, in the answer's instanceTypeOptionSets.
+	InstanceTypeOptionSet int                 `json:"instanceTypeOptionSet"`
+	Labels                map[string]string   `json:"labels"`
+	Taints                []corev1.Taint      `json:"taints"`
+	Requirements          []requirementOutput `json:"requirements"`
+	Requests              corev1.ResourceList `json:"requests,omitempty"`
+	Pods                  []string            `json:"pods"`
 	// Round is the provisioning round that opened the NodeClaim (--packing Karpenter only).
 	Round int `json:"round,omitempty"`
 }
@@ -177,8 +182,9 @@ func newPlanOutput(res *scheduling.Result, set *manifest.Set) *planOutput {
 	}
 	total := 0.0
 	names := planClaimNames(res)
+	var sets optionSets
 	for i, c := range res.NewNodeClaims {
-		out.NodeClaims = append(out.NodeClaims, claimOutputOf(c, names[i]))
+		out.NodeClaims = append(out.NodeClaims, claimOutputOf(c, names[i], &sets))
 		if c.Offering != nil {
 			total += c.Offering.Price
 		}
@@ -194,6 +200,7 @@ func newPlanOutput(res *scheduling.Result, set *manifest.Set) *planOutput {
 		out.PodErrors = append(out.PodErrors, newPodErrorOutput(e))
 	}
 	out.PricePerHour = roundPrice(total)
+	out.InstanceTypeOptionSets = sets.all()
 	return out
 }
 
@@ -231,6 +238,9 @@ func writePlanJSON(w io.Writer, out *planOutput) error {
 		return nil
 	}
 	bw.WriteString("{\n")
+	if err := list("instanceTypeOptionSets", len(out.InstanceTypeOptionSets), func(i int) any { return out.InstanceTypeOptionSets[i] }, false); err != nil {
+		return err
+	}
 	if err := list("nodeClaims", len(out.NodeClaims), func(i int) any { return out.NodeClaims[i] }, false); err != nil {
 		return err
 	}
@@ -381,17 +391,23 @@ func writeDisruptYAML(w io.Writer, res *disruption.Result, set *manifest.Set, no
 
 // claimOutputOf renders a NodeClaim as the JSON contract's nodeClaims entry (lists are [] when
 // empty, never null).
-func claimOutputOf(c *scheduling.NodeClaim, name string) claimOutput {
+// Its instance-type options are listed in sets, once per answer.
+func claimOutputOf(c *scheduling.NodeClaim, name string, sets *optionSets) claimOutput {
+	options := make([]string, 0, len(c.InstanceTypeOptions))
+	for _, it := range c.InstanceTypeOptions {
+		options = append(options, it.Name)
+	}
+	set := sets.of(options)
 	co := claimOutput{
-		Name:                name,
-		NodePool:            c.NodePool,
-		Labels:              c.Labels,
-		Taints:              c.Taints,
-		Requirements:        c.Requirements.NodeSelectorRequirements(),
-		Requests:            c.Requests,
-		Pods:                podNames(c.Pods),
-		Round:               c.Round,
-		InstanceTypeOptions: make([]string, 0, len(c.InstanceTypeOptions)),
+		Name:                  name,
+		NodePool:              c.NodePool,
+		Labels:                c.Labels,
+		Taints:                c.Taints,
+		Requirements:          requirementsOutput(c, options, set),
+		Requests:              c.Requests,
+		Pods:                  podNames(c.Pods),
+		Round:                 c.Round,
+		InstanceTypeOptionSet: set,
 	}
 	if c.InstanceType != nil {
 		co.InstanceType = c.InstanceType.Name
@@ -404,9 +420,6 @@ func claimOutputOf(c *scheduling.NodeClaim, name string) claimOutput {
 	}
 	if co.Labels == nil {
 		co.Labels = map[string]string{}
-	}
-	for _, it := range c.InstanceTypeOptions {
-		co.InstanceTypeOptions = append(co.InstanceTypeOptions, it.Name)
 	}
 	return co
 }
