@@ -21,6 +21,7 @@ import (
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -115,6 +116,9 @@ type parser struct {
 	checkedDups bool
 	// strictErr is the strict YAML parse's error for the current document (duplicate keys).
 	strictErr error
+	// generalOnly reads every document the general way, never from its plain JSON
+	// (fast.go): the tests hold both ways to the same answers.
+	generalOnly bool
 }
 
 // object is one object of a document.
@@ -124,6 +128,24 @@ type object struct {
 	m    map[string]any
 	raw  []byte // the object's JSON
 	meta metav1.Object
+	// headerOnly: m holds only what headerOf reads, and raw is the object's plain JSON
+	// (fast.go); fields() decodes the rest when an error needs it.
+	headerOnly bool
+	apiVersion string
+}
+
+// registeredAs reports whether the scheme knows into's type as apiVersion and kind.
+func registeredAs(into runtime.Object, apiVersion, kind string) bool {
+	gvks, _, err := scheme.ObjectKinds(into)
+	if err != nil {
+		return false
+	}
+	for _, gvk := range gvks {
+		if gvk.Kind == kind && gvk.GroupVersion().String() == apiVersion {
+			return true
+		}
+	}
+	return false
 }
 
 // maxListDepth caps how deep lists may nest.
@@ -149,6 +171,9 @@ func (p *parser) document(d document) {
 	// Parse strictly (duplicate keys are errors) once; only when that fails parse again
 	// leniently, so the error can name the object and is raised only for kinds nodeplan reads.
 	p.strictErr = nil
+	if js, ok := plainDocument(d.data); ok && !p.generalOnly && p.rawDocument(src, js) {
+		return // fast.go
+	}
 	js, plain := plainJSON(d.data)
 	var err error
 	if !plain {
@@ -171,7 +196,7 @@ func (p *parser) document(d document) {
 		return // an empty document
 	}
 	if m, ok := v.(map[string]any); ok {
-		p.object(src, m, js, "", "", 0)
+		p.object(src, m, js, "", "", 0, false)
 		return
 	}
 	p.value(src, v, "", "", 0)
@@ -181,7 +206,7 @@ func (p *parser) document(d document) {
 func (p *parser) value(src Source, v any, apiVersion, kind string, depth int) {
 	switch x := v.(type) {
 	case map[string]any:
-		p.object(src, x, nil, apiVersion, kind, depth)
+		p.object(src, x, nil, apiVersion, kind, depth, false)
 	case []any:
 		if depth >= maxListDepth {
 			p.fail(src, ObjectRef{}, "", errors.New("lists nest too deep"))
@@ -200,8 +225,9 @@ func (p *parser) value(src Source, v any, apiVersion, kind string, depth int) {
 }
 
 // object reads one object (or list) m; raw is its JSON when known.
-// apiVersion and kind are the defaults a typed list gives its items.
-func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, kind string, depth int) {
+// apiVersion and kind are the defaults a typed list gives its items. header says that m is
+// only the header of the object whose plain JSON is raw (headerOf).
+func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, kind string, depth int, header bool) {
 	if eventBridgeMessage(m) || sqsReceiveOutput(m) || m["kind"] == InterruptionKind {
 		p.interruptionMessages(src, m, raw) // interruption.go
 		return
@@ -234,6 +260,10 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 		return
 	}
 	if items, ok := m["items"]; ok && (k == "List" || strings.HasSuffix(k, "List")) {
+		if raw, ok := items.(rawItems); ok {
+			p.listRaw(src, ref, m, raw, av, depth)
+			return
+		}
 		p.list(src, ref, m, items, av, depth)
 		return
 	}
@@ -276,7 +306,7 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 			return
 		}
 	}
-	o := &object{src: src, ref: ref, m: m, raw: raw}
+	o := &object{src: src, ref: ref, m: m, raw: raw, headerOnly: header, apiVersion: av}
 	if !rd.read(p, o) {
 		return
 	}
@@ -327,23 +357,9 @@ var adders = map[string]func(*Set, metav1.Object){}
 
 // list reads the items of a List (or of a typed list such as PodList).
 func (p *parser) list(src Source, ref ObjectRef, m map[string]any, items any, apiVersion string, depth int) {
-	for _, f := range sortedKeys(m) {
-		switch f {
-		case "apiVersion", "kind", "metadata", "items":
-		default:
-			p.fail(src, ref, f, errors.New("unknown field"))
-			return
-		}
-	}
-	if depth >= maxListDepth {
-		p.fail(src, ref, "items", errors.New("lists nest too deep"))
+	apiVersion, itemKind, ok := p.listHeader(src, ref, m, apiVersion, depth)
+	if !ok {
 		return
-	}
-	itemKind := ""
-	if ref.Kind != "List" {
-		itemKind = strings.TrimSuffix(ref.Kind, "List")
-	} else {
-		apiVersion = ""
 	}
 	switch x := items.(type) {
 	case nil:
@@ -356,6 +372,37 @@ func (p *parser) list(src Source, ref ObjectRef, m map[string]any, items any, ap
 	default:
 		p.fail(src, ref, "items", fmt.Errorf("expected a list, got %s", jsonTypeName(items)))
 	}
+}
+
+// listRaw is list for items given as JSON (fast.go).
+func (p *parser) listRaw(src Source, ref ObjectRef, m map[string]any, items rawItems, apiVersion string, depth int) {
+	if apiVersion, itemKind, ok := p.listHeader(src, ref, m, apiVersion, depth); ok {
+		p.rawList(src, items, apiVersion, itemKind, depth)
+	}
+}
+
+// listHeader checks a List's fields and depth, and gives the apiVersion and kind its items
+// default to.
+func (p *parser) listHeader(src Source, ref ObjectRef, m map[string]any, apiVersion string, depth int) (string, string, bool) {
+	for _, f := range sortedKeys(m) {
+		switch f {
+		case "apiVersion", "kind", "metadata", "items":
+		default:
+			p.fail(src, ref, f, errors.New("unknown field"))
+			return "", "", false
+		}
+	}
+	if depth >= maxListDepth {
+		p.fail(src, ref, "items", errors.New("lists nest too deep"))
+		return "", "", false
+	}
+	itemKind := ""
+	if ref.Kind != "List" {
+		itemKind = strings.TrimSuffix(ref.Kind, "List")
+	} else {
+		apiVersion = ""
+	}
+	return apiVersion, itemKind, true
 }
 
 func joinItem(prefix, item string) string {
@@ -407,9 +454,23 @@ func checkAPIVersion(kind, apiVersion, want string) error {
 // decode decodes o's JSON strictly into into, and reports the errors as field errors;
 // target is the value whose Go type the fields belong to.
 func (p *parser) decode(o *object, into runtime.Object, target any) bool {
+	if o.headerOnly && registeredAs(into, o.apiVersion, o.ref.Kind) {
+		// What codec.Decode does for an object of into's own kind, without first reading
+		// the whole object again for its apiVersion and kind (known already).
+		if errs, err := sigsjson.UnmarshalStrict(o.raw, into); err == nil && len(errs) == 0 {
+			return true
+		}
+		reflect.ValueOf(into).Elem().SetZero()
+	}
 	_, _, err := codec.Decode(o.raw, nil, into)
 	if err == nil {
 		return true
+	}
+	if o.headerOnly {
+		// Fail as the general path does, on the keys in its order.
+		if _, _, err = codec.Decode(o.canonicalJSON(), nil, into); err == nil {
+			return true
+		}
 	}
 	if se, ok := runtime.AsStrictDecodingError(err); ok {
 		for _, e := range se.Errors() {
@@ -418,7 +479,7 @@ func (p *parser) decode(o *object, into runtime.Object, target any) bool {
 		}
 		return false
 	}
-	if field, cause := locate(o.m, reflect.TypeOf(target).Elem(), ""); cause != nil {
+	if field, cause := locate(o.fields(), reflect.TypeOf(target).Elem(), ""); cause != nil {
 		p.fail(o.src, o.ref, field, cause)
 		return false
 	}

@@ -43,7 +43,10 @@ func FuzzParse(f *testing.F) {
 	defer func(n int) { maxExpandedPods = n }(maxExpandedPods)
 	maxExpandedPods = 100
 	fuzzbudget.ShortMinimization(f)
-	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data) })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkParse(t, data)
+		checkFastPath(t, data)
+	})
 }
 
 // TestParseDamagedInputs parses the testdata files cut short and with bytes changed, which

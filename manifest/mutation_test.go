@@ -60,6 +60,27 @@ func checkParse(t *testing.T, data []byte) {
 	}
 }
 
+// checkFastPath: reading documents from their plain JSON (fast.go) gives what the general
+// way gives, set or error, to the letter.
+func checkFastPath(t *testing.T, data []byte) {
+	t.Helper()
+	fast, errFast := Parse(data, "fuzz.yaml")
+	p := newParser(Limits{})
+	p.generalOnly = true
+	p.read(data, "fuzz.yaml")
+	general, errGeneral := p.finish()
+	switch {
+	case (errFast == nil) != (errGeneral == nil):
+		t.Fatalf("read from plain JSON: %v; read the general way: %v", errFast, errGeneral)
+	case errFast != nil && errFast.Error() != errGeneral.Error():
+		t.Fatalf("read from plain JSON:\n%v\nread the general way:\n%v", errFast, errGeneral)
+	case errFast == nil:
+		if r1, r2 := render(fast), render(general); r1 != r2 {
+			t.Fatalf("read from plain JSON:\n%s\nread the general way:\n%s", r1, r2)
+		}
+	}
+}
+
 func bytesClone(b []byte) []byte { return append([]byte(nil), b...) }
 
 func mutationSeeds(t testing.TB) map[string][]byte {
@@ -105,6 +126,7 @@ func TestParseMutations(t *testing.T) {
 						}
 					}()
 					checkParse(t, data)
+					checkFastPath(t, data)
 				}()
 			}
 		})

@@ -102,6 +102,12 @@ func checkNullSpec(o *object) error {
 	default:
 		return nil
 	}
+	if o.headerOnly {
+		if null, _, at := rawNull(o.raw, path); null {
+			return &quantity.FieldError{Field: strings.Join(path[:at+1], "."), Err: errors.New("must not be null")}
+		}
+		return nil
+	}
 	m := o.m
 	for i, k := range path {
 		v, ok := m[k]
