@@ -403,7 +403,7 @@ func claimOutputOf(c *scheduling.NodeClaim, name string, sets *optionSets) claim
 		NodePool:              c.NodePool,
 		Labels:                c.Labels,
 		Taints:                c.Taints,
-		Requirements:          requirementsOutput(c, options, set),
+		Requirements:          requirementsOutput(c, sets, set),
 		Requests:              c.Requests,
 		Pods:                  podNames(c.Pods),
 		Round:                 c.Round,
