@@ -159,8 +159,9 @@ func (p *parser) fail(src Source, ref ObjectRef, field string, err error) {
 	p.errs = append(p.errs, e)
 }
 
-// document reads one document; it never panics.
-func (p *parser) document(d document) {
+// document reads one document; it never panics. given, when not nil, is the document's
+// plain JSON (an object), and d.data may be nil.
+func (p *parser) document(d document, given []byte) {
 	src := Source{File: p.file, Document: d.index, Line: d.line, Item: d.item}
 	p.doc, p.checkedDups = d, false
 	defer func() {
@@ -171,6 +172,10 @@ func (p *parser) document(d document) {
 	// Parse strictly (duplicate keys are errors) once; only when that fails parse again
 	// leniently, so the error can name the object and is raised only for kinds nodeplan reads.
 	p.strictErr = nil
+	if given != nil {
+		p.rawDocument(src, given) // fast.go
+		return
+	}
 	if js, ok := plainDocument(d.data); ok && !p.generalOnly && p.rawDocument(src, js) {
 		return // fast.go
 	}
