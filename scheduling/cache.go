@@ -1,34 +1,44 @@
 package scheduling
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
-	"github.com/nodeplan/nodeplan/cluster"
-	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// Cache remembers what Solve derives from individual pods and nodes (their requests, their
-// labels as requirements), so that a caller running many Solves over the same objects — as
-// disruption's simulations do — computes them once. It is keyed by object pointer: the
-// objects must not change while a Cache holds them. A Cache changes no result, only speed.
-// It is not safe for concurrent Solves; the zero value is not usable, call NewCache.
+// Cache remembers what Solve derives from individual pods, nodes and NodePools (requests,
+// labels as requirements, validation, prepared instance types, and each existing node with
+// the room its pods and DaemonSets leave), so that a caller running many Solves over forks of
+// one snapshot — as disruption's simulations do — computes them once: a Solve then costs
+// the nodes it places pods on and the pods it places, plus one pass over the node list. It
+// is keyed by object pointer: the objects must not change while a Cache holds them. A Cache
+// changes no result, only speed. It is not safe for concurrent Solves; the zero value is not
+// usable, call NewCache.
 type Cache struct {
 	requests map[*corev1.Pod]corev1.ResourceList
-	labels   map[*corev1.Node]requirements.Requirements
 	// res is a grow-only resource index shared by the Solves using the cache, so vectors
 	// computed in one Solve stay valid (or are recomputed when the index has grown).
-	res      *resourceIndex
-	indexed  map[any]bool // objects whose resource names res holds
-	valid    map[any]bool // objects validate accepted
-	podVecs  map[*corev1.Pod]vec
-	typeVecs map[*cloudprovider.InstanceType][2]vec // capacity, allocatable
+	res *resourceIndex
+	// indexedPods and indexedDaemonSets are the pending pods and DaemonSets whose resource
+	// names res holds (nodes' and bound pods' are registered with their nodeFacts, templates'
+	// when prepared).
+	indexedPods       map[*corev1.Pod]bool
+	indexedDaemonSets map[*appsv1.DaemonSet]bool
+	// validTypes, validPods and validDaemonSets are what validate accepted.
+	validTypes      map[*cloudprovider.InstanceType]bool
+	validPods       map[*corev1.Pod]bool
+	validDaemonSets map[*appsv1.DaemonSet]bool
+	podVecs         map[*corev1.Pod]vec
+	typeVecs        map[*cloudprovider.InstanceType][2]vec // capacity, allocatable
 	// templates are prepared NodePools (instance types filtered, priced, indexed), keyed
 	// by the NodePool and the minValues policy; each entry also holds the exact
 	// instance-type list it was prepared from, compared element by element on lookup.
 	templates map[templateKey][]preparedTemplate
-	nodeFacts map[*cluster.Node]*nodeFacts
+	// nodes are the facts of every node read (with its prototype for existing).
+	nodes    *nodeStore
+	existing *existingContext
 }
 
 type templateKey struct {
@@ -87,6 +97,7 @@ func (s *solver) template(np *v1.NodePool, types cloudprovider.InstanceTypes) (*
 // forSolve copies the template with fresh per-Solve state.
 func (t *template) forSolve() *template {
 	c := *t
+	c.origin = t
 	c.types = make([]*templateType, len(t.types))
 	for i, tt := range t.types {
 		c.types[i] = &templateType{it: tt.it, price: tt.price}
@@ -97,32 +108,18 @@ func (t *template) forSolve() *template {
 // NewCache returns an empty Cache.
 func NewCache() *Cache {
 	return &Cache{
-		requests:  map[*corev1.Pod]corev1.ResourceList{},
-		labels:    map[*corev1.Node]requirements.Requirements{},
-		res:       newResourceIndex(),
-		indexed:   map[any]bool{},
-		valid:     map[any]bool{},
-		podVecs:   map[*corev1.Pod]vec{},
-		typeVecs:  map[*cloudprovider.InstanceType][2]vec{},
-		templates: map[templateKey][]preparedTemplate{},
-		nodeFacts: map[*cluster.Node]*nodeFacts{},
+		requests:          map[*corev1.Pod]corev1.ResourceList{},
+		res:               newResourceIndex(),
+		indexedPods:       map[*corev1.Pod]bool{},
+		indexedDaemonSets: map[*appsv1.DaemonSet]bool{},
+		validTypes:        map[*cloudprovider.InstanceType]bool{},
+		validPods:         map[*corev1.Pod]bool{},
+		validDaemonSets:   map[*appsv1.DaemonSet]bool{},
+		podVecs:           map[*corev1.Pod]vec{},
+		typeVecs:          map[*cloudprovider.InstanceType][2]vec{},
+		templates:         map[templateKey][]preparedTemplate{},
+		nodes:             newNodeStore(),
 	}
-}
-
-// allocatableOf keys an instance type's allocatable list in Cache.indexed.
-type allocatableOf struct{ it *cloudprovider.InstanceType }
-
-// index registers the resource names of rl (owned by key) unless the cache already did.
-func (s *solver) index(key any, rl func() corev1.ResourceList) {
-	if s.cache == nil {
-		s.res.addAll(rl())
-		return
-	}
-	if s.cache.indexed[key] {
-		return
-	}
-	s.res.addAll(rl())
-	s.cache.indexed[key] = true
 }
 
 // podVec is the pod's requests as a vector, remembered when the solver has a cache.
@@ -163,35 +160,4 @@ func (s *solver) podRequests(p *corev1.Pod) corev1.ResourceList {
 	rl := podRequests(p)
 	s.cache.requests[p] = rl
 	return rl
-}
-
-// nodeRequirements are a node's labels as requirements (a deprecated alias only where its
-// stable label is missing), with kubernetes.io/hostname defaulting to the node's name; remembered per Node when the solver has a cache.
-func (s *solver) nodeRequirements(n *cluster.Node) requirements.Requirements {
-	if s.cache != nil && n.Node != nil {
-		if r, ok := s.cache.labels[n.Node]; ok {
-			return r
-		}
-	}
-	lbls := nodeLabels(n)
-	withHost := make(map[string]string, len(lbls)+1)
-	for k, v := range lbls {
-		// A deprecated alias beside its stable label is ignored: kube-scheduler (and verify)
-		// read the stable one, and folding both would put a node whose two disagree in no
-		// zone at all, uncounted by the spreads that count it.
-		if stable, alias := v1.NormalizedLabels[k]; alias {
-			if _, both := lbls[stable]; both {
-				continue
-			}
-		}
-		withHost[k] = v
-	}
-	if withHost[v1.LabelHostname] == "" {
-		withHost[v1.LabelHostname] = n.Name()
-	}
-	r := requirements.FromLabels(withHost)
-	if s.cache != nil && n.Node != nil {
-		s.cache.labels[n.Node] = r
-	}
-	return r
 }

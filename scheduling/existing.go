@@ -1,19 +1,23 @@
 package scheduling
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// existingNode is a node (or in-flight NodeClaim) that already exists.
+// existingNode is a node (or in-flight NodeClaim) that already exists. A Cache keeps one per
+// node as every Solve starts with it (shared, never changed): a Solve places pods on its own
+// copy (solver.own), so that each Solve costs the nodes it places pods on, not every node.
 type existingNode struct {
-	node *cluster.Node
 	name string
 	// order is the name Karpenter tries the node by (karpenterOrder).
 	order       string
@@ -22,12 +26,28 @@ type existingNode struct {
 	available   vec
 	ports       []hostPort
 	initialized bool
-	placed      []*podData
-	host        int32
+	// closed: ClosedToMoves in this Solve's snapshot; shared: the Cache's prototype.
+	closed, shared bool
+	placed         []*podData
+	host           int32
 	// volumeLimits are the node's CSI attach limits per driver; volumeClaims the claims
 	// attached per driver (a claim shared by several pods counts once).
 	volumeLimits map[string]int
 	volumeClaims map[string]map[string]bool
+}
+
+// clone is a copy of e that shares nothing e's placements change.
+func (e *existingNode) clone() *existingNode {
+	c := *e
+	c.shared = false
+	c.available = e.available.clone()
+	c.ports = slices.Clone(e.ports)
+	c.placed = slices.Clone(e.placed)
+	c.volumeClaims = make(map[string]map[string]bool, len(e.volumeClaims))
+	for d, claims := range e.volumeClaims {
+		c.volumeClaims[d] = maps.Clone(claims)
+	}
+	return &c
 }
 
 // volumesFit reports whether the node can attach p's volumes within its CSI limits.
@@ -75,87 +95,164 @@ func isEphemeralTaint(t corev1.Taint) bool {
 	return false
 }
 
-func (s *solver) buildExisting() {
-	byName := map[string]*templateType{}
+// existingContext is what an existing node's prototype depends on besides the node: the
+// templates (startup taints, the types of uninitialized nodes), the DaemonSets, the volume
+// objects and the resource index's length. Solves of one Cache with an equal context share
+// the prototypes.
+type existingContext struct {
+	templates  []*template // the Cache's (template.origin)
+	daemonSets []*appsv1.DaemonSet
+	pvcs       []*corev1.PersistentVolumeClaim
+	pvs        []*corev1.PersistentVolume
+	classes    []*storagev1.StorageClass
+	csiNodes   []*storagev1.CSINode
+	resources  int
+}
+
+func (c *existingContext) equal(o *existingContext) bool {
+	return c.resources == o.resources && slices.Equal(c.templates, o.templates) && slices.Equal(c.daemonSets, o.daemonSets) &&
+		slices.Equal(c.pvcs, o.pvcs) && slices.Equal(c.pvs, o.pvs) && slices.Equal(c.classes, o.classes) && slices.Equal(c.csiNodes, o.csiNodes)
+}
+
+// existingContext is this Solve's context, the Cache's when equal (so its prototypes serve).
+func (s *solver) existingContext() *existingContext {
+	c := &existingContext{daemonSets: s.snap.DaemonSets(), pvcs: s.snap.PersistentVolumeClaims(), pvs: s.snap.PersistentVolumes(),
+		classes: s.snap.StorageClasses(), csiNodes: s.snap.CSINodes(), resources: len(s.res.names)}
 	for _, t := range s.templates {
-		for _, tt := range t.types {
-			byName[tt.it.Name] = tt
+		c.templates = append(c.templates, t.origin)
+	}
+	if s.cache == nil {
+		return c
+	}
+	if s.cache.existing != nil && s.cache.existing.equal(c) {
+		return s.cache.existing
+	}
+	s.cache.existing = c
+	return c
+}
+
+// buildExisting lists the existing nodes that take pods (not Deleting), initialized first,
+// then by name, each as its prototype (closed to moves where the snapshot says so), and
+// counts them against their NodePools' limits.
+func (s *solver) buildExisting() {
+	ctx := s.existingContext()
+	var limited []*template
+	for _, t := range s.templates {
+		if t.hasLimits || t.nodesLeft > 0 || s.karpenter && t.nodesLimited {
+			limited = append(limited, t)
 		}
 	}
-	for _, n := range s.nodes {
-		if n.Deleting() || (n.Node == nil && n.NodeClaim == nil) {
+	s.existing = make([]*existingNode, 0, len(s.nodes))
+	var uninitialized []*existingNode
+	for i, n := range s.nodes {
+		f := s.recs[i]
+		if s.isDeleting(i) {
 			continue
 		}
-		f := s.nodeFacts(n)
-		e := &existingNode{node: n, name: n.Name(), order: karpenterOrder(n, f.pool)}
-		e.taints, e.initialized = s.effectiveTaints(n, f)
-		e.reqs = s.nodeRequirements(n)
-		e.host = s.topo.hostID(e.reqs[v1.LabelHostname].Values()[0])
-		alloc := allocatable(n)
-		e.available = f.alloc.clone()
-		// Until a node is initialized the kubelet may report zero for resources it has not
-		// registered yet (extended resources, or everything on an in-flight NodeClaim).
-		if tt, ok := byName[f.typeName]; ok && !e.initialized {
-			typeAlloc := s.res.vec(tt.it.Allocatable())
+		s.resizeFacts(f, n)
+		if f.protoCtx != ctx {
+			f.proto, f.protoCtx = s.prototype(n, f), ctx
+		}
+		e := f.proto
+		if n.ClosedToMoves() {
+			e = e.clone()
+			e.closed = true
+		}
+		if e.initialized {
+			s.existing = append(s.existing, e)
+		} else {
+			uninitialized = append(uninitialized, e)
+		}
+		// Nodes of a NodePool count against its limits.
+		if f.pool == "" {
+			continue
+		}
+		for _, t := range limited {
+			if t.name != f.pool {
+				continue
+			}
+			if t.hasLimits {
+				t.remaining.sub(f.capacityVec)
+			}
+			if t.nodesLeft > 0 || s.karpenter && t.nodesLimited {
+				t.nodesLeft--
+			}
+		}
+	}
+	// Initialized nodes first, each part in Karpenter's order (stably: the snapshot's order
+	// among equal names); snapshots that list their nodes so need no sort.
+	for _, part := range [][]*existingNode{s.existing, uninitialized} {
+		if !slices.IsSortedFunc(part, func(a, b *existingNode) int { return strings.Compare(a.order, b.order) }) {
+			slices.SortStableFunc(part, func(a, b *existingNode) int { return strings.Compare(a.order, b.order) })
+		}
+	}
+	s.existing = append(s.existing, uninitialized...)
+}
+
+// prototype is n as a Solve with this context starts from it: the room left after its pods
+// and the DaemonSets that would run there, its ports and attached volumes. Shared by every
+// Solve of the context when there is a Cache.
+func (s *solver) prototype(n *cluster.Node, f *nodeFacts) *existingNode {
+	e := &existingNode{name: f.name, order: karpenterOrder(n, f.pool), reqs: f.reqs, host: f.host, initialized: f.initialized, taints: s.taintsOf(f), shared: s.cache != nil}
+	e.available = f.alloc.clone()
+	// Until a node is initialized the kubelet may report zero for resources it has not
+	// registered yet (extended resources, or everything on an in-flight NodeClaim).
+	if !e.initialized {
+		var typ *templateType
+		for _, t := range s.templates {
+			for _, tt := range t.types {
+				if tt.it.Name == f.typeName {
+					typ = tt
+				}
+			}
+		}
+		if typ != nil {
+			typeAlloc := s.res.vec(typ.it.Allocatable())
 			for i, x := range e.available {
 				if x == 0 {
 					e.available[i] = typeAlloc[i]
 				}
 			}
 		}
-		e.volumeLimits = s.volumes.csiNodeLimits[e.name]
-		e.volumeClaims = map[string]map[string]bool{}
-		for _, p := range f.volumePods {
-			if _, uses, _ := s.volumes.podVolumes(p); len(uses) > 0 {
-				e.attach(uses)
-			}
-		}
-		s.subPods(e.available, n, f)
-		e.ports = append(e.ports, f.ports...)
-		for _, d := range s.daemons {
-			// A PreferNoSchedule taint keeps no DaemonSet pod off a node (Karpenter checks it
-			// and overcommits the node).
-			if f.daemons[d.key] || !tolerates(d.form.tolerations, schedulingTaints(e.taints)) {
-				continue
-			}
-			if daemonCompatibleWithNode(d, e.reqs) {
-				e.available.sub(d.requests)
-				e.ports = append(e.ports, d.ports...)
-			}
-		}
-		// Nodes of a NodePool count against its limits.
-		if np := f.pool; np != "" {
-			for _, t := range s.templates {
-				if t.name != np {
-					continue
-				}
-				if t.hasLimits {
-					var capacity corev1.ResourceList
-					if n.Node != nil {
-						capacity = n.Node.Status.Capacity
-					}
-					if len(capacity) == 0 && n.NodeClaim != nil {
-						capacity = n.NodeClaim.Status.Capacity
-					}
-					if len(capacity) == 0 {
-						capacity = alloc
-					}
-					t.remaining.sub(s.res.vec(capacity))
-				}
-				if t.nodesLeft > 0 || s.karpenter && t.nodesLimited {
-					t.nodesLeft--
-				}
-			}
-		}
-		s.existing = append(s.existing, e)
 	}
-	sort.SliceStable(s.existing, func(i, j int) bool {
-		a, b := s.existing[i], s.existing[j]
-		if a.initialized != b.initialized {
-			return a.initialized
+	e.volumeLimits = s.volumes.csiNodeLimits[e.name]
+	e.volumeClaims = map[string]map[string]bool{}
+	for _, p := range f.volumePods {
+		if _, uses, _ := s.volumes.podVolumes(p); len(uses) > 0 {
+			e.attach(uses)
 		}
-		return a.order < b.order
-	})
+	}
+	s.subPods(e.available, n, f)
+	e.ports = append(e.ports, f.ports...)
+	for _, d := range s.daemons {
+		// A PreferNoSchedule taint keeps no DaemonSet pod off a node (Karpenter checks it
+		// and overcommits the node).
+		if f.daemons[d.key] || !tolerates(d.form.tolerations, schedulingTaints(e.taints)) {
+			continue
+		}
+		if daemonCompatibleWithNode(d, e.reqs) {
+			e.available.sub(d.requests)
+			e.ports = append(e.ports, d.ports...)
+		}
+	}
+	return e
+}
+
+// isDeleting reports whether node i of the Solve is Deleting (cluster.Node.Deleting).
+func (s *solver) isDeleting(i int) bool { return s.nodes[i].MarkedDeleting() || s.recs[i].deleting }
+
+// taintsOf are the node's effective taints in this Solve.
+func (s *solver) taintsOf(f *nodeFacts) []corev1.Taint {
+	if !f.poolStartup {
+		return f.taints
+	}
+	var startup []corev1.Taint
+	for _, t := range s.templates {
+		if t.name == f.pool {
+			startup = t.startupTaints
+		}
+	}
+	return withoutStartupTaints(f.nodeTaints, startup)
 }
 
 // karpenterOrder is the name Karpenter's scheduler tries an existing node by, after the
@@ -173,39 +270,29 @@ func karpenterOrder(n *cluster.Node, pool string) string {
 }
 
 // effectiveTaints are the taints that keep pods off an existing node (a node that is not
-// initialized yet will lose its known ephemeral and startup taints), and whether it is
-// initialized. Placement and topology counting both read them, so a pod placed on such a node
-// sees the pods there counted.
-func (s *solver) effectiveTaints(n *cluster.Node, f *nodeFacts) ([]corev1.Taint, bool) {
-	managed, initialized := f.managed, f.initialized
-	var taints []corev1.Taint
-	if n.Node != nil {
-		taints = n.Node.Spec.Taints
-	} else {
-		taints = n.NodeClaim.Spec.Taints
-	}
-	if initialized {
-		return taints, true
+// initialized yet will lose its known ephemeral and startup taints: its NodeClaim's, or for a
+// managed Node given without its NodeClaim (poolStartup) its NodePool's, which
+// solver.taintsOf takes off). Placement and topology counting both read them, so a pod placed
+// on such a node sees the pods there counted.
+func effectiveTaints(n *cluster.Node, f *nodeFacts) []corev1.Taint {
+	if f.initialized {
+		return f.nodeTaints
 	}
 	var startup []corev1.Taint
 	if n.NodeClaim != nil {
 		startup = n.NodeClaim.Spec.StartupTaints
-	} else if managed {
-		// A managed Node given without its NodeClaim: the claim would carry its NodePool's
-		// startup taints.
-		for _, t := range s.templates {
-			if t.name == f.pool {
-				startup = t.startupTaints
-			}
-		}
 	}
+	return withoutStartupTaints(f.nodeTaints, startup)
+}
+
+func withoutStartupTaints(taints, startup []corev1.Taint) []corev1.Taint {
 	var out []corev1.Taint
 	for _, t := range taints {
 		if !isEphemeralTaint(t) && !containsTaint(startup, t) {
 			out = append(out, t)
 		}
 	}
-	return out, false
+	return out
 }
 
 func daemonCompatibleWithNode(d *podData, nodeReqs requirements.Requirements) bool {
@@ -241,12 +328,12 @@ func (s *solver) countBoundPods() {
 	for _, p := range s.pending {
 		replanned[p] = true
 	}
-	for _, n := range s.nodes {
-		if n.NodeClaim != nil && n.Node == nil && n.NodeClaim.DeletionTimestamp != nil {
+	for i, n := range s.nodes {
+		f := s.recs[i]
+		if f.claimDeleting {
 			continue
 		}
-		reqs := s.nodeRequirements(n)
-		taints, _ := s.effectiveTaints(n, s.nodeFacts(n))
+		reqs, taints := f.reqs, s.taintsOf(f)
 		for _, bp := range n.Pods {
 			if bp == nil || cluster.IsTerminal(bp) || bp.DeletionTimestamp != nil || replanned[bp] {
 				continue
@@ -266,11 +353,12 @@ func (s *solver) countBoundPods() {
 	}
 }
 
-// tryAdd places p on the node if it fits.
-func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
-	if !e.check(s, p, f, nil) {
+// tryExisting places p on existing node i if it fits (on the Solve's own copy of the node).
+func (s *solver) tryExisting(i int, p *podData, f *podForm) bool {
+	if !s.existing[i].check(s, p, f, nil) {
 		return false
 	}
+	e := s.own(i)
 	e.available.sub(p.requests)
 	e.attach(p.volumes)
 	e.ports = append(e.ports, p.ports...)
@@ -283,7 +371,7 @@ func (e *existingNode) tryAdd(s *solver, p *podData, f *podForm) bool {
 // check reports whether p (form f) fits the node; when it does not and why is not nil, why
 // gets the cause (the details cost only then).
 func (e *existingNode) check(s *solver, p *podData, f *podForm, why *Cause) bool {
-	if e.node.ClosedToMoves() && s.movesFromLiveNode(p) {
+	if e.closed && s.movesFromLiveNode(p) {
 		return e.reject(why, Cause{Code: ReasonConsolidateAfter})
 	}
 	for i, x := range p.requests {
@@ -360,6 +448,15 @@ func (s *solver) nodeCauses(p *podData) []Cause {
 		}
 	}
 	return out
+}
+
+// own is existing node i as this Solve may change it: a copy of a shared prototype, made
+// the first time the Solve places a pod there.
+func (s *solver) own(i int) *existingNode {
+	if e := s.existing[i]; e.shared {
+		s.existing[i] = e.clone()
+	}
+	return s.existing[i]
 }
 
 // reject sets why (when asked) to c on this node; it returns false, check's answer.

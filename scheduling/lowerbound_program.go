@@ -385,7 +385,7 @@ func (s *solver) boundUseOf(p *podData) *boundUse {
 	}
 	moving := s.movesFromLiveNode(p)
 	for e, n := range s.existing {
-		if moving && n.node.ClosedToMoves() {
+		if moving && n.closed {
 			continue
 		}
 		if !tolerates(p.form.tolerations, schedulingTaints(n.taints)) {

@@ -8,46 +8,151 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // nodeFacts is what every Solve reads of an existing node and its bound pods the same way,
-// remembered per *cluster.Node in a Cache: snapshots share unchanged nodes and copy the ones
-// they change, so disruption's many simulations over thousands of nodes read each once.
+// read once per node (nodeKey) by a Cache: snapshots share unchanged nodes and the forks that
+// only mark a node keep its objects, so disruption's many simulations over thousands of nodes
+// read each once. Nothing here depends on the Solve but the vectors (kept at the resource
+// index's length) and proto (kept for one existingContext).
 type nodeFacts struct {
+	name        string
 	labels      map[string]string
-	managed     bool // has a NodePool label
+	reqs        requirements.Requirements // see nodeRequirements
+	host        int32                     // the hostname's id (topology_hostname.go)
+	managed     bool                      // has a NodePool label
 	initialized bool
 	pool        string
 	typeName    string
+	// deleting: the node's objects say it is going away (cluster.Node.Deleting but for the
+	// Deleting fork's mark, which is the snapshot's); claimDeleting: an in-flight claim being
+	// deleted, whose pods no topology counts.
+	deleting, claimDeleting bool
+	// taints are the effective taints (effectiveTaints), except for a managed Node without its
+	// claim that is not initialized yet (poolStartup): its startup taints are its NodePool's.
+	taints      []corev1.Taint
+	poolStartup bool
+	nodeTaints  []corev1.Taint // the Node's taints, else the claim's
 	// volumePods are the bound pods that are not terminal and have volumes.
 	volumePods []*corev1.Pod
 	ports      []hostPort
 	namespaces []string        // of all its bound pods, terminal or not, each once
 	daemons    map[string]bool // namespace/name of the DaemonSets with a pod here; nil if none
+	// inverse are the bound pods with a required pod anti-affinity (their inverse groups);
+	// reschedulable those that move when the node is deleted, PodDisruptionBudgets aside.
+	inverse, reschedulable []*corev1.Pod
+	// capacity is what the node counts against its NodePool's limits: the Node's capacity,
+	// else the claim's, else allocatable.
+	capacity corev1.ResourceList
 	// used is the pods' summed requests, valid while its length is the index's; nil when a
 	// sum could saturate, where subtracting pod by pod gives a different result.
 	used vec
-	// alloc is allocatable as a vector (the Node's, else the claim's); also kept at the
-	// index's length. Solves clone it.
-	alloc vec
+	// alloc is allocatable as a vector (the Node's, else the claim's); capacityVec capacity.
+	// Both are kept at the index's length. Solves clone alloc.
+	alloc, capacityVec vec
+	// proto is the node as every Solve with protoCtx starts from it (buildExisting), shared.
+	proto    *existingNode
+	protoCtx *existingContext
 }
 
-// nodeFacts are n's facts from the Cache, or without one from this Solve's own memo.
-func (s *solver) nodeFacts(n *cluster.Node) *nodeFacts {
-	if s.facts == nil {
-		s.facts = map[*cluster.Node]*nodeFacts{}
+// nodeKey is a node's identity for the facts: its objects and its pod list. The forks that
+// mark a node (Deleting, ClosedToMoves) copy the cluster.Node but keep all three, so a marked
+// node finds its facts; a fork that changes a node's objects or its pods makes a new key.
+type nodeKey struct {
+	node  *corev1.Node
+	claim *v1.NodeClaim
+	pods  **corev1.Pod // the pod list's first element (nil: none)
+	count int
+}
+
+func keyOf(n *cluster.Node) nodeKey {
+	k := nodeKey{node: n.Node, claim: n.NodeClaim, count: len(n.Pods)}
+	if len(n.Pods) > 0 {
+		k.pods = &n.Pods[0]
 	}
-	if f, ok := s.facts[n]; ok {
-		s.resizeFacts(f, n)
-		return f
+	return k
+}
+
+// nodeStore holds the facts of every node read so far and the host ids of their hostnames
+// (a Cache's, or one Solve's own).
+type nodeStore struct {
+	facts map[nodeKey]*nodeFacts
+	hosts hostIDs
+}
+
+func newNodeStore() *nodeStore {
+	return &nodeStore{facts: map[nodeKey]*nodeFacts{}, hosts: hostIDs{}}
+}
+
+// readNodes reads the snapshot's nodes (those with a Node or a NodeClaim into s.nodes, with
+// their facts in s.recs), validating each the first time it is met (checkNode).
+func (s *solver) readNodes() error {
+	nodes := s.snap.Nodes()
+	s.nodes = make([]*cluster.Node, 0, len(nodes))
+	s.recs = make([]*nodeFacts, 0, len(nodes))
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		if n.Node == nil && n.NodeClaim == nil {
+			if err := checkNode(n, s.cache); err != nil {
+				return err
+			}
+			continue
+		}
+		k := keyOf(n)
+		f, ok := s.store.facts[k]
+		if !ok {
+			if err := checkNode(n, s.cache); err != nil {
+				return err
+			}
+			f = s.newFacts(n)
+			s.store.facts[k] = f
+		}
+		s.nodes = append(s.nodes, n)
+		s.recs = append(s.recs, f)
 	}
+	return nil
+}
+
+// newFacts reads n and registers the resource names of its allocatable and its pods.
+func (s *solver) newFacts(n *cluster.Node) *nodeFacts {
 	lbls := nodeLabels(n)
-	f := &nodeFacts{labels: lbls, pool: lbls[v1.NodePoolLabelKey], typeName: lbls[v1.LabelInstanceType]}
+	f := &nodeFacts{name: n.Name(), labels: lbls, pool: lbls[v1.NodePoolLabelKey], typeName: lbls[v1.LabelInstanceType]}
 	_, f.managed = lbls[v1.NodePoolLabelKey]
 	f.initialized = !f.managed || lbls[v1.NodeInitializedLabelKey] == "true"
+	f.reqs = nodeRequirements(n)
+	f.host = s.store.hosts.id(f.reqs[v1.LabelHostname].Values()[0])
+	f.claimDeleting = n.NodeClaim != nil && n.Node == nil && n.NodeClaim.DeletionTimestamp != nil
+	f.deleting = (n.Node != nil && n.Node.DeletionTimestamp != nil) || (n.NodeClaim != nil && n.NodeClaim.DeletionTimestamp != nil) || n.InstanceTerminating()
+	if n.Node != nil {
+		f.nodeTaints = n.Node.Spec.Taints
+	} else {
+		f.nodeTaints = n.NodeClaim.Spec.Taints
+	}
+	f.poolStartup = !f.initialized && n.NodeClaim == nil && f.managed
+	f.taints = effectiveTaints(n, f)
+	f.capacity = nodeCapacity(n)
+	if n.Node != nil {
+		s.res.addAll(n.Node.Status.Allocatable)
+	}
+	if n.NodeClaim != nil {
+		s.res.addAll(n.NodeClaim.Status.Allocatable)
+	}
 	for _, p := range n.Pods {
-		if p != nil && !slices.Contains(f.namespaces, p.Namespace) {
+		if p == nil {
+			continue
+		}
+		s.res.addAll(s.podRequests(p))
+		if !slices.Contains(f.namespaces, p.Namespace) {
 			f.namespaces = append(f.namespaces, p.Namespace)
+		}
+		if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			f.inverse = append(f.inverse, p)
+		}
+		if cluster.IsReschedulable(p) && p.Annotations[v1.DoNotDisruptAnnotationKey] != "true" {
+			f.reschedulable = append(f.reschedulable, p)
 		}
 	}
 	for _, p := range livePods(n) {
@@ -64,19 +169,16 @@ func (s *solver) nodeFacts(n *cluster.Node) *nodeFacts {
 			}
 		}
 	}
-	s.resizeFacts(f, n)
-	s.facts[n] = f
 	return f
 }
 
 // resizeFacts recomputes f's vectors when the resource index has grown since they were
 // summed (a Cache's index grows as later Solves meet new resource names).
 func (s *solver) resizeFacts(f *nodeFacts, n *cluster.Node) {
-	if len(f.used) != len(s.res.names) {
-		f.used = s.sumPods(n)
-	}
 	if len(f.alloc) != len(s.res.names) {
+		f.used = s.sumPods(n)
 		f.alloc = s.res.vec(allocatable(n))
+		f.capacityVec = s.res.vec(f.capacity)
 	}
 }
 
@@ -140,4 +242,42 @@ func allocatable(n *cluster.Node) corev1.ResourceList {
 		alloc = n.NodeClaim.Status.Allocatable
 	}
 	return alloc
+}
+
+// nodeCapacity is the Node's capacity, else the NodeClaim's, else allocatable: what the node
+// counts against its NodePool's limits.
+func nodeCapacity(n *cluster.Node) corev1.ResourceList {
+	var capacity corev1.ResourceList
+	if n.Node != nil {
+		capacity = n.Node.Status.Capacity
+	}
+	if len(capacity) == 0 && n.NodeClaim != nil {
+		capacity = n.NodeClaim.Status.Capacity
+	}
+	if len(capacity) == 0 {
+		capacity = allocatable(n)
+	}
+	return capacity
+}
+
+// nodeRequirements are a node's labels as requirements (a deprecated alias only where its
+// stable label is missing), with kubernetes.io/hostname defaulting to the node's name.
+func nodeRequirements(n *cluster.Node) requirements.Requirements {
+	lbls := nodeLabels(n)
+	withHost := make(map[string]string, len(lbls)+1)
+	for k, v := range lbls {
+		// A deprecated alias beside its stable label is ignored: kube-scheduler (and verify)
+		// read the stable one, and folding both would put a node whose two disagree in no
+		// zone at all, uncounted by the spreads that count it.
+		if stable, alias := v1.NormalizedLabels[k]; alias {
+			if _, both := lbls[stable]; both {
+				continue
+			}
+		}
+		withHost[k] = v
+	}
+	if withHost[v1.LabelHostname] == "" {
+		withHost[v1.LabelHostname] = n.Name()
+	}
+	return requirements.FromLabels(withHost)
 }

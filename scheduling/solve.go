@@ -15,7 +15,8 @@ type solver struct {
 	opts      Options
 	wellKnown requirements.KeySet
 	res       *resourceIndex
-	facts     map[*cluster.Node]*nodeFacts // nodeFacts' memo: the Cache's, else this Solve's own
+	// store holds the nodes' facts: the Cache's, else this Solve's own.
+	store     *nodeStore
 	templates []*template
 	// templateErrors explain NodePools that can launch nothing.
 	templateErrors []Cause
@@ -42,8 +43,9 @@ type solver struct {
 	cache              *Cache
 	// deleting are the names of the Deleting nodes.
 	deleting map[string]bool
-	// nodes are the snapshot's nodes that have a Node or a NodeClaim.
+	// nodes are the snapshot's nodes that have a Node or a NodeClaim, recs their facts.
 	nodes []*cluster.Node
+	recs  []*nodeFacts
 	// pending are toPlace plus the reschedulable pods of Deleting nodes.
 	pending []*corev1.Pod
 	// reservations is the capacity left in each capacity reservation (the smallest

@@ -110,8 +110,8 @@ func (s *solver) noDomainFor(p *podData, f *podForm) bool {
 // add tries existing nodes, then open NodeClaims, then a new NodeClaim per template.
 func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 	s.topo.beginAttempt()
-	for _, n := range s.existing {
-		if n.tryAdd(s, p, f) {
+	for i := range s.existing {
+		if s.tryExisting(i, p, f) {
 			return podFailure{}, true
 		}
 	}

@@ -58,11 +58,9 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 		return pods, nil
 	}
 	// Inverse anti-affinity groups of bound pods, before selection is computed.
-	for _, n := range s.nodes {
-		for _, bp := range n.Pods {
-			if bp != nil {
-				s.inverseGroups(bp)
-			}
+	for _, f := range s.recs {
+		for _, bp := range f.inverse {
+			s.inverseGroups(bp)
 		}
 	}
 	for _, p := range pods {

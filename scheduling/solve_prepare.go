@@ -28,13 +28,15 @@ func prepare(snap *cluster.Snapshot, opts Options, cache *Cache, placing bool) (
 	s := &solver{snap: snap, opts: opts, wellKnown: snap.WellKnownLabels(), cache: cache, lastOfCount: map[int]*claim{}, finalCache: map[finalKey]*finalOptions{},
 		karpenter: opts.Packing == PackingKarpenter}
 	if cache != nil {
-		s.facts = cache.nodeFacts
+		s.res, s.store = cache.res, cache.nodes
+	} else {
+		s.res, s.store = newResourceIndex(), newNodeStore()
 	}
 	s.toPlace = snap.Pending()
 	if moving := snap.Moving(); len(moving) > 0 {
 		s.toPlace = append(append(make([]*corev1.Pod, 0, len(s.toPlace)+len(moving)), s.toPlace...), moving...)
 	}
-	if err := validate(snap, cache); err != nil {
+	if err := s.validate(); err != nil {
 		return nil, nil, err
 	}
 	if s.wellKnown == nil {
@@ -47,24 +49,22 @@ func prepare(snap *cluster.Snapshot, opts Options, cache *Cache, placing bool) (
 		return nil, nil, err
 	}
 	s.deleting = map[string]bool{}
-	for _, n := range snap.Nodes() {
-		if n != nil && (n.Node != nil || n.NodeClaim != nil) {
-			s.nodes = append(s.nodes, n)
-			if n.Deleting() {
-				s.deleting[n.Name()] = true
-			}
+	for i := range s.nodes {
+		if s.isDeleting(i) {
+			s.deleting[s.recs[i].name] = true
 		}
 	}
-	s.pending = append(append([]*corev1.Pod(nil), s.toPlace...), reschedulablePods(s.nodes, snap.PDBLimits())...)
+	s.pending = append(append([]*corev1.Pod(nil), s.toPlace...), s.reschedulablePods()...)
 	s.buildResourceIndex()
 	if placing {
 		s.topo = newTopology(s.universe(), s.wellKnown)
 	} else {
 		s.topo = newTopology(&universe{}, s.wellKnown) // no groups: only the nodes' host IDs
 	}
+	s.topo.hosts = s.store.hosts
 	s.topo.karpenter = s.karpenter
 	s.volumes = newVolumeIndex(snap)
-	s.topo.namespaces = s.knownNamespaces()
+	s.topo.knownNamespaces = s.knownNamespaces
 	pods, err := s.preparePods(placing)
 	if err != nil {
 		return nil, nil, err
@@ -157,17 +157,17 @@ func notReady(np *v1.NodePool) bool {
 }
 
 // buildResourceIndex registers every resource name that appears anywhere, so vectors have
-// one fixed layout.
+// one fixed layout (the nodes' and their pods' were registered when they were read).
 func (s *solver) buildResourceIndex() {
-	s.res = newResourceIndex()
-	if s.cache != nil {
-		s.res = s.cache.res
-	}
 	for _, t := range s.templates {
-		for _, tt := range t.types {
-			it := tt.it
-			s.index(it, func() corev1.ResourceList { return it.Capacity })
-			s.index(allocatableOf{it}, func() corev1.ResourceList { return it.Allocatable() })
+		if s.cache == nil || !t.origin.resIndexed {
+			for _, tt := range t.types {
+				s.res.addAll(tt.it.Capacity)
+				s.res.addAll(tt.it.Allocatable())
+			}
+			if s.cache != nil {
+				t.origin.resIndexed = true
+			}
 		}
 		for k := range t.nodePool.Spec.Limits {
 			s.res.add(k)
@@ -175,27 +175,23 @@ func (s *solver) buildResourceIndex() {
 	}
 	s.pendingRequests = make([]corev1.ResourceList, len(s.pending))
 	for i, p := range s.pending {
-		if p != nil {
-			s.pendingRequests[i] = s.podRequests(p)
-			s.index(p, func() corev1.ResourceList { return s.pendingRequests[i] })
+		if p == nil {
+			continue
 		}
-	}
-	for _, n := range s.nodes {
-		if n.Node != nil {
-			s.index(n.Node, func() corev1.ResourceList { return n.Node.Status.Allocatable })
-		}
-		if n.NodeClaim != nil {
-			s.index(n.NodeClaim, func() corev1.ResourceList { return n.NodeClaim.Status.Allocatable })
-		}
-		for _, p := range n.Pods {
-			if p != nil {
-				s.index(p, func() corev1.ResourceList { return s.podRequests(p) })
+		s.pendingRequests[i] = s.podRequests(p)
+		if s.cache == nil || !s.cache.indexedPods[p] {
+			s.res.addAll(s.pendingRequests[i])
+			if s.cache != nil {
+				s.cache.indexedPods[p] = true
 			}
 		}
 	}
 	for _, ds := range s.snap.DaemonSets() {
-		if ds != nil {
+		if ds != nil && (s.cache == nil || !s.cache.indexedDaemonSets[ds]) {
 			s.res.addAll(podRequests(&corev1.Pod{Spec: ds.Spec.Template.Spec}))
+			if s.cache != nil {
+				s.cache.indexedDaemonSets[ds] = true
+			}
 		}
 	}
 }
@@ -310,87 +306,16 @@ func (s *solver) buildReservations() {
 }
 
 // universe gathers where the domains of every topology key come from: the NodePools (and
-// their instance types) that can produce them, and the existing nodes.
+// their instance types) that can produce them, and the existing nodes. It reads them on
+// first use, key by key (most Solves build no topology group, or groups on a few keys).
 func (s *solver) universe() *universe {
-	keys := map[string]bool{}
-	addKeys := func(pod *corev1.Pod) {
-		for _, c := range pod.Spec.TopologySpreadConstraints {
-			keys[v1.NormalizeLabelKey(c.TopologyKey)] = true
+	return &universe{templates: s.templates, pools: s.offeringPools, karpenter: s.karpenter, readNodes: func() []universeNode {
+		out := make([]universeNode, len(s.recs))
+		for i, f := range s.recs {
+			out[i] = universeNode{labels: f.labels, reqs: f.reqs, taints: s.taintsOf(f)}
 		}
-		for _, c := range s.opts.DefaultTopologySpreadConstraints {
-			keys[v1.NormalizeLabelKey(c.TopologyKey)] = true
-		}
-		if a := pod.Spec.Affinity; a != nil {
-			if a.PodAffinity != nil {
-				for _, t := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-					keys[v1.NormalizeLabelKey(t.TopologyKey)] = true
-				}
-				for _, t := range a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-					keys[v1.NormalizeLabelKey(t.PodAffinityTerm.TopologyKey)] = true
-				}
-			}
-			if a.PodAntiAffinity != nil {
-				for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-					keys[v1.NormalizeLabelKey(t.TopologyKey)] = true
-				}
-				for _, t := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-					keys[v1.NormalizeLabelKey(t.PodAffinityTerm.TopologyKey)] = true
-				}
-			}
-		}
-	}
-	for _, p := range s.pending {
-		if p != nil {
-			addKeys(p)
-		}
-	}
-	for _, n := range s.nodes {
-		for _, p := range n.Pods {
-			if p != nil {
-				addKeys(p)
-			}
-		}
-	}
-	u := &universe{reachable: map[string]map[string][][]corev1.Taint{}, offered: map[string]map[string][][]corev1.Taint{}}
-	for key := range keys {
-		if key == v1.LabelHostname {
-			continue
-		}
-		u.offered[key] = offeredDomains(key, s.offeringPools)
-		from := map[string][][]corev1.Taint{}
-		for _, t := range s.templates {
-			seen := map[string]bool{}
-			tr := t.reqs.Get(key)
-			if t.reqs.Has(key) && tr.Operator() == requirements.In {
-				for _, v := range tr.Values() {
-					seen[v] = true
-				}
-			}
-			for _, tt := range t.types {
-				for _, v := range typeValues(tt.it, key, t.reqs) {
-					if tr.Has(v) {
-						seen[v] = true
-					}
-				}
-			}
-			for v := range seen {
-				from[v] = append(from[v], t.taints)
-			}
-		}
-		u.reachable[key] = from
-	}
-	for _, n := range s.nodes {
-		f := s.nodeFacts(n)
-		taints, _ := s.effectiveTaints(n, f)
-		u.nodes = append(u.nodes, universeNode{labels: f.labels, reqs: s.nodeRequirements(n), taints: taints})
-	}
-	if s.karpenter {
-		u.discovered = map[string]map[string]int{}
-		for key := range u.offered {
-			u.discovered[key] = discoveryRank(key, s.offeringPools, u.nodes)
-		}
-	}
-	return u
+		return out
+	}}
 }
 
 // nodeLabels are an existing node's labels, or an in-flight NodeClaim's labels plus its
@@ -419,11 +344,8 @@ func (s *solver) knownNamespaces() []*corev1.Namespace {
 			add(p.Namespace)
 		}
 	}
-	for _, n := range s.snap.Nodes() {
-		if n == nil {
-			continue
-		}
-		for _, name := range s.nodeFacts(n).namespaces {
+	for _, f := range s.recs {
+		for _, name := range f.namespaces {
 			add(name)
 		}
 	}

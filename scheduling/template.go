@@ -18,6 +18,10 @@ import (
 // template is a NodePool prepared for scheduling: its requirements, taints and an index of
 // its instance types.
 type template struct {
+	// origin is the Cache's template this Solve's was copied from (forSolve); resIndexed
+	// marks a Cache's template whose types' resource names the Cache's index holds.
+	origin        *template
+	resIndexed    bool
 	nodePool      *v1.NodePool
 	name          string
 	reqs          requirements.Requirements // NodePool requirements ∩ template labels

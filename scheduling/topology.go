@@ -22,14 +22,17 @@ type topology struct {
 	// selectCache maps a pod's namespace and labels to the groups selecting it.
 	selectCache map[string][]*topologyGroup
 	blockCache  map[string][]*topologyGroup
-	hosts       map[string]int32
+	hosts       hostIDs
 	exists      map[string]*requirements.Requirement
 	// claimHosts marks the host ids of NodeClaims opened in this Solve.
 	claimHosts map[int32]bool
 	// termCache maps the text of an affinity term to its group.
 	termCache map[string]*topologyGroup
-	// namespaces resolve affinity terms' namespaceSelectors.
-	namespaces []*corev1.Namespace
+	// knownNamespaces resolve affinity terms' namespaceSelectors, read on first use into
+	// namespaces (nil: none known).
+	knownNamespaces func() []*corev1.Namespace
+	namespaces      []*corev1.Namespace
+	namespacesRead  bool
 	// keys numbers the topology keys other than the hostname, so a NodeClaim can keep its
 	// single value per key in a slice (claim.values) for the domain pre-filter.
 	keys   []string
@@ -52,13 +55,21 @@ func newTopology(universe *universe, wellKnown requirements.KeySet) *topology {
 		wellKnown:   wellKnown,
 		selectCache: map[string][]*topologyGroup{},
 		blockCache:  map[string][]*topologyGroup{},
-		hosts:       map[string]int32{},
+		hosts:       hostIDs{},
 		claimHosts:  map[int32]bool{},
 		termCache:   map[string]*topologyGroup{},
 		admCache:    map[*topologyGroup]admissibleDomains{},
 		keyIDs:      map[string]int{},
 		exists:      map[string]*requirements.Requirement{},
 	}
+}
+
+// namespaceList is knownNamespaces, read once.
+func (t *topology) namespaceList() []*corev1.Namespace {
+	if !t.namespacesRead && t.knownNamespaces != nil {
+		t.namespaces, t.namespacesRead = t.knownNamespaces(), true
+	}
+	return t.namespaces
 }
 
 func (t *topology) intern(g *topologyGroup, id string) *topologyGroup {

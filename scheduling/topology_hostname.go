@@ -4,15 +4,21 @@ package scheduling
 // per dense host id in a slice, and a pod's hostname constraints are checked per candidate
 // before anything else.
 
-// hostID numbers hostnames densely.
-func (t *topology) hostID(name string) int32 {
-	if id, ok := t.hosts[name]; ok {
+// hostIDs number hostnames densely: a Cache's are shared by its Solves (nodeStore), so an
+// existing node keeps its id.
+type hostIDs map[string]int32
+
+func (h hostIDs) id(name string) int32 {
+	if id, ok := h[name]; ok {
 		return id
 	}
-	id := int32(len(t.hosts))
-	t.hosts[name] = id
+	id := int32(len(h))
+	h[name] = id
 	return id
 }
+
+// hostID is the id of a hostname.
+func (t *topology) hostID(name string) int32 { return t.hosts.id(name) }
 
 // claimHost is hostID for a NodeClaim's placeholder hostname.
 func (t *topology) claimHost(name string) int32 {

@@ -120,7 +120,7 @@ func (t *topology) parseAffinityGroup(rule topologyRule, pod *corev1.Pod, term c
 	if term.TopologyKey == "" {
 		return nil, fmt.Errorf("%s.topologyKey: required", path)
 	}
-	ns, err := namespacesOf(pod, term, t.namespaces)
+	ns, err := namespacesOf(pod, term, t.namespaceList())
 	if err != nil {
 		return nil, fmt.Errorf("%s.namespaceSelector: %v", path, err)
 	}

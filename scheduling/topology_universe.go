@@ -10,8 +10,13 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// universe records where topology domains come from.
+// universe records where topology domains come from: the templates and offering pools, the
+// existing nodes (readNodes). Each key's domains are read on first use.
 type universe struct {
+	templates []*template
+	pools     []offeringPool
+	karpenter bool
+	readNodes func() []universeNode // nil: no nodes
 	// reachable maps key -> domain -> the taints of each NodePool that can launch a node in
 	// it: the domains of pod (anti-)affinity.
 	reachable map[string]map[string][][]corev1.Taint
@@ -19,13 +24,87 @@ type universe struct {
 	// whether or not an offering there is available or fits the NodePool: the domains of a
 	// topology spread, as Karpenter discovers them (a domain nothing can launch in keeps the
 	// spread's minimum at zero).
-	offered map[string]map[string][][]corev1.Taint
-	nodes   []universeNode
+	offered   map[string]map[string][][]corev1.Taint
+	nodes     []universeNode
+	nodesRead bool
 	// discovered ranks each domain of a key by where Karpenter's topology first meets it
 	// (NodePools in their order, their instance types and offerings in catalog order, then
 	// the nodes): its small domain maps iterate in about that order, so Karpenter mode breaks
-	// its ties with it.
+	// its ties with it (nil outside Karpenter mode).
 	discovered map[string]map[string]int
+}
+
+// existing are the nodes' labels, requirements and effective taints.
+func (u *universe) existing() []universeNode {
+	if !u.nodesRead && u.readNodes != nil {
+		u.nodes, u.nodesRead = u.readNodes(), true
+	}
+	return u.nodes
+}
+
+// reachableOn is reachable[key] (none for the hostname, whose domains are the nodes).
+func (u *universe) reachableOn(key string) map[string][][]corev1.Taint {
+	if key == v1.LabelHostname {
+		return nil
+	}
+	if from, ok := u.reachable[key]; ok {
+		return from
+	}
+	from := map[string][][]corev1.Taint{}
+	for _, t := range u.templates {
+		seen := map[string]bool{}
+		tr := t.reqs.Get(key)
+		if t.reqs.Has(key) && tr.Operator() == requirements.In {
+			for _, v := range tr.Values() {
+				seen[v] = true
+			}
+		}
+		for _, tt := range t.types {
+			for _, v := range typeValues(tt.it, key, t.reqs) {
+				if tr.Has(v) {
+					seen[v] = true
+				}
+			}
+		}
+		for v := range seen {
+			from[v] = append(from[v], t.taints)
+		}
+	}
+	if u.reachable == nil {
+		u.reachable = map[string]map[string][][]corev1.Taint{}
+	}
+	u.reachable[key] = from
+	return from
+}
+
+// offeredOn is offered[key] (none for the hostname).
+func (u *universe) offeredOn(key string) map[string][][]corev1.Taint {
+	if key == v1.LabelHostname {
+		return nil
+	}
+	if from, ok := u.offered[key]; ok {
+		return from
+	}
+	if u.offered == nil {
+		u.offered = map[string]map[string][][]corev1.Taint{}
+	}
+	u.offered[key] = offeredDomains(key, u.pools)
+	return u.offered[key]
+}
+
+// discoveredOn is discovered[key] in Karpenter mode (none for the hostname, or otherwise).
+func (u *universe) discoveredOn(key string) map[string]int {
+	if !u.karpenter || key == v1.LabelHostname {
+		return nil
+	}
+	if rank, ok := u.discovered[key]; ok {
+		return rank
+	}
+	if u.discovered == nil {
+		u.discovered = map[string]map[string]int{}
+	}
+	u.discovered[key] = discoveryRank(key, u.pools, u.existing())
+	return u.discovered[key]
 }
 
 // discoveryRank ranks the domains of key as Karpenter's topology first meets them.
@@ -73,7 +152,7 @@ func discoveryRank(key string, pools []offeringPool, nodes []universeNode) map[s
 
 // firstDiscovered is the domain of ds Karpenter's topology met first ("" for none).
 func (t *topology) firstDiscovered(key string, ds []string) string {
-	rank := t.universe.discovered[key]
+	rank := t.universe.discoveredOn(key)
 	best := ""
 	for _, d := range ds {
 		if best == "" {
@@ -161,9 +240,11 @@ type universeNode struct {
 func (u *universe) domains(g *topologyGroup, wellKnown requirements.KeySet) []string {
 	seen := map[string]bool{}
 	spread := g.spread
-	from := u.reachable[g.key]
+	var from map[string][][]corev1.Taint
 	if spread != nil {
-		from = u.offered[g.key]
+		from = u.offeredOn(g.key)
+	} else {
+		from = u.reachableOn(g.key)
 	}
 	for d, taintSets := range from {
 		for _, taints := range taintSets {
@@ -173,7 +254,7 @@ func (u *universe) domains(g *topologyGroup, wellKnown requirements.KeySet) []st
 			}
 		}
 	}
-	for _, n := range u.nodes {
+	for _, n := range u.existing() {
 		v, ok := n.labels[g.key]
 		if !ok || seen[v] {
 			continue

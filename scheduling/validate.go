@@ -16,7 +16,8 @@ import (
 // bound pods and DaemonSets that are negative or do not fit an int64 in nodeplan's units
 // (1e30 cpu read as 0, or wrapping negative, made pods fit where they do not). A pending
 // pod's spec is its own problem: a PodError (see invalidPodSpec).
-func validate(snap *cluster.Snapshot, cache *Cache) error {
+func (s *solver) validate() error {
+	snap, cache := s.snap, s.cache
 	for _, np := range snap.NodePools() {
 		if np == nil {
 			continue
@@ -33,29 +34,31 @@ func validate(snap *cluster.Snapshot, cache *Cache) error {
 	sort.Strings(pools)
 	for _, pool := range pools {
 		for _, it := range types[pool] {
-			if it == nil || cache.checked(it) {
+			if it == nil || cache != nil && cache.validTypes[it] {
 				continue // a nil entry is no type, as everywhere in cloudprovider
 			}
 			if err := checkInstanceType(it.Capacity, it.Overhead); err != nil {
 				return invalidField("InstanceType", it.Name, err)
 			}
-			cache.markChecked(it)
+			if cache != nil {
+				cache.validTypes[it] = true
+			}
 		}
 	}
-	for _, n := range snap.Nodes() {
-		if n == nil {
-			continue
-		}
-		if err := checkNode(n, cache); err != nil {
-			return err
-		}
+	// Nodes are checked when first read (a node and its pod list never change: snapshots
+	// copy the ones they change).
+	if err := s.readNodes(); err != nil {
+		return err
 	}
 	for _, ds := range snap.DaemonSets() {
-		if ds == nil {
+		if ds == nil || cache != nil && cache.validDaemonSets[ds] {
 			continue
 		}
 		if err := podspec.Check("spec.template.spec", &ds.Spec.Template.Spec); err != nil {
 			return invalidField("DaemonSet", ds.Namespace+"/"+ds.Name, err)
+		}
+		if cache != nil {
+			cache.validDaemonSets[ds] = true
 		}
 	}
 	return nil
@@ -90,10 +93,8 @@ func invalidPodSpec(p *corev1.Pod, requests corev1.ResourceList, specChecked boo
 	return ""
 }
 
+// checkNode checks a node's objects and its bound pods.
 func checkNode(n *cluster.Node, cache *Cache) error {
-	if cache.checked(n) {
-		return nil // a node and its pod list never change (snapshots copy the ones they change)
-	}
 	if n.Node != nil {
 		if err := quantity.CheckList("status.allocatable", n.Node.Status.Allocatable); err != nil {
 			return invalidField("Node", n.Node.Name, err)
@@ -111,23 +112,15 @@ func checkNode(n *cluster.Node, cache *Cache) error {
 		}
 	}
 	for _, p := range n.Pods {
-		if p == nil || cache.checked(p) {
+		if p == nil || cache != nil && cache.validPods[p] {
 			continue
 		}
 		if err := podspec.Check("spec", &p.Spec); err != nil {
 			return invalidField("Pod", cluster.PodKey(p), err) // bound to n
 		}
-		cache.markChecked(p)
+		if cache != nil {
+			cache.validPods[p] = true
+		}
 	}
-	cache.markChecked(n)
 	return nil
-}
-
-// checked reports whether a Solve with this cache validated obj already.
-func (c *Cache) checked(obj any) bool { return c != nil && c.valid[obj] }
-
-func (c *Cache) markChecked(obj any) {
-	if c != nil {
-		c.valid[obj] = true
-	}
 }
