@@ -45,9 +45,36 @@ func key(n *Node) string {
 	return n.NodeClaim.Name
 }
 
+// named are the positions, in order, of the nodes named in names (by the name pods bind to
+// or by Name). Simulations name a few nodes among many: the names are looked up in the
+// snapshot's index of names (built once and shared by the forks that keep every node's
+// place, as Deleting and ClosedToMoves do), so that a fork costs the names, not a hash or
+// a comparison of every node's; a few names on a snapshot without that index yet are
+// compared node by node instead.
+func (s *Snapshot) named(names []string) []int {
+	var out []int
+	if s.idx != nil && (len(names) > fewNames || s.idx.posBuilt.Load()) {
+		if pos, ok := s.idx.positions(s.nodes); ok {
+			for _, name := range names {
+				if i, ok := pos[name]; ok {
+					out = append(out, i)
+				}
+			}
+			slices.Sort(out)
+			return slices.Compact(out) // a name given twice, or a node's two names both given
+		}
+	}
+	set := newNameSet(names)
+	for i, n := range s.nodes {
+		if set.has(n) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // nameSet is a set of node names; has reports whether node n is named in it (by the name
-// pods bind to or by Name). Simulations name a few nodes among many, so a short set is
-// scanned rather than hashed.
+// pods bind to or by Name). A short set is scanned rather than hashed.
 type nameSet struct {
 	few  []string
 	many map[string]bool
@@ -85,19 +112,18 @@ func (set nameSet) has(n *Node) bool {
 // where the pods of these nodes would go, not whether they were ever there): a host whose
 // node is gone calls WithoutPods(its pods) first, so that the PDBs count them out.
 func (s *Snapshot) Without(names ...string) *Snapshot {
-	gone := newNameSet(names)
 	c := *s
 	c.nodes = make([]*Node, 0, len(s.nodes))
 	var podsGone []podName
-	for _, n := range s.nodes {
-		if !gone.has(n) {
-			c.nodes = append(c.nodes, n)
-			continue
-		}
-		for _, p := range n.Pods {
+	from := 0
+	for _, i := range s.named(names) {
+		c.nodes = append(c.nodes, s.nodes[from:i]...)
+		for _, p := range s.nodes[i].Pods {
 			podsGone = append(podsGone, podName{p.Namespace, p.Name})
 		}
+		from = i + 1
 	}
+	c.nodes = append(c.nodes, s.nodes[from:]...)
 	c.idx = &nameIndex{}
 	c.names = s.names.with(&c, podsGone, nil)
 	return &c
@@ -146,15 +172,12 @@ func (s *Snapshot) mark(names []string, set func(*Node)) *Snapshot {
 	if len(names) == 0 {
 		return s
 	}
-	named := newNameSet(names)
 	c := *s
 	c.nodes = append([]*Node(nil), s.nodes...)
-	for i, n := range c.nodes {
-		if named.has(n) {
-			cp := *n
-			set(&cp)
-			c.nodes[i] = &cp
-		}
+	for _, i := range s.named(names) {
+		cp := *c.nodes[i]
+		set(&cp)
+		c.nodes[i] = &cp
 	}
 	return &c
 }

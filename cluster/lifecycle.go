@@ -226,9 +226,10 @@ func (s *Snapshot) WithUpdatedNodeClaims(claims ...*v1.NodeClaim) (*Snapshot, er
 
 // editNodes is the snapshot with node i replaced by edit(node i) wherever that is not nil
 // (s itself when edit changes nothing). edit must keep the name pods bind to, so the index
-// is shared.
+// of those is shared.
 func (s *Snapshot) editNodes(edit func(*Node) *Node) *Snapshot {
 	var nodes []*Node
+	renamed := false
 	for i, n := range s.nodes {
 		e := edit(n)
 		if e == nil {
@@ -238,12 +239,16 @@ func (s *Snapshot) editNodes(edit func(*Node) *Node) *Snapshot {
 			nodes = append([]*Node(nil), s.nodes...)
 		}
 		nodes[i] = e
+		renamed = renamed || e.Name() != n.Name()
 	}
 	if nodes == nil {
 		return s
 	}
 	c := *s
 	c.nodes = nodes
+	if renamed { // a claim's status.nodeName set: the index of both names is another
+		c.idx = builtIndex(s.byName())
+	}
 	return &c
 }
 

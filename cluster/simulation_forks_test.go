@@ -1,6 +1,8 @@
 package cluster_test
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/aws/interruption"
@@ -180,4 +183,78 @@ func TestObservationForks(t *testing.T) {
 	assert.Empty(t, s.Interruptions())
 	assert.Empty(t, s.RepairPolicies())
 	assert.Empty(t, s.ProviderDrift())
+}
+
+// TestForksNameNodesByEitherName: Without, Deleting and ClosedToMoves take the nodes named by
+// the name pods bind to or by Name (an in-flight claim's status.nodeName), every node so
+// named, whether the forks compare the names node by node (a few) or look them up in the
+// snapshot's index of names (more; built by the forks before them and shared), on a
+// snapshot where every name is one node's and on one where a claim in flight shadows a
+// Node of its name (which the index cannot tell apart).
+func TestForksNameNodesByEitherName(t *testing.T) {
+	var nodes []*corev1.Node
+	var claims []*v1.NodeClaim
+	for i := range 12 {
+		name := fmt.Sprintf("n%02d", i)
+		nodes = append(nodes, node(name, ""))
+		if i%3 == 0 {
+			claims = append(claims, claim("c-"+name, name, ""))
+		}
+	}
+	claims = append(claims, claim("f0", "host-f0", ""), claim("f1", "", ""))
+	base, err := cluster.New(cluster.Objects{Nodes: nodes, NodeClaims: claims})
+	require.NoError(t, err)
+	marked := []string{"n05", "n06", "n07", "n08", "n09", "n10", "n11", "n00", "n01"}
+	pool := []string{"n00", "n01", "n02", "n03", "n04", "n05", "n06", "n07", "n08", "n09", "n10", "n11",
+		"c-n00", "f0", "host-f0", "f1", "unknown"}
+	for name, s := range map[string]*cluster.Snapshot{
+		"unique":   base.Deleting(marked...),
+		"shadowed": base.WithInFlight(claim("n03", "", "")).Deleting(marked...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				names := rapid.SliceOfN(rapid.SampledFrom(pool), 0, 20).Draw(t, "names")
+				named := func(n *cluster.Node) bool {
+					k := n.Name()
+					if n.Node == nil {
+						k = n.NodeClaim.Name
+					}
+					return slices.Contains(names, k) || slices.Contains(names, n.Name())
+				}
+				var kept []*cluster.Node
+				for _, n := range s.Nodes() {
+					if !named(n) {
+						kept = append(kept, n)
+					}
+				}
+				assert.Equal(t, kept, s.Without(names...).Nodes(), "Without")
+				closed := s.ClosedToMoves(names...)
+				for i, n := range closed.Nodes() {
+					assert.Equal(t, named(n), n.ClosedToMoves(), "ClosedToMoves %d", i)
+					assert.Equal(t, s.Nodes()[i].MarkedDeleting(), n.MarkedDeleting(), "ClosedToMoves keeps the marks %d", i)
+				}
+			})
+		})
+	}
+}
+
+// TestForksNameAClaimByItsNewNodeName: a claim's status.nodeName set by
+// WithUpdatedNodeClaims names it in the forks after, though the snapshot before had built
+// its index of names (many names: the index is used).
+func TestForksNameAClaimByItsNewNodeName(t *testing.T) {
+	var nodes []*corev1.Node
+	var names []string
+	for i := range 10 {
+		names = append(names, fmt.Sprintf("n%02d", i))
+		nodes = append(nodes, node(names[i], ""))
+	}
+	s, err := cluster.New(cluster.Objects{Nodes: nodes, NodeClaims: []*v1.NodeClaim{claim("f1", "", "")}})
+	require.NoError(t, err)
+	require.Len(t, s.Deleting(names...).Nodes(), 11) // builds the index
+	s, err = s.WithUpdatedNodeClaims(claim("f1", "host-f1", ""))
+	require.NoError(t, err)
+	marked := s.Deleting(append(names[1:], "host-f1")...).Nodes()
+	assert.True(t, marked[10].MarkedDeleting(), "the claim, by its new name")
+	assert.False(t, marked[0].MarkedDeleting())
+	assert.Len(t, s.Without(append(names[1:], "host-f1")...).Nodes(), 1)
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"sync"
+	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -86,6 +87,33 @@ type Snapshot struct {
 type nameIndex struct {
 	once sync.Once
 	m    map[string]int
+	// pos maps both names of every node (key and Name) onto its position, built on first
+	// use by named; unique is false when two nodes share a name (an in-flight claim
+	// shadowing a node, or a claim's status.nodeName naming another node), where pos cannot
+	// say which nodes a name picks.
+	posOnce  sync.Once
+	posBuilt atomic.Bool
+	pos      map[string]int
+	unique   bool
+}
+
+// positions is the index of both names of nodes (the nodes of the snapshots sharing ix);
+// ok is false when a name belongs to two nodes.
+func (ix *nameIndex) positions(nodes []*Node) (map[string]int, bool) {
+	ix.posOnce.Do(func() {
+		pos := make(map[string]int, len(nodes))
+		for i, n := range nodes {
+			for _, name := range [2]string{key(n), n.Name()} {
+				if j, dup := pos[name]; dup && j != i {
+					return
+				}
+				pos[name] = i
+			}
+		}
+		ix.pos, ix.unique = pos, true
+	})
+	ix.posBuilt.Store(true)
+	return ix.pos, ix.unique
 }
 
 // builtIndex is an index already built (the constructors and the forks that add nodes fill

@@ -61,7 +61,8 @@ func (s *state) simulateIn(base *cluster.Snapshot, cands []*node, podsOf func(*n
 			}
 		}
 	}
-	fork := base.Without(gone...).Deleting(taken...).ClosedToMoves(recent...).WithMoving(moving...)
+	// Marks first: they keep every node's place, so they share the base's index of names.
+	fork := base.Deleting(taken...).ClosedToMoves(recent...).Without(gone...).WithMoving(moving...)
 	res, err := s.cache.Solve(fork, s.simOptions())
 	if err != nil {
 		return nil, fmt.Errorf("disruption: simulating %s: %w", joinNames(cands), err)
