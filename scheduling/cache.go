@@ -31,6 +31,8 @@ type Cache struct {
 	validPods       map[*corev1.Pod]bool
 	validDaemonSets map[*appsv1.DaemonSet]bool
 	podVecs         map[*corev1.Pod]vec
+	refusals        map[refusalKey]refusal
+	prepared        map[preparedKey]*podData
 	typeVecs        map[*cloudprovider.InstanceType][2]vec // capacity, allocatable
 	// templates are prepared NodePools (instance types filtered, priced, indexed), keyed
 	// by the NodePool and the minValues policy; each entry also holds the exact
@@ -116,6 +118,8 @@ func NewCache() *Cache {
 		validPods:         map[*corev1.Pod]bool{},
 		validDaemonSets:   map[*appsv1.DaemonSet]bool{},
 		podVecs:           map[*corev1.Pod]vec{},
+		refusals:          map[refusalKey]refusal{},
+		prepared:          map[preparedKey]*podData{},
 		typeVecs:          map[*cloudprovider.InstanceType][2]vec{},
 		templates:         map[templateKey][]preparedTemplate{},
 		nodes:             newNodeStore(),
@@ -160,4 +164,78 @@ func (s *solver) podRequests(p *corev1.Pod) corev1.ResourceList {
 	rl := podRequests(p)
 	s.cache.requests[p] = rl
 	return rl
+}
+
+// refusal is why a pod can never be placed, whatever the cluster: its spec or its total
+// requests (invalidPodSpec), else its requirements (refusedRequirements); "" for neither.
+type refusal struct{ spec, requirements string }
+
+type refusalKey struct {
+	pod         *corev1.Pod
+	specChecked bool
+}
+
+// refusal is the pod's refusal (see invalidPodSpec for specChecked and requests), remembered
+// when the solver has a cache: a simulation reschedules the pods of every deleting node.
+func (s *solver) refusal(p *corev1.Pod, requests corev1.ResourceList, specChecked bool) refusal {
+	k := refusalKey{p, specChecked}
+	if s.cache != nil {
+		if r, ok := s.cache.refusals[k]; ok {
+			return r
+		}
+	}
+	r := refusal{spec: invalidPodSpec(p, requests, specChecked)}
+	if r.spec == "" {
+		r.requirements = refusedRequirements(p)
+	}
+	if s.cache != nil {
+		s.cache.refusals[k] = r
+	}
+	return r
+}
+
+// preparedKey is what preparePods reads of a pod besides the pod: whether its spec was
+// checked (a bound pod moving), whether the Solve places pods and whether it ignores
+// preferences.
+type preparedKey struct {
+	pod                          *corev1.Pod
+	specChecked, placing, ignore bool
+}
+
+// prepared is a fresh copy of the podData preparePods computed for the pod in an earlier
+// Solve of the cache, when the pod's data is its own alone: no topology spread constraint
+// (given, or defaulted: Options' defaults apply to pods with labels), no pod affinity or
+// anti-affinity and no volumes, so that its form (immutable) holds no Solve's topology
+// groups and nothing in it reads the snapshot's objects; nil otherwise. A simulation
+// reschedules the pods of every deleting node: each is prepared once per Plan, not per
+// simulation.
+func (s *solver) prepared(k preparedKey) *podData {
+	if s.cache == nil {
+		return nil
+	}
+	t, ok := s.cache.prepared[k]
+	if !ok || len(t.requests) != len(s.res.names) {
+		return nil
+	}
+	p := *t
+	return &p
+}
+
+// remember keeps a copy of p, just prepared (nothing of the Solve's topology in it yet), for
+// prepared, when the pod's data is its own alone.
+func (s *solver) remember(k preparedKey, p *podData) {
+	if s.cache == nil || !ownDataOnly(k.pod, s.opts) {
+		return
+	}
+	t := *p
+	s.cache.prepared[k] = &t
+}
+
+// ownDataOnly reports whether preparePods computes the pod's data from the pod (and the
+// Options) alone.
+func ownDataOnly(p *corev1.Pod, opts Options) bool {
+	a := p.Spec.Affinity
+	return len(p.Spec.Volumes) == 0 && len(p.Spec.TopologySpreadConstraints) == 0 &&
+		(len(opts.DefaultTopologySpreadConstraints) == 0 || len(p.Labels) == 0) &&
+		(a == nil || a.PodAffinity == nil && a.PodAntiAffinity == nil)
 }

@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"pgregory.net/rapid"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -486,4 +488,57 @@ func hasPodError(res *scheduling.Result, p *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// TestPropCacheChangesNothingOverForks: one Cache shared by Solves of forks of one snapshot
+// (drawn nodes marked Deleting, their pods rescheduled unless a PodDisruptionBudget, drawn
+// per fork, keeps them), preferences respected or ignored from one Solve to the next, and
+// pods preferring a zone, gives each Solve the
+// result it gets without a cache: what the Cache remembers per node (the pods a deleting
+// node lets go) and per pod (its prepared data) holds for every fork and both policies.
+func TestPropCacheChangesNothingOverForks(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := scenarioGen().Draw(t, "scenario").build()
+		for i, p := range in.Pods { // a preference a Solve ignoring preferences ignores
+			if p.Spec.NodeName != "" { // healthy, so that a PodDisruptionBudget counts them
+				p.Status.Phase = corev1.PodRunning
+				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+			}
+			if zone := rapid.IntRange(-1, len(propZones)-1).Draw(t, fmt.Sprintf("prefers-%d", i)); zone >= 0 && p.Spec.Affinity == nil {
+				p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+					Weight: 1, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{
+						Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{propZones[zone]}}}}}}}}
+			}
+		}
+		base := snapOf(t, in)
+		var names []string
+		for _, n := range base.Nodes() {
+			names = append(names, n.Name())
+		}
+		cache := scheduling.NewCache()
+		for i := range 4 {
+			snap := base
+			if budget := rapid.IntRange(0, 2).Draw(t, fmt.Sprintf("pdb-%d", i)); budget < 2 {
+				maxUnavailable := intstr.FromInt32(int32(budget))
+				var err error
+				snap, err = snap.WithPodDisruptionBudgets(&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "all", Namespace: "default"},
+					Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &maxUnavailable, Selector: &metav1.LabelSelector{}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(names) > 0 {
+				snap = base.Deleting(rapid.SliceOfDistinct(rapid.SampledFrom(names), rapid.ID[string]).Draw(t, fmt.Sprintf("deleting-%d", i))...)
+			}
+			opts := scheduling.Options{PreferencePolicy: rapid.SampledFrom([]scheduling.PreferencePolicy{scheduling.PreferencesRespect, scheduling.PreferencesIgnore}).Draw(t, fmt.Sprintf("policy-%d", i))}
+			want := render(mustSolve(t, snap, opts))
+			res, err := solveVerified(t, cache, snap, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := render(res); got != want {
+				t.Fatalf("Solve %d with a shared cache differs:\n--- without\n%s--- with\n%s", i, want, got)
+			}
+		}
+	})
 }

@@ -40,8 +40,10 @@ type nodeFacts struct {
 	namespaces []string        // of all its bound pods, terminal or not, each once
 	daemons    map[string]bool // namespace/name of the DaemonSets with a pod here; nil if none
 	// inverse are the bound pods with a required pod anti-affinity (their inverse groups);
-	// reschedulable those that move when the node is deleted, PodDisruptionBudgets aside.
-	inverse, reschedulable []*corev1.Pod
+	// reschedulable those that move when the node is deleted, PodDisruptionBudgets aside;
+	// moves those of them that movesPDBs (immutable) lets go (reschedule.go).
+	inverse, reschedulable, moves []*corev1.Pod
+	movesPDBs                     *cluster.PDBLimits
 	// capacity is what the node counts against its NodePool's limits: the Node's capacity,
 	// else the claim's, else allocatable.
 	capacity corev1.ResourceList
@@ -78,11 +80,15 @@ func keyOf(n *cluster.Node) nodeKey {
 // (a Cache's, or one Solve's own).
 type nodeStore struct {
 	facts map[nodeKey]*nodeFacts
-	hosts hostIDs
+	// byNode are the facts of the cluster.Nodes read so far that a later snapshot may share
+	// (the one a node's facts were first read from): a pointer hashes cheaper than a
+	// nodeKey, and a simulation's fork shares all its nodes but the few it marks.
+	byNode map[*cluster.Node]*nodeFacts
+	hosts  hostIDs
 }
 
 func newNodeStore() *nodeStore {
-	return &nodeStore{facts: map[nodeKey]*nodeFacts{}, hosts: hostIDs{}}
+	return &nodeStore{facts: map[nodeKey]*nodeFacts{}, byNode: map[*cluster.Node]*nodeFacts{}, hosts: hostIDs{}}
 }
 
 // readNodes reads the snapshot's nodes (those with a Node or a NodeClaim into s.nodes, with
@@ -101,14 +107,17 @@ func (s *solver) readNodes() error {
 			}
 			continue
 		}
-		k := keyOf(n)
-		f, ok := s.store.facts[k]
+		f, ok := s.store.byNode[n]
 		if !ok {
-			if err := checkNode(n, s.cache); err != nil {
-				return err
+			k := keyOf(n)
+			if f, ok = s.store.facts[k]; !ok {
+				if err := checkNode(n, s.cache); err != nil {
+					return err
+				}
+				f = s.newFacts(n)
+				s.store.facts[k] = f
+				s.store.byNode[n] = f
 			}
-			f = s.newFacts(n)
-			s.store.facts[k] = f
 		}
 		s.nodes = append(s.nodes, n)
 		s.recs = append(s.recs, f)

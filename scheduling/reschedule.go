@@ -2,6 +2,8 @@ package scheduling
 
 import (
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/cluster"
 )
 
 // reschedulablePods are the pods of Deleting nodes that must find a new home (a pod with
@@ -15,11 +17,23 @@ func (s *solver) reschedulablePods() []*corev1.Pod {
 		if !s.isDeleting(i) {
 			continue
 		}
-		for _, p := range f.reschedulable {
-			if !pdbs.Blocks(p) {
-				out = append(out, p)
-			}
-		}
+		out = append(out, f.movesUnder(pdbs)...)
 	}
 	return out
+}
+
+// movesUnder are the node's reschedulable pods pdbs does not keep in place, remembered for
+// the last pdbs asked (a PDBLimits never changes; the forks of a simulation share theirs).
+func (f *nodeFacts) movesUnder(pdbs *cluster.PDBLimits) []*corev1.Pod {
+	if f.movesPDBs == pdbs && pdbs != nil {
+		return f.moves
+	}
+	var moves []*corev1.Pod
+	for _, p := range f.reschedulable {
+		if !pdbs.Blocks(p) {
+			moves = append(moves, p)
+		}
+	}
+	f.moves, f.movesPDBs = moves, pdbs
+	return moves
 }

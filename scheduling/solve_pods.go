@@ -19,6 +19,11 @@ import (
 func (s *solver) preparePods(placing bool) ([]*podData, error) {
 	pods := make([]*podData, 0, len(s.pending))
 	for i, pod := range s.pending {
+		k := preparedKey{pod: pod, specChecked: i >= len(s.toPlace), placing: placing, ignore: s.opts.PreferencePolicy == PreferencesIgnore}
+		if p := s.prepared(k); p != nil {
+			pods = append(pods, p)
+			continue
+		}
 		p := &podData{pod: pod, key: pod.Namespace + "/" + pod.Name}
 		if s.cache == nil {
 			p.requests = s.res.vec(s.pendingRequests[i]) // podVec would compute them again
@@ -36,10 +41,10 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 			p.invalid = detailCause(ReasonNotProvisionable, "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for")
 		} else if volumeReason != "" {
 			p.invalid = detailCause(ReasonVolumeUnresolved, volumeReason)
-		} else if why := invalidPodSpec(pod, s.pendingRequests[i], i >= len(s.toPlace)); why != "" {
-			p.invalid = detailCause(ReasonInvalidPodSpec, why)
-		} else if why := refusedRequirements(pod); why != "" {
-			p.invalid = detailCause(ReasonNotProvisionable, why)
+		} else if r := s.refusal(pod, s.pendingRequests[i], i >= len(s.toPlace)); r.spec != "" {
+			p.invalid = detailCause(ReasonInvalidPodSpec, r.spec)
+		} else if r.requirements != "" {
+			p.invalid = detailCause(ReasonNotProvisionable, r.requirements)
 		} else if !placing {
 			if f, err := nodeForm(pod); err != nil {
 				p.invalid = detailCause(ReasonInvalidPodSpec, fmt.Sprintf("pod %s: %v", p.key, err))
@@ -52,6 +57,7 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 			p.form = f
 			p.inverse = s.inverseGroups(pod)
 		}
+		s.remember(k, p)
 		pods = append(pods, p)
 	}
 	if !placing {
