@@ -1,8 +1,9 @@
 package disruption
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 
@@ -24,9 +25,13 @@ type clusterNode = cluster.Node
 // node is what Plan computes about one node of the snapshot, beside the node itself.
 type node struct {
 	*clusterNode
-	index    int          // position in the sorted node list (identity)
-	poolName string       // the karpenter.sh/nodepool label (or the NodeClaim's)
-	pool     *v1.NodePool // nil: unmanaged or unknown NodePool
+	index int // position in the sorted node list (identity)
+	rank  int // position in SavingsRatio order (rankByRatio)
+	// nominated: the provisioner or an earlier command sends pods here (state.nominated
+	// says which).
+	nominated bool
+	poolName  string       // the karpenter.sh/nodepool label (or the NodeClaim's)
+	pool      *v1.NodePool // nil: unmanaged or unknown NodePool
 
 	initialized bool // the karpenter.sh/initialized label, and a Node
 	counted     bool // counts toward its NodePool's budget node count
@@ -297,15 +302,29 @@ func (s *state) timing(n *node) {
 	}
 }
 
-// sortByRatio orders candidates by SavingsRatio, highest first (ties: name, then index).
+// sortByRatio orders candidates by SavingsRatio, highest first (ties: name, then index):
+// by their rank in rankByRatio's order of all nodes.
 func sortByRatio(ns []*node) {
-	sort.SliceStable(ns, func(i, j int) bool {
-		a, b := ns[i], ns[j]
+	slices.SortFunc(ns, func(a, b *node) int { return cmp.Compare(a.rank, b.rank) })
+}
+
+// rankByRatio ranks the nodes by SavingsRatio, highest first, ties by index: a strict total
+// order (a node's price and disruption cost are finite and fixed for the Plan, its index
+// unique), so every method sorts its candidates by rank alone, not by ratio each pass.
+func rankByRatio(nodes []*node) {
+	order := slices.Clone(nodes)
+	slices.SortFunc(order, func(a, b *node) int {
 		if ra, rb := a.ratio(), b.ratio(); ra != rb {
-			return ra > rb
+			if ra > rb {
+				return -1
+			}
+			return 1
 		}
-		return a.index < b.index
+		return cmp.Compare(a.index, b.index)
 	})
+	for r, n := range order {
+		n.rank = r
+	}
 }
 
 // instanceTypeNotFoundAge is how old a node must be before a vanished instance type counts as

@@ -110,6 +110,7 @@ func planWith(snap *cluster.Snapshot, now time.Time, opts Options, ms []method) 
 			s.uninit[n.Name()] = true
 		}
 	}
+	rankByRatio(s.nodes)
 
 	// Expiration deletes first and the provisioner plans the pods left pending (nominating the
 	// nodes it sends them to) before the disruption controller's passes, as in a live cluster
@@ -246,6 +247,11 @@ func (s *state) nominate(res *scheduling.Result, command int) []string {
 		if len(names) == 0 || names[len(names)-1] != b.To {
 			if _, ok := s.nominated[b.To]; !ok {
 				s.nominated[b.To] = command
+				// s.nodes are sorted by name, each name once; a claim launched in flight
+				// is none of them.
+				if i, found := slices.BinarySearchFunc(s.nodes, b.To, func(n *node, name string) int { return strings.Compare(n.Name(), name) }); found {
+					s.nodes[i].nominated = true
+				}
 			}
 			names = append(names, b.To)
 		}
@@ -381,7 +387,4 @@ func joinNames(ns []*node) string {
 }
 
 // isNominated reports whether the provisioner or an earlier command sends pods to n.
-func (s *state) isNominated(n *node) bool {
-	_, ok := s.nominated[n.Name()]
-	return ok
-}
+func (s *state) isNominated(n *node) bool { return n.nominated }
