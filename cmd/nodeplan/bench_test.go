@@ -90,7 +90,8 @@ func benchCLI(b *testing.B, args ...string) {
 
 // BenchmarkCLIPlanKarpenterWorkload: plan -o json on Karpenter's benchmark workload
 // (../shared/bench/karpenter-workload; skipped without it). Targets at 20k pods: 0.9 s of
-// CPU, 200 MiB, JSON at most 12 MB.
+// CPU, 200 MiB, JSON at most 12 MB (with --option-sets; the contract's default lists every
+// claim's options).
 func BenchmarkCLIPlanKarpenterWorkload(b *testing.B) {
 	script, err := filepath.Abs("../../../shared/bench/karpenter-workload")
 	if err != nil {
@@ -102,7 +103,9 @@ func BenchmarkCLIPlanKarpenterWorkload(b *testing.B) {
 	dir := benchInput(b, "karpenter-workload", func(path string) error {
 		return exec.Command("python3", script, strconv.Itoa(benchPods()), path).Run()
 	})
-	benchCLI(b, "plan", "-f", filepath.Join(dir, "input.yaml"), "--instance-types", filepath.Join(dir, "instance-types.yaml"), "-o", "json")
+	args := []string{"plan", "-f", filepath.Join(dir, "input.yaml"), "--instance-types", filepath.Join(dir, "instance-types.yaml"), "-o", "json"}
+	b.Run("options=per-claim", func(b *testing.B) { benchCLI(b, args...) })
+	b.Run("options=sets", func(b *testing.B) { benchCLI(b, append(args, "--option-sets")...) })
 }
 
 // BenchmarkCLIPlanDump: plan -o json on a realistic dump (gendump). Target at 20k pods:

@@ -83,7 +83,7 @@ func runDisrupt(d *disruptFlags, stdout, stderr io.Writer) error {
 	}
 	switch c.output {
 	case "json":
-		out := newDisruptOutput(res)
+		out := newDisruptOutput(res, c.newOptionSets())
 		out.Now = at
 		out.NotPlanned = c.notPlanned
 		out.PricePerHourNow, out.PricePerHourAfter, out.LowerBoundPerHour = roundPrice(prices.Now), roundPrice(prices.After), roundPrice(prices.LowerBound)
@@ -112,7 +112,7 @@ func runDisrupt(d *disruptFlags, stdout, stderr io.Writer) error {
 		if err := writeDisruptTable(stdout, res, snap, set, c, prices); err != nil {
 			return err
 		}
-		if est := newDisruptOutput(res); markDisruptEstimates(est, res, snap, c.catalog) {
+		if est := newDisruptOutput(res, nil); markDisruptEstimates(est, res, snap, c.catalog) {
 			fmt.Fprintln(stdout, "\n"+estimateNote)
 		}
 		writeNotPlanned(stdout, c.notPlanned)
@@ -171,8 +171,8 @@ func (c *commonFlags) disruptionOptions(spotToSpot bool) disruption.Options {
 // disruptOutput is the JSON contract of `nodeplan disrupt -o json` (see DESIGN.md).
 type disruptOutput struct {
 	// InstanceTypeOptionSets are the distinct instance-type option lists of the provisioned
-	// and replacement claims, each once (optionsets.go).
-	InstanceTypeOptionSets [][]string      `json:"instanceTypeOptionSets"`
+	// and replacement claims, each once (--option-sets, optionsets.go); nil without it.
+	InstanceTypeOptionSets [][]string      `json:"instanceTypeOptionSets,omitempty"`
 	Commands               []commandOutput `json:"commands"`
 	Blocked                []blockedOutput `json:"blocked"`
 	// Provisioned are the NodeClaims the provisioner launches first, for pending pods and
@@ -347,12 +347,11 @@ func newBlockerOutput(b disruption.Blocker) blockerOutput {
 	return out
 }
 
-func newDisruptOutput(res *disruption.Result) *disruptOutput {
+func newDisruptOutput(res *disruption.Result, sets *optionSets) *disruptOutput {
 	out := &disruptOutput{Commands: []commandOutput{}, Blocked: []blockedOutput{}, Provisioned: []claimOutput{},
 		PendingPods: movesOutput(res.PendingPods, 0), Interruptions: interruptionsOutput(res), Drains: drainsOutput(res)}
-	var sets optionSets
 	for i, c := range res.Provisioned {
-		out.Provisioned = append(out.Provisioned, claimOutputOf(c, disruption.ProvisionedName(i+1), &sets))
+		out.Provisioned = append(out.Provisioned, claimOutputOf(c, disruption.ProvisionedName(i+1), sets))
 	}
 	for ci, c := range res.Commands {
 		co := commandOutput{Method: string(c.Method), Reason: string(c.Reason), Candidates: c.Candidates,
@@ -364,7 +363,7 @@ func newDisruptOutput(res *disruption.Result) *disruptOutput {
 			co.Candidates = []string{}
 		}
 		for j, r := range c.Replacements {
-			co.Replacements = append(co.Replacements, claimOutputOf(r, disruption.ReplacementName(ci+1, j+1), &sets))
+			co.Replacements = append(co.Replacements, claimOutputOf(r, disruption.ReplacementName(ci+1, j+1), sets))
 		}
 		out.Commands = append(out.Commands, co)
 	}

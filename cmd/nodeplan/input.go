@@ -40,6 +40,8 @@ type commonFlags struct {
 	// explain lists every cause of an unplaced pod and every blocker of a kept node;
 	// failOnUnschedulable makes a pod not placed exit 3.
 	explain, failOnUnschedulable bool
+	// optionSets prints each distinct instance-type option list once (optionsets.go).
+	optionSets bool
 	// semantics
 	packing          string
 	minValuesPolicy  string
@@ -56,6 +58,7 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&c.reservedENIs, "reserved-enis", 0, "ENIs kept from pods (VPC CNI custom networking), as Karpenter's --reserved-enis (embedded catalog)")
 	fs.StringVarP(&c.output, "output", "o", "table", "output `FORMAT`: table, wide (the table with the pods each node gets), json, yaml or html (one self-contained page with a picture of the nodes)")
 	fs.BoolVar(&c.explain, "explain", false, "in the table, why each group of pods cannot be scheduled per NodePool and per node (the cause to fix first on top), and every reason a node is kept")
+	fs.BoolVar(&c.optionSets, "option-sets", false, "in -o json, list each distinct instance-type option list once, in instanceTypeOptionSets, and name it by index in each claim (instanceTypeOptionSet) instead of listing instanceTypeOptions and the instance-type requirement's values per claim: 47 MB -> 3.6 MB at 20k pods")
 	fs.BoolVar(&c.failOnUnschedulable, "fail-on-unschedulable", false, "exit with status 3 when a pod cannot be placed (for CI pipelines); the answer is printed all the same")
 	fs.StringVar(&c.packing, "packing", string(scheduling.PackingCostAware), "CostAware (nodeplan's plan: never dearer than Karpenter's, every rule kept as launched) or Karpenter (Karpenter's own answer over its provisioning rounds, with the rules it breaks as launched)")
 	fs.StringVar(&c.minValuesPolicy, "min-values-policy", string(scheduling.MinValuesStrict), "Strict or BestEffort, as Karpenter's --min-values-policy")

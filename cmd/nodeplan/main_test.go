@@ -61,7 +61,7 @@ func TestPlanCheapestType(t *testing.T) {
 	assert.Equal(t, "on-demand", c.CapacityType)
 	assert.Equal(t, 0.08, c.PricePerHour)
 	assert.Equal(t, []string{"default/web"}, c.Pods)
-	assert.Equal(t, "s-2x4", got.InstanceTypeOptionSets[c.InstanceTypeOptionSet][0], "options are cheapest first")
+	assert.Equal(t, "s-2x4", c.InstanceTypeOptions[0], "options are cheapest first")
 	assert.Equal(t, 0.08, got.PricePerHour)
 	assert.Empty(t, got.PodErrors)
 }

@@ -10,14 +10,25 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// optionSets lists each distinct instance-type option list of an answer once (the JSON
-// contract's instanceTypeOptionSets); every claim refers to its list by index. At 20k pods
+// optionSets lists each distinct instance-type option list of an answer once (--option-sets:
+// the JSON's instanceTypeOptionSets); every claim refers to its list by index. At 20k pods
 // the lists, printed per claim twice (the options and the instance-type In requirement),
-// were 97 % of a 47 MB answer, and 4,000 claims held 13 distinct lists.
+// were 97 % of a 47 MB answer, and 4,000 claims held 13 distinct lists. A nil *optionSets
+// prints the contract's default: every claim lists its instanceTypeOptions and its
+// requirement's values.
 type optionSets struct {
 	lists  [][]string
 	index  map[string]int // the names joined by "\n"
 	sorted [][]string     // each list sorted, once it was asked for
+}
+
+// newOptionSets is where the answer lists its option lists: once each with --option-sets,
+// per claim (nil) without it.
+func (c *commonFlags) newOptionSets() *optionSets {
+	if c.optionSets {
+		return &optionSets{}
+	}
+	return nil
 }
 
 // sortedList is list i sorted.
@@ -45,8 +56,11 @@ func (s *optionSets) of(names []string) int {
 	return len(s.lists) - 1
 }
 
-// all is every list, [] when there is none.
+// all is every list, [] when there is none, nil when the lists are printed per claim.
 func (s *optionSets) all() [][]string {
+	if s == nil {
+		return nil
+	}
 	if s.lists == nil {
 		return [][]string{}
 	}
@@ -68,7 +82,7 @@ func requirementsOutput(c *scheduling.NodeClaim, sets *optionSets, set int) []re
 	out := make([]requirementOutput, len(reqs))
 	for i, r := range reqs {
 		out[i] = requirementOutput{NodeSelectorRequirementWithMinValues: r}
-		if r.Key == corev1.LabelInstanceTypeStable && r.Operator == corev1.NodeSelectorOpIn && len(r.Values) > 0 &&
+		if sets != nil && r.Key == corev1.LabelInstanceTypeStable && r.Operator == corev1.NodeSelectorOpIn && len(r.Values) > 0 &&
 			slices.Equal(sortedNames(r.Values), sets.sortedList(set)) {
 			out[i].Values, out[i].InstanceTypeOptionSet = nil, &set
 		}

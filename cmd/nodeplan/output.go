@@ -24,8 +24,8 @@ import (
 // planOutput is the JSON contract of `nodeplan plan -o json` (see DESIGN.md).
 type planOutput struct {
 	// InstanceTypeOptionSets are the distinct instance-type option lists of the claims, each
-	// once (optionsets.go).
-	InstanceTypeOptionSets [][]string       `json:"instanceTypeOptionSets"`
+	// once (--option-sets, optionsets.go); nil without it.
+	InstanceTypeOptionSets [][]string       `json:"instanceTypeOptionSets,omitempty"`
 	NodeClaims             []claimOutput    `json:"nodeClaims"`
 	ExistingNodes          []existingOutput `json:"existingNodes"`
 	PodErrors              []podErrorOutput `json:"podErrors"`
@@ -63,9 +63,11 @@ type claimOutput struct {
 	CapacityType   string  `json:"capacityType"`
 	PricePerHour   float64 `json:"pricePerHour"`
 	PriceEstimated bool    `json:"priceEstimated,omitempty"`
-	// InstanceTypeOptionSet is the index of the claim's instance-type options, cheapest
-	// first, in the answer's instanceTypeOptionSets.
-	InstanceTypeOptionSet int                 `json:"instanceTypeOptionSet"`
+	// InstanceTypeOptions are the claim's instance-type options, cheapest first; with
+	// --option-sets, InstanceTypeOptionSet is instead their index in the answer's
+	// instanceTypeOptionSets.
+	InstanceTypeOptions   []string            `json:"instanceTypeOptions,omitempty"`
+	InstanceTypeOptionSet *int                `json:"instanceTypeOptionSet,omitempty"`
 	Labels                map[string]string   `json:"labels"`
 	Taints                []corev1.Taint      `json:"taints"`
 	Requirements          []requirementOutput `json:"requirements"`
@@ -173,7 +175,7 @@ func podNames(pods []*corev1.Pod) []string {
 // roundPrice keeps prices readable and stable in JSON (no 0.30000000000000004).
 func roundPrice(p float64) float64 { return math.Round(p*1e6) / 1e6 }
 
-func newPlanOutput(res *scheduling.Result, set *manifest.Set) *planOutput {
+func newPlanOutput(res *scheduling.Result, set *manifest.Set, sets *optionSets) *planOutput {
 	out := &planOutput{
 		NodeClaims:    []claimOutput{},
 		ExistingNodes: []existingOutput{},
@@ -182,9 +184,8 @@ func newPlanOutput(res *scheduling.Result, set *manifest.Set) *planOutput {
 	}
 	total := 0.0
 	names := planClaimNames(res)
-	var sets optionSets
 	for i, c := range res.NewNodeClaims {
-		out.NodeClaims = append(out.NodeClaims, claimOutputOf(c, names[i], &sets))
+		out.NodeClaims = append(out.NodeClaims, claimOutputOf(c, names[i], sets))
 		if c.Offering != nil {
 			total += c.Offering.Price
 		}
@@ -238,8 +239,10 @@ func writePlanJSON(w io.Writer, out *planOutput) error {
 		return nil
 	}
 	bw.WriteString("{\n")
-	if err := list("instanceTypeOptionSets", len(out.InstanceTypeOptionSets), func(i int) any { return out.InstanceTypeOptionSets[i] }, false); err != nil {
-		return err
+	if out.InstanceTypeOptionSets != nil {
+		if err := list("instanceTypeOptionSets", len(out.InstanceTypeOptionSets), func(i int) any { return out.InstanceTypeOptionSets[i] }, false); err != nil {
+			return err
+		}
 	}
 	if err := list("nodeClaims", len(out.NodeClaims), func(i int) any { return out.NodeClaims[i] }, false); err != nil {
 		return err
@@ -391,23 +394,30 @@ func writeDisruptYAML(w io.Writer, res *disruption.Result, set *manifest.Set, no
 
 // claimOutputOf renders a NodeClaim as the JSON contract's nodeClaims entry (lists are [] when
 // empty, never null).
-// Its instance-type options are listed in sets, once per answer.
+// Its instance-type options are listed in sets, once per answer, when sets is not nil.
 func claimOutputOf(c *scheduling.NodeClaim, name string, sets *optionSets) claimOutput {
 	options := make([]string, 0, len(c.InstanceTypeOptions))
 	for _, it := range c.InstanceTypeOptions {
 		options = append(options, it.Name)
 	}
-	set := sets.of(options)
+	set := -1
+	if sets != nil {
+		set = sets.of(options)
+	}
 	co := claimOutput{
-		Name:                  name,
-		NodePool:              c.NodePool,
-		Labels:                c.Labels,
-		Taints:                c.Taints,
-		Requirements:          requirementsOutput(c, sets, set),
-		Requests:              c.Requests,
-		Pods:                  podNames(c.Pods),
-		Round:                 c.Round,
-		InstanceTypeOptionSet: set,
+		Name:         name,
+		NodePool:     c.NodePool,
+		Labels:       c.Labels,
+		Taints:       c.Taints,
+		Requirements: requirementsOutput(c, sets, set),
+		Requests:     c.Requests,
+		Pods:         podNames(c.Pods),
+		Round:        c.Round,
+	}
+	if sets != nil {
+		co.InstanceTypeOptionSet = &set
+	} else {
+		co.InstanceTypeOptions = options
 	}
 	if c.InstanceType != nil {
 		co.InstanceType = c.InstanceType.Name

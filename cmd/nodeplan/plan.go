@@ -86,7 +86,7 @@ func runPlan(p *planFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := newPlanOutput(res, set)
+	out := newPlanOutput(res, set, p.newOptionSets())
 	out.NotPlanned = p.notPlanned
 	out.Violations = planViolations(snap, opts, res)
 	markEstimates(out, res, p.catalog)

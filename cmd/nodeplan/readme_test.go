@@ -85,9 +85,8 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines[:min(n, len(lines))], "") + "…\n"
 }
 
-// abridgeJSON keeps the first NodeClaim, with 3 of the values of each requirement and of its
-// pods, its instance-type option set with 3 options, and the rest of the answer as it is,
-// indented.
+// abridgeJSON keeps the first NodeClaim, with 3 of its instance-type options, of the values
+// of each requirement and of its pods, and the rest of the answer as it is, indented.
 func abridgeJSON(t *testing.T, out string) string {
 	var doc planOutput
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
@@ -98,16 +97,9 @@ func abridgeJSON(t *testing.T, out string) string {
 		return append(list[:3:3], fmt.Sprintf("… %d more", len(list)-3))
 	}
 	c := doc.NodeClaims[0]
-	c.Pods = cut(c.Pods)
+	c.InstanceTypeOptions, c.Pods = cut(c.InstanceTypeOptions), cut(c.Pods)
 	for i := range c.Requirements {
 		c.Requirements[i].Values = cut(c.Requirements[i].Values)
-	}
-	doc.InstanceTypeOptionSets = [][]string{cut(doc.InstanceTypeOptionSets[c.InstanceTypeOptionSet])}
-	c.InstanceTypeOptionSet = 0
-	for i := range c.Requirements {
-		if c.Requirements[i].InstanceTypeOptionSet != nil {
-			c.Requirements[i].InstanceTypeOptionSet = &c.InstanceTypeOptionSet
-		}
 	}
 	doc.NodeClaims = doc.NodeClaims[:1]
 	doc.NodeClaims[0] = c
