@@ -152,7 +152,17 @@ func allowedOf(pdb *policyv1.PodDisruptionBudget, expected, healthy int) int32 {
 // disruption (unless it lets unhealthy pods go and p is not Ready), or more than one PDB
 // selects p (the eviction API refuses that). Pods Karpenter never evicts (see evicted) are
 // never blocked. Which PDBs they are is Allowance's and Selecting's answer.
-func (l *PDBLimits) Blocks(p *corev1.Pod) bool {
+func (l *PDBLimits) Blocks(p *corev1.Pod) bool { return l.blocks(p, false) }
+
+// FullyBlocks reports whether PodDisruptionBudgets forbid evicting p for good, whatever the
+// pods' health (Karpenter's isFullyBlocked, which decides whether capacity is provisioned for a
+// pod that must leave its node): more than one PDB selects p, or the one that does is written
+// to allow no disruption at all (maxUnavailable 0 or "0%", minAvailable "100%") and does not
+// let p go for being unhealthy. A PDB whose allowance is merely zero now (Blocks) does not:
+// that pod is evicted later, so its new home is planned now.
+func (l *PDBLimits) FullyBlocks(p *corev1.Pod) bool { return l.blocks(p, true) }
+
+func (l *PDBLimits) blocks(p *corev1.Pod, forGood bool) bool {
 	if l == nil || len(l.items) == 0 || !evicted(p) {
 		return false
 	}
@@ -161,10 +171,22 @@ func (l *PDBLimits) Blocks(p *corev1.Pod) bool {
 	switch {
 	case len(matched) > 1:
 		return true
-	case len(matched) == 1 && l.items[matched[0]].allowed <= 0:
-		return !letsUnhealthyGo(l.items[matched[0]].pdb, p)
+	case len(matched) == 1:
+		it := &l.items[matched[0]]
+		if forGood && !blocksEveryDisruption(it.pdb) || !forGood && it.allowed > 0 {
+			return false
+		}
+		return !letsUnhealthyGo(it.pdb, p)
 	}
 	return false
+}
+
+// blocksEveryDisruption reports whether pdb's spec allows no disruption whatever the pods:
+// maxUnavailable 0 or "0%", or minAvailable "100%".
+func blocksEveryDisruption(pdb *policyv1.PodDisruptionBudget) bool {
+	mu, ma := pdb.Spec.MaxUnavailable, pdb.Spec.MinAvailable
+	return mu != nil && (mu.Type == intstr.Int && mu.IntVal == 0 || mu.Type == intstr.String && mu.StrVal == "0%") ||
+		ma != nil && ma.Type == intstr.String && ma.StrVal == "100%"
 }
 
 // Allowance is the one PodDisruptionBudget that limits evicting p and how many disruptions

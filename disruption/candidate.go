@@ -51,7 +51,7 @@ type node struct {
 	hasTGP      bool
 
 	reschedulable []*corev1.Pod // pods a graceful disruption reschedules
-	driftPods     []*corev1.Pod // pods a drift reschedules (blocked pods stay, with TGP)
+	driftPods     []*corev1.Pod // pods a drift reschedules (pods held for good stay, with TGP)
 	cost          float64       // RescheduleDisruptionCost
 	price         float64
 	it            *cloudprovider.InstanceType
@@ -192,18 +192,21 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 			continue
 		}
 		active := !cluster.IsTerminal(p) && p.DeletionTimestamp == nil
-		blocked := false
+		held := false // kept on the node for good: do-not-disrupt, or PDBs that forbid any eviction
 		if active {
 			bs := s.podBlocks(p)
 			for _, b := range bs {
 				n.addPodBlock(b)
+				held = held || b.Code == BlockDoNotDisruptPod
 			}
-			blocked = len(bs) > 0
+			held = held || s.pdbs.FullyBlocks(p)
 		}
 		if cluster.IsReschedulable(p) {
 			n.reschedulable = append(n.reschedulable, p)
 			n.cost += math.Max(0, evictionCost(p))
-			if !blocked {
+			if !held {
+				// Karpenter's IsCurrentlyReschedulable: a pod a PDB only holds back for now
+				// is evicted later, so its replacement capacity is planned now.
 				n.driftPods = append(n.driftPods, p)
 			}
 		}

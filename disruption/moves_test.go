@@ -6,7 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/aws/interruption"
@@ -58,6 +60,16 @@ func TestCommandMoves(t *testing.T) {
 			})
 			return input([]*v1.NodePool{np}, testNode("node-a", "p", "small", "", bound("a1", "1"), dnd(bound("a2", "500m"))))
 		}, MethodDrift, []moveWant{{"a1", "node-a", "", 0, -1, ""}, {"a2", "node-a", "", -1, -1, MoveWaits}}},
+		{"drift with a grace period: a pod a PDB holds back for now moves to the replacement", func() *fixture {
+			in := input([]*v1.NodePool{driftingPoolWithGrace()}, testNode("node-a", "p", "small", "", bound("a1", "1"), bound("a2", "500m")))
+			in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdbSpec("a2", policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr(intstr.FromInt32(1))})}
+			return in
+		}, MethodDrift, []moveWant{{"a1", "node-a", "", 0, -1, ""}, {"a2", "node-a", "", 0, -1, ""}}},
+		{"drift with a grace period: a pod a PDB holds for good waits", func() *fixture {
+			in := input([]*v1.NodePool{driftingPoolWithGrace()}, testNode("node-a", "p", "small", "", bound("a1", "1"), bound("a2", "500m")))
+			in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdbSpec("a2", policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr(intstr.FromInt32(0))})}
+			return in
+		}, MethodDrift, []moveWant{{"a1", "node-a", "", 0, -1, ""}, {"a2", "node-a", "", -1, -1, MoveWaits}}},
 		{"expiration: the provisioner's claim", func() *fixture {
 			np := pool("p", func(np *v1.NodePool) { np.Spec.Template.Spec.ExpireAfter = v1.MustParseNillableDuration("30m") })
 			return input([]*v1.NodePool{np}, testNode("node-a", "p", "small", "", bound("a1", "1")))
@@ -103,6 +115,22 @@ func TestCommandMoves(t *testing.T) {
 			}
 		})
 	}
+}
+
+// driftingPoolWithGrace is NodePool p with a terminationGracePeriod whose requirements no
+// longer allow test-zone-1 (where testNode puts its nodes): its nodes drift.
+func driftingPoolWithGrace() *v1.NodePool {
+	return pool("p", func(np *v1.NodePool) {
+		np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements,
+			v1.NodeSelectorRequirementWithMinValues{Key: v1.LabelTopologyZone, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"test-zone-1"}})
+		np.Spec.Template.Spec.TerminationGracePeriod = &metav1.Duration{Duration: 3600e9}
+	})
+}
+
+// pdbSpec is PodDisruptionBudget pdb-<app> in default selecting app=<app>.
+func pdbSpec(app string, spec policyv1.PodDisruptionBudgetSpec) *policyv1.PodDisruptionBudget {
+	spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
+	return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "pdb-" + app, Namespace: "default"}, Spec: spec}
 }
 
 // The moves of a command agree with its Destinations: every node a moved pod goes to is one.

@@ -13,9 +13,11 @@ import (
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
-// TestPDBOneReading: a PodDisruptionBudget blocks a node's disruption exactly when the
-// scheduler keeps the same pod in place on a node marked for deletion (issue #6), and a
-// pending replica counts as expected but not healthy (issue #9).
+// TestPDBOneReading: one reading of PodDisruptionBudgets (issue #6) with Karpenter's two
+// questions: a PDB that allows no disruption now blocks a node's disruption, but the
+// scheduler keeps a pod of a node marked for deletion in place only when its PDB forbids every
+// eviction (held: maxUnavailable 0, minAvailable 100%), as Karpenter's
+// CurrentlyReschedulablePods; a pending replica counts as expected but not healthy (issue #9).
 func TestPDBOneReading(t *testing.T) {
 	minAvail := func(v intstr.IntOrString) policyv1.PodDisruptionBudgetSpec {
 		return policyv1.PodDisruptionBudgetSpec{MinAvailable: &v}
@@ -29,12 +31,14 @@ func TestPDBOneReading(t *testing.T) {
 		status  *policyv1.PodDisruptionBudgetStatus
 		pending int // pending replicas of the app
 		blocked bool
+		held    bool // the PDB forbids every eviction, whatever the pods
 	}{
 		{name: "minAvailable 1, no status, one healthy pod", spec: minAvail(intstr.FromInt32(1)), blocked: true},
 		{name: "minAvailable 0, no status", spec: minAvail(intstr.FromInt32(0))},
-		{name: "minAvailable 100%", spec: minAvail(intstr.FromString("100%")), blocked: true},
+		{name: "minAvailable 100%", spec: minAvail(intstr.FromString("100%")), blocked: true, held: true},
 		{name: "maxUnavailable 1, no status", spec: maxUnavail(intstr.FromInt32(1))},
-		{name: "maxUnavailable 0", spec: maxUnavail(intstr.FromInt32(0)), blocked: true},
+		{name: "maxUnavailable 0", spec: maxUnavail(intstr.FromInt32(0)), blocked: true, held: true},
+		{name: "maxUnavailable 0%", spec: maxUnavail(intstr.FromString("0%")), blocked: true, held: true},
 		{name: "maxUnavailable 1 with a pending replica", spec: maxUnavail(intstr.FromInt32(1)), pending: 1, blocked: true},
 		{name: "maxUnavailable 2 with a pending replica", spec: maxUnavail(intstr.FromInt32(2)), pending: 1},
 		{name: "minAvailable 0 with a pending replica", spec: minAvail(intstr.FromInt32(0)), pending: 1},
@@ -77,8 +81,8 @@ func TestPDBOneReading(t *testing.T) {
 				t.Fatal(err)
 			}
 			sres := solveVerified(t, snap, scheduling.Options{})
-			if replanned := placed(sres, "x"); replanned == tc.blocked {
-				t.Fatalf("scheduling: pod x planned again = %v, but disruption says blocked = %v", replanned, tc.blocked)
+			if replanned := placed(sres, "x"); replanned == tc.held {
+				t.Fatalf("scheduling: pod x planned again = %v, want %v (held = %v)", replanned, !tc.held, tc.held)
 			}
 		})
 	}

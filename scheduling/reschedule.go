@@ -7,9 +7,11 @@ import (
 )
 
 // reschedulablePods are the pods of Deleting nodes that must find a new home (a pod with
-// karpenter.sh/do-not-disrupt, or one whose eviction PodDisruptionBudgets forbid, keeps its
-// node's deletion waiting instead). Solve has no clock, so only do-not-disrupt=true counts
-// here (a duration is judged by disruption.Plan, which knows the time).
+// karpenter.sh/do-not-disrupt, or one whose eviction PodDisruptionBudgets forbid for good,
+// keeps its node's deletion waiting instead; one a PDB only holds back for now is planned, as
+// Karpenter's CurrentlyReschedulablePods plans it). Solve has no clock, so only
+// do-not-disrupt=true counts here (a duration is judged by disruption.Plan, which knows the
+// time).
 func (s *solver) reschedulablePods() []*corev1.Pod {
 	var out []*corev1.Pod
 	pdbs := s.snap.PDBLimits()
@@ -22,7 +24,7 @@ func (s *solver) reschedulablePods() []*corev1.Pod {
 	return out
 }
 
-// movesUnder are the node's reschedulable pods pdbs does not keep in place, remembered for
+// movesUnder are the node's reschedulable pods pdbs does not keep in place for good, remembered for
 // the last pdbs asked (a PDBLimits never changes; the forks of a simulation share theirs).
 func (f *nodeFacts) movesUnder(pdbs *cluster.PDBLimits) []*corev1.Pod {
 	if f.movesPDBs == pdbs && pdbs != nil {
@@ -30,7 +32,7 @@ func (f *nodeFacts) movesUnder(pdbs *cluster.PDBLimits) []*corev1.Pod {
 	}
 	var moves []*corev1.Pod
 	for _, p := range f.reschedulable {
-		if !pdbs.Blocks(p) {
+		if !pdbs.FullyBlocks(p) {
 			moves = append(moves, p)
 		}
 	}
