@@ -11,11 +11,25 @@ import (
 // reads such a Node as deleting, the oracle gives it a claim that is not (README, "deliberately
 // does better"), so when that is the whole difference the divergence is deliberate.
 func (cfg *config) deletingNodeMatches(in *input, oracle []result) bool {
-	c, changed := withoutClaimlessDeletions(in)
+	return cfg.disruptMatchesWith(in, oracle, "nodel", withoutClaimlessDeletions)
+}
+
+// mirrorAnnotationMatches says whether nodeplan matches one of the oracle runs once every pod
+// with the kubernetes.io/config.mirror annotation but no Node owner loses the annotation:
+// nodeplan deliberately reads such a pod as a mirror pod, Karpenter reads the owner alone
+// (README, `TestIsReschedulable`).
+func (cfg *config) mirrorAnnotationMatches(in *input, oracle []result) bool {
+	return cfg.disruptMatchesWith(in, oracle, "nomirror", withoutOwnerlessMirrorAnnotations)
+}
+
+// disruptMatchesWith runs nodeplan on in changed by change (when it changes anything) and says
+// whether that matches one of the oracle runs on in.
+func (cfg *config) disruptMatchesWith(in *input, oracle []result, tag string, change func(*input) (*input, bool)) bool {
+	c, changed := change(in)
 	if !changed {
 		return false
 	}
-	dir := filepath.Join(cfg.work, fmt.Sprintf("%s-%d-nodel-%d", in.Kind, in.Seed, time.Now().UnixNano()))
+	dir := filepath.Join(cfg.work, fmt.Sprintf("%s-%d-%s-%d", in.Kind, in.Seed, tag, time.Now().UnixNano()))
 	if err := c.write(dir); err != nil {
 		return false
 	}
@@ -38,6 +52,30 @@ func (cfg *config) deletingNodeMatches(in *input, oracle []result) bool {
 		}
 	}
 	return false
+}
+
+// withoutOwnerlessMirrorAnnotations is in without the kubernetes.io/config.mirror annotation on
+// the pods no Node owns.
+func withoutOwnerlessMirrorAnnotations(in *input) (*input, bool) {
+	c := in.clone()
+	changed := false
+	for _, d := range c.Docs {
+		meta, _ := d["metadata"].(map[string]any)
+		ann, _ := meta["annotations"].(map[string]any)
+		if d["kind"] != "Pod" || ann["kubernetes.io/config.mirror"] == nil {
+			continue
+		}
+		owned := false
+		refs, _ := meta["ownerReferences"].([]any)
+		for _, r := range refs {
+			owned = owned || r.(map[string]any)["kind"] == "Node"
+		}
+		if !owned {
+			delete(ann, "kubernetes.io/config.mirror")
+			changed = true
+		}
+	}
+	return c, changed
 }
 
 // claimedNodes are the Nodes the input's NodeClaims name in status.nodeName.

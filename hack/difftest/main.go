@@ -310,6 +310,9 @@ func (cfg *config) evaluate(in *input) *caseResult {
 		if in.Kind == "disrupt" && cfg.deletingNodeMatches(in, cr.Oracle) {
 			// nodeplan's deliberate reading of a deleting Node without its claim is the whole difference.
 			cr.Class = "deleting-node:" + cr.Class
+		} else if in.Kind == "disrupt" && cfg.mirrorAnnotationMatches(in, cr.Oracle) {
+			// nodeplan's deliberate reading of a mirror-annotated pod without a Node owner is the whole difference.
+			cr.Class = "mirror-annotation:" + cr.Class
 		}
 	}
 	cr.Details = append(cr.Details, best.Details...)
@@ -481,7 +484,7 @@ func featureRates(results []*caseResult) string {
 	type rate struct{ n, bad int }
 	rates := map[string]*rate{}
 	for _, r := range results {
-		deliberate := strings.HasPrefix(r.Class, "packing:") || strings.HasPrefix(r.Class, "deleting-node:") || strings.HasPrefix(r.Class, "startup-taint:") || strings.HasPrefix(r.Class, "ignore-policy:") || strings.Contains(r.Class, "karpenter breaks limits-nodes")
+		deliberate := deliberateClass(r.Class) || strings.Contains(r.Class, "karpenter breaks limits-nodes")
 		for _, f := range r.Features {
 			k := r.Kind + " " + f
 			if rates[k] == nil {
@@ -507,7 +510,7 @@ func featureRates(results []*caseResult) string {
 		return keys[i] < keys[j]
 	})
 	var b strings.Builder
-	b.WriteString("features by share of inputs diverging (not counting packing:, deleting-node:, startup-taint:, ignore-policy: and limits.nodes):\n")
+	b.WriteString("features by share of inputs diverging (not counting packing:, deleting-node:, mirror-annotation:, startup-taint:, ignore-policy: and limits.nodes):\n")
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %3.0f%%  %3d/%-3d  %s\n", 100*share(k), rates[k].bad, rates[k].n, k)
 	}
@@ -566,7 +569,7 @@ func shapeRates(results []*caseResult) string {
 
 // deliberateClass says whether a divergence class is one of nodeplan's deliberate differences.
 func deliberateClass(c string) bool {
-	for _, p := range []string{"packing:", "startup-taint:", "ignore-policy:", "deleting-node:"} {
+	for _, p := range []string{"packing:", "startup-taint:", "ignore-policy:", "deleting-node:", "mirror-annotation:"} {
 		if strings.HasPrefix(c, p) {
 			return true
 		}

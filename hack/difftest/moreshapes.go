@@ -241,7 +241,10 @@ func (m *moreShapes) pod(spec map[string]any, i int, app string, apps []string, 
 	if x.IntN(10) == 0 {
 		c := spec["containers"].([]any)[0].(map[string]any)
 		ports, _ := c["ports"].([]any)
-		if x.IntN(2) == 0 {
+		// The host-IP port is 8080 too, so it conflicts with other pods' 8080 on every IP; a
+		// container that already has 8080 gets the UDP one instead (a pod never conflicts with
+		// itself in kube-scheduler, the checker would say it does).
+		if x.IntN(2) == 0 || len(ports) > 0 {
 			ports = append(ports, map[string]any{"containerPort": 5353, "hostPort": 5353, "protocol": "UDP"})
 			m.feat("hostPort-udp")
 		} else {
