@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nodeplan/nodeplan/internal/fuzzbudget"
 	"github.com/nodeplan/nodeplan/simulate"
 )
 
@@ -133,6 +134,7 @@ func FuzzParseTimeline(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	fuzzbudget.ShortMinimization(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tl, err := simulate.ParseTimeline(data, "day.yaml", nil)
 		if err != nil {
