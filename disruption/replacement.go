@@ -82,8 +82,8 @@ func noReplacement(code ReplacementCode, set func(*Blocker)) *Blocker {
 }
 
 // cheaper narrows the simulation's replacement to instance types strictly cheaper than the
-// candidates (Karpenter's price filter, spot-to-spot rules, spot preference) and the
-// method's rules. It returns nil and why when none is left.
+// candidates (Karpenter's price filter, spot-to-spot rules, spot or nothing for a claim open
+// to both) and the method's rules. It returns nil and why when none is left.
 func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice float64, rules replacementRules) (*scheduling.NodeClaim, Blocker) {
 	reqs := claim.Requirements.Copy()
 	// Prices are judged as Karpenter sees the claim: open where nodeplan's settlement pinned it.
@@ -96,7 +96,12 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 	for _, c := range cands {
 		allSpot = allSpot && c.isSpot()
 	}
+	// Karpenter decides on spot by the claim's capacity types before they were narrowed to
+	// what its options offer: a pool of both gets a spot replacement or none.
 	ct := reqs.Get(v1.CapacityTypeLabelKey)
+	if claim.CapacityType != nil {
+		ct = claim.CapacityType
+	}
 	noCheaper := noReplacement(ReplacementNotCheaper, func(b *Blocker) {
 		b.Price = candPrice
 		if len(opts) > 0 {
@@ -140,16 +145,21 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 			return nil, *why
 		}
 		if ct.Has(v1.CapacityTypeSpot) && ct.Has(v1.CapacityTypeOnDemand) {
+			// Karpenter's computeConsolidation: the cheaper replacement was judged assuming spot
+			// launches, so it must be spot; with no spot option the launch fails and the
+			// candidates stay (multi-node: the prefix fails).
 			spot := reqs.Copy()
 			spot.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
-			if l := launchable(opts, spot); len(l) > 0 {
-				reqs, opts = spot, l
-				if claim.PriceRequirements != nil {
-					priced = priced.Copy()
-					priced.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
-				} else {
-					priced = reqs
-				}
+			l := launchable(opts, spot)
+			if len(l) == 0 {
+				return nil, *noCheaper
+			}
+			reqs, opts = spot, l
+			if claim.PriceRequirements != nil {
+				priced = priced.Copy()
+				priced.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
+			} else {
+				priced = reqs
 			}
 		}
 	}

@@ -921,11 +921,17 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 		reqs[key] = r
 	}
 	withMin(v1.LabelInstanceType, fo.itReq)
+	unnarrowed := reqs.Get(v1.CapacityTypeLabelKey) // open (any type) when nothing asks for one
 	if fo.ctReq != nil {
 		withMin(v1.CapacityTypeLabelKey, fo.ctReq)
 	}
 	if info := t.offerings(reqs); info.offers != nil {
 		s.reserve(out, reqs, fo, info, withMin)
+	}
+	out.CapacityType = unnarrowed
+	if ct := reqs[v1.CapacityTypeLabelKey]; ct != nil && ct.Has(v1.CapacityTypeReserved) && ct.Len() == 1 {
+		// A reservation pins the claim to it: Karpenter's scheduler puts this requirement on.
+		out.CapacityType = ct
 	}
 	if t.hasMinValues && s.opts.MinValuesPolicy != MinValuesBestEffort && !c.grownAfterLaunch() {
 		if key, have, want := t.minValuesShortfall(fo.chosen, reqs); key != "" {

@@ -136,6 +136,11 @@ type NodeClaim struct {
 	// pinned (launch.go) as open as Karpenter leaves them; its consolidation judges a
 	// replacement's worst-case launch price by them.
 	PriceRequirements requirements.Requirements
+	// CapacityType, when not nil, is the capacity-type requirement of the NodePool and the
+	// pods (open when they have none) before finalisation narrowed Requirements to the capacity types the options offer.
+	// Karpenter's NodeClaim keeps it so, and its consolidation decides by it whether a
+	// replacement must be spot (disruption's cheaper).
+	CapacityType *requirements.Requirement
 	// InstanceTypeOptions are the instance types that fit, cheapest first.
 	InstanceTypeOptions cloudprovider.InstanceTypes
 	// InstanceType and Offering are the cheapest launchable choice among the options.
