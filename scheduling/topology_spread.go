@@ -94,9 +94,9 @@ func (s *spreadRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains
 	}
 	t.tieBuf = best
 	if t.karpenter && len(best) > 1 {
-		// Karpenter takes one least populated domain, the first in its map order, whatever
-		// can launch there.
-		return g.domainRequirement(t.firstDiscovered(g.key, best))
+		// Karpenter takes one least populated domain in map order and retries the pod until
+		// its NodeClaim can launch there: the first discovered one it can launch in.
+		return g.domainRequirement(t.firstLaunchable(g, best))
 	}
 	switch len(best) {
 	case 0:

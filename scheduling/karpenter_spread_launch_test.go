@@ -1,0 +1,53 @@
+package scheduling_test
+
+import (
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// TestKarpenterModeSpreadTakesALaunchableDomain: when a spread's least populated domains tie,
+// Karpenter picks one in map order and retries the pod until its NodeClaim can launch there,
+// so Karpenter mode takes the first discovered tied domain the NodeClaim can launch in, not
+// one the NodePool has no offering in (difftest plan:400005, plan:400030 and
+// plan:400039, minimised).
+func TestKarpenterModeSpreadTakesALaunchableDomain(t *testing.T) {
+	type launch struct{ pool, zone, capacityType string }
+	cases := []struct {
+		name   string
+		placed int
+		claims []launch // sorted
+	}{
+		// A spot-only NodePool whose one type has spot only in zones b and c: zone a (first
+		// discovered, on-demand only) is tied but unlaunchable. Karpenter: claims in b and c.
+		{"spread-unoffered-zone", 2, []launch{{"pool-0", "test-zone-b", "spot"}, {"pool-0", "test-zone-c", "spot"}}},
+		// A capacity-type spread: on-demand (first discovered) is tied, but pool-2 (the
+		// heavier) has no on-demand offering in the preferred zone b; Karpenter launches pool-2
+		// spot rather than falling to pool-1 on-demand.
+		// pool-1 (on-demand or reserved) has no offering in zone a (spot only there): app-3-0's
+		// spread took a and was refused; Karpenter places it (in b). app-2-2 fits no type.
+		{"spread-reserved-zone", 10, []launch{{"pool-1", "test-zone-b", "reserved"}, {"pool-1", "test-zone-c", "reserved"}}},
+		{"capacity-type-spread-tie", 1, []launch{{"pool-2", "test-zone-b", "spot"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			manifests, types := testdataCase(t, filepath.Join("karpmode", tc.name))
+			res := fidelityInput(t, manifests, types, scheduling.PackingKarpenter).solve(t)
+			placed := 0
+			var got []launch
+			for _, c := range res.NewNodeClaims {
+				placed += len(c.Pods)
+				require.NotNil(t, c.Offering)
+				got = append(got, launch{c.NodePool, c.Offering.Zone(), c.Offering.CapacityType()})
+			}
+			sort.Slice(got, func(i, j int) bool { return got[i].zone+got[i].pool < got[j].zone+got[j].pool })
+			assert.Equal(t, tc.placed, placed)
+			assert.Equal(t, tc.claims, got)
+		})
+	}
+}
