@@ -344,6 +344,14 @@ func (c *claim) narrowTopology(s *solver, p *podData, f *podForm, merged require
 		}
 		return merged, changed, nil, narrowedNoDomain
 	}
+	if s.topo.karpenter && len(narrowed) > 0 && !merged.IsCompatible(narrowed, s.wellKnown) {
+		// Karpenter holds the NodeClaim to its topology requirements as to a pod's: a
+		// domain on a key its NodePool does not define (not well known) is refused.
+		if why != nil {
+			t.reject(why, conflictCause(merged, narrowed, s.wellKnown))
+		}
+		return merged, changed, nil, narrowedNoDomain
+	}
 	var saved requirements.Requirements
 	if len(narrowed) > 0 && len(changed) > 0 {
 		saved = make(requirements.Requirements, len(narrowed))
