@@ -24,7 +24,7 @@ func KubeletFor(np *karpv1.NodePool, nc *EC2NodeClass) (*KubeletConfiguration, e
 		if err != nil {
 			return nil, &KubeletAnnotationError{NodePool: np.Name, Field: path.String(), Err: err}
 		}
-		if errs := validateKubelet(k, path); len(errs) > 0 {
+		if errs := ValidateKubelet(k, path); len(errs) > 0 {
 			return nil, &karpv1.ValidationError{Kind: karpv1.KindNodePool, Name: np.Name, Errs: errs}
 		}
 		return k, nil
@@ -47,14 +47,6 @@ func (e *KubeletAnnotationError) Error() string {
 }
 
 func (e *KubeletAnnotationError) Unwrap() error { return e.Err }
-
-// ValidateKubelet checks a kubelet block as the EC2NodeClass CRD checks spec.kubelet (and, for
-// what the API server accepts but a node would refuse, as the kubelet does), reporting each
-// problem under path. The v1beta1 NodePool's spec.template.spec.kubelet, which Karpenter 1.0
-// moved into an annotation, is checked with it under the path its author wrote.
-func ValidateKubelet(k *KubeletConfiguration, path *field.Path) field.ErrorList {
-	return validateKubelet(k, path)
-}
 
 // kubeletFields are the JSON names of KubeletConfiguration's fields.
 var kubeletFields = func() map[string]bool {

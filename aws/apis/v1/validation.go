@@ -81,7 +81,7 @@ func (in *EC2NodeClass) Validate() error {
 		errs = append(errs, field.Invalid(spec.Child("instanceProfile"), "", "must not be empty"))
 	}
 	errs = append(errs, validateTags(s.Tags, spec.Child("tags"))...)
-	errs = append(errs, validateKubelet(s.Kubelet, spec.Child("kubelet"))...)
+	errs = append(errs, ValidateKubelet(s.Kubelet, spec.Child("kubelet"))...)
 	errs = append(errs, validateBlockDevices(s.BlockDeviceMappings, spec.Child("blockDeviceMappings"))...)
 	if p := s.InstanceStorePolicy; p != nil && *p != InstanceStorePolicyRAID0 {
 		errs = append(errs, field.NotSupported(spec.Child("instanceStorePolicy"), *p, []string{string(InstanceStorePolicyRAID0)}))
@@ -283,7 +283,11 @@ func validateTags(tags map[string]string, p *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateKubelet(k *KubeletConfiguration, p *field.Path) field.ErrorList {
+// ValidateKubelet checks a kubelet block as the EC2NodeClass CRD checks spec.kubelet (and, for
+// what the API server accepts but a node would refuse, as the kubelet does), reporting each
+// problem under p. The v1beta1 NodePool's spec.template.spec.kubelet, which Karpenter 1.0
+// moved into an annotation, is checked with it under the path its author wrote.
+func ValidateKubelet(k *KubeletConfiguration, p *field.Path) field.ErrorList {
 	if k == nil {
 		return nil
 	}
