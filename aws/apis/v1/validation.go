@@ -211,7 +211,8 @@ func validateReservationTerms(terms []CapacityReservationSelectorTerm, p *field.
 func validateAMI(s *EC2NodeClassSpec, spec *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	fp := spec.Child("amiFamily")
-	if f := s.AMIFamily; f != nil && !slices.Contains(AMIFamilies, *f) {
+	known := s.AMIFamily != nil && slices.Contains(AMIFamilies, *s.AMIFamily)
+	if f := s.AMIFamily; f != nil && !known {
 		// First: an unknown family is what to fix (amiSelectorTerms are required only
 		// because the family is no alias's).
 		errs = append(errs, field.NotSupported(fp, *f, AMIFamilies))
@@ -246,7 +247,7 @@ func validateAMI(s *EC2NodeClassSpec, spec *field.Path) field.ErrorList {
 	switch f := s.AMIFamily; {
 	case f == nil && alias == "" && len(s.AMISelectorTerms) > 0:
 		errs = append(errs, field.Required(fp, "must specify amiFamily if amiSelectorTerms does not contain an alias"))
-	case f != nil && alias != "" && *f != AMIFamilyCustom && slices.Contains(AMIFamilies, *f):
+	case known && alias != "" && *f != AMIFamilyCustom:
 		family, _, _ := strings.Cut(alias, "@")
 		if aliasFamilies[strings.ToLower(family)] != *f {
 			errs = append(errs, field.Invalid(fp, *f, fmt.Sprintf("must be Custom or match the alias %q (or be left out)", alias)))
