@@ -246,10 +246,7 @@ func (f *simulateFlags) readVariant(set *manifest.Set, base simulate.Input) (*va
 	}
 	others := len(vs.Pods) + len(vs.Workloads) + len(vs.Nodes) + len(vs.NodeClaims) + len(vs.DaemonSets) + len(vs.PodDisruptionBudgets) +
 		len(vs.PersistentVolumeClaims) + len(vs.PersistentVolumes) + len(vs.StorageClasses) + len(vs.CSINodes) + len(vs.Namespaces) +
-		len(vs.Leases) + len(vs.NodeClasses) + len(vs.Interruptions)
-	for _, n := range vs.Skipped {
-		others += n
-	}
+		len(vs.Leases) + len(vs.NodeClasses) + len(vs.Interruptions) + vs.SkippedTotal()
 	switch {
 	case others > 0:
 		return nil, fmt.Errorf("--variant %s: only NodePools may differ in a variant", f.variant)
