@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -257,7 +258,7 @@ func (f *simulateFlags) readVariant(set *manifest.Set, base simulate.Input) (*va
 	changed := *set
 	changed.NodePools = append([]*v1.NodePool(nil), set.NodePools...)
 	for _, np := range vs.NodePools {
-		i := indexOfPool(changed.NodePools, np.Name)
+		i := slices.IndexFunc(changed.NodePools, func(p *v1.NodePool) bool { return p.Name == np.Name })
 		if i < 0 {
 			changed.NodePools = append(changed.NodePools, np)
 			v.changes = append(v.changes, fmt.Sprintf("NodePool %s added", np.Name))
@@ -277,13 +278,4 @@ func (f *simulateFlags) readVariant(set *manifest.Set, base simulate.Input) (*va
 	v.input = base
 	v.input.Snapshot, v.input.InstanceTypes = snap, f.instanceTypesOf(&changed)
 	return v, nil
-}
-
-func indexOfPool(pools []*v1.NodePool, name string) int {
-	for i, np := range pools {
-		if np.Name == name {
-			return i
-		}
-	}
-	return -1
 }
