@@ -1,8 +1,6 @@
 package gendump
 
 import (
-	"github.com/nodeplan/nodeplan/internal/weighted"
-
 	"cmp"
 	"fmt"
 	"math/rand/v2"
@@ -13,6 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/nodeplan/nodeplan/internal/weighted"
 )
 
 // instanceType is what the dump says of an EC2 instance type (its labels and resources).

@@ -1,10 +1,10 @@
 package gendump
 
 import (
-	"github.com/nodeplan/nodeplan/internal/weighted"
-
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/nodeplan/nodeplan/internal/weighted"
 )
 
 // daemonSet is a DaemonSet with a pod on every node it tolerates.

@@ -11,8 +11,6 @@
 package genworkload
 
 import (
-	"github.com/nodeplan/nodeplan/internal/weighted"
-
 	"bytes"
 	"fmt"
 	"math/rand/v2"
@@ -22,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/nodeplan/nodeplan/internal/weighted"
 )
 
 // NodePool is the name of the workload's NodePool.
