@@ -117,12 +117,11 @@ func summarizeRows(rows []nodeRow, lowerBound *float64) costSummary {
 	return s
 }
 
-// requestsOf sums the pods' requests as Solve counts them.
-func requestsOf(pods []*corev1.Pod) (cpu, memory int64) {
-	for _, p := range pods {
-		rl := scheduling.PodRequests(p)
-		cpu += rl.Cpu().MilliValue()
-		memory += rl.Memory().Value()
+// sumShares sums the shares' requests (as Solve counts them, sharesOf).
+func sumShares(shares []podShare) (cpu, memory int64) {
+	for _, sh := range shares {
+		cpu += sh.CPU
+		memory += sh.Memory
 	}
 	return cpu, memory
 }
@@ -142,9 +141,9 @@ func existingRow(snap *cluster.Snapshot, n *cluster.Node, ic *instanceCatalog) n
 	r.NodePool, r.InstanceType = labels[v1.NodePoolLabelKey], labels[v1.LabelInstanceType]
 	r.Zone, r.Capacity = labels[v1.LabelTopologyZone], labels[v1.CapacityTypeLabelKey]
 	r.CPU.allocatable, r.Memory.allocatable = alloc.Cpu().MilliValue(), alloc.Memory().Value()
-	r.CPU.requested, r.Memory.requested = requestsOf(n.Pods)
-	r.Pods = len(n.Pods)
 	r.Shares = sharesOf(n.Pods, false)
+	r.CPU.requested, r.Memory.requested = sumShares(r.Shares)
+	r.Pods = len(n.Pods)
 	r.PricePerHour, r.Priced = snap.NodePrice(r.Name)
 	r.Estimated = ic.estimates(r.Capacity)
 	return r
@@ -156,11 +155,8 @@ func claimRow(c *scheduling.NodeClaim, name, status string, ic *instanceCatalog)
 	r := nodeRow{Name: name, Status: status, NodePool: c.NodePool, Pods: max(len(c.Pods), int(c.Requests.Pods().Value())), PodNames: podNames(c.Pods), New: true}
 	r.CPU.requested, r.Memory.requested = c.Requests.Cpu().MilliValue(), c.Requests.Memory().Value()
 	r.Shares = sharesOf(c.Pods, true)
-	ds := podShare{Pod: daemonSetShare, CPU: r.CPU.requested, Memory: r.Memory.requested}
-	for _, sh := range r.Shares {
-		ds.CPU -= sh.CPU
-		ds.Memory -= sh.Memory
-	}
+	podsCPU, podsMemory := sumShares(r.Shares)
+	ds := podShare{Pod: daemonSetShare, CPU: r.CPU.requested - podsCPU, Memory: r.Memory.requested - podsMemory}
 	if ds.CPU > 0 || ds.Memory > 0 {
 		r.Shares = append([]podShare{ds}, r.Shares...)
 	}
@@ -182,13 +178,14 @@ func (r *nodeRow) place(pods []*corev1.Pod) {
 	if len(pods) == 0 {
 		return
 	}
-	r.placedCPU, r.placedMemory = requestsOf(pods)
+	shares := sharesOf(pods, true)
+	r.placedCPU, r.placedMemory = sumShares(shares)
 	r.placedPods = len(pods)
 	r.CPU.requested += r.placedCPU
 	r.Memory.requested += r.placedMemory
 	r.Pods += len(pods)
 	r.PodNames = podNames(pods)
-	r.Shares = append(r.Shares, sharesOf(pods, true)...)
+	r.Shares = append(r.Shares, shares...)
 }
 
 // planRows are the rows of a plan: every node of the snapshot (with the pending pods the
