@@ -12,8 +12,6 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/aws/catalog"
-	"github.com/nodeplan/nodeplan/cloudprovider"
-	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/internal/cputime"
 	"github.com/nodeplan/nodeplan/manifest"
 	"github.com/nodeplan/nodeplan/simulate"
@@ -92,22 +90,12 @@ func dayInput(tb testing.TB, nodes int) simulate.Input {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	byPool := map[string]cloudprovider.InstanceTypes{}
-	for _, np := range set.NodePools {
-		byPool[np.Name] = its
-	}
-	o := set.Objects
-	o.InstanceTypes = byPool
-	o.WellKnownLabels = keys
 	for k, ok := range v1.WellKnownLabels {
 		if ok {
-			o.WellKnownLabels[k] = true
+			keys[k] = true
 		}
 	}
-	snap, err := cluster.New(o)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	snap := snapshotOf(tb, set, its, keys)
 	tl, err := simulate.ParseTimeline([]byte(diurnalTimeline()), "diurnal.yaml", nil)
 	if err != nil {
 		tb.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
 	"github.com/nodeplan/nodeplan/manifest"
+	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/simulate"
 )
 
@@ -20,19 +21,26 @@ func input(t testing.TB, manifests, timeline string, types cloudprovider.Instanc
 	t.Helper()
 	set, err := manifest.Parse([]byte(manifests), "cluster.yaml")
 	require.NoError(t, err)
+	snap := snapshotOf(t, set, types, fake.WellKnownLabels())
+	tl, err := simulate.ParseTimeline([]byte(timeline), "day.yaml", nil)
+	require.NoError(t, err)
+	s := simulate.DefaultSettings()
+	return simulate.Input{Snapshot: snap, Workloads: set.Workloads, Start: t0, Timeline: tl, Settings: s}
+}
+
+// snapshotOf is the cluster of set with every NodePool offered types and the label keys
+// wellKnown decided by the cloud.
+func snapshotOf(t require.TestingT, set *manifest.Set, types cloudprovider.InstanceTypes, wellKnown requirements.KeySet) *cluster.Snapshot {
 	its := map[string]cloudprovider.InstanceTypes{}
 	for _, np := range set.NodePools {
 		its[np.Name] = types
 	}
 	o := set.Objects
 	o.InstanceTypes = its
-	o.WellKnownLabels = fake.WellKnownLabels()
+	o.WellKnownLabels = wellKnown
 	snap, err := cluster.New(o)
 	require.NoError(t, err)
-	tl, err := simulate.ParseTimeline([]byte(timeline), "day.yaml", nil)
-	require.NoError(t, err)
-	s := simulate.DefaultSettings()
-	return simulate.Input{Snapshot: snap, Workloads: set.Workloads, Start: t0, Timeline: tl, Settings: s}
+	return snap
 }
 
 const inflate = `

@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
-	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/disruption"
 	"github.com/nodeplan/nodeplan/fake"
@@ -71,17 +70,7 @@ func drawInput(t *rapid.T) simulate.Input {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(manifests, "---\n"))
 	}
-	its := map[string]cloudprovider.InstanceTypes{}
-	for _, np := range set.NodePools {
-		its[np.Name] = types
-	}
-	o := set.Objects
-	o.InstanceTypes = its
-	o.WellKnownLabels = fake.WellKnownLabels()
-	snap, err := cluster.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := snapshotOf(t, set, types, fake.WellKnownLabels())
 	tl := drawTimeline(t, apps, poolNames)
 	s := simulate.DefaultSettings()
 	s.Verify = false // the properties verify every step themselves
