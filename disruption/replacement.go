@@ -245,8 +245,9 @@ func (s *state) severalCheaper(claims []*scheduling.NodeClaim, cands []*node, ca
 			return nil, 0, why
 		}
 		least[i] = math.Inf(1)
+		priced := launchPricing(c, r)
 		for _, it := range r.InstanceTypeOptions {
-			least[i] = math.Min(least[i], worstLaunchPrice(it, c, r))
+			least[i] = math.Min(least[i], it.Offerings.Available().WorstLaunchPrice(priced))
 		}
 		sum += least[i]
 	}
@@ -264,8 +265,9 @@ func (s *state) severalCheaper(claims []*scheduling.NodeClaim, cands []*node, ca
 			return nil, 0, why
 		}
 		w := 0.0
+		priced := launchPricing(c, r)
 		for _, it := range r.InstanceTypeOptions {
-			w = math.Max(w, worstLaunchPrice(it, c, r))
+			w = math.Max(w, it.Offerings.Available().WorstLaunchPrice(priced))
 		}
 		worst += w
 		cheapest += r.Offering.Price
@@ -277,16 +279,17 @@ func (s *state) severalCheaper(claims []*scheduling.NodeClaim, cands []*node, ca
 	return out, candPrice - cheapest, Blocker{}
 }
 
-// worstLaunchPrice is what launching r (cheaper's narrowing of the simulation's claim) as it
-// on its worst offering would cost, judged as cheaper judges it: by the claim's
-// PriceRequirements when it has them, with r's capacity type.
-func worstLaunchPrice(it *cloudprovider.InstanceType, claim, r *scheduling.NodeClaim) float64 {
-	priced := claim.Requirements.Copy()
+// launchPricing are the requirements r (cheaper's narrowing of the simulation's claim) is
+// priced by, as cheaper prices it: the claim's PriceRequirements when it has them, else its
+// requirements, with r's capacity type. Built once per claim, not per instance type.
+func launchPricing(claim, r *scheduling.NodeClaim) requirements.Requirements {
+	priced := claim.Requirements
 	if claim.PriceRequirements != nil {
-		priced = claim.PriceRequirements.Copy()
+		priced = claim.PriceRequirements
 	}
+	priced = priced.Copy()
 	if ct := r.Requirements.Get(v1.CapacityTypeLabelKey); ct != nil {
 		priced.Add(ct)
 	}
-	return it.Offerings.Available().WorstLaunchPrice(priced)
+	return priced
 }
