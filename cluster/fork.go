@@ -118,9 +118,7 @@ func (s *Snapshot) Without(names ...string) *Snapshot {
 	from := 0
 	for _, i := range s.named(names) {
 		c.nodes = append(c.nodes, s.nodes[from:i]...)
-		for _, p := range s.nodes[i].Pods {
-			podsGone = append(podsGone, podName{p.Namespace, p.Name})
-		}
+		podsGone = appendNames(podsGone, s.nodes[i].Pods)
 		from = i + 1
 	}
 	c.nodes = append(c.nodes, s.nodes[from:]...)

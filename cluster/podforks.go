@@ -23,7 +23,7 @@ func (s *Snapshot) WithoutPods(pods ...*corev1.Pod) *Snapshot {
 	c.moving, _ = dropPods(s.moving, newPodSet(pods), nil) // moving pods: few, and not in names
 	var want []*corev1.Pod                                 // the given pods s holds otherwise
 	for _, p := range pods {
-		if p != nil && s.names.has(podName{p.Namespace, p.Name}) {
+		if p != nil && s.names.has(nameOf(p)) {
 			want = append(want, p)
 		}
 	}
@@ -72,11 +72,7 @@ func (s *Snapshot) WithoutPods(pods ...*corev1.Pod) *Snapshot {
 		dropOn(i)
 	}
 	gone = append(gone, removed...)
-	names := make([]podName, len(gone))
-	for i, p := range gone {
-		names[i] = podName{p.Namespace, p.Name}
-	}
-	c.names = s.names.with(&c, names, nil)
+	c.names = s.names.with(&c, appendNames(make([]podName, 0, len(gone)), gone), nil)
 	c.pdbs = s.pdbs.adjust(removed, nil)
 	return &c
 }
@@ -110,7 +106,7 @@ func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
 	}
 	added := newPodSet(pods)
 	for _, p := range pods {
-		if s.names.has(podName{p.Namespace, p.Name}) || slices.ContainsFunc(s.moving, sameName(p)) {
+		if s.names.has(nameOf(p)) || slices.ContainsFunc(s.moving, sameName(p)) {
 			return nil, invalid(op, InputDuplicate, "Pod", PodKey(p), "", "the snapshot already holds a pod of this namespace/name")
 		}
 	}
@@ -146,11 +142,7 @@ func (s *Snapshot) WithPods(pods ...*corev1.Pod) (*Snapshot, error) {
 	if len(c.notPlanned) > notPlanned {
 		c.notPlanned = mergeNotPlanned(s.notPlanned, c.notPlanned[notPlanned:])
 	}
-	names := make([]podName, len(pods))
-	for i, p := range pods {
-		names[i] = podName{p.Namespace, p.Name}
-	}
-	c.names = s.names.with(&c, nil, names)
+	c.names = s.names.with(&c, nil, appendNames(make([]podName, 0, len(pods)), pods))
 	c.pdbs = s.pdbs.adjust(nil, counted)
 	return &c, nil
 }
@@ -196,7 +188,7 @@ func newPodSet(pods []*corev1.Pod) podSet {
 		if p == nil {
 			continue
 		}
-		k := podName{p.Namespace, p.Name}
+		k := nameOf(p)
 		if set.hasName(k) {
 			if set.dup == nil {
 				set.dup = p
@@ -224,7 +216,7 @@ func (set podSet) hasName(k podName) bool {
 // rarely do) without building a key.
 func (set podSet) has(p *corev1.Pod) bool {
 	if set.many != nil {
-		return set.many[podName{p.Namespace, p.Name}]
+		return set.many[nameOf(p)]
 	}
 	for _, k := range set.few {
 		if k.name == p.Name && k.namespace == p.Namespace {

@@ -31,14 +31,14 @@ func (b *nameBase) set() map[podName]struct{} {
 		s := b.from
 		b.m = make(map[podName]struct{}, len(s.pending)+len(s.notPlanned)+8*len(s.nodes))
 		for _, p := range s.pending {
-			b.m[podName{p.Namespace, p.Name}] = struct{}{}
+			b.m[nameOf(p)] = struct{}{}
 		}
 		for _, n := range s.notPlanned {
-			b.m[podName{n.Pod.Namespace, n.Pod.Name}] = struct{}{}
+			b.m[nameOf(n.Pod)] = struct{}{}
 		}
 		for _, n := range s.nodes {
 			for _, p := range n.Pods {
-				b.m[podName{p.Namespace, p.Name}] = struct{}{}
+				b.m[nameOf(p)] = struct{}{}
 			}
 		}
 		b.from = nil

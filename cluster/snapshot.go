@@ -173,7 +173,7 @@ func New(o Objects) (*Snapshot, error) {
 	own := func(i int) *Node { return s.nodes[i] }
 	seen := make(map[podName]struct{}, len(o.Pods))
 	for _, p := range o.Pods {
-		k := podName{p.Namespace, p.Name}
+		k := nameOf(p)
 		if _, dup := seen[k]; dup {
 			return nil, invalid(op, InputDuplicate, "Pod", PodKey(p), "", "two pods of this namespace/name")
 		}
@@ -191,6 +191,16 @@ func New(o Objects) (*Snapshot, error) {
 
 // podName is a pod's namespace and name, a map key that needs no string built.
 type podName struct{ namespace, name string }
+
+func nameOf(p *corev1.Pod) podName { return podName{p.Namespace, p.Name} }
+
+// appendNames is names with the names of pods appended.
+func appendNames(names []podName, pods []*corev1.Pod) []podName {
+	for _, p := range pods {
+		names = append(names, nameOf(p))
+	}
+	return names
+}
 
 // file adds p where the snapshot holds it: not planned (with its reason), bound to its
 // spec.nodeName's node (node(i) is node i as s may change it), or pending. It reports
