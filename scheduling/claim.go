@@ -244,13 +244,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonTopologySpread})
 	}
 	if t.hasMinValues && !c.launched {
-		out := newBitset(len(t.types))
-		types.each(func(i int) bool {
-			if fitsPod(i) {
-				out.set(i)
-			}
-			return true
-		})
+		out := types.filter(fitsPod)
 		if key, have, want := t.minValuesShortfall(out, merged); key != "" {
 			if s.opts.MinValuesPolicy != MinValuesBestEffort {
 				if pl, ok := c.promiseMinValues(s, p, merged, changed, promise, fitsPod); ok && s.keepsFloors(c, pl, fitsPod) {
@@ -281,13 +275,7 @@ func (c *claim) promiseMinValues(s *solver, p *podData, merged requirements.Requ
 	if !s.minValuesRound || c.round >= s.round || c.launched {
 		return placement{}, false
 	}
-	types := newBitset(len(c.t.types))
-	c.types.each(func(i int) bool {
-		if fitsPod(i) {
-			types.set(i)
-		}
-		return true
-	})
+	types := c.types.filter(fitsPod)
 	all := func(int) bool { return true }
 	if types.empty() || !s.keepsMinValues(c, types, c.reqs, all) {
 		return placement{}, false
@@ -309,14 +297,7 @@ func (s *solver) keepsMinValues(c *claim, set bitset, reqs requirements.Requirem
 	if !t.hasMinValues || c.launched || s.opts.MinValuesPolicy == MinValuesBestEffort {
 		return true
 	}
-	out := newBitset(len(t.types))
-	set.each(func(i int) bool {
-		if fits(i) {
-			out.set(i)
-		}
-		return true
-	})
-	key, _, _ := t.minValuesShortfall(out, reqs)
+	key, _, _ := t.minValuesShortfall(set.filter(fits), reqs)
 	return key == ""
 }
 

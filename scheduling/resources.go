@@ -229,6 +229,18 @@ func (v vec) fits(limit vec) bool {
 	return true
 }
 
+// filter returns the members of b that keep accepts.
+func (b bitset) filter(keep func(i int) bool) bitset {
+	out := make(bitset, len(b))
+	b.each(func(i int) bool {
+		if keep(i) {
+			out.set(i)
+		}
+		return true
+	})
+	return out
+}
+
 // each calls f for every member in ascending order until f returns false.
 func (b bitset) each(f func(i int) bool) {
 	for wi, w := range b {
