@@ -43,21 +43,8 @@ func (t *topology) firstLaunchable(g *topologyGroup, ds []string) string {
 	if t.probe.c == nil || t.probe.launches(g, first) {
 		return first
 	}
-	rank := t.universe.discoveredOn(g.key)
 	order := slices.Clone(ds)
-	slices.SortStableFunc(order, func(a, b string) int {
-		ra, oka := rank[a]
-		rb, okb := rank[b]
-		switch {
-		case oka && okb:
-			return ra - rb
-		case oka:
-			return -1
-		case okb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, byDiscovery(t.universe.discoveredOn(g.key)))
 	for _, d := range order {
 		if d != first && t.probe.launches(g, d) {
 			return d

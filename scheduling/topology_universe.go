@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -152,20 +153,28 @@ func discoveryRank(key string, pools []offeringPool, nodes []universeNode) map[s
 
 // firstDiscovered is the domain of ds Karpenter's topology met first ("" for none).
 func (t *topology) firstDiscovered(key string, ds []string) string {
-	rank := t.universe.discoveredOn(key)
-	best := ""
-	for _, d := range ds {
-		if best == "" {
-			best = d
-			continue
-		}
-		rd, okd := rank[d]
-		rb, okb := rank[best]
-		if okd && (!okb || rd < rb) {
-			best = d
-		}
+	if len(ds) == 0 {
+		return ""
 	}
-	return best
+	return slices.MinFunc(ds, byDiscovery(t.universe.discoveredOn(key)))
+}
+
+// byDiscovery orders domains by rank (discoveredOn), those never discovered last and
+// equal to each other.
+func byDiscovery(rank map[string]int) func(a, b string) int {
+	return func(a, b string) int {
+		ra, oka := rank[a]
+		rb, okb := rank[b]
+		switch {
+		case oka && okb:
+			return ra - rb
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return 0
+	}
 }
 
 // offeringPool is a NodePool as the source of topology domains.
