@@ -276,14 +276,13 @@ func (c *claim) promiseMinValues(s *solver, p *podData, merged requirements.Requ
 		return placement{}, false
 	}
 	types := c.types.filter(fitsPod)
-	all := func(int) bool { return true }
-	if types.empty() || !s.keepsMinValues(c, types, c.reqs, all) {
+	if types.empty() || !s.keepsMinValues(c, types, c.reqs, anyType) {
 		return placement{}, false
 	}
 	for _, k := range changed {
 		promise = promise.Union(requirements.Requirements{k: merged[k]})
 	}
-	if l, ok := cheapestLaunch(c.t, c.reqs, types, all); !ok || !l.satisfies(promise) {
+	if l, ok := cheapestLaunch(c.t, c.reqs, types, anyType); !ok || !l.satisfies(promise) {
 		return placement{}, false
 	}
 	return placement{reqs: c.reqs, types: types, loose: c.loose, promise: promise, changed: true}, true

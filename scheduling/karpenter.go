@@ -109,7 +109,7 @@ func (s *solver) karpenterRound(pods []*podData, errs map[*podData]podFailure) [
 func (s *solver) launch(c *claim) {
 	s.launched = append(s.launched, c)
 	c.launched = true
-	l, ok := cheapestLaunch(c.t, c.reqs, c.types, func(int) bool { return true })
+	l, ok := cheapestLaunch(c.t, c.reqs, c.types, anyType)
 	if !ok {
 		return // no offering: finalize drops it, its pods stay unplaced
 	}

@@ -31,6 +31,9 @@ type launchOption struct {
 	reqs requirements.Requirements
 }
 
+// anyType is the fits filter that accepts every type (for types that already fit their pods).
+func anyType(int) bool { return true }
+
 // cheapestLaunch is the cheapest type of types that fits (ties by name) with its cheapest
 // offering under reqs, or ok=false when none can launch.
 func cheapestLaunch(t *template, reqs requirements.Requirements, types bitset, fits func(int) bool) (launchOption, bool) {
@@ -279,7 +282,7 @@ func (s *solver) settlement(t *template, groups []*topologyGroup, reqs requireme
 // joining c may have changed that option.
 func (s *solver) trackDeferred(c *claim) {
 	counting := c.countingReqs()
-	l, ok := cheapestLaunch(c.t, counting, c.types, func(int) bool { return true })
+	l, ok := cheapestLaunch(c.t, counting, c.types, anyType)
 	c.launchAt = -1
 	if ok {
 		c.launchAt = l.i
@@ -374,7 +377,6 @@ func (s *solver) raiseFloors(p *podData, f *podForm) {
 // pinned there on the spreads' keys, and narrowed to the options that pass or fail their
 // node filters as that option does (settlement), so it launches where they were counted.
 func (s *solver) settleDeferred() {
-	all := func(int) bool { return true }
 	for _, c := range s.claims {
 		if len(c.deferred) == 0 || c.launched {
 			continue
@@ -383,12 +385,12 @@ func (s *solver) settleDeferred() {
 		for _, d := range c.deferred {
 			groups = append(groups, d.g)
 		}
-		if out, ok := s.settlement(c.t, groups, c.countingReqs(), c.types, all); ok && len(out) > 0 {
+		if out, ok := s.settlement(c.t, groups, c.countingReqs(), c.types, anyType); ok && len(out) > 0 {
 			s.settleClaim(c, out)
 		}
 		// A hostname spread's pods still uncounted count where the cheapest option passes
 		// its filter (the settlement leaves the NodeClaim open there).
-		if l, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, all); ok {
+		if l, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, anyType); ok {
 			for _, d := range c.deferred {
 				if d.g.hostname && d.at == "" && s.topo.launchedPasses(d.g, l, c.t) {
 					s.topo.countN(d.g, c.hostname, d.n)
@@ -402,7 +404,6 @@ func (s *solver) settleDeferred() {
 // settleClaim narrows c by extra, or, when that would leave fewer instance types than a
 // minValues asks, promises it (c's cheapest option must keep meeting extra).
 func (s *solver) settleClaim(c *claim, extra requirements.Requirements) {
-	all := func(int) bool { return true }
 	reqs := c.reqs
 	var changed []string
 	for _, k := range extra.Keys() {
@@ -422,7 +423,7 @@ func (s *solver) settleClaim(c *claim, extra requirements.Requirements) {
 	}
 	types := c.types.clone()
 	c.t.narrowTypes(types, changed, reqs)
-	if types.empty() || !s.keepsMinValues(c, types, reqs, all) {
+	if types.empty() || !s.keepsMinValues(c, types, reqs, anyType) {
 		c.promise = c.promise.Union(extra)
 	} else {
 		loose, own := c.loose, true

@@ -109,7 +109,7 @@ func (s *solver) settleOpen(u *roundUndo) bool {
 		if len(c.open) == 0 {
 			continue
 		}
-		l, ok := cheapestLaunch(c.t, c.reqs, c.types, func(int) bool { return true })
+		l, ok := cheapestLaunch(c.t, c.reqs, c.types, anyType)
 		if !ok {
 			continue
 		}
@@ -156,7 +156,7 @@ func (s *solver) recountLimited(u *roundUndo) bool {
 		if c.counted == nil || !anyTrue(t.limited) {
 			continue
 		}
-		l, ok := cheapestLaunch(t, c.reqs, c.types, func(int) bool { return true })
+		l, ok := cheapestLaunch(t, c.reqs, c.types, anyType)
 		if !ok {
 			continue
 		}
@@ -176,7 +176,7 @@ func (s *solver) recountLimited(u *roundUndo) bool {
 			}
 			return true
 		})
-		if !s.keepsMinValues(c, kept, c.reqs, func(int) bool { return true }) {
+		if !s.keepsMinValues(c, kept, c.reqs, anyType) {
 			// Kept to fewer instance types than a minValues asks, the NodeClaim would fail
 			// to launch after its pods were counted: it stays counted at its largest option.
 			continue
