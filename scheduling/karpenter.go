@@ -33,14 +33,12 @@ type deferredCount struct {
 // withDeferred adds one pod g leaves uncounted to ds (one entry per group), counted where
 // the entry's pods are.
 func (t *topology) withDeferred(ds []deferredCount, g *topologyGroup) []deferredCount {
-	for i := range ds {
-		if ds[i].g == g {
-			ds[i].n++
-			if ds[i].at != "" {
-				t.count(g, ds[i].at)
-			}
-			return ds
+	if d := deferredOf(ds, g); d != nil {
+		d.n++
+		if d.at != "" {
+			t.count(g, d.at)
 		}
+		return ds
 	}
 	return append(ds, deferredCount{g: g, n: 1})
 }
