@@ -81,13 +81,16 @@ func buildPDBs(snap *cluster.Snapshot) []*pdbState {
 	return out
 }
 
+// podReady reads a pod's health as package cluster does (its Ready condition; without one,
+// whether it is Running), so that a PDB's allowance is the one Plan was given: a dump or a
+// generator that writes phase Running and no conditions has healthy pods on both sides.
 func podReady(p *corev1.Pod) bool {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			return c.Status == corev1.ConditionTrue
 		}
 	}
-	return false
+	return p.Status.Phase == corev1.PodRunning
 }
 
 // active pods are neither finished nor terminating.

@@ -360,7 +360,7 @@ func TestPlanExemptions(t *testing.T) {
 	}
 
 	w = twoNodes("1", "1")
-	w.pod("a").Status.Conditions = nil
+	w.pod("a").Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
 	always := policyv1.AlwaysAllow
 	p := pdb("a", map[string]string{"app": "a"}, intOrStr(1), nil)
 	p.Spec.UnhealthyPodEvictionPolicy = &always
@@ -370,6 +370,22 @@ func TestPlanExemptions(t *testing.T) {
 	res.Blocked = []disruption.Blocked{{Node: "node-b"}}
 	if vs := notMoves(w.plan(t, res)); len(vs) > 0 {
 		t.Fatalf("AlwaysAllow, pod not ready: %v", vs)
+	}
+}
+
+// TestPlanPDBReadsRunningPodsWithoutConditionsAsHealthy: a Running pod without a Ready
+// condition is healthy, as package cluster reads it, so maxUnavailable 1 allows the eviction
+// Plan made (BenchmarkDay's cluster-workload input: verify reported 0 healthy pods).
+func TestPlanPDBReadsRunningPodsWithoutConditionsAsHealthy(t *testing.T) {
+	w := twoNodes("1", "1")
+	for _, p := range w.bound {
+		p.Status.Conditions = nil
+	}
+	w.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb("a", map[string]string{"app": "a"}, nil, intOrStr(1))}
+	res := &disruption.Result{Blocked: []disruption.Blocked{{Node: "node-b"}}}
+	deleteNode(res, disruption.ReasonUnderutilized, "node-a")
+	if vs := notMoves(w.plan(t, res)); len(vs) > 0 {
+		t.Fatalf("a Running pod without conditions is healthy: %v", vs)
 	}
 }
 
