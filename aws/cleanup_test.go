@@ -38,7 +38,8 @@ func TestCreateCleansUpWhenTheCallerGivesUpInFlight(t *testing.T) {
 	require.Error(t, err)
 	assert.Nil(t, out)
 	assert.True(t, errors.Is(err, context.Canceled), "%v", err)
-	assert.NotContains(t, err.Error(), "garbage collection will retry", "the clean-up succeeded")
+	var cleanup *aws.CleanupError
+	assert.False(t, errors.As(err, &cleanup), "the clean-up succeeded: %v", err)
 	assert.Empty(t, f.ec2.Live(), "nothing launched for the abandoned Create keeps running")
 }
 
@@ -80,4 +81,23 @@ func TestCreateTerminatesExtraInstancesAfterTheCallerGaveUp(t *testing.T) {
 	_, id, err := aws.ParseProviderID(out.Status.ProviderID)
 	require.NoError(t, err)
 	assert.Equal(t, []string{id}, f.ec2.Live(), "the claim's instance runs, the extra one is terminated")
+}
+
+// A launch whose answer is lost (a malformed reply after EC2 ran it) and whose clean-up
+// cannot find the instance (every DescribeInstances attempt fails) says so with a
+// CleanupError: the instance runs until garbage collection ends it, and the error still
+// names the launch's failure first.
+func TestCreateSaysItsCleanupFailed(t *testing.T) {
+	f := newFixture(t)
+	srv, p := f.overHTTP(t)
+	srv.Faults.Inject("CreateFleet", awstest.MalformedBody, 1)
+	srv.Faults.Inject("DescribeInstances", awstest.ServerError, 3)
+	out, err := p.Create(context.Background(), claim("lost", "on-demand"))
+	require.Error(t, err)
+	assert.Nil(t, out)
+	var cleanup *aws.CleanupError
+	require.True(t, errors.As(err, &cleanup), "%v", err)
+	require.Error(t, cleanup.Cleanup)
+	assert.Len(t, f.ec2.Live(), 1, "the lost launch's instance runs until garbage collection")
+	assert.Equal(t, cleanup.Launch.Error()+"; and cleaning up after it: "+cleanup.Cleanup.Error()+" (garbage collection will retry)", cleanup.Error())
 }

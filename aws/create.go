@@ -382,7 +382,7 @@ func (p *Provider) createFleet(ctx context.Context, nc *awsv1.EC2NodeClass, clai
 	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
 	if rerr := p.reap(cleanup, claim.Name, since); rerr != nil {
-		launchErr = fmt.Errorf("%w; and cleaning up after it: %v (garbage collection will retry)", launchErr, rerr)
+		launchErr = &CleanupError{Launch: launchErr, Cleanup: rerr}
 	}
 	var api smithy.APIError
 	if !errors.As(err, &api) || outcomeUnknown(err, api) {
@@ -395,6 +395,22 @@ func (p *Provider) createFleet(ctx context.Context, nc *awsv1.EC2NodeClass, clai
 	}
 	return nil, cloudprovider.NewCreateError(launchErr, reasonFor(api.ErrorCode()), api.ErrorCode()+": "+api.ErrorMessage())
 }
+
+// CleanupError is a failed launch whose clean-up failed too: an instance the launch started
+// may still run, untracked by any NodeClaim, until GarbageCollect ends it. It unwraps to the
+// launch's error only, so errors.Is and As answer for the launch as they would without the
+// clean-up; the clean-up's error is kept for the message and for callers that ask for it.
+type CleanupError struct {
+	Launch  error // why the launch failed
+	Cleanup error // why terminating what it may have started failed
+}
+
+func (e *CleanupError) Error() string {
+	return fmt.Sprintf("%v; and cleaning up after it: %v (garbage collection will retry)", e.Launch, e.Cleanup)
+}
+
+// Unwrap returns the launch's error.
+func (e *CleanupError) Unwrap() error { return e.Launch }
 
 // fleetCapacityType is the fleet's target capacity type: a reserved launch is an on-demand
 // launch whose template targets the reservation.

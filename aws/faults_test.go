@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -132,7 +131,8 @@ func (w *faultWorld) launched(rt *rapid.T, c, out *v1.NodeClaim, err error) {
 		return
 	}
 	rt.Logf("create: %v", err)
-	if strings.Contains(err.Error(), "garbage collection will retry") {
+	var cleanup *aws.CleanupError
+	if errors.As(err, &cleanup) {
 		return
 	}
 	w.ec2Proxy.Idle()

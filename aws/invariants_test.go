@@ -2,8 +2,8 @@ package aws_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -42,7 +42,8 @@ func TestCreateNeverLeaks(t *testing.T) {
 		if len(live) == 0 {
 			return
 		}
-		if !strings.Contains(err.Error(), "garbage collection will retry") {
+		var cleanup *aws.CleanupError
+		if !errors.As(err, &cleanup) {
 			rt.Fatalf("Create failed (%v) and left %v running without saying so", err, live)
 		}
 		srv.Faults.Clear()
