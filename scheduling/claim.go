@@ -324,9 +324,10 @@ func (c *claim) narrowTopology(s *solver, p *podData, f *podForm, merged require
 		}
 		return merged, changed, nil, narrowedNoDomain
 	}
-	if s.topo.karpenter && len(narrowed) > 0 && !merged.IsCompatible(narrowed, s.wellKnown) {
-		// Karpenter holds the NodeClaim to its topology requirements as to a pod's: a
-		// domain on a key its NodePool does not define (not well known) is refused.
+	if len(narrowed) > 0 && !merged.IsCompatible(narrowed, s.wellKnown) {
+		// The NodeClaim is held to its topology requirements as to a pod's, as Karpenter
+		// holds it: a domain on a key its NodePool does not define (not well known) is
+		// refused. The launched node would carry a label its NodePool never gives.
 		if why != nil {
 			t.reject(why, conflictCause(merged, narrowed, s.wellKnown))
 		}
