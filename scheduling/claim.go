@@ -905,19 +905,14 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 		MinValuesRelaxed:    c.relaxed,
 		Round:               c.reportedRound(s),
 	}
-	withMin := func(key string, r *requirements.Requirement) {
-		if old, ok := reqs[key]; ok && old.MinValues() > 0 {
-			r = r.WithMinValues(old.MinValues())
-		}
-		reqs[key] = r
-	}
+	withMin := func(key string, r *requirements.Requirement) { withMinIn(reqs, key, r) }
 	withMin(v1.LabelInstanceType, fo.itReq)
 	unnarrowed := reqs.Get(v1.CapacityTypeLabelKey) // open (any type) when nothing asks for one
 	if fo.ctReq != nil {
 		withMin(v1.CapacityTypeLabelKey, fo.ctReq)
 	}
 	if info := t.offerings(reqs); info.offers != nil {
-		s.reserve(out, reqs, fo, info, withMin)
+		s.reserve(t, out, reqs, fo, info, withMin)
 	}
 	out.CapacityType = unnarrowed
 	if ct := reqs[v1.CapacityTypeLabelKey]; ct != nil && ct.Has(v1.CapacityTypeReserved) && ct.Len() == 1 {
@@ -971,6 +966,14 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 	return out
 }
 
+// withMinIn sets reqs[key] to r, keeping the minValues the requirement it replaces had.
+func withMinIn(reqs requirements.Requirements, key string, r *requirements.Requirement) {
+	if old, ok := reqs[key]; ok && old.MinValues() > 0 {
+		r = r.WithMinValues(old.MinValues())
+	}
+	reqs[key] = r
+}
+
 // reportedRound is the round that opened c in Karpenter mode, 0 in the default mode (which
 // promises its outcome over the rounds, not the rounds).
 func (c *claim) reportedRound(s *solver) int {
@@ -984,7 +987,10 @@ func (c *claim) reportedRound(s *solver) int {
 // the cheapest offering that is not reserved, or whose reservation still has room (claims are
 // finalised in creation order, each taking one instance of its reservation). A claim that
 // takes a reservation is pinned to it; one that does not may not launch reserved capacity.
-func (s *solver) reserve(out *NodeClaim, reqs requirements.Requirements, fo *finalOptions, info *offerInfo, withMin func(string, *requirements.Requirement)) {
+// Its instance types narrow to the reservation's unless that leaves fewer than a minValues
+// asks: Karpenter's NodeClaim keeps its instance types and is pinned by the reservation ID
+// alone (its scheduler checked minValues before it reserved).
+func (s *solver) reserve(t *template, out *NodeClaim, reqs requirements.Requirements, fo *finalOptions, info *offerInfo, withMin func(string, *requirements.Requirement)) {
 	var best *cloudprovider.Offering
 	var bestType *cloudprovider.InstanceType
 	for n, i := range fo.idx {
@@ -1012,20 +1018,26 @@ func (s *solver) reserve(out *NodeClaim, reqs requirements.Requirements, fo *fin
 		withMin(v1.CapacityTypeLabelKey, requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeReserved))
 		reqs[cloudprovider.ReservationIDLabel] = requirements.MustNew(cloudprovider.ReservationIDLabel, requirements.In, id)
 		var keep cloudprovider.InstanceTypes
-		for _, it := range out.InstanceTypeOptions {
+		kept := newBitset(len(t.types))
+		for n, it := range out.InstanceTypeOptions {
 			for _, o := range it.Offerings {
 				if o.ReservationID() == id {
 					keep = append(keep, it)
+					kept.set(fo.idx[n])
 					break
 				}
 			}
 		}
-		out.InstanceTypeOptions = keep
 		names := make([]string, 0, len(keep))
 		for _, it := range keep {
 			names = append(names, it.Name)
 		}
-		withMin(v1.LabelInstanceType, requirements.MustNew(v1.LabelInstanceType, requirements.In, names...))
+		narrowed := reqs.Copy()
+		withMinIn(narrowed, v1.LabelInstanceType, requirements.MustNew(v1.LabelInstanceType, requirements.In, names...))
+		if key, _, _ := t.minValuesShortfall(kept, narrowed); key == "" || s.opts.MinValuesPolicy == MinValuesBestEffort {
+			out.InstanceTypeOptions = keep
+			withMin(v1.LabelInstanceType, narrowed[v1.LabelInstanceType])
+		}
 		return
 	}
 	if ct := reqs[v1.CapacityTypeLabelKey]; ct != nil && ct.Has(v1.CapacityTypeReserved) {

@@ -1,0 +1,46 @@
+package scheduling_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// Default-mode cases found by hack/difftest where nodeplan's plan was worse than Karpenter's
+// (fewer pods, dearer, or a broken rule); inputs in testdata/default15, minimised by hand.
+
+// TestReservationKeepsTheNodeClaimsMinValues: a NodeClaim that takes a capacity reservation
+// keeps its instance types when the reservation's alone are fewer than its NodePool's
+// minValues (Karpenter pins it by the reservation ID and checked minValues before it
+// reserved). The old finalisation narrowed it to the reservation's one type, refused its
+// pods for minValues after the zone spread had counted them in the reservation's zone, and
+// the plan broke the spread (difftest default plan:520009: zones a:0 b:2 c:1, maxSkew 1).
+func TestReservationKeepsTheNodeClaimsMinValues(t *testing.T) {
+	cases := []struct {
+		name   string
+		placed int
+		zones  map[string]int // pods per zone
+	}{
+		{"spread-minvalues-zone", 5, map[string]int{"test-zone-a": 2, "test-zone-b": 2, "test-zone-c": 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			manifests, types := testdataCase(t, filepath.Join("default15", tc.name))
+			res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+			require.Empty(t, res.PodErrors)
+			zones := map[string]int{}
+			placed := 0
+			for _, c := range res.NewNodeClaims {
+				zone, _ := c.Offering.Requirements.Labels()["topology.kubernetes.io/zone"]
+				zones[zone] += len(c.Pods)
+				placed += len(c.Pods)
+			}
+			assert.Equal(t, tc.placed, placed)
+			assert.Equal(t, tc.zones, zones)
+		})
+	}
+}
