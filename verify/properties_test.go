@@ -129,9 +129,10 @@ func drawSolveWorld(t *rapid.T) (*world, scheduling.Options) {
 	return w, opts
 }
 
-// TestPropSolveIsValid: for every packing, Solve's result breaks no rule verify checks
-// (resources, selectors, taints, host ports, zone and hostname spread, pod affinity and
-// anti-affinity, limits, launch choice, accounting).
+// TestPropSolveIsValid: the default mode's result breaks no rule verify checks (resources,
+// selectors, taints, host ports, zone and hostname spread, pod affinity and anti-affinity,
+// limits, launch choice, accounting); Karpenter mode's breaks none but the DoNotSchedule
+// spreads Karpenter's own plan breaks, each named with its pod and place (unexplained).
 func TestPropSolveIsValid(t *testing.T) {
 	for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
 		t.Run(string(packing), func(t *testing.T) {
@@ -143,12 +144,34 @@ func TestPropSolveIsValid(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Solve: %v", err)
 				}
-				if vs := verify.Solve(snap, opts, res); len(vs) > 0 {
-					t.Fatalf("%d violations:\n%s", len(vs), describe(snap, res, vs))
+				vs := verify.Solve(snap, opts, res)
+				if bad := unexplained(opts, vs); len(bad) > 0 {
+					t.Fatalf("%d violations (%d unexplained):\n%s", len(vs), len(bad), describe(snap, res, vs))
 				}
 			})
 		})
 	}
+}
+
+// unexplained are the violations vs of a Solve with opts that no defect of Karpenter's own
+// provisioner explains: every one in the default mode. Karpenter mode gives Karpenter's plan,
+// and Karpenter breaks a DoNotSchedule topology spread as launched (it counts a pod in a
+// spread's domain only once its NodeClaim's domain is decided, and on any NodeClaim whose
+// requirements are compatible with the spread's node filter, including one that launches
+// outside it: TestKarpenterModeBreaksSpreadAsKarpenterDoes); the CLI reports each such
+// violation by its pod and its node or NodeClaim (cmd/nodeplan
+// TestKarpenterModeReportsViolations), so one that names no pod or no place is unexplained.
+func unexplained(opts scheduling.Options, vs []verify.Violation) []verify.Violation {
+	if opts.Packing != scheduling.PackingKarpenter {
+		return vs
+	}
+	var out []verify.Violation
+	for _, v := range vs {
+		if v.Code != verify.TopologySpread || v.Pod == "" || (v.Node == "" && v.Claim < 0) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // describe lists the violations, the pods they name and the plan, for a failure report.
