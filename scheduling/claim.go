@@ -184,35 +184,19 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 		if !ok {
 			return placement{}, t.reject(why, Cause{Code: ReasonOfferingUnavailable})
 		}
-		sMerged, sTypes, sLoose, sOwn := merged, types, loose, own
-		var settled []string
-		for k, r := range settlement {
-			cur := sMerged.Get(k)
-			next := cur.Intersection(r)
-			if next.Equal(cur) {
-				continue
-			}
-			if len(settled) == 0 {
-				sMerged = sMerged.Copy()
-				switch {
-				case t.hasMinValues:
-					sTypes = types.clone() // types stay for the minValues comparison
-				case len(changed) == 0:
-					sTypes = append(s.scratch[:0], types...) // types are the claim's
-					s.scratch = sTypes
-				}
-			}
-			if _, ok := sLoose[k]; !ok {
-				if sOwn {
-					sLoose, sOwn = copyLoose(sLoose), false
-				}
-				sLoose[k] = cur
-			}
-			sMerged[k] = next
-			settled = append(settled, k)
-		}
+		// As settleClaim at the end of a round, but for a pod joining: a type must stay
+		// that fits p (else p does not join, where settleClaim promises), and the
+		// settlement becomes a promise only when it, not p, is what breaks a minValues.
+		sMerged, settled, sLoose := settleReqs(merged, settlement, loose, own)
 		if len(settled) > 0 {
-			sort.Strings(settled)
+			sTypes := types
+			switch {
+			case t.hasMinValues:
+				sTypes = types.clone() // types stay for the minValues comparison
+			case len(changed) == 0:
+				sTypes = append(s.scratch[:0], types...) // types are the claim's
+				s.scratch = sTypes
+			}
 			t.narrowTypes(sTypes, settled, sMerged)
 			if !sTypes.anyReverse(fitsPod) {
 				return placement{}, why != nil && t.reject(why, s.noTypeReason(t, p, types, sTypes, sMerged, settled))
@@ -222,7 +206,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 				// cheapest option is promised to stay where the settlement goes instead.
 				promise = promise.Union(settlement)
 			} else {
-				merged, types, loose, own = sMerged, sTypes, sLoose, sOwn
+				merged, types, loose = sMerged, sTypes, sLoose
 				changed = append(changed, settled...)
 			}
 		}

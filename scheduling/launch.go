@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"sort"
+
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -404,20 +406,7 @@ func (s *solver) settleDeferred() {
 // settleClaim narrows c by extra, or, when that would leave fewer instance types than a
 // minValues asks, promises it (c's cheapest option must keep meeting extra).
 func (s *solver) settleClaim(c *claim, extra requirements.Requirements) {
-	reqs := c.reqs
-	var changed []string
-	for _, k := range extra.Keys() {
-		cur := reqs.Get(k)
-		next := cur.Intersection(extra[k])
-		if next.Equal(cur) {
-			continue
-		}
-		if len(changed) == 0 {
-			reqs = reqs.Copy()
-		}
-		reqs[k] = next
-		changed = append(changed, k)
-	}
+	reqs, changed, loose := settleReqs(c.reqs, extra, c.loose, true)
 	if len(changed) == 0 {
 		return
 	}
@@ -426,19 +415,38 @@ func (s *solver) settleClaim(c *claim, extra requirements.Requirements) {
 	if types.empty() || !s.keepsMinValues(c, types, reqs, anyType) {
 		c.promise = c.promise.Union(extra)
 	} else {
-		loose, own := c.loose, true
-		for _, k := range changed {
-			if _, ok := loose[k]; !ok {
-				if own {
-					loose, own = copyLoose(loose), false
-				}
-				loose[k] = c.reqs.Get(k)
-			}
-		}
 		c.reqs, c.loose = reqs, loose
 		c.keepTypes(types, func(*templateType) bool { return true })
 	}
 	c.values = s.topo.singleValues(c.countingReqs(), c.values)
+}
+
+// settleReqs narrows reqs by settlement, copying reqs at its first change, and notes each
+// key it narrows in loose with its value before (copying loose first while own is true):
+// the claim's settlement, whether check settles it for a joining pod or settleClaim at the
+// end of a round. settled are the narrowed keys, sorted, as narrowTypes takes them.
+func settleReqs(reqs, settlement requirements.Requirements, loose map[string]*requirements.Requirement, own bool) (out requirements.Requirements, settled []string, _ map[string]*requirements.Requirement) {
+	out = reqs
+	for k, r := range settlement {
+		cur := out.Get(k)
+		next := cur.Intersection(r)
+		if next.Equal(cur) {
+			continue
+		}
+		if len(settled) == 0 {
+			out = out.Copy()
+		}
+		if _, ok := loose[k]; !ok {
+			if own {
+				loose, own = copyLoose(loose), false
+			}
+			loose[k] = cur
+		}
+		out[k] = next
+		settled = append(settled, k)
+	}
+	sort.Strings(settled)
+	return out, settled, loose
 }
 
 // crowdedBy is the spread p (form f) carries that its domain on c would break once the pods
