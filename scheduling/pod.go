@@ -34,7 +34,8 @@ type podData struct {
 	// so its node is kept to the domains of that key the fewest pending pods are pinned to.
 	collapses bool
 	// settling: the pod carries a spread on a key other than the hostname, or one with a node
-	// filter, that counts it, so the NodeClaim it joins is settled for it (launch.go).
+	// filter, that counts it, or a required pod affinity on a key other than the hostname
+	// that selects it, so the NodeClaim it joins is settled for it (settlingFor, launch.go).
 	settling bool
 	// pinCounted: the pod counts, while pending, in the pinned domains of the inverse groups
 	// that repel it (countPinned).
@@ -62,7 +63,9 @@ type podForm struct {
 	reqs   requirements.Requirements // nodeSelector ∩ requiredTerms[0] ∩ preferredNode[0]
 	strict requirements.Requirements // without the preferred term
 	owned  []*topologyGroup
-	// settling are the spreads of the form that count its pod (computed once: settlingFor).
+	// settling are the groups of the form that settle a NodeClaim its pod joins: its spreads
+	// that count the pod and its required affinities that select it, as podData.settling
+	// says (computed once: settlingFor).
 	settling     []*topologyGroup
 	settlingDone bool
 }
