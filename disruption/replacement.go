@@ -91,6 +91,14 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 	if claim.PriceRequirements != nil {
 		priced = claim.PriceRequirements.Copy()
 	}
+	// spotOnly narrows the replacement, and the prices judged, to spot capacity.
+	spotOnly := func() {
+		spot := requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot)
+		reqs.Add(spot)
+		if claim.PriceRequirements != nil { // else priced is reqs
+			priced.Add(spot)
+		}
+	}
 	opts := claim.InstanceTypeOptions.OrderByPrice(reqs)
 	allSpot := true
 	for _, c := range cands {
@@ -114,13 +122,7 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 		if !s.opts.SpotToSpotConsolidation {
 			return nil, *noReplacement(ReplacementSpotToSpotDisabled, nil)
 		}
-		spot := requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot)
-		reqs.Add(spot)
-		if claim.PriceRequirements != nil {
-			priced.Add(spot)
-		} else {
-			priced = reqs
-		}
+		spotOnly()
 		opts = byPrice(launchable(opts, reqs), priced, candPrice)
 		if len(opts) == 0 {
 			return nil, *noCheaper
@@ -148,18 +150,9 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 			// Karpenter's computeConsolidation: the cheaper replacement was judged assuming spot
 			// launches, so it must be spot; with no spot option the launch fails and the
 			// candidates stay (multi-node: the prefix fails).
-			spot := reqs.Copy()
-			spot.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
-			l := launchable(opts, spot)
-			if len(l) == 0 {
+			spotOnly()
+			if opts = launchable(opts, reqs); len(opts) == 0 {
 				return nil, *noCheaper
-			}
-			reqs, opts = spot, l
-			if claim.PriceRequirements != nil {
-				priced = priced.Copy()
-				priced.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, v1.CapacityTypeSpot))
-			} else {
-				priced = reqs
 			}
 		}
 	}
