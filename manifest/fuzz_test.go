@@ -46,6 +46,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParse(t, data)
 		checkFastPath(t, data)
+		checkWalkersCutShort(t, data)
 	})
 }
 

@@ -127,6 +127,7 @@ func TestParseMutations(t *testing.T) {
 					}()
 					checkParse(t, data)
 					checkFastPath(t, data)
+					checkWalkersCutShort(t, data)
 				}()
 			}
 		})

@@ -193,7 +193,9 @@ func (s *plainScanner) integer() bool {
 }
 
 // The walkers below read JSON already checked (isPlainJSON, or written by yamlToPlainJSON):
-// they trust its syntax.
+// they trust its syntax, not its length. Every index is checked against the end of data, so
+// JSON cut short (which Parse never hands them) ends a walk early instead of panicking, and
+// each step moves forward, so a walk ends (TestWalkersOnJSONCutShort).
 
 // skipSpace skips JSON whitespace from i.
 func skipSpace(data []byte, i int) int {
@@ -212,8 +214,12 @@ func skipJSONValue(data []byte, i int) int {
 			i++
 			for {
 				j := bytes.IndexByte(data[i:], '"')
+				if j < 0 {
+					return len(data) // cut short inside the string
+				}
 				i += j
-				// The quote ends the string unless an odd run of backslashes escapes it.
+				// The quote ends the string unless an odd run of backslashes escapes it (the
+				// opening quote stops the run: k stays inside data).
 				k := i - 1
 				for data[k] == '\\' {
 					k--
@@ -251,8 +257,8 @@ func isDelimiter(c byte) bool {
 	return false
 }
 
-// eachField calls fn with the key (as written, without quotes) and the value of each field of
-// the object at data[i:], until fn returns false.
+// eachField calls fn with the key (as written, without quotes) and the value (never empty)
+// of each field of the object at data[i:], until fn returns false.
 func eachField(data []byte, i int, fn func(key, value []byte) bool) {
 	i = skipSpace(data, i)
 	if i >= len(data) || data[i] != '{' {
@@ -261,22 +267,30 @@ func eachField(data []byte, i int, fn func(key, value []byte) bool) {
 	i++
 	for {
 		i = skipSpace(data, i)
-		if i >= len(data) || data[i] == '}' {
-			return
-		}
-		if data[i] == ',' {
+		if i < len(data) && data[i] == ',' {
 			i = skipSpace(data, i+1)
 		}
+		if i >= len(data) || data[i] != '"' {
+			return // '}', or cut short
+		}
 		k := i + 1
-		for data[i+1] != '"' {
-			if data[i+1] == '\\' {
+		for i = k; i < len(data) && data[i] != '"'; i++ {
+			if data[i] == '\\' {
 				i++
 			}
-			i++
 		}
-		key := data[k : i+1]
-		i = skipSpace(data, i+2)
-		i = skipSpace(data, i+1) // ':'
+		if i >= len(data) {
+			return // cut short inside the key
+		}
+		key := data[k:i]
+		i = skipSpace(data, i+1)
+		if i >= len(data) || data[i] != ':' {
+			return
+		}
+		i = skipSpace(data, i+1)
+		if i >= len(data) {
+			return
+		}
 		end := skipJSONValue(data, i)
 		if !fn(key, data[i:end]) {
 			return
@@ -285,7 +299,7 @@ func eachField(data []byte, i int, fn func(key, value []byte) bool) {
 	}
 }
 
-// eachElement calls fn with each element of the array at data[i:].
+// eachElement calls fn with each element (never empty) of the array at data[i:].
 func eachElement(data []byte, i int, fn func(el []byte)) {
 	i = skipSpace(data, i)
 	if i >= len(data) || data[i] != '[' {
@@ -294,11 +308,11 @@ func eachElement(data []byte, i int, fn func(el []byte)) {
 	i++
 	for {
 		i = skipSpace(data, i)
-		if i >= len(data) || data[i] == ']' {
-			return
-		}
-		if data[i] == ',' {
+		if i < len(data) && data[i] == ',' {
 			i = skipSpace(data, i+1)
+		}
+		if i >= len(data) || data[i] == ']' {
+			return // the end, or cut short
 		}
 		end := skipJSONValue(data, i)
 		fn(data[i:end])
