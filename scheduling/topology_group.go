@@ -39,6 +39,10 @@ type topologyGroup struct {
 	// occupiedClaims is how many NodeClaims opened in this Solve hold a pod g counts (for the
 	// hostname key), so a pod that must avoid them all can skip the scan.
 	occupiedClaims int
+	// creator is, in Karpenter mode, the pod whose term first made a pod (anti-)affinity
+	// group: Karpenter registers a NodePool's domains with the group only when that pod
+	// tolerates the NodePool's taints (universe.domains).
+	creator *corev1.Pod
 }
 
 // topologyRule is what one kind of constraint (spread, affinity, anti-affinity and its

@@ -126,6 +126,9 @@ func (t *topology) parseAffinityGroup(rule topologyRule, pod *corev1.Pod, term c
 	}
 	key := v1.NormalizeLabelKey(term.TopologyKey)
 	g := &topologyGroup{rule: rule, key: key, namespaces: ns, selector: sel}
+	if t.karpenter {
+		g.creator = pod
+	}
 	if rule.repels() {
 		g.pinned = map[string]int{}
 	}

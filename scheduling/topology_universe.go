@@ -1,8 +1,8 @@
 package scheduling
 
 import (
+	"maps"
 	"slices"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -236,6 +236,19 @@ func offeredDomains(key string, pools []offeringPool) map[string][][]corev1.Tain
 	return out
 }
 
+// registers reports whether g takes the domains of a NodePool with these taints: a spread
+// honouring taints only those its pods tolerate; in Karpenter mode a pod (anti-)affinity
+// group only those its creator tolerates, PreferNoSchedule included (Karpenter's
+// TopologyDomainGroup.ForEachDomain checks every taint unless the policy is Ignore, and an
+// (anti-)affinity group's policy is unset), so a NodePool the pods cannot tolerate adds no
+// empty domain for anti-affinity to pick; otherwise every NodePool's.
+func (u *universe) registers(g *topologyGroup, taints []corev1.Taint) bool {
+	if s := g.spread; s != nil {
+		return !s.honorTaints || tolerates(s.filterTolerations, schedulingTaints(taints))
+	}
+	return g.creator == nil || tolerates(g.creator.Spec.Tolerations, taints)
+}
+
 type universeNode struct {
 	labels map[string]string
 	reqs   requirements.Requirements
@@ -257,11 +270,16 @@ func (u *universe) domains(g *topologyGroup, wellKnown requirements.KeySet) []st
 	}
 	for d, taintSets := range from {
 		for _, taints := range taintSets {
-			if spread == nil || !spread.honorTaints || tolerates(spread.filterTolerations, schedulingTaints(taints)) {
+			if u.registers(g, taints) {
 				seen[d] = true
 				break
 			}
 		}
+	}
+	if g.creator != nil && g.rule.repels() {
+		// Karpenter builds the group of an anti-affinity's owners without counting the
+		// cluster (updateInverseAntiAffinity): an existing node adds no domain to it.
+		return slices.Sorted(maps.Keys(seen))
 	}
 	for _, n := range u.existing() {
 		v, ok := n.labels[g.key]
@@ -273,12 +291,7 @@ func (u *universe) domains(g *topologyGroup, wellKnown requirements.KeySet) []st
 		}
 		seen[v] = true
 	}
-	out := make([]string, 0, len(seen))
-	for d := range seen {
-		out = append(out, d)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // schedulingTaints drops PreferNoSchedule taints, which never keep a pod off a node.
