@@ -456,9 +456,9 @@ func checkAPIVersion(kind, apiVersion, want string) error {
 	return fmt.Errorf("apiVersion %q is not supported for %s; nodeplan reads %s as %s", apiVersion, kind, kind, want)
 }
 
-// decode decodes o's JSON strictly into into, and reports the errors as field errors;
-// target is the value whose Go type the fields belong to.
-func (p *parser) decode(o *object, into runtime.Object, target any) bool {
+// decode decodes o's JSON strictly into into, and reports the errors as field errors of
+// into's Go type.
+func (p *parser) decode(o *object, into runtime.Object) bool {
 	if o.headerOnly && registeredAs(into, o.apiVersion, o.ref.Kind) {
 		// What codec.Decode does for an object of into's own kind, without first reading
 		// the whole object again for its apiVersion and kind (known already).
@@ -484,7 +484,7 @@ func (p *parser) decode(o *object, into runtime.Object, target any) bool {
 		}
 		return false
 	}
-	if field, cause := locate(o.fields(), reflect.TypeOf(target).Elem(), ""); cause != nil {
+	if field, cause := locate(o.fields(), reflect.TypeOf(into).Elem(), ""); cause != nil {
 		p.fail(o.src, o.ref, field, cause)
 		return false
 	}
@@ -517,21 +517,27 @@ func (p *parser) checkName(o *object) bool {
 	return false
 }
 
-// typed is the reader of a Kubernetes kind decoded into T.
-func typed[T interface {
+// kubeObject is an object of a Kubernetes kind, as the readers decode it.
+type kubeObject interface {
 	runtime.Object
 	metav1.Object
-}](newT func() T, add func(*Set, T)) func(*parser, *object) bool {
+}
+
+// decodeNamed decodes o strictly into obj, which is o's object from then on, and holds it to
+// a name; false when it failed (the error is recorded).
+func (p *parser) decodeNamed(o *object, obj kubeObject) bool {
+	if !p.decode(o, obj) {
+		return false
+	}
+	o.meta = obj
+	return p.checkName(o)
+}
+
+// typed is the reader of a Kubernetes kind decoded into T.
+func typed[T kubeObject](newT func() T, add func(*Set, T)) func(*parser, *object) bool {
 	kind := reflect.TypeOf(newT()).Elem().Name()
 	adders[kind] = func(s *Set, o metav1.Object) { add(s, o.(T)) }
-	return func(p *parser, o *object) bool {
-		obj := newT()
-		if !p.decode(o, obj, obj) {
-			return false
-		}
-		o.meta = obj
-		return p.checkName(o)
-	}
+	return func(p *parser, o *object) bool { return p.decodeNamed(o, newT()) }
 }
 
 // addNamespace keeps a Namespace with the kubernetes.io/metadata.name label the API server
@@ -576,8 +582,7 @@ func readNodePool(p *parser, o *object) bool {
 
 // validated is a Karpenter kind with the CRD's defaults and validation.
 type validated interface {
-	runtime.Object
-	metav1.Object
+	kubeObject
 	SetDefaults()
 	Validate() error
 }
@@ -586,11 +591,7 @@ type validated interface {
 func readValidated[T validated](newT func() T) func(*parser, *object) bool {
 	return func(p *parser, o *object) bool {
 		obj := newT()
-		if !p.decode(o, obj, obj) {
-			return false
-		}
-		o.meta = obj
-		if !p.checkName(o) {
+		if !p.decodeNamed(o, obj) {
 			return false
 		}
 		obj.SetDefaults()
@@ -634,10 +635,7 @@ func apiVersionMessage(err error) error {
 }
 
 // readWorkload is the reader of a workload kind decoded into T.
-func readWorkload[T interface {
-	runtime.Object
-	metav1.Object
-}](newT func() T, workload func(T) (*Workload, string, error)) func(*parser, *object) bool {
+func readWorkload[T kubeObject](newT func() T, workload func(T) (*Workload, string, error)) func(*parser, *object) bool {
 	kind := reflect.TypeOf(newT()).Elem().Name()
 	adders[kind] = func(s *Set, o metav1.Object) {
 		obj := o.(T)
@@ -650,11 +648,7 @@ func readWorkload[T interface {
 	}
 	return func(p *parser, o *object) bool {
 		obj := newT()
-		if !p.decode(o, obj, obj) {
-			return false
-		}
-		o.meta = obj
-		if !p.checkName(o) {
+		if !p.decodeNamed(o, obj) {
 			return false
 		}
 		if _, field, err := workload(obj); err != nil {

@@ -43,11 +43,7 @@ var readNodeClass = readValidated(func() *awsv1.EC2NodeClass { return &awsv1.EC2
 // readNodeClassV1beta1 converts a karpenter.k8s.aws/v1beta1 EC2NodeClass and warns.
 func readNodeClassV1beta1(p *parser, o *object) bool {
 	old := &awsv1beta1.EC2NodeClass{}
-	if !p.decode(o, old, old) {
-		return false
-	}
-	o.meta = old
-	if !p.checkName(o) {
+	if !p.decodeNamed(o, old) {
 		return false
 	}
 	nc, changes := old.Convert()

@@ -145,11 +145,7 @@ type conversionError struct {
 
 func readNodePoolV1beta1(p *parser, o *object) bool {
 	old := &nodePoolV1beta1{}
-	if !p.decode(o, old, old) {
-		return false
-	}
-	o.meta = old
-	if !p.checkName(o) {
+	if !p.decodeNamed(o, old) {
 		return false
 	}
 	if !p.validateKubelet(o, old.Spec.Template.Spec.Kubelet, "spec", "template", "spec", "kubelet") {
@@ -262,11 +258,7 @@ func convertNodeClassRef(old *nodeClassRefV1beta1, field string) (*v1.NodeClassR
 
 func readNodeClaimV1beta1(p *parser, o *object) bool {
 	old := &nodeClaimV1beta1{}
-	if !p.decode(o, old, old) {
-		return false
-	}
-	o.meta = old
-	if !p.checkName(o) {
+	if !p.decodeNamed(o, old) {
 		return false
 	}
 	if !p.validateKubelet(o, old.Spec.Kubelet, "spec", "kubelet") {
