@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,6 +80,21 @@ func knownEphemeral(t corev1.Taint) bool {
 
 func sameTaint(a, b corev1.Taint) bool {
 	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect
+}
+
+// firstTypesByName maps each instance type name of snap to its first definition, NodePools
+// taken in name order.
+func firstTypesByName(snap *cluster.Snapshot) map[string]*cloudprovider.InstanceType {
+	types := snap.InstanceTypes()
+	out := map[string]*cloudprovider.InstanceType{}
+	for _, pool := range slices.Sorted(maps.Keys(types)) {
+		for _, it := range types[pool] {
+			if it != nil && out[it.Name] == nil {
+				out[it.Name] = it
+			}
+		}
+	}
+	return out
 }
 
 // existingLocation builds the location of an existing node; types resolve the allocatable

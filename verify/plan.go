@@ -50,7 +50,7 @@ type planWorld struct {
 
 func newPlanWorld(snap *cluster.Snapshot, now time.Time) *planWorld {
 	p := &planWorld{snap: snap, now: now, nodes: map[string]*cluster.Node{}, pools: map[string]*v1.NodePool{},
-		typesByName: map[string]*cloudprovider.InstanceType{}}
+		typesByName: firstTypesByName(snap)}
 	for _, n := range snap.Nodes() {
 		if n == nil || (n.Node == nil && n.NodeClaim == nil) {
 			continue
@@ -66,19 +66,6 @@ func newPlanWorld(snap *cluster.Snapshot, now time.Time) *planWorld {
 			c := np.DeepCopy()
 			c.SetDefaults()
 			p.pools[np.Name] = c
-		}
-	}
-	types := snap.InstanceTypes()
-	pools := make([]string, 0, len(types))
-	for name := range types {
-		pools = append(pools, name)
-	}
-	sort.Strings(pools)
-	for _, name := range pools {
-		for _, it := range types[name] {
-			if it != nil && p.typesByName[it.Name] == nil {
-				p.typesByName[it.Name] = it
-			}
 		}
 	}
 	p.pdbs = buildPDBs(snap)

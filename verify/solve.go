@@ -1,8 +1,6 @@
 package verify
 
 import (
-	"sort"
-
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -53,21 +51,8 @@ type world struct {
 }
 
 func newWorld(snap *cluster.Snapshot, opts scheduling.Options) *world {
-	w := &world{snap: snap, opts: opts, pods: toPlace(snap), byName: map[string]*location{}, typesByName: map[string]*cloudprovider.InstanceType{},
+	w := &world{snap: snap, opts: opts, pods: toPlace(snap), byName: map[string]*location{}, typesByName: firstTypesByName(snap),
 		pools: map[string]*v1.NodePool{}, where: map[*corev1.Pod]*location{}}
-	types := snap.InstanceTypes()
-	poolNames := make([]string, 0, len(types))
-	for name := range types {
-		poolNames = append(poolNames, name)
-	}
-	sort.Strings(poolNames)
-	for _, name := range poolNames {
-		for _, it := range types[name] {
-			if it != nil && w.typesByName[it.Name] == nil {
-				w.typesByName[it.Name] = it
-			}
-		}
-	}
 	for _, np := range snap.NodePools() {
 		if np != nil {
 			w.pools[np.Name] = np
