@@ -99,7 +99,7 @@ func (s *solver) template(np *v1.NodePool, types cloudprovider.InstanceTypes) (*
 // forSolve copies the template with fresh per-Solve state.
 func (t *template) forSolve() *template {
 	c := *t
-	c.origin = t
+	c.origin, c.fitIndex = t, nil
 	c.types = make([]*templateType, len(t.types))
 	for i, tt := range t.types {
 		c.types[i] = &templateType{it: tt.it, price: tt.price}

@@ -56,6 +56,9 @@ type claim struct {
 
 	count int
 	prev  *claim
+	run   *claimRun // its run of the list (claim_runs.go), nil outside it
+	// roomCPU and roomMem are room(0) and room(1) as setHead last computed them.
+	roomCPU, roomMem int64
 }
 
 // placement is a successful trial: the claim's requirements and types after adding the pod.
@@ -398,19 +401,7 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	c.values = s.topo.singleValues(counting, c.values)
 	c.relaxed = c.relaxed || pl.relaxed
 	c.requests.add(p.requests)
-	kept := newBitset(len(t.types))
-	for r := range c.maxAlloc {
-		c.maxAlloc[r] = -1 << 62
-	}
-	pl.types.each(func(i int) bool {
-		tt := t.types[i]
-		if c.requests.fits(tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports)) {
-			kept.set(i)
-			c.maxAlloc.raise(tt.alloc)
-		}
-		return true
-	})
-	c.types = kept
+	c.keepFitting(pl.types, p.ports)
 	c.setHead()
 	c.pods = append(c.pods, p)
 	c.ports = append(c.ports, p.ports...)
@@ -428,6 +419,32 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	if d == deferSelected && len(c.deferred) > 0 {
 		s.trackDeferred(c)
 	}
+}
+
+// keepFitting makes the types of from whose allocatable holds the claim's requests (and
+// whose DaemonSets leave the ports free) the claim's types, with their largest allocatable.
+func (c *claim) keepFitting(from bitset, ports []hostPort) {
+	t := c.t
+	kept := newBitset(len(t.types))
+	copy(kept, from)
+	if fit := t.fit(); len(ports) == 0 && fit.fitting(kept, c.requests) {
+		fit.maxAlloc(kept, c.maxAlloc)
+		c.types = kept
+		return
+	}
+	clear(kept)
+	for r := range c.maxAlloc {
+		c.maxAlloc[r] = -1 << 62
+	}
+	from.each(func(i int) bool {
+		tt := t.types[i]
+		if c.requests.fits(tt.alloc) && (len(ports) == 0 || !portsConflict(tt.daemonPorts, ports)) {
+			kept.set(i)
+			c.maxAlloc.raise(tt.alloc)
+		}
+		return true
+	})
+	c.types = kept
 }
 
 // countingReqs are the claim's requirements with its promise: where its pods are counted.
@@ -460,6 +477,7 @@ func (c *claim) keepTypes(from bitset, keep func(*templateType) bool) {
 // setHead computes the room left on the cheapest remaining type.
 func (c *claim) setHead() {
 	t := c.t
+	old := [4]int64{c.headCPU, c.headMem, c.roomCPU, c.roomMem}
 	c.head = c.head[:0]
 	c.types.each(func(i int) bool {
 		c.head = append(c.head, t.types[i].alloc...)
@@ -470,6 +488,8 @@ func (c *claim) setHead() {
 	if len(c.head) >= 2 {
 		c.headCPU, c.headMem = c.head[0], c.head[1]
 	}
+	c.roomCPU, c.roomMem = c.room(0), c.room(1)
+	c.roomChanged(old)
 }
 
 // mayFitHead reports whether p may fit the room left on c's cheapest remaining type (its cpu
@@ -715,6 +735,7 @@ func (s *solver) linkAfter(c, after *claim) {
 		if s.tail == nil {
 			s.tail = c
 		}
+		s.joinRun(c)
 		return
 	}
 	c.prev, c.next = after, after.next
@@ -724,9 +745,11 @@ func (s *solver) linkAfter(c, after *claim) {
 		s.tail = c
 	}
 	after.next = c
+	s.joinRun(c)
 }
 
 func (s *solver) unlink(c *claim) {
+	prev, next := c.prev, c.next
 	if c.prev != nil {
 		c.prev.next = c.next
 	} else {
@@ -738,6 +761,7 @@ func (s *solver) unlink(c *claim) {
 		s.tail = c.prev
 	}
 	c.prev, c.next = nil, nil
+	s.leaveRun(c, prev, next)
 }
 
 // bumpCount moves a claim that gained a pod to the front of the next count's block, which is

@@ -31,6 +31,7 @@ type solver struct {
 	claims      []*claim
 	head, tail  *claim
 	lastOfCount map[int]*claim
+	runSize     int // of the chain's runs (claim_runs.go); 0: defaultRunSize
 	hostnameSeq int
 	scratch     bitset
 	daemons     []*podData

@@ -130,6 +130,10 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 			// A NodeClaim whose cheapest remaining type still has room for the pod takes it
 			// at no extra cost; only then fall back to Karpenter's fewest-pods-first order.
 			for c := s.head; c != nil; c = c.next {
+				if last := c.skipHead(p); last != nil {
+					c = last // no claim of c's run has the room on its cheapest type
+					continue
+				}
 				if !c.mayFitHead(p) || !p.requests.fits(c.head) {
 					continue
 				}
@@ -143,6 +147,10 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 			}
 		}
 		for c := s.head; c != nil; c = c.next {
+			if last := c.skipFull(p); last != nil {
+				c = last // no claim of c's run has the room: check would refuse each
+				continue
+			}
 			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
 				continue
 			}

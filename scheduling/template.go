@@ -48,6 +48,8 @@ type template struct {
 	// may go below zero), a NodeClaim of the round none, and the NodePool launches nothing
 	// once nodesLeft is zero or less.
 	nodesLimited bool
+	// fitIndex orders the types by allocatable (template_fit.go), built per Solve on use.
+	fitIndex *typeFit
 }
 
 // templateType is one instance type of a template.
