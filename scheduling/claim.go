@@ -57,7 +57,7 @@ type claim struct {
 	count int
 	prev  *claim
 	run   *claimRun // its run of the list (claim_runs.go), nil outside it
-	// roomCPU and roomMem are room(0) and room(1) as setHead last computed them.
+	// roomCPU and roomMem are claimRoom(0) and claimRoom(1) as setHead last computed them.
 	roomCPU, roomMem int64
 }
 
@@ -398,7 +398,7 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	c.loose = pl.loose
 	c.promise = pl.promise
 	counting := c.countingReqs()
-	c.values = s.topo.singleValues(counting, c.values)
+	c.setValues(s, counting)
 	c.relaxed = c.relaxed || pl.relaxed
 	c.requests.add(p.requests)
 	c.keepFitting(pl.types, p.ports)
@@ -477,7 +477,7 @@ func (c *claim) keepTypes(from bitset, keep func(*templateType) bool) {
 // setHead computes the room left on the cheapest remaining type.
 func (c *claim) setHead() {
 	t := c.t
-	old := [4]int64{c.headCPU, c.headMem, c.roomCPU, c.roomMem}
+	old := room{c.headCPU, c.headMem, c.roomCPU, c.roomMem}
 	c.head = c.head[:0]
 	c.types.each(func(i int) bool {
 		c.head = append(c.head, t.types[i].alloc...)
@@ -488,7 +488,7 @@ func (c *claim) setHead() {
 	if len(c.head) >= 2 {
 		c.headCPU, c.headMem = c.head[0], c.head[1]
 	}
-	c.roomCPU, c.roomMem = c.room(0), c.room(1)
+	c.roomCPU, c.roomMem = c.claimRoom(0), c.claimRoom(1)
 	c.roomChanged(old)
 }
 

@@ -4,29 +4,43 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// TestClaimRunsSkipOnlyRefusingClaims: over claims opened, grown (moved by bumpCount) and
-// shrunk in room in any order, the runs cut the fewest-pods-first chain into consecutive
-// pieces, and a scan that skips runs finds the same first claim as one that visits every
-// claim, for the cheapest-type test (mayFitHead) and the room test (fits2's cpu and memory).
+// TestClaimRunsSkipOnlyRefusingClaims: over claims opened, grown (moved by bumpCount),
+// shrunk in room and narrowed to a zone in any order, the runs cut the fewest-pods-first
+// chain into consecutive pieces, and a scan that skips runs finds the same first claim as one
+// that visits every claim, for the cheapest-type test (mayFitHead) and the room test (fits2's
+// cpu and memory), each with the domain filters of a pod (rejectedByFilters).
 func TestClaimRunsSkipOnlyRefusingClaims(t *testing.T) {
+	zones := []string{"", "a", "b", "c", "d", "e"} // more than maxRunValues
 	rapid.Check(t, func(rt *rapid.T) {
-		s := &solver{lastOfCount: map[int]*claim{}, runSize: rapid.SampledFrom([]int{1, 2, 4, 8, defaultRunSize}).Draw(rt, "runSize")}
+		s := &solver{lastOfCount: map[int]*claim{}, runSize: rapid.SampledFrom([]int{1, 2, 4, 8, defaultRunSize}).Draw(rt, "runSize"),
+			topo: &topology{keys: []string{"zone"}}}
 		var claims []*claim
-		room := rapid.Int64Range(-2, 40)
+		amount := rapid.Int64Range(-2, 40)
+		zone := rapid.SampledFrom(zones)
 		setRoom := func(c *claim) {
-			old := [4]int64{c.headCPU, c.headMem, c.roomCPU, c.roomMem}
-			c.headCPU, c.headMem = room.Draw(rt, "headCPU"), room.Draw(rt, "headMem")
-			c.roomCPU, c.roomMem = room.Draw(rt, "roomCPU"), room.Draw(rt, "roomMem")
+			old := room{c.headCPU, c.headMem, c.roomCPU, c.roomMem}
+			c.headCPU, c.headMem = amount.Draw(rt, "headCPU"), amount.Draw(rt, "headMem")
+			c.roomCPU, c.roomMem = amount.Draw(rt, "roomCPU"), amount.Draw(rt, "roomMem")
 			c.roomChanged(old)
+		}
+		setZone := func(c *claim) {
+			reqs := requirements.Requirements{}
+			if z := zone.Draw(rt, "zone"); z != "" {
+				reqs["zone"] = requirements.MustNew("zone", requirements.In, z)
+			}
+			c.setValues(s, reqs)
 		}
 		steps := rapid.IntRange(1, 900).Draw(rt, "steps")
 		for i := 0; i < steps; i++ {
-			switch op := rapid.IntRange(0, 3).Draw(rt, "op"); {
+			switch op := rapid.IntRange(0, 4).Draw(rt, "op"); {
 			case len(claims) == 0 || op == 0:
 				c := &claim{pods: make([]*podData, 1)}
-				setRoom(c) // commit sets the room before insertClaim links it
+				setZone(c) // commit sets values and room before insertClaim links it
+				setRoom(c)
 				s.insertClaim(c)
 				claims = append(claims, c)
 			case op == 1:
@@ -34,39 +48,43 @@ func TestClaimRunsSkipOnlyRefusingClaims(t *testing.T) {
 				c.pods = append(c.pods, nil)
 				setRoom(c)
 				s.bumpCount(c)
+			case op == 2:
+				setZone(claims[rapid.IntRange(0, len(claims)-1).Draw(rt, "narrow")])
 			default:
 				setRoom(claims[rapid.IntRange(0, len(claims)-1).Draw(rt, "shrink")])
 			}
 			checkRuns(rt, s, len(claims))
-			p := &podData{cpu: room.Draw(rt, "cpu"), mem: room.Draw(rt, "mem")}
-			tests := []struct {
-				name string
-				skip func(*claim) *claim
-				fits func(*claim) bool
-			}{
-				{"head", func(c *claim) *claim { return c.skipHead(p) },
-					func(c *claim) bool { return c.mayFitHead(p) }},
-				{"room", func(c *claim) *claim { return c.skipFull(p) },
-					func(c *claim) bool { return p.cpu <= c.roomCPU && p.mem <= c.roomMem }},
+			p := &podData{cpu: amount.Draw(rt, "cpu"), mem: amount.Draw(rt, "mem")}
+			var filters []domainFilter
+			if rapid.Bool().Draw(rt, "filtered") {
+				allowed := rapid.SliceOfDistinct(rapid.SampledFrom(zones[1:]), rapid.ID[string]).Draw(rt, "allowed")
+				filters = []domainFilter{{key: 0, allowed: allowed}}
+				s.runKeys().track(filters)
 			}
-			for _, tc := range tests {
+			for _, head := range []bool{true, false} {
+				fits := func(c *claim) bool {
+					if head {
+						return c.mayFitHead(p) && !rejectedByFilters(filters, c.values)
+					}
+					return p.cpu <= c.roomCPU && p.mem <= c.roomMem && !rejectedByFilters(filters, c.values)
+				}
 				var want, got *claim
 				for c := s.head; c != nil && want == nil; c = c.next {
-					if tc.fits(c) {
+					if fits(c) {
 						want = c
 					}
 				}
 				for c := s.head; c != nil && got == nil; c = c.next {
-					if last := tc.skip(c); last != nil {
+					if last := c.skip(p, filters, head); last != nil {
 						c = last
 						continue
 					}
-					if tc.fits(c) {
+					if fits(c) {
 						got = c
 					}
 				}
 				if got != want {
-					rt.Fatalf("step %d, %s test: the scan with skips finds another claim than the full scan", i, tc.name)
+					rt.Fatalf("step %d (head test %v): the scan with skips finds another claim than the full scan", i, head)
 				}
 			}
 		}
@@ -102,6 +120,9 @@ func checkRuns(rt interface{ Fatalf(string, ...any) }, s *solver, n int) {
 		if members > 2*s.runLen() {
 			rt.Fatalf("run of %d claims was not split", members)
 		}
+		if !k.stale && k.keyed == len(k.tracked.keys) {
+			checkKeyRoom(rt, k)
+		}
 		if !k.stale && (k.headCPU != headCPU || k.headMem != headMem || k.roomCPU != roomCPU || k.roomMem != roomMem) {
 			rt.Fatalf("run's maxima %d %d %d %d, its claims' %d %d %d %d", k.headCPU, k.headMem, k.roomCPU, k.roomMem, headCPU, headMem, roomCPU, roomMem)
 		}
@@ -133,5 +154,43 @@ func TestClaimRunsMergeIntoTheRunBefore(t *testing.T) {
 	}
 	if claims[0].run != claims[8].run || claims[0].run.n != 9 {
 		t.Fatal("the last run, down to one claim, did not merge into the run before")
+	}
+}
+
+// checkKeyRoom fails unless each tracked key of a fresh run k holds, per single value of its
+// claims, their largest room, or says it has too many values.
+func checkKeyRoom(rt interface{ Fatalf(string, ...any) }, k *claimRun) {
+	for i, key := range k.tracked.keys {
+		want := map[string]room{}
+		for c := k.first; ; c = c.next {
+			v := ""
+			if key < len(c.values) {
+				v = c.values[key]
+			}
+			r, ok := want[v]
+			if !ok {
+				r = noRoom
+			}
+			r.raise(c)
+			want[v] = r
+			if c == k.last {
+				break
+			}
+		}
+		kr := k.byKey[i]
+		if kr.many != (len(want) > maxRunValues) {
+			rt.Fatalf("key %d: %d values, many %v", key, len(want), kr.many)
+		}
+		if kr.many {
+			continue
+		}
+		if len(kr.vals) != len(want) {
+			rt.Fatalf("key %d: the run keeps %d values, its claims have %d", key, len(kr.vals), len(want))
+		}
+		for _, v := range kr.vals {
+			if want[v.value] != v.room {
+				rt.Fatalf("key %d value %q: room %v, its claims' %v", key, v.value, v.room, want[v.value])
+			}
+		}
 	}
 }

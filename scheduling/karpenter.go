@@ -142,7 +142,7 @@ func (s *solver) launch(c *claim) {
 	types := newBitset(len(c.t.types))
 	types.set(l.i)
 	c.reqs = reqs
-	c.values = s.topo.singleValues(c.reqs, c.values)
+	c.setValues(s, c.reqs)
 	c.keepTypes(types, func(*templateType) bool { return true })
 	if c.counted != nil {
 		// The next round counts the node at the type that launched.

@@ -418,7 +418,7 @@ func (s *solver) settleClaim(c *claim, extra requirements.Requirements) {
 		c.reqs, c.loose = reqs, loose
 		c.keepTypes(types, func(*templateType) bool { return true })
 	}
-	c.values = s.topo.singleValues(c.countingReqs(), c.values)
+	c.setValues(s, c.countingReqs())
 }
 
 // settleReqs narrows reqs by settlement, copying reqs at its first change, and notes each

@@ -278,7 +278,7 @@ func (s *solver) applyRepack(b *repackBucket) (gone, fresh []*claim) {
 			c = s.openClaim(t, hostname, b.types)
 			c.reqs = b.reqs.Copy()
 			c.reqs.Add(requirements.MustNew(v1.LabelHostname, requirements.In, hostname))
-			c.values = s.topo.singleValues(c.reqs, c.values)
+			c.setValues(s, c.reqs)
 			c.loose = b.claims[0].loose
 			fresh = append(fresh, c)
 		}

@@ -137,7 +137,7 @@ func (s *solver) settleOpen(u *roundUndo) bool {
 			types := c.types.clone()
 			c.t.narrowTypes(types, pinned, reqs)
 			c.reqs = reqs
-			c.values = s.topo.singleValues(c.reqs, c.values)
+			c.setValues(s, c.reqs)
 			c.keepTypes(types, func(*templateType) bool { return true })
 		}
 		c.open = nil

@@ -32,6 +32,8 @@ type solver struct {
 	head, tail  *claim
 	lastOfCount map[int]*claim
 	runSize     int // of the chain's runs (claim_runs.go); 0: defaultRunSize
+	trackedKeys *runKeys
+	valuesBuf   []string
 	hostnameSeq int
 	scratch     bitset
 	daemons     []*podData

@@ -126,12 +126,13 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 		}
 	}
 	if !p.claimsExhausted(f, len(s.claims)) && !s.noDomainFor(p, f) {
+		s.runKeys().track(s.filterBuf)
 		if s.opts.Packing != PackingKarpenter {
 			// A NodeClaim whose cheapest remaining type still has room for the pod takes it
 			// at no extra cost; only then fall back to Karpenter's fewest-pods-first order.
 			for c := s.head; c != nil; c = c.next {
-				if last := c.skipHead(p); last != nil {
-					c = last // no claim of c's run has the room on its cheapest type
+				if last := c.skip(p, s.filterBuf, true); last != nil {
+					c = last // no claim of c's run has the room on its cheapest type in a domain p may take
 					continue
 				}
 				if !c.mayFitHead(p) || !p.requests.fits(c.head) {
@@ -147,8 +148,8 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 			}
 		}
 		for c := s.head; c != nil; c = c.next {
-			if last := c.skipFull(p); last != nil {
-				c = last // no claim of c's run has the room: check would refuse each
+			if last := c.skip(p, s.filterBuf, false); last != nil {
+				c = last // no claim of c's run has the room in a domain p may take: each is refused
 				continue
 			}
 			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
