@@ -3,7 +3,11 @@ package scheduling
 import (
 	"sort"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 )
 
@@ -37,6 +41,53 @@ func TestClaimOrderMatchesStableSort(t *testing.T) {
 					rt.Fatalf("step %d: position %d differs from a stable sort by pod count", i, j)
 				}
 			}
+		}
+	})
+}
+
+// TestPodCompareIsTheQueueOrder: the queue's order on precomputed creation times is the one
+// on the pods' timestamps: cpu and memory descending, then the older (metav1.Time's Before;
+// Equal times tie), then UID, then namespace/name. Times include the zero time (unset) and
+// ties to the second.
+func TestPodCompareIsTheQueueOrder(t *testing.T) {
+	less := func(a, b *podData) bool {
+		if a.cpu != b.cpu {
+			return a.cpu > b.cpu
+		}
+		if a.mem != b.mem {
+			return a.mem > b.mem
+		}
+		ta, tb := a.pod.CreationTimestamp, b.pod.CreationTimestamp
+		if !ta.Equal(&tb) {
+			return ta.Before(&tb)
+		}
+		if a.pod.UID != b.pod.UID {
+			return a.pod.UID < b.pod.UID
+		}
+		return a.key < b.key
+	}
+	gen := rapid.Custom(func(rt *rapid.T) *podData {
+		var created time.Time
+		if rapid.Bool().Draw(rt, "set") {
+			created = time.Unix(rapid.Int64Range(1_700_000_000, 1_700_000_001).Draw(rt, "sec"), rapid.Int64Range(0, 1).Draw(rt, "nsec"))
+		}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(created),
+			UID: types.UID(rapid.SampledFrom([]string{"", "a", "b"}).Draw(rt, "uid"))}}
+		p := &podData{pod: pod, key: rapid.SampledFrom([]string{"ns/a", "ns/b"}).Draw(rt, "key"),
+			cpu: rapid.Int64Range(0, 1).Draw(rt, "cpu"), mem: rapid.Int64Range(0, 1).Draw(rt, "mem")}
+		p.createdSec, p.createdNsec = pod.CreationTimestamp.Unix(), pod.CreationTimestamp.Nanosecond()
+		return p
+	})
+	rapid.Check(t, func(rt *rapid.T) {
+		a, b := gen.Draw(rt, "a"), gen.Draw(rt, "b")
+		if rapid.Bool().Draw(rt, "same size") {
+			b.cpu, b.mem = a.cpu, a.mem // the timestamps decide
+		}
+		if got, want := podCompare(a, b) < 0, less(a, b); got != want {
+			rt.Fatalf("podCompare(a, b) < 0 is %v, the timestamps' order says %v", got, want)
+		}
+		if got, want := podCompare(a, b) == 0, !less(a, b) && !less(b, a); got != want {
+			rt.Fatalf("podCompare(a, b) == 0 is %v, want %v", got, want)
 		}
 	})
 }

@@ -19,7 +19,10 @@ type podData struct {
 	key      string // namespace/name
 	requests vec
 	cpu, mem int64
-	ports    []hostPort
+	// createdSec and createdNsec are the pod's creationTimestamp, for the queue's order.
+	createdSec  int64
+	createdNsec int
+	ports       []hostPort
 	// invalid is set when the pod can never be scheduled (bad selector, restricted label...).
 	invalid *Cause
 	// form is the pod's current scheduling constraints; relaxation replaces it.

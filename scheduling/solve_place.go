@@ -1,7 +1,8 @@
 package scheduling
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 )
 
 // Solve's placement loop: Karpenter's queue in rounds, each pod tried on existing nodes,
@@ -45,7 +46,7 @@ func (s *solver) run(pods []*podData) map[*podData]podFailure {
 // runQueue places the pods of one round, recording the reason of each that fails in errs,
 // and returns how many it placed.
 func (s *solver) runQueue(queue []*podData, errs map[*podData]podFailure) (placed int) {
-	sort.SliceStable(queue, func(i, j int) bool { return podLess(queue[i], queue[j]) })
+	slices.SortStableFunc(queue, podCompare)
 	lastLen := make(map[*podData]int, len(queue))
 	for len(queue) > 0 {
 		p := queue[0]
@@ -65,21 +66,23 @@ func (s *solver) runQueue(queue []*podData, errs map[*podData]podFailure) (place
 	return placed
 }
 
-func podLess(a, b *podData) bool {
-	if a.cpu != b.cpu {
-		return a.cpu > b.cpu
+// podCompare is the queue's order: first-fit decreasing by cpu, then memory, then the oldest
+// first (created, as seconds and nanoseconds: time.Time's Before and Equal), then by UID and
+// name.
+func podCompare(a, b *podData) int {
+	switch {
+	case a.cpu != b.cpu:
+		return cmp.Compare(b.cpu, a.cpu)
+	case a.mem != b.mem:
+		return cmp.Compare(b.mem, a.mem)
+	case a.createdSec != b.createdSec:
+		return cmp.Compare(a.createdSec, b.createdSec)
+	case a.createdNsec != b.createdNsec:
+		return cmp.Compare(a.createdNsec, b.createdNsec)
+	case a.pod.UID != b.pod.UID:
+		return cmp.Compare(a.pod.UID, b.pod.UID)
 	}
-	if a.mem != b.mem {
-		return a.mem > b.mem
-	}
-	ta, tb := a.pod.CreationTimestamp, b.pod.CreationTimestamp
-	if !ta.Equal(&tb) {
-		return ta.Before(&tb)
-	}
-	if a.pod.UID != b.pod.UID {
-		return a.pod.UID < b.pod.UID
-	}
-	return a.key < b.key
+	return cmp.Compare(a.key, b.key)
 }
 
 // trySchedule places p, relaxing its preferences one at a time; it reports success or the
