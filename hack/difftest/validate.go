@@ -417,6 +417,16 @@ func (w *world) checkPodAffinity(holders []*holder, add func(string, string, str
 		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
 		return err == nil && sel.Matches(labels.Set(q.Labels))
 	}
+	// boundMatch reports whether a pod bound before the plan (not one it places) matches
+	// a's term and passes where.
+	boundMatch := func(a placed, term corev1.PodAffinityTerm, where func(placed) bool) bool {
+		for _, b := range all {
+			if b.p != a.p && !b.h.newPods[key(b.p)] && matches(term, a.p, b.p) && where(b) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, a := range all {
 		aff := a.p.Spec.Affinity
 		if aff == nil {
@@ -455,6 +465,15 @@ func (w *world) checkPodAffinity(holders []*holder, add func(string, string, str
 				self := matches(term, a.p, a.p)
 				if !near && (!self || elsewhere) {
 					add("affinity-"+shortKey(term.TopologyKey), key(a.p), "no matching pod in %s=%s", shortKey(term.TopologyKey), d)
+					continue
+				}
+				// kube-scheduler binds the pods one at a time: the first new pod of a domain
+				// without a bound match binds only while no pod matches anywhere (its own
+				// term's exception), so a match bound elsewhere before the plan keeps it, and
+				// the rest of its group, pending (README: Karpenter launches such nodes).
+				if self && !boundMatch(a, term, func(b placed) bool { return b.h.labels[term.TopologyKey] == d }) &&
+					boundMatch(a, term, func(placed) bool { return true }) {
+					add("affinity-bootstrap-"+shortKey(term.TopologyKey), key(a.p), "no bound matching pod in %s=%s, one elsewhere", shortKey(term.TopologyKey), d)
 				}
 			}
 		}
