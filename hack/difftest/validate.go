@@ -52,8 +52,10 @@ type catalogFile struct {
 		Capacity  corev1.ResourceList `json:"capacity"`
 		Overhead  corev1.ResourceList `json:"overhead"`
 		Offerings []struct {
-			Zone      string `json:"zone"`
-			Available *bool  `json:"available"`
+			Zone                string `json:"zone"`
+			Available           *bool  `json:"available"`
+			CapacityType        string `json:"capacityType"`
+			ReservationCapacity int    `json:"reservationCapacity"`
 		} `json:"offerings"`
 	} `json:"instanceTypes"`
 }
@@ -65,6 +67,8 @@ type world struct {
 	nodes   map[string]bool
 	pending map[string]*corev1.Pod
 	zones   []string
+	// reserved is the capacity of the reserved offerings per instance type and zone.
+	reserved map[[2]string]int
 }
 
 type catalogType struct {
@@ -86,7 +90,7 @@ func loadWorld(dir string) (*world, error) {
 	if err := yaml.Unmarshal(data, &cf); err != nil {
 		return nil, err
 	}
-	w := &world{set: set, types: map[string]catalogType{}, nodes: map[string]bool{}, pending: map[string]*corev1.Pod{}}
+	w := &world{set: set, types: map[string]catalogType{}, nodes: map[string]bool{}, pending: map[string]*corev1.Pod{}, reserved: map[[2]string]int{}}
 	zones := map[string]bool{}
 	for _, t := range cf.InstanceTypes {
 		alloc := t.Capacity.DeepCopy()
@@ -99,6 +103,9 @@ func loadWorld(dir string) (*world, error) {
 		for _, o := range t.Offerings {
 			if o.Available == nil || *o.Available {
 				zones[o.Zone] = true
+				if o.CapacityType == v1.CapacityTypeReserved {
+					w.reserved[[2]string{t.Name, o.Zone}] += o.ReservationCapacity
+				}
 			}
 		}
 	}
@@ -228,6 +235,7 @@ func (w *world) validatePlan(o *planOutput) []violation {
 	w.checkPodAffinity(holders, add)
 	w.checkSpread(holders, add)
 	w.checkLimits(holders, add)
+	w.checkReservations(holders, add)
 	w.checkClaimLabels(o, add)
 	return out
 }
@@ -627,6 +635,24 @@ func (w *world) checkLimits(holders []*holder, add func(string, string, string, 
 		}
 		if l, ok := corev1.ResourceList(np.Spec.Limits)["nodes"]; ok && int64(nodes) > l.Value() {
 			add("limits-nodes", np.Name, "%d > %d", nodes, l.Value())
+		}
+	}
+}
+
+// checkReservations: no more new NodeClaims launch on the reserved offerings of an instance
+// type in a zone than their reservations hold (the launches past it fail or fall back to
+// another capacity type; the oracle's fake cloud provider does not count a reservation's
+// launches across Karpenter's rounds).
+func (w *world) checkReservations(holders []*holder, add func(string, string, string, ...any)) {
+	launched := map[[2]string]int{}
+	for _, h := range holders {
+		if h.isNew && h.labels[v1.CapacityTypeLabelKey] == v1.CapacityTypeReserved {
+			launched[[2]string{h.labels[corev1.LabelInstanceTypeStable], h.labels[corev1.LabelTopologyZone]}]++
+		}
+	}
+	for k, n := range launched {
+		if n > w.reserved[k] {
+			add("reservation", k[0]+" "+k[1], "%d reserved launches > capacity %d", n, w.reserved[k])
 		}
 	}
 }
