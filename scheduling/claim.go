@@ -52,7 +52,9 @@ type claim struct {
 	promise  requirements.Requirements
 	launched bool
 	pre      *prelaunch
-	round    int // the round that opened it (from 1)
+	// holds is the capacity reservation the claim holds ("" none; reservations.go).
+	holds string
+	round int // the round that opened it (from 1)
 
 	count int
 	prev  *claim
@@ -229,6 +231,9 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 	unchanged := len(changed) == 0 && len(promise) == 0 && len(c.promise) == 0 && c.launchAt >= 0 && fitsPod(c.launchAt)
 	if len(c.deferred) > 0 && !s.karpenter && !unchanged && !s.keepsFloors(c, pl, fitsPod) {
 		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonTopologySpread})
+	}
+	if !c.keepsReservation(merged, types, fitsPod) {
+		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonOfferingUnavailable})
 	}
 	if t.hasMinValues && !c.launched {
 		out := types.filter(fitsPod)
@@ -419,6 +424,7 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	if d == deferSelected && len(c.deferred) > 0 {
 		s.trackDeferred(c)
 	}
+	s.holdReservation(c)
 }
 
 // keepFitting makes the types of from whose allocatable holds the claim's requests (and
@@ -919,6 +925,9 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 	if fo.ctReq != nil {
 		withMin(v1.CapacityTypeLabelKey, fo.ctReq)
 	}
+	if c.holds != "" {
+		s.held[c.holds]-- // its own hold leaves the reservation room for it
+	}
 	if info := t.offerings(reqs); info.offers != nil {
 		s.reserve(t, out, reqs, fo, info, withMin)
 	}
@@ -993,7 +1002,8 @@ func (c *claim) reportedRound(s *solver) int {
 
 // reserve picks the launch offering of a NodeClaim whose options include reserved capacity:
 // the cheapest offering that is not reserved, or whose reservation still has room (claims are
-// finalised in creation order, each taking one instance of its reservation). A claim that
+// finalised in creation order, each taking one instance of its reservation; the room held
+// by later claims is not theirs to take). A claim that
 // takes a reservation is pinned to it; one that does not may not launch reserved capacity.
 // Its instance types narrow to the reservation's unless that leaves fewer than a minValues
 // asks: Karpenter's NodeClaim keeps its instance types and is pinned by the reservation ID
@@ -1007,7 +1017,7 @@ func (s *solver) reserve(t *template, out *NodeClaim, reqs requirements.Requirem
 			offers = []*cloudprovider.Offering{info.cheapest[i]}
 		}
 		for _, o := range offers {
-			if id := o.ReservationID(); o.CapacityType() == v1.CapacityTypeReserved && s.reservations[id] <= 0 {
+			if id := o.ReservationID(); o.CapacityType() == v1.CapacityTypeReserved && s.reservations[id]-s.held[id] <= 0 {
 				continue
 			}
 			if best == nil || o.Price < best.Price {

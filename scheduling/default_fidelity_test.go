@@ -44,3 +44,36 @@ func TestReservationKeepsTheNodeClaimsMinValues(t *testing.T) {
 		})
 	}
 }
+
+// TestClaimHoldsItsReservation: a NodeClaim whose cheapest launch is a capacity reservation
+// with room holds it, and a pod that would leave it no type of that reservation opens another
+// NodeClaim, as Karpenter's scheduler does (strict reserved-offering mode). The old default
+// grew reserved m7-8x32 claims into on-demand r6-16x128 ones at $0.98/h each (difftest
+// plan:520004, minimised: $1.97/h against $0.16/h).
+func TestClaimHoldsItsReservation(t *testing.T) {
+	cases := []struct {
+		name     string
+		reserved []string // pods that must land on reserved claims
+		maxPrice float64
+	}{
+		{"reservation-holds", []string{"app-0-0", "app-0-1", "app-0-2", "app-0-3"}, 0.16},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			manifests, types := testdataCase(t, filepath.Join("default15", tc.name))
+			res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+			require.Empty(t, res.PodErrors)
+			var onReserved []string
+			for _, c := range res.NewNodeClaims {
+				if c.Offering.CapacityType() != "reserved" {
+					continue
+				}
+				for _, p := range c.Pods {
+					onReserved = append(onReserved, p.Name)
+				}
+			}
+			assert.Subset(t, onReserved, tc.reserved)
+			assert.LessOrEqual(t, res.Price(), tc.maxPrice)
+		})
+	}
+}

@@ -54,6 +54,9 @@ type solver struct {
 	// reservations is the capacity left in each capacity reservation (the smallest
 	// ReservationCapacity any instance type reports for it).
 	reservations map[string]int
+	// held counts, per capacity reservation, the NodeClaims not yet finalised that hold it
+	// (reservations.go).
+	held map[string]int
 	// limitRefused is set when a NodePool's remaining limits refused a new NodeClaim in the
 	// current round (rounds.go).
 	limitRefused bool

@@ -289,7 +289,7 @@ func tolerates(tolerations []corev1.Toleration, taints []corev1.Taint) bool {
 func resourceOne() *resource.Quantity { return resource.NewQuantity(1, resource.DecimalSI) }
 
 func (s *solver) buildReservations() {
-	s.reservations = map[string]int{}
+	s.reservations, s.held = map[string]int{}, map[string]int{}
 	for _, t := range s.templates {
 		for _, tt := range t.types {
 			for _, o := range tt.it.Offerings {

@@ -37,6 +37,7 @@ type template struct {
 	offerBits    map[string]*offerInfo
 	offerKeys    []string // label keys that offerings define
 	hasMinValues bool
+	hasReserved  bool // some type has a reserved offering the requirements allow
 
 	// limits: remaining resources (limited[i] false: unlimited) and remaining nodes (-1: none)
 	remaining vec
@@ -295,6 +296,7 @@ func (s *solver) newTemplate(np *v1.NodePool, types cloudprovider.InstanceTypes)
 			for k := range off.Requirements {
 				offerKeys[k] = true
 			}
+			t.hasReserved = t.hasReserved || off.CapacityType() == v1.CapacityTypeReserved && offeringCompatible(off, reqs)
 		}
 		t.types = append(t.types, &templateType{it: it, price: o.Price})
 	}
