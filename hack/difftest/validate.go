@@ -490,6 +490,23 @@ func (w *world) checkPodAffinity(holders []*holder, add func(string, string, str
 
 // checkSpread checks DoNotSchedule topology spread over the domains pods landed in plus, for
 // zone and capacity type, every value the catalog offers that the pod's node selector allows.
+// spreadCounts says whether kube-scheduler counts node g for p's spread tsc: its node
+// affinity (unless nodeAffinityPolicy is Ignore) and, with nodeTaintsPolicy Honor, its taints.
+func spreadCounts(tsc corev1.TopologySpreadConstraint, p *corev1.Pod, g *holder) bool {
+	if tsc.NodeAffinityPolicy == nil || *tsc.NodeAffinityPolicy != corev1.NodeInclusionPolicyIgnore {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: g.labels}}
+		if ok, _ := nodeaffinity.GetRequiredNodeAffinity(p).Match(node); !ok {
+			return false
+		}
+	}
+	if tsc.NodeTaintsPolicy != nil && *tsc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
+		if _, untol := untolerated(g.taints, p.Spec.Tolerations); untol {
+			return false
+		}
+	}
+	return true
+}
+
 func (w *world) checkSpread(holders []*holder, add func(string, string, string, ...any)) {
 	done := map[string]bool{}
 	for _, h := range holders {
@@ -517,13 +534,15 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 					}
 				}
 				for _, g := range holders {
-					node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: g.labels}}
-					if ok, _ := nodeaffinity.GetRequiredNodeAffinity(p).Match(node); !ok {
+					if !spreadCounts(tsc, p, g) {
 						continue
 					}
 					d, ok := g.labels[tsc.TopologyKey]
 					if !ok {
 						continue
+					}
+					if tsc.TopologyKey == corev1.LabelHostname {
+						counts[d] += 0 // every node the spread counts is a domain, empty or not
 					}
 					for _, q := range g.pods {
 						if q.Namespace == p.Namespace && sel.Matches(labels.Set(q.Labels)) {
