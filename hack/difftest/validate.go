@@ -557,6 +557,9 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 				for _, c := range counts {
 					lo, hi = min(lo, c), max(hi, c)
 				}
+				if tsc.MinDomains != nil && len(counts) < int(*tsc.MinDomains) {
+					lo = 0 // fewer domains than minDomains: the global minimum is zero
+				}
 				if hi-lo > int(tsc.MaxSkew) {
 					// A constraint selecting other pods only binds when its own pods are placed;
 					// the final counts can exceed it legitimately, so it is its own kind.
