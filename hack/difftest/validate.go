@@ -507,6 +507,24 @@ func spreadCounts(tsc corev1.TopologySpreadConstraint, p *corev1.Pod, g *holder)
 	return true
 }
 
+// spreadID names a DoNotSchedule spread by namespace, key, selector and skew.
+func spreadID(p *corev1.Pod, tsc corev1.TopologySpreadConstraint, sel labels.Selector) string {
+	return fmt.Sprintf("%s|%s|%s|%d", p.Namespace, tsc.TopologyKey, sel.String(), tsc.MaxSkew)
+}
+
+// carries says whether q has the DoNotSchedule spread id.
+func carries(q *corev1.Pod, id string) bool {
+	for _, tsc := range q.Spec.TopologySpreadConstraints {
+		if tsc.WhenUnsatisfiable != corev1.DoNotSchedule {
+			continue
+		}
+		if sel, err := metav1.LabelSelectorAsSelector(tsc.LabelSelector); err == nil && spreadID(q, tsc, sel) == id {
+			return true
+		}
+	}
+	return false
+}
+
 func (w *world) checkSpread(holders []*holder, add func(string, string, string, ...any)) {
 	done := map[string]bool{}
 	for _, h := range holders {
@@ -522,12 +540,13 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 				if err != nil {
 					continue
 				}
-				id := fmt.Sprintf("%s|%s|%s|%d", p.Namespace, tsc.TopologyKey, sel.String(), tsc.MaxSkew)
+				id := spreadID(p, tsc, sel)
 				if done[id] {
 					continue
 				}
 				done[id] = true
 				counts := map[string]int{}
+				placedIn := map[string]bool{} // domains the plan put a pod carrying the spread in
 				if tsc.TopologyKey != corev1.LabelHostname {
 					for _, d := range w.domains(tsc.TopologyKey, p) {
 						counts[d] = 0
@@ -545,6 +564,9 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 						counts[d] += 0 // every node the spread counts is a domain, empty or not
 					}
 					for _, q := range g.pods {
+						if g.newPods[key(q)] && carries(q, id) {
+							placedIn[d] = true
+						}
 						if q.Namespace == p.Namespace && sel.Matches(labels.Set(q.Labels)) {
 							counts[d]++
 						}
@@ -553,9 +575,14 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 				if len(counts) == 0 {
 					continue
 				}
+				// kube-scheduler checks the skew of the domain it binds a carrying pod in; a
+				// domain only other pods fill never is.
 				lo, hi := 1<<30, 0
-				for _, c := range counts {
-					lo, hi = min(lo, c), max(hi, c)
+				for d, c := range counts {
+					lo = min(lo, c)
+					if placedIn[d] {
+						hi = max(hi, c)
+					}
 				}
 				if tsc.MinDomains != nil && len(counts) < int(*tsc.MinDomains) {
 					lo = 0 // fewer domains than minDomains: the global minimum is zero
