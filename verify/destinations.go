@@ -80,10 +80,10 @@ type movedPod struct {
 }
 
 // destinations: every pod moved off a disrupted node (not for forceful commands, which
-// Karpenter carries out whether or not the pods fit elsewhere) is on one of the launched
-// NodeClaims, or all of them fit together (see packSearch) the nodes no command disrupts
-// and the launched NodeClaims' room left — with resources, node selector, taints and host
-// ports.
+// Karpenter carries out whether or not the pods fit elsewhere) is on one of the last
+// simulation's NodeClaims, or all of them fit together (see packSearch) the nodes no command
+// disrupts, the room those NodeClaims leave and the earlier NodeClaims — with resources,
+// node selector, taints and host ports.
 func (p *planWorld) destinations(res *disruption.Result) []Violation {
 	w := p.world()
 	var bins []*location
@@ -92,15 +92,18 @@ func (p *planWorld) destinations(res *disruption.Result) []Violation {
 			bins = append(bins, l)
 		}
 	}
+	// The last simulation (the provisioner's pass, or the last command that simulates)
+	// planned again every pod of the earlier commands' candidates and every pending pod, with
+	// the NodeClaims launched before it in flight and empty: where those pods end up is its
+	// answer. So its NodeClaims hold the pods they list, the earlier ones are room, and every
+	// displaced pod not on its NodeClaims must find a home.
+	final := lastSimulation(res)
 	onReplacement := map[string]bool{}
 	launched := [][]*scheduling.NodeClaim{res.Provisioned}
 	for _, cmd := range res.Commands {
 		launched = append(launched, cmd.Replacements)
 	}
-	// A later command's simulation plans the pods of nodes already being disrupted again:
-	// a pod lives on the last NodeClaim that lists it, and leaves room on the earlier ones.
-	last := map[string]*location{}
-	for _, cs := range launched {
+	for li, cs := range launched {
 		for i, c := range cs {
 			if c == nil || c.InstanceType == nil || c.Offering == nil {
 				continue
@@ -108,23 +111,14 @@ func (p *planWorld) destinations(res *disruption.Result) []Violation {
 			l := claimLocation(i, c)
 			l.finish()
 			bins = append(bins, l)
+			if li != final+1 {
+				l.placed = nil
+				continue
+			}
 			for _, pod := range c.Pods {
 				onReplacement[key(pod)] = true
-				last[key(pod)] = l
 			}
 		}
-	}
-	for _, l := range bins {
-		if l.claim < 0 {
-			continue
-		}
-		var keep []*corev1.Pod
-		for _, pod := range l.placed {
-			if last[key(pod)] == l {
-				keep = append(keep, pod)
-			}
-		}
-		l.placed = keep
 	}
 	var moves []move
 	for ci, cmd := range res.Commands {
@@ -206,6 +200,18 @@ func (p *planWorld) destinations(res *disruption.Result) []Violation {
 		out = append(out, v)
 	}
 	return out
+}
+
+// lastSimulation is the index of the last command of res whose simulation plans its pods
+// (a graceful command other than emptiness), or -1 for the provisioner's pass.
+func lastSimulation(res *disruption.Result) int {
+	last := -1
+	for ci, cmd := range res.Commands {
+		if !cmd.Reason.Forceful() && cmd.Method != disruption.MethodEmptiness {
+			last = ci
+		}
+	}
+	return last
 }
 
 func resourceNames(bins []*location, moves []move) []corev1.ResourceName {

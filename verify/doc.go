@@ -118,10 +118,12 @@
 //     candidates (not DaemonSet or mirror pods, not finished, not terminating unless a
 //     StatefulSet's; under drift with a grace period not the blocking pods) that are not
 //     on a replacement can all be placed at once, over all commands, on the nodes no
-//     command disrupts and in the remaining room of the replacements and the provisioned
-//     NodeClaims (a pod several of them list, as a later command plans the pods of
-//     nodes already being disrupted again, lives on the last; resources, node selection,
-//     taints, host ports): a depth-first search, largest pods first, within a step budget;
+//     command disrupts and in the room of the replacements and the provisioned NodeClaims
+//     (the last simulation — the last command that simulates, or the provisioner's pass —
+//     planned the pods of the earlier commands' candidates and the pending pods again, with
+//     the earlier NodeClaims in flight and empty: its NodeClaims hold the pods they list,
+//     the earlier ones are room; resources, node selection, taints, host ports): a
+//     depth-first search, largest pods first, within a step budget;
 //     when the budget runs out only the pods no node could take even alone are reported.
 //   - Per-pod destinations (Command.Moves), for every command: each pod its candidates
 //     displace (as above, blocking pods included) is listed exactly once and no other pod

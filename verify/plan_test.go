@@ -473,6 +473,43 @@ func TestPlanLaterCommandReplansPods(t *testing.T) {
 	}
 }
 
+// TestPlanLaterSimulationMovesEarlierClaimsPods: the last command's simulation plans the
+// earlier command's pods again with its replacement in flight and empty, so a pod that
+// replacement listed may end up elsewhere and leave its room to another. Here node-b's b1
+// takes x, where node-a's a1 was sent; a1 takes r0, sized for it; a2, which r0 listed,
+// goes to y. Checking r0 as holding a2 reported a1 or b1 without a home (BenchmarkDay
+// verify=true at +18h50m, two single-node consolidations of memory nodes).
+func TestPlanLaterSimulationMovesEarlierClaimsPods(t *testing.T) {
+	a1, a2, b1 := running("a1", "2"), running("a2", "1"), running("b1", "2")
+	w := planWorld()
+	w.addNode("node-a", "default", fake.TestZone1, 4, a1, a2)
+	w.addNode("node-b", "default", fake.TestZone1, 4, b1)
+	w.addNode("x", "default", fake.TestZone1, 2)
+	w.addNode("y", "default", fake.TestZone1, 1)
+	r0 := claimFor(t, w, a1)
+	if alloc := r0.InstanceType.Allocatable(); alloc.Cpu().MilliValue() >= 3000 {
+		t.Fatalf("setup: %s takes a1 and a2", r0.InstanceType.Name)
+	}
+	r0.Pods = []*corev1.Pod{a2}
+	move := func(p *corev1.Pod, from, to string, claim int) disruption.PodMove {
+		return disruption.PodMove{Move: cluster.Move{Pod: p, From: from, To: to, Claim: claim}, Provisioned: -1}
+	}
+	res := &disruption.Result{Commands: []disruption.Command{
+		{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-a"},
+			Replacements: []*scheduling.NodeClaim{r0}, Destinations: []string{"x"},
+			Moves: []disruption.PodMove{move(a1, "node-a", "x", -1), move(a2, "node-a", "", 0)}},
+		{Method: disruption.MethodSingleNode, Reason: disruption.ReasonUnderutilized, Candidates: []string{"node-b"},
+			Destinations: []string{"x"}, Moves: []disruption.PodMove{move(b1, "node-b", "x", -1)}},
+	}, Blocked: []disruption.Blocked{{Node: "x"}, {Node: "y"}}}
+	if vs := w.plan(t, res); hasCode(vs, verify.PlanNoDestination) {
+		t.Fatalf("b1 on x, a1 on r0, a2 on y: %v", vs)
+	}
+	w.node("y").Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("500m")
+	if vs := w.plan(t, res); !hasCode(vs, verify.PlanNoDestination) {
+		t.Fatalf("a1, a2 and b1 fit neither x, y nor r0 together: %v", vs)
+	}
+}
+
 // TestPlanForcefulMovesFitTogether: the forceful commands' moves come from one simulation
 // (the provisioner's pass), so the pods they send to one node must fit it together; two
 // graceful commands' moves are judged each alone.
