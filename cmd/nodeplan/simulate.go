@@ -23,13 +23,15 @@ import (
 // simulateFlags are `nodeplan simulate`'s flags.
 type simulateFlags struct {
 	commonFlags
-	now        string
-	spotToSpot bool
-	timeline   string
-	variant    string
-	capacity   []string
-	noVerify   bool
-	settings   simulate.Settings
+	now          string
+	spotToSpot   bool
+	repack       bool
+	timeline     string
+	variant      string
+	variantFlags string
+	capacity     []string
+	noVerify     bool
+	settings     simulate.Settings
 }
 
 func (f *simulateFlags) register(fs *pflag.FlagSet) {
@@ -39,7 +41,9 @@ func (f *simulateFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.timeline, "timeline", "", "the Timeline `FILE` (apiVersion nodeplan.io/v1alpha1): the duration and what happens when")
 	fs.StringVar(&f.variant, "variant", "", "a `FILE` of NodePools that replace those of the same name (or are added): the same timeline runs again with them, shown beside the first run with the difference")
 	fs.StringVar(&f.now, "now", "", "`TIME` the simulation starts at, RFC3339 (default: the newest timestamp in the input, as disrupt)")
+	fs.StringVar(&f.variantFlags, "variant-flags", "", "engine `FLAGS` the variant run takes instead of this run's (--packing, --repack, --spot-to-spot, --min-values-policy, --preference-policy), such as \"--repack\": the same timeline runs again with them, with --variant's NodePools when given")
 	fs.BoolVar(&f.spotToSpot, "spot-to-spot", false, "allow spot-to-spot consolidation (Karpenter's SpotToSpotConsolidation feature gate)")
+	fs.BoolVar(&f.repack, "repack", false, "also consolidation moves Karpenter cannot make, as disrupt --repack: one node by several cheaper NodeClaims (split), several nodes by a cheaper set (repack)")
 	fs.StringArrayVar(&f.capacity, "capacity", nil, "`TYPE/ZONE/CAPACITY-TYPE=N`: at most N instances of that offering run at once; launches beyond fail with insufficient capacity (repeatable; default unlimited)")
 	fs.BoolVar(&f.noVerify, "no-verify", false, "do not hold every Solve and Plan to the independent checker (faster)")
 	fs.DurationVar(&f.settings.BatchIdle, "batch-idle", d.BatchIdle, "a provisioning batch closes after this long without a new pending pod (Karpenter's --batch-idle-duration)")
@@ -56,7 +60,7 @@ func (f *simulateFlags) register(fs *pflag.FlagSet) {
 func newSimulateCommand(stdout, stderr io.Writer) *cobra.Command {
 	f := &simulateFlags{commonFlags: commonFlags{stderr: stderr}}
 	cmd := &cobra.Command{
-		Use:   "simulate -f PATH... --timeline FILE [--variant FILE] [flags]",
+		Use:   "simulate -f PATH... --timeline FILE [--variant FILE] [--variant-flags FLAGS] [flags]",
 		Short: "Karpenter's loops over a timeline: what a NodePool setting costs over a day, and how many pods it evicts",
 		Long: `simulate runs Karpenter's provisioning and disruption loops, with Karpenter's timings, over
 simulated time: the cluster of the input, then what the timeline says happens (scale a
@@ -65,7 +69,9 @@ is what plan and disrupt would answer at that moment, on the embedded catalog's 
 --instance-types') offerings in an in-memory cloud; --capacity limits an offering. It prints the
 USD spent, node-hours, peak nodes, pods evicted, disruptions by reason and the longest time each
 workload's pods waited; -o json adds the series over time, -o html draws it. --variant runs the
-same timeline again with other NodePools and shows the difference.
+same timeline again with other NodePools and shows the difference; --variant-flags runs it
+again with other packing options (--packing, --repack, --spot-to-spot, ...), with or without
+--variant.
 
 A timeline:
   apiVersion: nodeplan.io/v1alpha1
@@ -79,6 +85,7 @@ A timeline:
   - {at: 22h, apply: {file: nodepools-v2.yaml}}`,
 		Example: `  nodeplan simulate -f cluster.yaml --timeline day.yaml
   nodeplan simulate -f cluster.yaml --timeline day.yaml --variant consolidate-after-5m.yaml
+  nodeplan simulate -f cluster.yaml --timeline day.yaml --variant-flags "--repack"
   nodeplan simulate -f cluster.yaml --timeline day.yaml -o html > day.html`,
 		Args: noArguments,
 		RunE: func(*cobra.Command, []string) error { return runSimulate(f, stdout, stderr) },
@@ -95,11 +102,17 @@ type simulateRun struct {
 	variant *variantRun
 }
 
-// variantRun is the --variant run's input and what it changed.
+// variantRun is the variant run's input (--variant's NodePools, --variant-flags' options)
+// and what it changed.
 type variantRun struct {
-	file    string
-	input   simulate.Input
-	changes []string
+	file, flags string
+	input       simulate.Input
+	changes     []string
+}
+
+// name is how the output names the variant: its file, its flags, or both.
+func (v *variantRun) name() string {
+	return strings.TrimSpace(v.file + " " + v.flags)
 }
 
 func runSimulate(f *simulateFlags, stdout, stderr io.Writer) error {
@@ -118,7 +131,7 @@ func runSimulate(f *simulateFlags, stdout, stderr io.Writer) error {
 	if r.variant != nil {
 		if variant, err = simulate.Run(r.variant.input); err != nil {
 			prog.done()
-			return fmt.Errorf("--variant %s: %w", r.variant.file, err)
+			return fmt.Errorf("variant %s: %w", r.variant.name(), err)
 		}
 	}
 	prog.done()
@@ -168,7 +181,7 @@ func (f *simulateFlags) read(stderr io.Writer) (*simulateRun, error) {
 	}
 	r := &simulateRun{flags: f, at: at, base: simulate.Input{Snapshot: snap, Workloads: set.Workloads, Start: at.Time,
 		Timeline: tl, Settings: settings, InstanceTypes: f.instanceTypesOf(set)}}
-	if f.variant != "" {
+	if f.variant != "" || f.variantFlags != "" {
 		if r.variant, err = f.readVariant(set, r.base); err != nil {
 			return nil, err
 		}
@@ -218,6 +231,7 @@ func (f *simulateFlags) simulationSettings() (simulate.Settings, error) {
 	}
 	s.Scheduling = f.options()
 	s.Disruption = f.disruptionOptions(f.spotToSpot)
+	s.Disruption.Repack = f.repack
 	s.Verify = !f.noVerify
 	return s, nil
 }
@@ -234,27 +248,46 @@ func (c *commonFlags) instanceTypesOf(set *manifest.Set) func(*v1.NodePool) (clo
 	}
 }
 
-// readVariant reads --variant: NodePools only, each replacing the input's of its name (or
-// added); the variant run is the base run with them.
+// readVariant reads --variant (NodePools only, each replacing the input's of its name or
+// added) and --variant-flags: the variant run is the base run with them.
 func (f *simulateFlags) readVariant(set *manifest.Set, base simulate.Input) (*variantRun, error) {
+	v := &variantRun{file: f.variant, flags: f.variantFlags, input: base}
+	if f.variant != "" {
+		if err := f.readVariantNodePools(set, v); err != nil {
+			return nil, err
+		}
+	}
+	if f.variantFlags != "" {
+		settings, changes, err := f.variantSettings(base.Settings)
+		if err != nil {
+			return nil, err
+		}
+		v.input.Settings = settings
+		v.changes = append(v.changes, changes...)
+	}
+	return v, nil
+}
+
+// readVariantNodePools reads --variant's NodePools into v: its input's snapshot and instance
+// types, and a change per NodePool.
+func (f *simulateFlags) readVariantNodePools(set *manifest.Set, v *variantRun) error {
 	data, err := f.readFile("--variant", f.variant)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	vs, err := manifest.Parse(data, f.variant)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	others := len(vs.Pods) + len(vs.Workloads) + len(vs.Nodes) + len(vs.NodeClaims) + len(vs.DaemonSets) + len(vs.PodDisruptionBudgets) +
 		len(vs.PersistentVolumeClaims) + len(vs.PersistentVolumes) + len(vs.StorageClasses) + len(vs.CSINodes) + len(vs.Namespaces) +
 		len(vs.Leases) + len(vs.NodeClasses) + len(vs.Interruptions) + vs.SkippedTotal()
 	switch {
 	case others > 0:
-		return nil, fmt.Errorf("--variant %s: only NodePools may differ in a variant", f.variant)
+		return fmt.Errorf("--variant %s: only NodePools may differ in a variant (--variant-flags changes the packing options)", f.variant)
 	case len(vs.NodePools) == 0:
-		return nil, fmt.Errorf("--variant %s: no NodePool in it", f.variant)
+		return fmt.Errorf("--variant %s: no NodePool in it", f.variant)
 	}
-	v := &variantRun{file: f.variant}
 	changed := *set
 	changed.NodePools = append([]*v1.NodePool(nil), set.NodePools...)
 	for _, np := range vs.NodePools {
@@ -273,9 +306,44 @@ func (f *simulateFlags) readVariant(set *manifest.Set, base simulate.Input) (*va
 	}
 	snap, err := f.snapshotOf(&changed)
 	if err != nil {
-		return nil, fmt.Errorf("--variant %s: %w", f.variant, err)
+		return fmt.Errorf("--variant %s: %w", f.variant, err)
 	}
-	v.input = base
 	v.input.Snapshot, v.input.InstanceTypes = snap, f.instanceTypesOf(&changed)
-	return v, nil
+	return nil
+}
+
+// variantSettings are base with the engine options --variant-flags gives in place of this
+// run's, and a change per flag it gives ("--repack true instead of false").
+func (f *simulateFlags) variantSettings(base simulate.Settings) (simulate.Settings, []string, error) {
+	vf := *f // the variant's flags start as this run's
+	fs := pflag.NewFlagSet("--variant-flags", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&vf.packing, "packing", f.packing, "")
+	fs.StringVar(&vf.minValuesPolicy, "min-values-policy", f.minValuesPolicy, "")
+	fs.StringVar(&vf.preferencePolicy, "preference-policy", f.preferencePolicy, "")
+	fs.BoolVar(&vf.repack, "repack", f.repack, "")
+	fs.BoolVar(&vf.spotToSpot, "spot-to-spot", f.spotToSpot, "")
+	const takes = "it takes --packing, --repack, --spot-to-spot, --min-values-policy and --preference-policy"
+	if err := fs.Parse(strings.Fields(f.variantFlags)); err != nil {
+		return base, nil, fmt.Errorf("--variant-flags %q: %w (%s)", f.variantFlags, err, takes)
+	}
+	if fs.NArg() > 0 {
+		return base, nil, fmt.Errorf("--variant-flags %q: unexpected argument %q (%s)", f.variantFlags, fs.Arg(0), takes)
+	}
+	if err := vf.commonFlags.check(); err != nil {
+		return base, nil, fmt.Errorf("--variant-flags: %w", err)
+	}
+	s := base
+	s.Scheduling = vf.options()
+	s.Disruption = vf.disruptionOptions(vf.spotToSpot)
+	s.Disruption.Repack = vf.repack
+	var changes []string
+	fs.Visit(func(fl *pflag.Flag) {
+		if was, is := fl.DefValue, fl.Value.String(); was != is {
+			changes = append(changes, fmt.Sprintf("--%s %s instead of %s", fl.Name, is, was))
+		} else {
+			changes = append(changes, fmt.Sprintf("--%s %s unchanged", fl.Name, is))
+		}
+	})
+	return s, changes, nil
 }

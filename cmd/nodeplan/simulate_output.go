@@ -23,7 +23,7 @@ type simulateOutput struct {
 	End      time.Time `json:"end"`
 	Timeline string    `json:"timeline"`
 	runOutput
-	// Variant is the --variant run, with the difference to this one.
+	// Variant is the --variant or --variant-flags run, with the difference to this one.
 	Variant *variantOutput `json:"variant,omitempty"`
 }
 
@@ -74,8 +74,10 @@ type totalsOutput struct {
 }
 
 type variantOutput struct {
-	File string `json:"file"`
-	// Changes say how the variant's NodePools differ from the input's.
+	// File is --variant's, Flags --variant-flags' ("" without).
+	File  string `json:"file"`
+	Flags string `json:"flags,omitempty"`
+	// Changes say how the variant's NodePools and engine options differ from the input's.
 	Changes []string `json:"changes"`
 	runOutput
 	// Difference is the variant's totals less this run's.
@@ -96,7 +98,7 @@ type differenceOutput struct {
 func newSimulateOutput(r *simulateRun, base, variant *simulate.Trace) *simulateOutput {
 	out := &simulateOutput{Start: r.at, End: base.End.UTC(), Timeline: r.flags.timeline, runOutput: newRunOutput(base)}
 	if variant != nil {
-		v := &variantOutput{File: r.variant.file, Changes: r.variant.changes, runOutput: newRunOutput(variant)}
+		v := &variantOutput{File: r.variant.file, Flags: r.variant.flags, Changes: r.variant.changes, runOutput: newRunOutput(variant)}
 		a, b := out.Totals, v.Totals
 		v.Difference = differenceOutput{Cost: roundCents(b.Cost - a.Cost), NodeHours: roundHours(b.NodeHours - a.NodeHours),
 			PeakNodes: b.PeakNodes - a.PeakNodes, Evictions: b.Evictions - a.Evictions, Deleted: b.Deleted - a.Deleted,
@@ -280,7 +282,7 @@ func writeSimulateTable(w io.Writer, out *simulateOutput) error {
 		return err
 	}
 	if out.Variant != nil {
-		fmt.Fprintf(w, "\nvariant %s: %s\n", out.Variant.File, out.Variant.Summary)
+		fmt.Fprintf(w, "\nvariant %s: %s\n", strings.TrimSpace(out.Variant.File+" "+out.Variant.Flags), out.Variant.Summary)
 	}
 	fmt.Fprintln(w, "\nlongest wait from pending to running, by workload:")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -93,6 +93,38 @@ func TestSimulateVariant(t *testing.T) {
 	assert.Contains(t, table, "DIFFERENCE")
 }
 
+// repackHour are the arguments of an hour without events (../../tutorial/hour.yaml) of
+// ../../tutorial/repack.yaml, which Karpenter's consolidation cannot shrink and --repack can.
+func repackHour(t *testing.T, extra ...string) []string {
+	dir := filepath.Join("..", "..", "tutorial")
+	return append([]string{"simulate", "-f", filepath.Join(dir, "repack.yaml"), "--instance-types", filepath.Join(dir, "repack-types.yaml"),
+		"--timeline", filepath.Join(dir, "hour.yaml"), "--now", "2026-01-01T06:00:00Z"}, extra...)
+}
+
+// --variant-flags runs the timeline again with other engine options: the variant of
+// --variant-flags --repack is the run of --repack, and says what changed.
+func TestSimulateVariantFlags(t *testing.T) {
+	got := simulateJSON(t, repackHour(t, "--variant-flags", "--repack")...)
+	require.NotNil(t, got.Variant)
+	v := got.Variant
+	assert.Equal(t, "", v.File)
+	assert.Equal(t, "--repack", v.Flags)
+	assert.Equal(t, []string{"--repack true instead of false"}, v.Changes)
+	assert.Less(t, v.Totals.Cost, got.Totals.Cost, "repack replaces the three nodes by two cheaper ones")
+	repacked := simulateJSON(t, repackHour(t, "--repack")...)
+	assert.Equal(t, repacked.Totals, v.Totals, "the variant is the run with --repack")
+	assert.Equal(t, repacked.Series, v.Series)
+
+	same := simulateJSON(t, repackHour(t, "--repack", "--variant-flags", "--repack --packing CostAware")...)
+	require.NotNil(t, same.Variant)
+	assert.Equal(t, []string{"--packing CostAware unchanged", "--repack true unchanged"}, same.Variant.Changes)
+	assert.Equal(t, same.Totals, same.Variant.Totals)
+
+	table, stderr, code := nodeplan(t, repackHour(t, "--variant-flags", "--repack")...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, table, "variant --repack: "+v.Summary)
+}
+
 func TestSimulateTableAndHTML(t *testing.T) {
 	table, stderr, code := nodeplan(t, tutorial()...)
 	require.Equal(t, 0, code, stderr)
@@ -141,6 +173,9 @@ func TestSimulateErrors(t *testing.T) {
 		}(), []string{"events[0]", "web"}},
 		{"variant of another kind", tutorial("--variant", deployment), []string{"--variant", "only NodePools"}},
 		{"missing variant", tutorial("--variant", filepath.Join(dir, "none.yaml")), []string{"--variant", "none.yaml"}},
+		{"unknown variant flag", tutorial("--variant-flags", "--node-repair"), []string{"--variant-flags", "--node-repair", "--packing"}},
+		{"bad variant packing", tutorial("--variant-flags", "--packing Tight"), []string{"--variant-flags", "--packing", "Tight"}},
+		{"variant flags argument", tutorial("--variant-flags", "repack"), []string{"--variant-flags", "unexpected argument"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := nodeplan(t, tc.args...)
@@ -232,10 +267,13 @@ func tutorialSamples(t *testing.T) map[string]string {
 		"\n$ nodeplan disrupt -f examples/general-purpose.yaml -f launched.yaml --now 2026-01-01T00:05:00Z   # the pods deleted\n" +
 		shown(run("disrupt", "-f", "examples/general-purpose.yaml", "-f", launched, "--now", "2026-01-01T00:05:00Z"))
 	day := []string{"simulate", "-f", "examples/general-purpose.yaml", "-f", "tutorial/inflate.yaml", "--timeline", "tutorial/day.yaml", "--now", "2026-01-01T00:00:00Z"}
+	hour := []string{"simulate", "-f", "tutorial/repack.yaml", "--instance-types", "tutorial/repack-types.yaml", "--timeline", "tutorial/hour.yaml", "--now", "2026-01-01T06:00:00Z"}
 	return map[string]string{
 		"tutorial": tutorial,
 		"simulate": "$ nodeplan " + strings.Join(day, " ") + "\n" + run(day...),
 		"variant": "$ nodeplan " + strings.Join(day, " ") + " --variant tutorial/consolidate-after-5m.yaml\n" +
 			run(append(append([]string(nil), day...), "--variant", "tutorial/consolidate-after-5m.yaml")...),
+		"repackvariant": "$ nodeplan " + strings.Join(hour, " ") + " --variant-flags --repack\n" +
+			run(append(append([]string(nil), hour...), "--variant-flags", "--repack")...),
 	}
 }
