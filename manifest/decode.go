@@ -462,6 +462,10 @@ func (p *parser) decode(o *object, into runtime.Object) bool {
 	if o.headerOnly && registeredAs(into, o.apiVersion, o.ref.Kind) {
 		// What codec.Decode does for an object of into's own kind, without first reading
 		// the whole object again for its apiVersion and kind (known already).
+		if decodeTyped(o.raw, into) { // typed.go
+			return true
+		}
+		reflect.ValueOf(into).Elem().SetZero()
 		if errs, err := sigsjson.UnmarshalStrict(o.raw, into); err == nil && len(errs) == 0 {
 			return true
 		}
