@@ -133,7 +133,7 @@ func abbreviate(names []string, n int) string {
 func markEstimates(out *planOutput, res *scheduling.Result, ic *instanceCatalog) {
 	for i, c := range res.NewNodeClaims {
 		if ic.estimated(c.Offering) {
-			out.NodeClaims[i].PriceEstimated = true
+			out.claims.estimated[i] = true
 			out.PriceEstimated = true
 		}
 	}
