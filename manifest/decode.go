@@ -315,6 +315,9 @@ func (p *parser) object(src Source, m map[string]any, raw []byte, apiVersion, ki
 	if !rd.read(p, o) {
 		return
 	}
+	// The API server's record of who wrote which field, checked strictly like the rest and
+	// read by nothing: a third of a kubectl dump's bytes.
+	o.meta.SetManagedFields(nil)
 	// Defaults every object of the set gets.
 	if rd.namespaced && o.meta.GetNamespace() == "" {
 		o.meta.SetNamespace(metav1.NamespaceDefault)

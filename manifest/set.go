@@ -35,6 +35,9 @@ import (
 //     seconds, tells when a dump was taken).
 //   - Interruptions are the interruption messages of the input, parsed (see InterruptionKind).
 //
+// Every object's metadata.managedFields (the API server's record of who wrote which field)
+// are checked as strictly as the rest and then dropped: nodeplan reads nothing of them.
+//
 // The cloud's parts of Objects (InstanceTypes, WellKnownLabels, RepairPolicies,
 // ProviderDrift) are never set by the manifests: the host fills them in.
 type Set struct {
