@@ -109,6 +109,14 @@ func (s *solver) buildTemplates() error {
 		// As Karpenter, with no usable NodePool at all nothing is planned, not even
 		// placements on existing nodes.
 		s.noDynamicNodePools = false
+		// Karpenter relaxes a pod to tolerate PreferNoSchedule when a NodePool it schedules
+		// with has such a taint, whether or not the NodePool can launch now (limits, types):
+		// the pod may then join an existing node of that NodePool.
+		for _, taint := range np.Spec.Template.Spec.Taints {
+			if taint.Effect == corev1.TaintEffectPreferNoSchedule {
+				s.toleratePreferNoSchedule = true
+			}
+		}
 		t, why, err := s.template(np, s.snap.InstanceTypes()[np.Name])
 		if err != nil {
 			return err
@@ -117,11 +125,6 @@ func (s *solver) buildTemplates() error {
 		if t == nil {
 			s.templateErrors = append(s.templateErrors, why)
 			continue
-		}
-		for _, taint := range t.taints {
-			if taint.Effect == corev1.TaintEffectPreferNoSchedule {
-				s.toleratePreferNoSchedule = true
-			}
 		}
 		s.templates = append(s.templates, t)
 	}
