@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -45,11 +46,11 @@ func TestClaimOrderMatchesStableSort(t *testing.T) {
 	})
 }
 
-// TestPodCompareIsTheQueueOrder: the queue's order on precomputed creation times is the one
+// TestQueueKeyIsTheQueueOrder: the queue's order on precomputed creation times is the one
 // on the pods' timestamps: cpu and memory descending, then the older (metav1.Time's Before;
 // Equal times tie), then UID, then namespace/name. Times include the zero time (unset) and
 // ties to the second.
-func TestPodCompareIsTheQueueOrder(t *testing.T) {
+func TestQueueKeyIsTheQueueOrder(t *testing.T) {
 	less := func(a, b *podData) bool {
 		if a.cpu != b.cpu {
 			return a.cpu > b.cpu
@@ -75,19 +76,32 @@ func TestPodCompareIsTheQueueOrder(t *testing.T) {
 			UID: types.UID(rapid.SampledFrom([]string{"", "a", "b"}).Draw(rt, "uid"))}}
 		p := &podData{pod: pod, key: rapid.SampledFrom([]string{"ns/a", "ns/b"}).Draw(rt, "key"),
 			cpu: rapid.Int64Range(0, 1).Draw(rt, "cpu"), mem: rapid.Int64Range(0, 1).Draw(rt, "mem")}
-		p.createdSec, p.createdNsec = pod.CreationTimestamp.Unix(), pod.CreationTimestamp.Nanosecond()
 		return p
+	})
+	t.Run("sortQueue is a stable sort", func(t *testing.T) {
+		rapid.Check(t, func(rt *rapid.T) {
+			queue := rapid.SliceOf(gen).Draw(rt, "queue") // few distinct values: ties
+			want := slices.Clone(queue)
+			slices.SortStableFunc(want, func(a, b *podData) int { ka, kb := a.queueKey(), b.queueKey(); return ka.compare(&kb) })
+			sortQueue(queue)
+			for i := range want {
+				if queue[i] != want[i] {
+					rt.Fatalf("position %d differs from a stable sort", i)
+				}
+			}
+		})
 	})
 	rapid.Check(t, func(rt *rapid.T) {
 		a, b := gen.Draw(rt, "a"), gen.Draw(rt, "b")
 		if rapid.Bool().Draw(rt, "same size") {
 			b.cpu, b.mem = a.cpu, a.mem // the timestamps decide
 		}
-		if got, want := podCompare(a, b) < 0, less(a, b); got != want {
-			rt.Fatalf("podCompare(a, b) < 0 is %v, the timestamps' order says %v", got, want)
+		ka, kb := a.queueKey(), b.queueKey()
+		if got, want := ka.compare(&kb) < 0, less(a, b); got != want {
+			rt.Fatalf("compare(a, b) < 0 is %v, the timestamps' order says %v", got, want)
 		}
-		if got, want := podCompare(a, b) == 0, !less(a, b) && !less(b, a); got != want {
-			rt.Fatalf("podCompare(a, b) == 0 is %v, want %v", got, want)
+		if got, want := ka.compare(&kb) == 0, !less(a, b) && !less(b, a); got != want {
+			rt.Fatalf("compare(a, b) == 0 is %v, want %v", got, want)
 		}
 	})
 }

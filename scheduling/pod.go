@@ -19,10 +19,7 @@ type podData struct {
 	key      string // namespace/name
 	requests vec
 	cpu, mem int64
-	// createdSec and createdNsec are the pod's creationTimestamp, for the queue's order.
-	createdSec  int64
-	createdNsec int
-	ports       []hostPort
+	ports    []hostPort
 	// invalid is set when the pod can never be scheduled (bad selector, restricted label...).
 	invalid *Cause
 	// form is the pod's current scheduling constraints; relaxation replaces it.

@@ -32,7 +32,6 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 		}
 		p.cpu = p.requests[0]
 		p.mem = p.requests[1]
-		p.createdSec, p.createdNsec = pod.CreationTimestamp.Unix(), pod.CreationTimestamp.Nanosecond()
 		p.ports = hostPortsOf(pod)
 		var volumeReason string
 		p.volumeAlternatives, p.volumes, volumeReason = s.volumes.podVolumes(pod)
