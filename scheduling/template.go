@@ -64,23 +64,34 @@ type templateType struct {
 }
 
 // reqID is a canonical text for a requirement (unlike String, it never abbreviates).
-func reqID(r *requirements.Requirement) string {
-	var b strings.Builder
-	b.WriteString(r.Operator())
+func reqID(r *requirements.Requirement) string { return string(appendReqID(nil, r)) }
+
+// appendReqID appends reqID(r) to b: the indexes below look their keys up from a stack
+// buffer, allocating only to remember a new one.
+func appendReqID(b []byte, r *requirements.Requirement) []byte {
+	b = append(b, r.Operator()...)
 	for _, v := range r.Values() {
-		b.WriteByte(0)
-		b.WriteString(v)
+		b = append(b, 0)
+		b = append(b, v...)
 	}
 	gte, hasGte, lte, hasLte := r.Bounds()
 	if hasGte {
-		b.WriteString("\x01>=")
-		b.WriteString(strconv.FormatInt(gte, 10))
+		b = append(b, "\x01>="...)
+		b = strconv.AppendInt(b, gte, 10)
 	}
 	if hasLte {
-		b.WriteString("\x01<=")
-		b.WriteString(strconv.FormatInt(lte, 10))
+		b = append(b, "\x01<="...)
+		b = strconv.AppendInt(b, lte, 10)
 	}
-	return b.String()
+	return b
+}
+
+// appendReqIDOf appends reqID(reqs.Get(key)) without making Get's Exists for an undefined key.
+func appendReqIDOf(b []byte, reqs requirements.Requirements, key string) []byte {
+	if r, ok := reqs[v1.NormalizeLabelKey(key)]; ok {
+		return appendReqID(b, r)
+	}
+	return append(b, requirements.Exists...)
 }
 
 func negative(r *requirements.Requirement) bool {
@@ -114,8 +125,9 @@ func (t *template) isOfferKey(key string) bool {
 // typesFor returns the bitset of types whose requirement for key intersects r (a type that
 // does not define key is compatible, as in Karpenter's Intersects).
 func (t *template) typesFor(key string, r *requirements.Requirement) bitset {
-	id := key + "\x02" + reqID(r)
-	if b, ok := t.reqBits[id]; ok {
+	var buf [128]byte
+	id := appendReqID(append(append(buf[:0], key...), 2), r)
+	if b, ok := t.reqBits[string(id)]; ok {
 		return b
 	}
 	b := newBitset(len(t.types))
@@ -125,7 +137,7 @@ func (t *template) typesFor(key string, r *requirements.Requirement) bitset {
 			b.set(i)
 		}
 	}
-	t.reqBits[id] = b
+	t.reqBits[string(id)] = b
 	return b
 }
 
@@ -144,12 +156,12 @@ type offerInfo struct {
 // offerings returns the offering index for reqs, computed once per distinct combination of
 // the offering keys' requirements.
 func (t *template) offerings(reqs requirements.Requirements) *offerInfo {
-	var id strings.Builder
+	var buf [128]byte
+	id := buf[:0]
 	for _, k := range t.offerKeys {
-		id.WriteString(reqID(reqs.Get(k)))
-		id.WriteByte(3)
+		id = append(appendReqIDOf(id, reqs, k), 3)
 	}
-	if info, ok := t.offerBits[id.String()]; ok {
+	if info, ok := t.offerBits[string(id)]; ok {
 		return info
 	}
 	info := &offerInfo{
@@ -190,7 +202,7 @@ func (t *template) offerings(reqs requirements.Requirements) *offerInfo {
 			info.offers[i] = offers
 		}
 	}
-	t.offerBits[id.String()] = info
+	t.offerBits[string(id)] = info
 	return info
 }
 
