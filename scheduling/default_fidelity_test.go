@@ -77,3 +77,31 @@ func TestClaimHoldsItsReservation(t *testing.T) {
 		})
 	}
 }
+
+// TestRoundEndSettlementKeepsMinValues: when a round ends, a NodeClaim whose pods (anti-)
+// affinity counted in every zone it may launch in is settled where its cheapest option
+// launches; a pin that would leave it fewer instance types than its NodePool's minValues is
+// promised instead, as a spread's settlement is. The old settlement pinned it (zone a, spot:
+// 2 types of minValues 3), finalisation refused its pods for minValues, and the pods whose
+// zone affinity had counted them there broke it (difftest default plan:540051: 7 app-1 pods
+// refused, 5 app-3 pods without a match in their zone).
+func TestRoundEndSettlementKeepsMinValues(t *testing.T) {
+	cases := []struct {
+		name   string
+		placed int
+	}{
+		{"settle-keeps-minvalues", 14}, // every pending pod: 7 app-1, 5 app-3, 2 app-0
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			manifests, types := testdataCase(t, filepath.Join("default15", tc.name))
+			res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+			require.Empty(t, res.PodErrors)
+			placed := len(res.Bindings)
+			for _, c := range res.NewNodeClaims {
+				placed += len(c.Pods)
+			}
+			assert.Equal(t, tc.placed, placed)
+		})
+	}
+}

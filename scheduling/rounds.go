@@ -28,12 +28,13 @@ type roundUndo struct {
 
 // settledClaim is a NodeClaim before its settlement, and where its open counts went.
 type settledClaim struct {
-	c      *claim
-	reqs   requirements.Requirements
-	values []string
-	types  bitset
-	open   []openCount
-	to     []string // per open count, the domain it was moved to ("" for none)
+	c       *claim
+	reqs    requirements.Requirements
+	promise requirements.Requirements
+	values  []string
+	types   bitset
+	open    []openCount
+	to      []string // per open count, the domain it was moved to ("" for none)
 }
 
 type claimTypes struct {
@@ -52,7 +53,7 @@ func (u *roundUndo) apply(topo *topology) {
 	}
 	for _, sc := range u.settled {
 		c := sc.c
-		c.reqs, c.values, c.open = sc.reqs, sc.values, sc.open
+		c.reqs, c.promise, c.values, c.open = sc.reqs, sc.promise, sc.values, sc.open
 		c.keepTypes(sc.types, func(*templateType) bool { return true })
 		for i, oc := range sc.open {
 			topo.unsettleCount(oc, sc.to[i])
@@ -113,7 +114,7 @@ func (s *solver) settleOpen(u *roundUndo) bool {
 		if !ok {
 			continue
 		}
-		sc := settledClaim{c: c, reqs: c.reqs, values: append([]string(nil), c.values...), types: c.types, open: c.open, to: make([]string, len(c.open))}
+		sc := settledClaim{c: c, reqs: c.reqs, promise: c.promise, values: append([]string(nil), c.values...), types: c.types, open: c.open, to: make([]string, len(c.open))}
 		reqs := c.reqs.Copy()
 		var pinned []string
 		// pin settles key where the launch option goes, and returns that value ("": none).
@@ -136,9 +137,21 @@ func (s *solver) settleOpen(u *roundUndo) bool {
 			sort.Strings(pinned)
 			types := c.types.clone()
 			c.t.narrowTypes(types, pinned, reqs)
-			c.reqs = reqs
-			c.setValues(s, c.reqs)
-			c.keepTypes(types, func(*templateType) bool { return true })
+			if types.empty() || !s.keepsMinValues(c, types, reqs, anyType) {
+				// Pinned, the NodeClaim would have fewer instance types than a minValues
+				// asks and fail at its launch after its pods were counted there: its
+				// cheapest option is promised to stay where the pin goes instead.
+				extra := requirements.Requirements{}
+				for _, k := range pinned {
+					extra[k] = reqs[k]
+				}
+				c.promise = c.promise.Union(extra)
+				c.setValues(s, c.countingReqs())
+			} else {
+				c.reqs = reqs
+				c.setValues(s, c.reqs)
+				c.keepTypes(types, func(*templateType) bool { return true })
+			}
 		}
 		c.open = nil
 		u.settled = append(u.settled, sc)
