@@ -560,9 +560,7 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 					if !ok {
 						continue
 					}
-					if tsc.TopologyKey == corev1.LabelHostname {
-						counts[d] += 0 // every node the spread counts is a domain, empty or not
-					}
+					counts[d] += 0 // every node the spread counts gives a domain, empty or not
 					for _, q := range g.pods {
 						if g.newPods[key(q)] && carries(q, id) {
 							placedIn[d] = true
