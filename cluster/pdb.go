@@ -18,7 +18,7 @@ import (
 // PDBs once (see Snapshot.PDBLimits). Read-only once built; a nil PDBLimits blocks nothing.
 type PDBLimits struct {
 	items []pdbItem
-	index pdbIndex
+	index *pdbIndex // shared by the readings of the same PDBs (recount, adjust)
 }
 
 type pdbItem struct {
@@ -36,7 +36,7 @@ type pdbItem struct {
 // without a selector selects nothing; one whose selector does not parse is ignored, as the
 // disruption controller cannot compute it either.
 func NewPDBLimits(pdbs []*policyv1.PodDisruptionBudget, pods []*corev1.Pod) *PDBLimits {
-	l := &PDBLimits{index: pdbIndex{}}
+	l := &PDBLimits{index: &pdbIndex{}}
 	for _, pdb := range pdbs {
 		if pdb == nil {
 			continue
@@ -152,7 +152,10 @@ func allowedOf(pdb *policyv1.PodDisruptionBudget, expected, healthy int) int32 {
 // disruption (unless it lets unhealthy pods go and p is not Ready), or more than one PDB
 // selects p (the eviction API refuses that). Pods Karpenter never evicts (see evicted) are
 // never blocked. Which PDBs they are is Allowance's and Selecting's answer.
-func (l *PDBLimits) Blocks(p *corev1.Pod) bool { return l.blocks(p, false) }
+func (l *PDBLimits) Blocks(p *corev1.Pod) bool {
+	now, _ := l.Blocking(p)
+	return now
+}
 
 // FullyBlocks reports whether PodDisruptionBudgets forbid evicting p for good, whatever the
 // pods' health (Karpenter's isFullyBlocked, which decides whether capacity is provisioned for a
@@ -160,25 +163,38 @@ func (l *PDBLimits) Blocks(p *corev1.Pod) bool { return l.blocks(p, false) }
 // to allow no disruption at all (maxUnavailable 0 or "0%", minAvailable "100%") and does not
 // let p go for being unhealthy. A PDB whose allowance is merely zero now (Blocks) does not:
 // that pod is evicted later, so its new home is planned now.
-func (l *PDBLimits) FullyBlocks(p *corev1.Pod) bool { return l.blocks(p, true) }
+func (l *PDBLimits) FullyBlocks(p *corev1.Pod) bool {
+	_, forGood := l.Blocking(p)
+	return forGood
+}
 
-func (l *PDBLimits) blocks(p *corev1.Pod, forGood bool) bool {
+// Blocking is Blocks and FullyBlocks with one look-up of the PDBs that select p, for a
+// caller that asks both of every pod.
+func (l *PDBLimits) Blocking(p *corev1.Pod) (now, forGood bool) { return l.BlockingWith(nil, p) }
+
+// BlockingWith is Blocking with the PDBs that select p remembered in m (nil: not remembered).
+func (l *PDBLimits) BlockingWith(m *PDBMatches, p *corev1.Pod) (now, forGood bool) {
 	if l == nil || len(l.items) == 0 || !evicted(p) {
-		return false
+		return false, false
 	}
 	var buf [8]int
-	matched := l.matching(p, buf[:0])
+	var matched []int
+	if m != nil {
+		matched = m.of(l, p)
+	} else {
+		matched = l.matching(p, buf[:0])
+	}
 	switch {
 	case len(matched) > 1:
-		return true
+		return true, true
 	case len(matched) == 1:
 		it := &l.items[matched[0]]
-		if forGood && !blocksEveryDisruption(it.pdb) || !forGood && it.allowed > 0 {
-			return false
+		if letsUnhealthyGo(it.pdb, p) {
+			return false, false
 		}
-		return !letsUnhealthyGo(it.pdb, p)
+		return it.allowed <= 0, blocksEveryDisruption(it.pdb)
 	}
-	return false
+	return false, false
 }
 
 // blocksEveryDisruption reports whether pdb's spec allows no disruption whatever the pods:
@@ -219,4 +235,31 @@ func letsUnhealthyGo(pdb *policyv1.PodDisruptionBudget, p *corev1.Pod) bool {
 // finished, not terminating, not a mirror pod and does not tolerate the disrupted taint.
 func evicted(p *corev1.Pod) bool {
 	return !IsTerminal(p) && p.DeletionTimestamp == nil && !IsMirrorPod(p) && !ToleratesDisruptedTaint(p)
+}
+
+// PDBMatches remembers which PodDisruptionBudgets select each pod, for a host that asks the
+// PDBLimits of many snapshots holding the same PDBs (forks, the steps of a simulation) about
+// the same pods again and again: a pod's selectors are read once, not once per question and
+// per snapshot. Its answers are for the PDBs it last read; a PDBLimits of other PDBs starts it
+// anew. Keyed by pod pointer: the pods must not change while it holds them. Not safe for
+// concurrent use; NewPDBMatches makes one.
+type PDBMatches struct {
+	index *pdbIndex
+	pods  map[*corev1.Pod][]int
+}
+
+// NewPDBMatches returns an empty PDBMatches.
+func NewPDBMatches() *PDBMatches { return &PDBMatches{pods: map[*corev1.Pod][]int{}} }
+
+// of is l.matching(p), remembered.
+func (m *PDBMatches) of(l *PDBLimits, p *corev1.Pod) []int {
+	if m.index != l.index {
+		m.index, m.pods = l.index, map[*corev1.Pod][]int{}
+	}
+	matched, ok := m.pods[p]
+	if !ok {
+		matched = l.matching(p, nil)
+		m.pods[p] = matched
+	}
+	return matched
 }

@@ -54,7 +54,7 @@ func (x pdbIndex) add(ns string, sel labels.Selector, i int) {
 // matching appends to buf the indices of the items that select p, ascending (the PDBs'
 // input order), and returns it.
 func (l *PDBLimits) matching(p *corev1.Pod, buf []int) []int {
-	n := l.index[p.Namespace]
+	n := (*l.index)[p.Namespace]
 	if n == nil {
 		return buf
 	}

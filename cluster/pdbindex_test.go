@@ -133,3 +133,28 @@ func podGen() *rapid.Generator[*corev1.Pod] {
 		return p
 	})
 }
+
+// TestPropPDBMatchesChangeNothing: Blocking with a PDBMatches kept over readings of the same
+// PDBs (other pods: other allowances) and of other PDBs answers what it answers without.
+func TestPropPDBMatchesChangeNothing(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pdbs := rapid.SliceOfN(pdbGen(), 0, 8).Draw(t, "pdbs")
+		others := rapid.SliceOfN(pdbGen(), 0, 8).Draw(t, "other pdbs")
+		pods := rapid.SliceOfN(podGen(), 0, 20).Draw(t, "pods")
+		for i, pdb := range append(append([]*policyv1.PodDisruptionBudget(nil), pdbs...), others...) {
+			pdb.Name = fmt.Sprintf("pdb-%d", i)
+		}
+		l := NewPDBLimits(pdbs, pods)
+		readings := []*PDBLimits{l, l.recount(pods[:len(pods)/2]), l.adjust(pods[len(pods)/2:], nil), NewPDBLimits(others, pods), l}
+		m := NewPDBMatches()
+		for ri, r := range readings {
+			for _, p := range pods {
+				now, forGood := r.BlockingWith(m, p)
+				wantNow, wantForGood := r.Blocking(p)
+				if now != wantNow || forGood != wantForGood {
+					t.Fatalf("reading %d, pod %s %v: BlockingWith %v %v, Blocking %v %v", ri, PodKey(p), p.Labels, now, forGood, wantNow, wantForGood)
+				}
+			}
+		}
+	})
+}

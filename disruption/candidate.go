@@ -81,8 +81,9 @@ func (n *node) policy() v1.ConsolidationPolicy {
 }
 
 // podBlocks are the reasons p forbids a graceful disruption of its node: its active
-// do-not-disrupt annotation, then a PodDisruptionBudget allowing no disruption of it.
-func (s *state) podBlocks(p *corev1.Pod) []Blocker {
+// do-not-disrupt annotation, then a PodDisruptionBudget allowing no disruption of it
+// (pdbBlocks: the PodDisruptionBudgets forbid evicting it now).
+func (s *state) podBlocks(p *corev1.Pod, pdbBlocks bool) []Blocker {
 	var out []Blocker
 	pod := ""
 	key := func() string { // only for a pod that blocks: most do not
@@ -94,7 +95,10 @@ func (s *state) podBlocks(p *corev1.Pod) []Blocker {
 	if value, until, ok := doNotDisrupt(p, s.now); ok {
 		out = append(out, Blocker{Code: BlockDoNotDisruptPod, Object: key(), Pod: key(), Annotation: value, At: until})
 	}
-	if pdb, pdbs := s.pdbBlocking(p); pdb != "" {
+	if !pdbBlocks {
+		return out
+	}
+	if pdb, pdbs := s.pdbsBlocking(p); pdb != "" {
 		out = append(out, Blocker{Code: BlockPDB, Object: pdb, Pod: key()})
 	} else if len(pdbs) > 0 {
 		out = append(out, Blocker{Code: BlockPDBConflict, Object: key(), Pod: key(), PDBs: pdbs})
@@ -194,12 +198,12 @@ func (s *state) buildNode(sn *cluster.Node, index int) *node {
 		active := !cluster.IsTerminal(p) && p.DeletionTimestamp == nil
 		held := false // kept on the node for good: do-not-disrupt, or PDBs that forbid any eviction
 		if active {
-			bs := s.podBlocks(p)
-			for _, b := range bs {
+			now, forGood := s.pdbs.BlockingWith(s.opts.PDBMatches, p)
+			for _, b := range s.podBlocks(p, now) {
 				n.addPodBlock(b)
 				held = held || b.Code == BlockDoNotDisruptPod
 			}
-			held = held || s.pdbs.FullyBlocks(p)
+			held = held || forGood
 		}
 		if cluster.IsReschedulable(p) {
 			n.reschedulable = append(n.reschedulable, p)
@@ -278,8 +282,8 @@ func (s *state) timing(n *node) {
 	n.driftTime = s.now
 	n.drift = staticDrift(pool, sn.NodeClaim) // drift_static.go
 	if !n.drifted() {
-		if reqs, err := requirements.FromNodeSelectorRequirements(pool.Spec.Template.Spec.Requirements...); err == nil {
-			if err := requirements.FromLabels(sn.Labels()).Compatible(reqs, nil); err != nil {
+		if reqs := s.poolRequirements[n.poolName]; reqs != nil {
+			if err := labelsCompatible(sn.Labels(), reqs); err != nil {
 				n.drift = Drift{Reason: RequirementsDrifted, Detail: err.Error()}
 			}
 		}
@@ -303,6 +307,31 @@ func (s *state) timing(n *node) {
 			n.driftTime = c.LastTransitionTime.Time
 		}
 	}
+}
+
+// labelsCompatible is requirements.FromLabels(labels).Compatible(reqs, nil), reading only the
+// labels whose keys reqs names (Compatible reads no other unless one conflicts, and then the
+// typo hint of its error reads them all): a node's dozen labels are not made requirements
+// for each node of each Plan.
+func labelsCompatible(labels map[string]string, reqs requirements.Requirements) error {
+	named := make(map[string]string, len(reqs))
+	for key := range reqs {
+		if v, ok := labels[key]; ok {
+			named[key] = v
+		}
+	}
+	for alias, key := range v1.NormalizedLabels { // FromLabels files a deprecated key under its stable one
+		if _, ok := reqs[key]; !ok {
+			continue
+		}
+		if v, ok := labels[alias]; ok {
+			named[alias] = v
+		}
+	}
+	if requirements.FromLabels(named).IsCompatible(reqs, nil) {
+		return nil
+	}
+	return requirements.FromLabels(labels).Compatible(reqs, nil)
 }
 
 // sortByRatio orders candidates by SavingsRatio, highest first (ties: name, then index):

@@ -9,6 +9,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -22,9 +23,12 @@ type state struct {
 	now   time.Time
 	opts  Options
 	pools map[string]*v1.NodePool // defaulted copies
-	names []string                // NodePool names, sorted
-	nodes []*node                 // the snapshot's nodes, sorted by name
-	pdbs  *cluster.PDBLimits
+	// poolRequirements are each NodePool's template requirements (nil when they do not
+	// parse), read once for every node's drift check.
+	poolRequirements map[string]requirements.Requirements
+	names            []string // NodePool names, sorted
+	nodes            []*node  // the snapshot's nodes, sorted by name
+	pdbs             *cluster.PDBLimits
 
 	// taken nodes are expired or in an earlier command: marked for deletion in every later
 	// simulation, so their pods are planned again together with the candidates' pods.
@@ -72,15 +76,16 @@ func planWith(snap *cluster.Snapshot, now time.Time, opts Options, ms []method) 
 	}()
 	s := &state{
 		snap: snap, now: now, opts: opts,
-		pools:      map[string]*v1.NodePool{},
-		taken:      map[*node]bool{},
-		nominated:  map[string]int{},
-		disrupting: map[string]int{},
-		reasons:    map[*node]Blocker{},
-		methods:    ms,
-		uninit:     map[string]bool{},
-		cache:      opts.Cache,
-		mech:       mechState{forceful: map[*node]bool{}, repair: map[*node]Blocker{}, claimName: map[*scheduling.NodeClaim]string{}},
+		pools:            map[string]*v1.NodePool{},
+		poolRequirements: map[string]requirements.Requirements{},
+		taken:            map[*node]bool{},
+		nominated:        map[string]int{},
+		disrupting:       map[string]int{},
+		reasons:          map[*node]Blocker{},
+		methods:          ms,
+		uninit:           map[string]bool{},
+		cache:            opts.Cache,
+		mech:             mechState{forceful: map[*node]bool{}, repair: map[*node]Blocker{}, claimName: map[*scheduling.NodeClaim]string{}},
 	}
 	if s.cache == nil {
 		s.cache = scheduling.NewCache()
@@ -89,6 +94,9 @@ func planWith(snap *cluster.Snapshot, now time.Time, opts Options, ms []method) 
 		c := np.DeepCopy()
 		c.SetDefaults()
 		s.pools[np.Name] = c
+		if reqs, err := requirements.FromNodeSelectorRequirements(c.Spec.Template.Spec.Requirements...); err == nil {
+			s.poolRequirements[np.Name] = reqs
+		}
 		s.names = append(s.names, np.Name)
 	}
 	sort.Strings(s.names)

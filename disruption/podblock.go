@@ -28,6 +28,11 @@ func (s *state) pdbBlocking(p *corev1.Pod) (pdb string, pdbs []string) {
 	if !s.pdbs.Blocks(p) {
 		return "", nil
 	}
+	return s.pdbsBlocking(p)
+}
+
+// pdbsBlocking is pdbBlocking for a pod PodDisruptionBudgets forbid evicting now.
+func (s *state) pdbsBlocking(p *corev1.Pod) (pdb string, pdbs []string) {
 	if one, _ := s.pdbs.Allowance(p); one != nil {
 		return pdbKey(one), nil
 	}

@@ -8,6 +8,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/aws/interruption"
+	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -37,6 +38,11 @@ type Options struct {
 	// did not change since the last Plan (package simulate does). It changes no result; it
 	// must not be used by two Plans or Solves at once. Nil: a new one per Plan.
 	Cache *scheduling.Cache
+	// PDBMatches, when set, remembers which PodDisruptionBudgets select each pod across
+	// Plans (package simulate keeps one beside its Cache): each node's pods are read against
+	// the PDBs at every Plan. It changes no result; the same rules as Cache hold. Nil: the
+	// selectors are read again at every Plan.
+	PDBMatches *cluster.PDBMatches
 }
 
 // Method is the disruption method that produced a command.

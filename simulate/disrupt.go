@@ -39,10 +39,17 @@ func (s *sim) plan(skip bool) (*disruption.Result, error) {
 	view := s.view()
 	opts := s.set.Disruption
 	opts.Consolidated = skip
-	opts.Cache = s.engineCache()
-	res, err := disruption.Plan(view, s.now, opts)
-	if err != nil {
-		return nil, fmt.Errorf("disruption.Plan: %w", err)
+	res := s.repeated(skip)
+	if res == nil {
+		opts.Cache = s.engineCache()
+		opts.PDBMatches = s.pdbMatches
+		var err error
+		if res, err = disruption.Plan(view, s.now, opts); err != nil {
+			return nil, fmt.Errorf("disruption.Plan: %w", err)
+		}
+	}
+	if !skip {
+		s.lastFull = &fullPlan{version: s.version, res: res, until: s.timeWake(res)}
 	}
 	if s.set.Verify {
 		if vs := verify.Plan(view, s.now, opts, res); len(vs) > 0 {
@@ -60,6 +67,28 @@ func (s *sim) plan(skip bool) (*disruption.Result, error) {
 	}
 	s.wake = s.nextWake(res)
 	return res, nil
+}
+
+// fullPlan is a Plan that ran emptiness and consolidation: the cluster version it saw, its
+// answer, and the first time a time-based rule may change that answer (zero: none).
+type fullPlan struct {
+	version int
+	res     *disruption.Result
+	until   time.Time
+}
+
+// repeated is the last full Plan's answer when a full Plan now would give it again: the
+// cluster is as it saw it, no time-based rule changed since, and it drained no node (a
+// drain's start is the Plan's now). That is a consolidated cluster whose state resets after
+// five minutes without a change: Karpenter looks again, at the same cluster.
+// TestPropSimulation holds every step's Plan to a fresh one; TestPropSkippingIsExact compares
+// with planning anyway (EveryTick).
+func (s *sim) repeated(skip bool) *disruption.Result {
+	last := s.lastFull
+	if skip || s.set.EveryTick || last == nil || last.version != s.version || !last.until.IsZero() && !s.now.Before(last.until) || len(last.res.Drains) > 0 {
+		return nil
+	}
+	return last.res
 }
 
 // disrupt is one tick of the disruption controller: Plan; carry out the forceful commands
@@ -287,10 +316,21 @@ func (s *sim) drain(res *disruption.Result) error {
 }
 
 // nextWake is the first time after now at which a Plan of the same cluster may answer
-// otherwise: a blocker's time (consolidateAfter elapsing, a do-not-disrupt duration ending,
-// a repair), a drain's deadlines, a node's expiry or first instance-type check, a budget
-// schedule's start or end. Zero when there is none.
+// otherwise: timeWake, or the reset of Karpenter's consolidated state. Zero when there is
+// none.
 func (s *sim) nextWake(res *disruption.Result) time.Time {
+	wake := s.timeWake(res)
+	if r := s.resetWake(); r.After(s.now) && (wake.IsZero() || r.Before(wake)) {
+		wake = r
+	}
+	return wake
+}
+
+// timeWake is the first time after now at which a time-based rule may change res, Plan's
+// answer on the cluster now: a blocker's time (consolidateAfter elapsing, a do-not-disrupt
+// duration ending, a repair), a drain's deadlines, a node's expiry or first instance-type
+// check, a budget schedule's start or end. Zero when there is none.
+func (s *sim) timeWake(res *disruption.Result) time.Time {
 	var wake time.Time
 	at := func(t time.Time) {
 		if t.After(s.now) && (wake.IsZero() || t.Before(wake)) {
@@ -320,7 +360,6 @@ func (s *sim) nextWake(res *disruption.Result) time.Time {
 			}
 		}
 	}
-	at(s.resetWake())
 	pools := map[string]*v1.NodePool{}
 	for _, np := range s.state.NodePools() {
 		c := np.DeepCopy()

@@ -120,10 +120,12 @@ type sim struct {
 	types map[string]cloudprovider.InstanceTypes // the cloud's answer now, per NodePool
 	queue queue
 	// cache is the scheduling.Cache of every Solve and Plan (what they derive from the
-	// objects that stay between steps is kept); a new one every cacheUses uses bounds what
-	// it holds of objects the cluster no longer has.
-	cache     *scheduling.Cache
-	cacheUsed int
+	// objects that stay between steps is kept), pdbMatches the PodDisruptionBudgets selecting
+	// each pod for every Plan; new ones every cacheUses uses bound what they hold of objects
+	// the cluster no longer has.
+	cache      *scheduling.Cache
+	pdbMatches *cluster.PDBMatches
+	cacheUsed  int
 
 	// version counts changes of what Solve and Plan see (state, marks, instance types).
 	version int
@@ -156,7 +158,8 @@ type sim struct {
 	trace          traceBuilder
 	stepBefore     *cluster.Snapshot
 	step           *Step
-	interrupted    []string // nodes the timeline event being carried out interrupted
+	interrupted    []string  // nodes the timeline event being carried out interrupted
+	lastFull       *fullPlan // the last Plan that ran emptiness and consolidation
 	// Karpenter's consolidated state (consolidated.go).
 	stateChangedAt     time.Time
 	consolidatedAt     *time.Time
@@ -194,7 +197,7 @@ type pendingSince struct {
 func newSim(in Input) (*sim, error) {
 	s := &sim{
 		in: in, set: in.Settings.withDefaults(), ctx: context.Background(), now: in.Start,
-		end: in.Start.Add(in.Timeline.Duration), state: in.Snapshot, cache: scheduling.NewCache(), stateChangedAt: in.Start,
+		end: in.Start.Add(in.Timeline.Duration), state: in.Snapshot, cache: scheduling.NewCache(), pdbMatches: cluster.NewPDBMatches(), stateChangedAt: in.Start,
 		used: map[string]bool{}, claimN: map[string]int{}, registeredAt: map[string]time.Time{},
 		nextWorkloadIndex: map[*manifest.Workload]int{}, unavailableExpires: map[string]time.Time{},
 		marked: map[string]bool{}, deleting: map[string]*deletion{}, instanceEnds: map[string]time.Time{},
@@ -348,7 +351,7 @@ const cacheUses = 200
 // engineCache is the scheduling.Cache for the next Solve or Plan.
 func (s *sim) engineCache() *scheduling.Cache {
 	if s.cacheUsed++; s.cacheUsed > cacheUses {
-		s.cache, s.cacheUsed = scheduling.NewCache(), 1
+		s.cache, s.pdbMatches, s.cacheUsed = scheduling.NewCache(), cluster.NewPDBMatches(), 1
 	}
 	return s.cache
 }
