@@ -421,6 +421,12 @@ func (e *existingNode) check(s *solver, p *podData, f *podForm, why *Cause) bool
 		return why != nil && e.reject(why, topologyCause(failed))
 	}
 	for k, r := range narrowed {
+		if s.karpenter && !e.reqs.Has(k) && !s.wellKnown[k] {
+			// Karpenter holds a node to the pod's topology requirements as a NodeClaim
+			// (narrowTopology): a domain on a key the node does not carry (not well
+			// known) is refused.
+			return why != nil && e.reject(why, conflictCause(e.reqs, narrowed, s.wellKnown))
+		}
 		if !e.reqs.Get(k).Intersects(r) {
 			return why != nil && e.reject(why, Cause{Code: topologyCodeOn(p, f, k), Key: k})
 		}

@@ -24,7 +24,12 @@ func (antiAffinityRule) needsKey() bool      { return false }
 func (antiAffinityRule) exclusiveHost(bool) bool { return true }
 
 // countOpen: the pod may land in any domain r allows: block them all until it is known.
+// Karpenter mode blocks only the domains r names: Karpenter records a pod in the values
+// of its NodeClaim's requirement on the key, none when the NodeClaim does not constrain it.
 func (antiAffinityRule) countOpen(t *topology, g *topologyGroup, r *requirements.Requirement) []string {
+	if t.karpenter && r.Operator() != requirements.In {
+		return []string{}
+	}
 	return t.countEveryOpen(g, r)
 }
 
@@ -46,13 +51,14 @@ func (antiAffinityRule) admissible(_ *topology, g *topologyGroup, _ bool, _ requ
 }
 
 // narrow: the empty domains the node allows (r itself when that is every domain and r is
-// open).
-func (antiAffinityRule) narrow(_ *topology, g *topologyGroup, adm admissibleDomains, r *requirements.Requirement) *requirements.Requirement {
+// open, outside Karpenter mode: Karpenter always requires the key In the free domains, so a
+// node that does not define a key it does not know refuses the pod).
+func (antiAffinityRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains, r *requirements.Requirement) *requirements.Requirement {
 	free := allowedBy(adm.domains, r)
 	if len(free) == 0 {
 		return nil
 	}
-	if len(free) == len(g.domains) && r.Operator() != requirements.In {
+	if len(free) == len(g.domains) && r.Operator() != requirements.In && !t.karpenter {
 		return r
 	}
 	return requirements.MustNew(g.key, requirements.In, free...)
