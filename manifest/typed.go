@@ -7,7 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sigsjson "sigs.k8s.io/json"
 )
@@ -218,8 +221,12 @@ func (d *typedDecoder) value(v reflect.Value, ti *typeInfo) bool {
 		if !d.skip(0) {
 			return false
 		}
+		lit := d.data[start:d.pos]
+		if t, ok := v.Addr().Interface().(*metav1.Time); ok && len(lit) > 2 && lit[0] == '"' {
+			return plainTime(t, lit)
+		}
 		u := v.Addr().Interface().(json.Unmarshaler)
-		return u.UnmarshalJSON(d.data[start:d.pos]) == nil
+		return u.UnmarshalJSON(lit) == nil
 	}
 	if c == 'n' {
 		if !d.literal("null") {
@@ -344,6 +351,9 @@ func (d *typedDecoder) mapping(v reflect.Value, ti *typeInfo) bool {
 	if v.IsNil() {
 		v.Set(reflect.MakeMap(ti.t))
 	}
+	if m, ok := v.Interface().(map[string]string); ok {
+		return d.stringMap(m)
+	}
 	return d.members('}', func(key []byte, plain bool) bool {
 		if !plain {
 			return false
@@ -360,6 +370,41 @@ func (d *typedDecoder) mapping(v reflect.Value, ti *typeInfo) bool {
 		v.SetMapIndex(kv, ev)
 		return true
 	})
+}
+
+// stringMap is mapping for a map[string]string (labels, annotations, node selectors), without
+// reflection: a null value is stored as "", as the standard library stores it.
+func (d *typedDecoder) stringMap(m map[string]string) bool {
+	return d.members('}', func(key []byte, plain bool) bool {
+		if _, dup := m[string(key)]; dup || !plain {
+			return false
+		}
+		d.space()
+		s, ok := "", d.literal("null")
+		if !ok {
+			if s, ok = d.str(); !ok {
+				return false
+			}
+		}
+		m[string(key)] = s
+		return true
+	})
+}
+
+// plainTime is (*metav1.Time).UnmarshalJSON of the string literal lit without its
+// json.Unmarshal of the text (a third of the garbage of a dump's decoding): the same parse
+// of the same text when lit has no escapes and is valid UTF-8, else the method itself.
+func plainTime(t *metav1.Time, lit []byte) bool {
+	body := lit[1 : len(lit)-1]
+	if containsByte(body, '\\') || !utf8.Valid(body) {
+		return t.UnmarshalJSON(lit) == nil
+	}
+	pt, err := time.Parse(time.RFC3339, string(body))
+	if err != nil {
+		return false
+	}
+	t.Time = pt.Local()
+	return true
 }
 
 // array decodes a JSON array into the slice v.
