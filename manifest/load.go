@@ -49,6 +49,9 @@ func LoadLimited(limits Limits, paths ...string) (*Set, error) {
 			if p.stopped {
 				break
 			}
+			if f != Stdin && p.streamList(f, displayName(f), p.limits.MaxInputBytes-p.set.InputBytes) {
+				continue // a kubectl dump, read item by item (stream.go)
+			}
 			data, err := p.readInput(f)
 			if err != nil {
 				p.errs = append(p.errs, &Error{Source: Source{File: displayName(f)}, Err: err})

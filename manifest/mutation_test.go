@@ -69,14 +69,21 @@ func checkFastPath(t *testing.T, data []byte) {
 	p.generalOnly = true
 	p.read(data, "fuzz.yaml")
 	general, errGeneral := p.finish()
+	checkSameAnswer(t, "read from plain JSON", fast, errFast, "read the general way", general, errGeneral)
+}
+
+// checkSameAnswer fails unless two reads (named a and b) gave the same set or the same
+// error, to the letter.
+func checkSameAnswer(t *testing.T, a string, setA *Set, errA error, b string, setB *Set, errB error) {
+	t.Helper()
 	switch {
-	case (errFast == nil) != (errGeneral == nil):
-		t.Fatalf("read from plain JSON: %v; read the general way: %v", errFast, errGeneral)
-	case errFast != nil && errFast.Error() != errGeneral.Error():
-		t.Fatalf("read from plain JSON:\n%v\nread the general way:\n%v", errFast, errGeneral)
-	case errFast == nil:
-		if r1, r2 := render(fast), render(general); r1 != r2 {
-			t.Fatalf("read from plain JSON:\n%s\nread the general way:\n%s", r1, r2)
+	case (errA == nil) != (errB == nil):
+		t.Fatalf("%s: %v; %s: %v", a, errA, b, errB)
+	case errA != nil && errA.Error() != errB.Error():
+		t.Fatalf("%s:\n%v\n%s:\n%v", a, errA, b, errB)
+	case errA == nil:
+		if r1, r2 := render(setA), render(setB); r1 != r2 {
+			t.Fatalf("%s:\n%s\n%s:\n%s", a, r1, b, r2)
 		}
 	}
 }

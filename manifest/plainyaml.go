@@ -20,7 +20,14 @@ import (
 func yamlToPlainJSON(data []byte) (js []byte, ok bool) {
 	// Compact JSON of kubectl's YAML is about its size (indentation out, quotes and commas
 	// in): one buffer of it, not grown by doubling.
-	c := yamlConv{data: data, out: make([]byte, 0, len(data)+len(data)/8)}
+	var c yamlConv
+	return c.convert(data, make([]byte, 0, len(data)+len(data)/8))
+}
+
+// convert is yamlToPlainJSON writing into out, and reusing c's key stack: a stream of items
+// (stream.go) converts each into the buffer of the one before.
+func (c *yamlConv) convert(data, out []byte) (js []byte, ok bool) {
+	*c = yamlConv{data: data, out: out[:0], keys: c.keys[:0]}
 	defer func() {
 		if recover() != nil { // a case this reader misjudged: the YAML parser reads it
 			js, ok = nil, false
