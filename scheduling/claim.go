@@ -406,7 +406,7 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	c.setValues(s, counting)
 	c.relaxed = c.relaxed || pl.relaxed
 	c.requests.add(p.requests)
-	c.keepFitting(pl.types, p.ports)
+	c.keepFitting(s, pl.types, p.ports)
 	c.setHead()
 	c.pods = append(c.pods, p)
 	c.ports = append(c.ports, p.ports...)
@@ -429,11 +429,11 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 
 // keepFitting makes the types of from whose allocatable holds the claim's requests (and
 // whose DaemonSets leave the ports free) the claim's types, with their largest allocatable.
-func (c *claim) keepFitting(from bitset, ports []hostPort) {
+func (c *claim) keepFitting(s *solver, from bitset, ports []hostPort) {
 	t := c.t
 	kept := newBitset(len(t.types))
 	copy(kept, from)
-	if fit := t.fit(); len(ports) == 0 && fit.fitting(kept, c.requests) {
+	if fit := t.fit(); len(ports) == 0 && !s.opts.withoutIndexes && fit.fitting(kept, c.requests) {
 		fit.maxAlloc(kept, c.maxAlloc)
 		c.types = kept
 		return

@@ -66,6 +66,10 @@ type Options struct {
 	// NodePool whose nodeClassRef names another kind or group launches nothing
 	// (ReasonNodeClassUnsupported), as Karpenter does not manage it. Nil: every kind.
 	NodeClasses []schema.GroupKind
+	// withoutIndexes makes Solve visit every NodeClaim and test every instance type, without
+	// the indexes that skip what those tests refuse (claim_runs.go, template_fit.go,
+	// topology.domainsRefuse): tests hold the indexed answers to these.
+	withoutIndexes bool
 }
 
 // launches reports whether the cloud launches nodes with np's NodeClass (see NodeClasses).

@@ -156,7 +156,7 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 	}
 	if len(s.launched) > 0 && !s.noDomainFor(p, f) {
 		for _, c := range s.launched {
-			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
+			if len(s.filterBuf) > 0 && (rejectedByFilters(s.filterBuf, c.values) || s.domainsRefuse(c)) {
 				continue
 			}
 			if c.tryAdd(s, p, f) {
@@ -170,14 +170,14 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 			// A NodeClaim whose cheapest remaining type still has room for the pod takes it
 			// at no extra cost; only then fall back to Karpenter's fewest-pods-first order.
 			for c := s.head; c != nil; c = c.next {
-				if last := c.skip(p, s.filterBuf, true); last != nil {
+				if last := c.skip(p, s.filterBuf, true); last != nil && !s.opts.withoutIndexes {
 					c = last // no claim of c's run has the room on its cheapest type in a domain p may take
 					continue
 				}
 				if !c.mayFitHead(p) || !p.requests.fits(c.head) {
 					continue
 				}
-				if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
+				if len(s.filterBuf) > 0 && (rejectedByFilters(s.filterBuf, c.values) || s.domainsRefuse(c)) {
 					continue
 				}
 				if c.tryAdd(s, p, f) {
@@ -187,11 +187,11 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 			}
 		}
 		for c := s.head; c != nil; c = c.next {
-			if last := c.skip(p, s.filterBuf, false); last != nil {
+			if last := c.skip(p, s.filterBuf, false); last != nil && !s.opts.withoutIndexes {
 				c = last // no claim of c's run has the room in a domain p may take: each is refused
 				continue
 			}
-			if len(s.filterBuf) > 0 && rejectedByFilters(s.filterBuf, c.values) {
+			if len(s.filterBuf) > 0 && (rejectedByFilters(s.filterBuf, c.values) || s.domainsRefuse(c)) {
 				continue
 			}
 			if c.tryAdd(s, p, f) {

@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"slices"
+
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -52,6 +54,28 @@ func rejectedByFilters(filters []domainFilter, values []string) bool {
 		}
 	}
 	return false
+}
+
+// domainsRefuse reports whether the requirements of a NodeClaim (its own, which a pod's
+// only narrow) hold a key of the filters to a set of values none of the filter's domains is
+// in. Each rule's narrow then finds no domain (affinity, anti-affinity and spread keep only
+// admissible domains the node's requirement has; a group's bootstrap admits all its
+// domains), so the full check would refuse the claim: rejectedByFilters decides by single
+// values alone and lets a claim open to several domains through.
+func (t *topology) domainsRefuse(filters []domainFilter, reqs requirements.Requirements) bool {
+	for _, df := range filters {
+		r, ok := reqs[t.keys[df.key]]
+		if ok && r.Operator() == requirements.In && !slices.ContainsFunc(df.allowed, r.Has) {
+			return true
+		}
+	}
+	return false
+}
+
+// domainsRefuse is topology.domainsRefuse of the attempt's filters for c (never without
+// the indexes).
+func (s *solver) domainsRefuse(c *claim) bool {
+	return !s.opts.withoutIndexes && s.topo.domainsRefuse(s.filterBuf, c.reqs)
 }
 
 // singleValues are reqs' single values of the topology keys ("" where open), into buf.
