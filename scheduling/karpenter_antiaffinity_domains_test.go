@@ -11,8 +11,9 @@ import (
 
 // TestKarpenterModeAntiAffinityDomains: Karpenter gives a pod anti-affinity group only the
 // domains it registered, and registers them as its TopologyDomainGroup does: a NodePool's
-// domains only when the pod that made the group tolerates every taint of the NodePool,
-// PreferNoSchedule included, and, for the group of the pods a required anti-affinity keeps
+// domains (those of every ready NodePool and its instance types, whether or not it can
+// launch, as buildDomainGroups reads them) only when the pod that made the group tolerates
+// every taint of the NodePool, PreferNoSchedule included, and, for the group of the pods a required anti-affinity keeps
 // away (Karpenter's inverse group, which it builds without counting the cluster), no
 // domain of an existing node. A pod the group admits to no empty domain stays pending
 // (difftest plan:510007, 510120, 510126: profile-anti-zone with a PreferNoSchedule NodePool;
@@ -30,6 +31,12 @@ func TestKarpenterModeAntiAffinityDomains(t *testing.T) {
 		{"antiaffinity-untolerated-pool",
 			map[string]string{"tolerant-0": "test-zone-a", "tolerant-1": "test-zone-b"},
 			[]string{"plain-0", "plain-1"}},
+		// pool-1 has no taint but can launch nothing (instance-type minValues 2, one
+		// type): Karpenter still registers the zones its types name, so plain finds free
+		// zones and launches on pool-0 after relaxing the taint (difftest plan:530100).
+		{"antiaffinity-unlaunchable-pool",
+			map[string]string{"plain-0": "test-zone-a", "plain-1": "test-zone-b"},
+			nil},
 		// node-0 is the only node in zone c: zone-c-0 (selecting zone c) finds no domain,
 		// and the third of anywhere none once zones a and b hold one each.
 		{"antiaffinity-existing-zone",

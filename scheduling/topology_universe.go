@@ -263,7 +263,9 @@ func (u *universe) domains(g *topologyGroup, wellKnown requirements.KeySet) []st
 	seen := map[string]bool{}
 	spread := g.spread
 	var from map[string][][]corev1.Taint
-	if spread != nil {
+	if spread != nil || g.creator != nil {
+		// Karpenter mode: an (anti-)affinity group takes its domains as Karpenter's
+		// buildDomainGroups does, from every NodePool and its instance types, as a spread.
 		from = u.offeredOn(g.key)
 	} else {
 		from = u.reachableOn(g.key)
