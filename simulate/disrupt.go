@@ -25,10 +25,20 @@ type extraTick struct{}
 const instanceTypeNotFoundAge = time.Hour
 
 // planDue reports whether the disruption controller's tick runs a Plan: the cluster changed
-// since the last one, a time-based rule may answer differently now (wake), or EveryTick.
+// since the last one, a time-based rule may answer differently now (wake), the Plan would
+// skip emptiness and consolidation where the last one ran them or the other way round, or
+// EveryTick. The skip changes the answer on the same cluster: a full Plan's commands take
+// PodDisruptionBudget room in their candidates' drains that a draining node's pods get
+// once the controller, busy validating them, skips (TestSkippingIsExactWhenValidationStarts).
 func (s *sim) planDue() bool {
 	return s.set.EveryTick || s.version != s.plannedVersion || (!s.wake.IsZero() && !s.now.Before(s.wake)) ||
-		s.lookedConsolidated && !s.consolidated()
+		s.skipsConsolidation() != s.lookedConsolidated
+}
+
+// skipsConsolidation reports whether a Plan now skips emptiness and consolidation:
+// Karpenter's consolidated state, or a controller busy validating commands.
+func (s *sim) skipsConsolidation() bool {
+	return s.validating != nil || s.consolidated()
 }
 
 // plan runs Plan on the cluster as the engines see it now, held to verify when asked; the
@@ -96,7 +106,7 @@ func (s *sim) repeated(skip bool) *disruption.Result {
 // validation of the graceful ones (unless commands already wait for theirs: the controller
 // is busy); advance the drains.
 func (s *sim) disrupt() error {
-	res, err := s.plan(s.validating != nil || s.consolidated())
+	res, err := s.plan(s.skipsConsolidation())
 	if err != nil {
 		return err
 	}

@@ -163,7 +163,7 @@ type sim struct {
 	// Karpenter's consolidated state (consolidated.go).
 	stateChangedAt     time.Time
 	consolidatedAt     *time.Time
-	lookedConsolidated bool // the last Plan ran with the cluster consolidated
+	lookedConsolidated bool // the last Plan skipped emptiness and consolidation (consolidated or validating)
 }
 
 // carrying is a command whose candidates are marked and whose replacements are launched,
