@@ -41,6 +41,8 @@ type Cache struct {
 	// nodes are the facts of every node read (with its prototype for existing).
 	nodes    *nodeStore
 	existing *existingContext
+	// roomBuf is the last Solve's free-room index storage, for the next Solve's.
+	roomBuf []int64
 }
 
 type templateKey struct {

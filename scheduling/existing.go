@@ -353,6 +353,43 @@ func (s *solver) countBoundPods() {
 	}
 }
 
+// placeOnExisting places p (form f) on the first existing node that takes it, in order, and
+// reports whether one did. Until the Solve has checked roomIndexAfter times as many nodes as
+// it has, it checks them one by one; then it builds the free-room index and checks only the
+// nodes it offers (those with room for p): the same first node, at the cost of the nodes
+// checked.
+func (s *solver) placeOnExisting(p *podData, f *podForm) bool {
+	if s.room == nil && s.scanned > roomIndexAfter*len(s.existing) {
+		var buf []int64
+		if s.cache != nil {
+			buf = s.cache.roomBuf
+		}
+		s.room = newRoomIndex(s.existing, len(s.res.names), buf)
+		if s.cache != nil {
+			s.cache.roomBuf = s.room.room // the next Solve's (a Cache serves one Solve at a time)
+		}
+	}
+	if s.room == nil {
+		for i := range s.existing {
+			s.scanned++
+			if s.tryExisting(i, p, f) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := s.room.first(p.requests); i >= 0; i = s.room.next(i+1, p.requests) {
+		if s.tryExisting(i, p, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// roomIndexAfter is how many times its node count a Solve checks existing nodes one by one
+// before it indexes their room: building the index costs a few passes over the nodes.
+const roomIndexAfter = 4
+
 // tryExisting places p on existing node i if it fits (on the Solve's own copy of the node).
 func (s *solver) tryExisting(i int, p *podData, f *podForm) bool {
 	if !s.existing[i].check(s, p, f, nil) {
@@ -360,6 +397,9 @@ func (s *solver) tryExisting(i int, p *podData, f *podForm) bool {
 	}
 	e := s.own(i)
 	e.available.sub(p.requests)
+	if s.room != nil {
+		s.room.update(i, e.available)
+	}
 	e.attach(p.volumes)
 	e.ports = append(e.ports, p.ports...)
 	e.placed = append(e.placed, p)

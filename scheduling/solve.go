@@ -26,6 +26,10 @@ type solver struct {
 	toleratePreferNoSchedule bool
 	topo                     *topology
 	existing                 []*existingNode
+	// room indexes the existing nodes' room left for placement's first fit, built once
+	// scanned (the nodes checked one by one) exceeds their number (placeOnExisting).
+	room    *roomIndex
+	scanned int
 	// claims are the NodeClaims opened in this Solve, in creation order; head/tail chain them
 	// fewest pods first (Karpenter's stable re-sort by pod count, kept incrementally).
 	claims      []*claim
@@ -92,7 +96,8 @@ func (c *Cache) Solve(snap *cluster.Snapshot, opts Options) (*Result, error) {
 	return solve(snap, opts, c)
 }
 
-func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (res *Result, err error) {
+// solve is Solve; tune (tests) adjusts the solver before its first placement.
+func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*solver)) (res *Result, err error) {
 	if snap == nil {
 		return nil, invalid(opSolve, cluster.InputNil, "Snapshot", "", "", "nil snapshot")
 	}
@@ -104,6 +109,9 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache) (res *Result, err
 	s, pods, err := prepare(snap, opts, cache, true)
 	if err != nil {
 		return nil, err
+	}
+	for _, t := range tune {
+		t(s)
 	}
 	if s.noDynamicNodePools {
 		errs := map[*podData]podFailure{}

@@ -149,10 +149,8 @@ func (s *solver) noDomainFor(p *podData, f *podForm) bool {
 // add tries existing nodes, then open NodeClaims, then a new NodeClaim per template.
 func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 	s.topo.beginAttempt()
-	for i := range s.existing {
-		if s.tryExisting(i, p, f) {
-			return podFailure{}, true
-		}
+	if s.placeOnExisting(p, f) {
+		return podFailure{}, true
 	}
 	if len(s.launched) > 0 && !s.noDomainFor(p, f) {
 		for _, c := range s.launched {
