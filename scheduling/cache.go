@@ -204,23 +204,23 @@ type preparedKey struct {
 	specChecked, placing, ignore bool
 }
 
-// prepared is a fresh copy of the podData preparePods computed for the pod in an earlier
-// Solve of the cache, when the pod's data is its own alone: no topology spread constraint
-// (given, or defaulted: Options' defaults apply to pods with labels), no pod affinity or
+// prepared copies into p the podData preparePods computed for the pod in an earlier Solve
+// of the cache, when the pod's data is its own alone: no topology spread constraint (given,
+// or defaulted: Options' defaults apply to pods with labels), no pod affinity or
 // anti-affinity and no volumes, so that its form (immutable) holds no Solve's topology
-// groups and nothing in it reads the snapshot's objects; nil otherwise. A simulation
-// reschedules the pods of every deleting node: each is prepared once per Plan, not per
-// simulation.
-func (s *solver) prepared(k preparedKey) *podData {
+// groups and nothing in it reads the snapshot's objects; it reports whether there was one.
+// A simulation reschedules the pods of every deleting node: each is prepared once per Plan,
+// not per simulation.
+func (s *solver) prepared(k preparedKey, p *podData) bool {
 	if s.cache == nil {
-		return nil
+		return false
 	}
 	t, ok := s.cache.prepared[k]
 	if !ok || len(t.requests) != len(s.res.names) {
-		return nil
+		return false
 	}
-	p := *t
-	return &p
+	*p = *t
+	return true
 }
 
 // remember keeps a copy of p, just prepared (nothing of the Solve's topology in it yet), for

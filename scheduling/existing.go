@@ -144,6 +144,9 @@ func (s *solver) buildExisting() {
 	}
 	s.existing = make([]*existingNode, 0, len(s.nodes))
 	var uninitialized []*existingNode
+	// Whether each part is in Karpenter's order already, and its last node's facts.
+	sorted := [2]bool{true, true}
+	var last [2]*nodeFacts
 	for i, n := range s.nodes {
 		f := s.recs[i]
 		if s.isDeleting(i) {
@@ -158,11 +161,15 @@ func (s *solver) buildExisting() {
 			e = e.clone()
 			e.closed = true
 		}
+		part := 0
 		if e.initialized {
 			s.existing = append(s.existing, e)
 		} else {
+			part = 1
 			uninitialized = append(uninitialized, e)
 		}
+		sorted[part] = sorted[part] && inOrder(last[part], f)
+		last[part] = f
 		// Nodes of a NodePool count against its limits.
 		if f.pool == "" {
 			continue
@@ -181,19 +188,32 @@ func (s *solver) buildExisting() {
 	}
 	// Initialized nodes first, each part in Karpenter's order (stably: the snapshot's order
 	// among equal names); snapshots that list their nodes so need no sort.
-	for _, part := range [][]*existingNode{s.existing, uninitialized} {
-		if !slices.IsSortedFunc(part, func(a, b *existingNode) int { return strings.Compare(a.order, b.order) }) {
+	for i, part := range [][]*existingNode{s.existing, uninitialized} {
+		if !sorted[i] {
 			slices.SortStableFunc(part, func(a, b *existingNode) int { return strings.Compare(a.order, b.order) })
 		}
 	}
 	s.existing = append(s.existing, uninitialized...)
 }
 
+// inOrder reports whether a node with facts f may follow one with facts prev (nil: none) in
+// Karpenter's order; a pair found in order is remembered, as most Solves list the same pairs.
+func inOrder(prev, f *nodeFacts) bool {
+	if prev == nil || f.orderedAfter == prev {
+		return true
+	}
+	if prev.order > f.order {
+		return false
+	}
+	f.orderedAfter = prev
+	return true
+}
+
 // prototype is n as a Solve with this context starts from it: the room left after its pods
 // and the DaemonSets that would run there, its ports and attached volumes. Shared by every
 // Solve of the context when there is a Cache.
 func (s *solver) prototype(n *cluster.Node, f *nodeFacts) *existingNode {
-	e := &existingNode{name: f.name, order: karpenterOrder(n, f.pool), reqs: f.reqs, host: f.host, initialized: f.initialized, taints: s.taintsOf(f), shared: s.cache != nil}
+	e := &existingNode{name: f.name, order: f.order, reqs: f.reqs, host: f.host, initialized: f.initialized, taints: s.taintsOf(f), shared: s.cache != nil}
 	e.available = f.alloc.clone()
 	// Until a node is initialized the kubelet may report zero for resources it has not
 	// registered yet (extended resources, or everything on an in-flight NodeClaim).

@@ -345,7 +345,18 @@ func (s *solver) boundUseKey(p *podData) string {
 // movesFromLiveNode reports a pod bound to a node that is not deleting (a moving pod of a
 // simulation), which nodes closed to moves refuse.
 func (s *solver) movesFromLiveNode(p *podData) bool {
-	return p.pod.Spec.NodeName != "" && !s.deleting[p.pod.Spec.NodeName]
+	if p.pod.Spec.NodeName == "" {
+		return false
+	}
+	if s.deleting == nil { // named at the first question: most Solves ask none
+		s.deleting = map[string]bool{}
+		for i := range s.nodes {
+			if s.isDeleting(i) {
+				s.deleting[s.recs[i].name] = true
+			}
+		}
+	}
+	return !s.deleting[p.pod.Spec.NodeName]
 }
 
 // boundUseOf is where a pod's required constraints allow it, resources aside: the

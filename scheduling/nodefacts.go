@@ -25,6 +25,10 @@ type nodeFacts struct {
 	initialized bool
 	pool        string
 	typeName    string
+	// order is the name Karpenter tries the node by (karpenterOrder); orderedAfter the facts
+	// of a node found to come no later in that order (inOrder).
+	order        string
+	orderedAfter *nodeFacts
 	// deleting: the node's objects say it is going away (cluster.Node.Deleting but for the
 	// Deleting fork's mark, which is the snapshot's); claimDeleting: an in-flight claim being
 	// deleted, whose pods no topology counts.
@@ -85,6 +89,11 @@ type nodeStore struct {
 	// nodeKey, and a simulation's fork shares all its nodes but the few it marks.
 	byNode map[*cluster.Node]*nodeFacts
 	hosts  hostIDs
+	// lastNodes and lastRecs are the last Solve's nodes and their facts: a simulation's fork
+	// lists the nodes of the one before it mostly in the same places, so readNodes finds
+	// most facts there by pointer, without hashing.
+	lastNodes []*cluster.Node
+	lastRecs  []*nodeFacts
 }
 
 func newNodeStore() *nodeStore {
@@ -97,6 +106,8 @@ func (s *solver) readNodes() error {
 	nodes := s.snap.Nodes()
 	s.nodes = make([]*cluster.Node, 0, len(nodes))
 	s.recs = make([]*nodeFacts, 0, len(nodes))
+	last, lastRecs := s.store.lastNodes, s.store.lastRecs
+	j := 0 // where n would be in the last Solve's list
 	for _, n := range nodes {
 		if n == nil {
 			continue
@@ -107,28 +118,62 @@ func (s *solver) readNodes() error {
 			}
 			continue
 		}
-		f, ok := s.store.byNode[n]
-		if !ok {
-			k := keyOf(n)
-			if f, ok = s.store.facts[k]; !ok {
-				if err := checkNode(n, s.cache); err != nil {
-					return err
+		// The facts of a node are a function of its pointer (the store's maps only grow), so
+		// the last Solve's facts of the same pointer are the ones a lookup would find.
+		var f *nodeFacts
+		for d := j; d < min(j+lookAhead, len(last)); d++ {
+			if last[d] == n {
+				f, j = lastRecs[d], d+1
+				break
+			}
+		}
+		if f == nil {
+			var err error
+			if f, err = s.lookupFacts(n); err != nil {
+				return err
+			}
+			// A marked copy of the node there (or a node the last Solve had not).
+			for d := j; d < min(j+lookAhead, len(last)); d++ {
+				if lastRecs[d] == f {
+					j = d + 1
+					break
 				}
-				f = s.newFacts(n)
-				s.store.facts[k] = f
-				s.store.byNode[n] = f
 			}
 		}
 		s.nodes = append(s.nodes, n)
 		s.recs = append(s.recs, f)
 	}
+	s.store.lastNodes, s.store.lastRecs = s.nodes, s.recs
 	return nil
+}
+
+// lookAhead is how far readNodes looks for a node in the last Solve's list: forks drop a few
+// nodes (the candidates) here and there.
+const lookAhead = 4
+
+// lookupFacts are n's facts, read (and n checked) the first time n's objects are met.
+func (s *solver) lookupFacts(n *cluster.Node) (*nodeFacts, error) {
+	if f, ok := s.store.byNode[n]; ok {
+		return f, nil
+	}
+	k := keyOf(n)
+	if f, ok := s.store.facts[k]; ok {
+		return f, nil
+	}
+	if err := checkNode(n, s.cache); err != nil {
+		return nil, err
+	}
+	f := s.newFacts(n)
+	s.store.facts[k] = f
+	s.store.byNode[n] = f
+	return f, nil
 }
 
 // newFacts reads n and registers the resource names of its allocatable and its pods.
 func (s *solver) newFacts(n *cluster.Node) *nodeFacts {
 	lbls := nodeLabels(n)
 	f := &nodeFacts{name: n.Name(), labels: lbls, pool: lbls[v1.NodePoolLabelKey], typeName: lbls[v1.LabelInstanceType]}
+	f.order = karpenterOrder(n, f.pool)
 	_, f.managed = lbls[v1.NodePoolLabelKey]
 	f.initialized = !f.managed || lbls[v1.NodeInitializedLabelKey] == "true"
 	f.reqs = nodeRequirements(n)

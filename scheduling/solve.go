@@ -48,7 +48,7 @@ type solver struct {
 	volumes            *volumeIndex
 	noDynamicNodePools bool
 	cache              *Cache
-	// deleting are the names of the Deleting nodes.
+	// deleting are the names of the Deleting nodes (movesFromLiveNode; nil until asked).
 	deleting map[string]bool
 	// nodes are the snapshot's nodes that have a Node or a NodeClaim, recs their facts.
 	nodes []*cluster.Node

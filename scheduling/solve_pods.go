@@ -18,13 +18,15 @@ import (
 // pod; otherwise a pod's form is its node requirements and tolerations alone (nodeForm).
 func (s *solver) preparePods(placing bool) ([]*podData, error) {
 	pods := make([]*podData, 0, len(s.pending))
+	data := make([]podData, len(s.pending)) // one allocation for the Solve's pods
 	for i, pod := range s.pending {
 		k := preparedKey{pod: pod, specChecked: i >= len(s.toPlace), placing: placing, ignore: s.opts.PreferencePolicy == PreferencesIgnore}
-		if p := s.prepared(k); p != nil {
-			pods = append(pods, p)
+		if s.prepared(k, &data[i]) {
+			pods = append(pods, &data[i])
 			continue
 		}
-		p := &podData{pod: pod, key: pod.Namespace + "/" + pod.Name}
+		p := &data[i]
+		*p = podData{pod: pod, key: pod.Namespace + "/" + pod.Name}
 		if s.cache == nil {
 			p.requests = s.res.vec(s.pendingRequests[i]) // podVec would compute them again
 		} else {

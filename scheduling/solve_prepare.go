@@ -48,12 +48,6 @@ func prepare(snap *cluster.Snapshot, opts Options, cache *Cache, placing bool) (
 	if err := s.buildTemplates(); err != nil {
 		return nil, nil, err
 	}
-	s.deleting = map[string]bool{}
-	for i := range s.nodes {
-		if s.isDeleting(i) {
-			s.deleting[s.recs[i].name] = true
-		}
-	}
 	s.pending = append(append([]*corev1.Pod(nil), s.toPlace...), s.reschedulablePods()...)
 	s.buildResourceIndex()
 	if placing {
