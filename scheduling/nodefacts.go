@@ -17,6 +17,7 @@ import (
 // read each once. Nothing here depends on the Solve but the vectors (kept at the resource
 // index's length) and proto (kept for one existingContext).
 type nodeFacts struct {
+	key         nodeKey
 	name        string
 	labels      map[string]string
 	reqs        requirements.Requirements // see nodeRequirements
@@ -118,8 +119,9 @@ func (s *solver) readNodes() error {
 			}
 			continue
 		}
-		// The facts of a node are a function of its pointer (the store's maps only grow), so
-		// the last Solve's facts of the same pointer are the ones a lookup would find.
+		// The facts of a node are a function of its key (byNode holds a node's only with
+		// them, and the store's maps only grow), so the last Solve's facts of the same
+		// pointer, or of a marked copy with the same key, are the ones a lookup would find.
 		var f *nodeFacts
 		for d := j; d < min(j+lookAhead, len(last)); d++ {
 			if last[d] == n {
@@ -128,16 +130,18 @@ func (s *solver) readNodes() error {
 			}
 		}
 		if f == nil {
+			k := keyOf(n)
+			for d := j; d < min(j+lookAhead, len(last)); d++ {
+				if lastRecs[d].key == k {
+					f, j = lastRecs[d], d+1
+					break
+				}
+			}
+		}
+		if f == nil {
 			var err error
 			if f, err = s.lookupFacts(n); err != nil {
 				return err
-			}
-			// A marked copy of the node there (or a node the last Solve had not).
-			for d := j; d < min(j+lookAhead, len(last)); d++ {
-				if lastRecs[d] == f {
-					j = d + 1
-					break
-				}
 			}
 		}
 		s.nodes = append(s.nodes, n)
@@ -172,7 +176,7 @@ func (s *solver) lookupFacts(n *cluster.Node) (*nodeFacts, error) {
 // newFacts reads n and registers the resource names of its allocatable and its pods.
 func (s *solver) newFacts(n *cluster.Node) *nodeFacts {
 	lbls := nodeLabels(n)
-	f := &nodeFacts{name: n.Name(), labels: lbls, pool: lbls[v1.NodePoolLabelKey], typeName: lbls[v1.LabelInstanceType]}
+	f := &nodeFacts{key: keyOf(n), name: n.Name(), labels: lbls, pool: lbls[v1.NodePoolLabelKey], typeName: lbls[v1.LabelInstanceType]}
 	f.order = karpenterOrder(n, f.pool)
 	_, f.managed = lbls[v1.NodePoolLabelKey]
 	f.initialized = !f.managed || lbls[v1.NodeInitializedLabelKey] == "true"
