@@ -164,38 +164,13 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 	}
 	if !p.claimsExhausted(f, len(s.claims)) && !s.noDomainFor(p, f) {
 		s.runKeys().track(s.filterBuf)
-		if s.opts.Packing != PackingKarpenter {
-			// A NodeClaim whose cheapest remaining type still has room for the pod takes it
-			// at no extra cost; only then fall back to Karpenter's fewest-pods-first order.
-			for c := s.head; c != nil; c = c.next {
-				if last := c.skip(p, s.filterBuf, true); last != nil && !s.opts.withoutIndexes {
-					c = last // no claim of c's run has the room on its cheapest type in a domain p may take
-					continue
-				}
-				if !c.mayFitHead(p) || !p.requests.fits(c.head) {
-					continue
-				}
-				if len(s.filterBuf) > 0 && (rejectedByFilters(s.filterBuf, c.values) || s.domainsRefuse(c)) {
-					continue
-				}
-				if c.tryAdd(s, p, f) {
-					s.bumpCount(c)
-					return podFailure{}, true
-				}
-			}
+		// A NodeClaim whose cheapest remaining type still has room for the pod takes it at no
+		// extra cost; only then fall back to Karpenter's fewest-pods-first order.
+		if s.opts.Packing != PackingKarpenter && s.addToOpenClaim(p, f, true) {
+			return podFailure{}, true
 		}
-		for c := s.head; c != nil; c = c.next {
-			if last := c.skip(p, s.filterBuf, false); last != nil && !s.opts.withoutIndexes {
-				c = last // no claim of c's run has the room in a domain p may take: each is refused
-				continue
-			}
-			if len(s.filterBuf) > 0 && (rejectedByFilters(s.filterBuf, c.values) || s.domainsRefuse(c)) {
-				continue
-			}
-			if c.tryAdd(s, p, f) {
-				s.bumpCount(c)
-				return podFailure{}, true
-			}
+		if s.addToOpenClaim(p, f, false) {
+			return podFailure{}, true
 		}
 	}
 	if len(s.templates) == 0 {
@@ -211,4 +186,27 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 		causes = append(causes, why)
 	}
 	return nodePoolsFailure(causes), false
+}
+
+// addToOpenClaim adds p (form f) to the first open NodeClaim in list order that takes it, with
+// onHead only to one whose cheapest remaining type has the room; s.filterBuf holds p's domain
+// filters.
+func (s *solver) addToOpenClaim(p *podData, f *podForm, onHead bool) bool {
+	for c := s.head; c != nil; c = c.next {
+		if last := c.skip(p, s.filterBuf, onHead); last != nil && !s.opts.withoutIndexes {
+			c = last // no claim of c's run has the room in a domain p may take: each is refused
+			continue
+		}
+		if onHead && (!c.mayFitHead(p) || !p.requests.fits(c.head)) {
+			continue
+		}
+		if len(s.filterBuf) > 0 && (rejectedByFilters(s.filterBuf, c.values) || s.domainsRefuse(c)) {
+			continue
+		}
+		if c.tryAdd(s, p, f) {
+			s.bumpCount(c)
+			return true
+		}
+	}
+	return false
 }
