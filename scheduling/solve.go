@@ -27,7 +27,8 @@ type solver struct {
 	topo                     *topology
 	existing                 []*existingNode
 	// room indexes the existing nodes' room left for placement's first fit, built once
-	// scanned (the nodes checked one by one) exceeds their number (placeOnExisting).
+	// scanned (the nodes checked one by one) exceeds roomIndexAfter times their number
+	// (placeOnExisting).
 	room    *roomIndex
 	scanned int
 	// claims are the NodeClaims opened in this Solve, in creation order; head/tail chain them
