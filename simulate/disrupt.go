@@ -58,9 +58,6 @@ func (s *sim) plan(skip bool) (*disruption.Result, error) {
 			return nil, fmt.Errorf("disruption.Plan: %w", err)
 		}
 	}
-	if !skip {
-		s.lastFull = &fullPlan{version: s.version, res: res, until: s.timeWake(res)}
-	}
 	if s.set.Verify {
 		if vs := verify.Plan(view, s.now, opts, res); len(vs) > 0 {
 			return nil, fmt.Errorf("disruption.Plan broke a rule: %v", vs)
@@ -72,10 +69,12 @@ func (s *sim) plan(skip bool) (*disruption.Result, error) {
 	}
 	s.plannedVersion = s.version // what this Plan saw: the step's own changes make the next tick plan again
 	s.lookedConsolidated = skip
+	until := s.timeWake(res)
 	if !skip {
 		s.noteConsolidation(res)
+		s.lastFull = &fullPlan{version: s.version, res: res, until: until}
 	}
-	s.wake = s.nextWake(res)
+	s.wake = s.nextWake(until)
 	return res, nil
 }
 
@@ -326,10 +325,10 @@ func (s *sim) drain(res *disruption.Result) error {
 }
 
 // nextWake is the first time after now at which a Plan of the same cluster may answer
-// otherwise: timeWake, or the reset of Karpenter's consolidated state. Zero when there is
-// none.
-func (s *sim) nextWake(res *disruption.Result) time.Time {
-	wake := s.timeWake(res)
+// otherwise: until (timeWake of the Plan's answer), or the reset of Karpenter's consolidated
+// state. Zero when there is none.
+func (s *sim) nextWake(until time.Time) time.Time {
+	wake := until
 	if r := s.resetWake(); r.After(s.now) && (wake.IsZero() || r.Before(wake)) {
 		wake = r
 	}
