@@ -153,7 +153,7 @@ func allowedOf(pdb *policyv1.PodDisruptionBudget, expected, healthy int) int32 {
 // selects p (the eviction API refuses that). Pods Karpenter never evicts (see evicted) are
 // never blocked. Which PDBs they are is Allowance's and Selecting's answer.
 func (l *PDBLimits) Blocks(p *corev1.Pod) bool {
-	now, _ := l.Blocking(p)
+	now, _ := l.BlockingWith(nil, p)
 	return now
 }
 
@@ -164,26 +164,18 @@ func (l *PDBLimits) Blocks(p *corev1.Pod) bool {
 // let p go for being unhealthy. A PDB whose allowance is merely zero now (Blocks) does not:
 // that pod is evicted later, so its new home is planned now.
 func (l *PDBLimits) FullyBlocks(p *corev1.Pod) bool {
-	_, forGood := l.Blocking(p)
+	_, forGood := l.BlockingWith(nil, p)
 	return forGood
 }
 
-// Blocking is Blocks and FullyBlocks with one look-up of the PDBs that select p, for a
-// caller that asks both of every pod.
-func (l *PDBLimits) Blocking(p *corev1.Pod) (now, forGood bool) { return l.BlockingWith(nil, p) }
-
-// BlockingWith is Blocking with the PDBs that select p remembered in m (nil: not remembered).
+// BlockingWith is Blocks and FullyBlocks with one look-up of the PDBs that select p, for a
+// caller that asks both of every pod, remembered in m (nil: not remembered).
 func (l *PDBLimits) BlockingWith(m *PDBMatches, p *corev1.Pod) (now, forGood bool) {
 	if l == nil || len(l.items) == 0 || !evicted(p) {
 		return false, false
 	}
 	var buf [8]int
-	var matched []int
-	if m != nil {
-		matched = m.of(l, p)
-	} else {
-		matched = l.matching(p, buf[:0])
-	}
+	matched := m.of(l, p, buf[:0])
 	switch {
 	case len(matched) > 1:
 		return true, true
@@ -251,8 +243,11 @@ type PDBMatches struct {
 // NewPDBMatches returns an empty PDBMatches.
 func NewPDBMatches() *PDBMatches { return &PDBMatches{pods: map[*corev1.Pod][]int{}} }
 
-// of is l.matching(p), remembered.
-func (m *PDBMatches) of(l *PDBLimits, p *corev1.Pod) []int {
+// of is l.matching(p, buf), remembered in m (nil: not remembered).
+func (m *PDBMatches) of(l *PDBLimits, p *corev1.Pod, buf []int) []int {
+	if m == nil {
+		return l.matching(p, buf)
+	}
 	if m.index != l.index {
 		m.index, m.pods = l.index, map[*corev1.Pod][]int{}
 	}

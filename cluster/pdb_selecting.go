@@ -7,7 +7,7 @@ import (
 )
 
 // Selecting are the PodDisruptionBudgets whose selector matches p (its namespace), in input
-// order: what names a pod that several PDBs select (Blocking refuses its eviction).
+// order: what names a pod that several PDBs select (Blocks: its eviction is refused).
 func (l *PDBLimits) Selecting(p *corev1.Pod) []*policyv1.PodDisruptionBudget {
 	if l == nil {
 		return nil

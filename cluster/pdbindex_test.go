@@ -134,7 +134,7 @@ func podGen() *rapid.Generator[*corev1.Pod] {
 	})
 }
 
-// TestPropPDBMatchesChangeNothing: Blocking with a PDBMatches kept over readings of the same
+// TestPropPDBMatchesChangeNothing: BlockingWith a PDBMatches kept over readings of the same
 // PDBs (other pods: other allowances) and of other PDBs answers what it answers without.
 func TestPropPDBMatchesChangeNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -150,9 +150,9 @@ func TestPropPDBMatchesChangeNothing(t *testing.T) {
 		for ri, r := range readings {
 			for _, p := range pods {
 				now, forGood := r.BlockingWith(m, p)
-				wantNow, wantForGood := r.Blocking(p)
+				wantNow, wantForGood := r.BlockingWith(nil, p)
 				if now != wantNow || forGood != wantForGood {
-					t.Fatalf("reading %d, pod %s %v: BlockingWith %v %v, Blocking %v %v", ri, PodKey(p), p.Labels, now, forGood, wantNow, wantForGood)
+					t.Fatalf("reading %d, pod %s %v: BlockingWith m %v %v, nil %v %v", ri, PodKey(p), p.Labels, now, forGood, wantNow, wantForGood)
 				}
 			}
 		}
