@@ -528,7 +528,7 @@ func TestPropCacheChangesNothingOverForks(t *testing.T) {
 				}
 			}
 			if len(names) > 0 {
-				snap = base.Deleting(rapid.SliceOfDistinct(rapid.SampledFrom(names), rapid.ID[string]).Draw(t, fmt.Sprintf("deleting-%d", i))...)
+				snap = snap.Deleting(rapid.SliceOfDistinct(rapid.SampledFrom(names), rapid.ID[string]).Draw(t, fmt.Sprintf("deleting-%d", i))...)
 			}
 			opts := scheduling.Options{PreferencePolicy: rapid.SampledFrom([]scheduling.PreferencePolicy{scheduling.PreferencesRespect, scheduling.PreferencesIgnore}).Draw(t, fmt.Sprintf("policy-%d", i))}
 			want := render(mustSolve(t, snap, opts))
