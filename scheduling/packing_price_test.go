@@ -24,14 +24,7 @@ func TestCostAwarePackingCutsTheBenchmarkPrice(t *testing.T) {
 		t.Run(fmt.Sprintf("pods=%d", tc.pods), func(t *testing.T) {
 			snap := snapOf(t, benchmarkObjects(tc.pods))
 			plan := func(p scheduling.Packing) (int, float64) {
-				opts := scheduling.Options{Packing: p}
-				res, err := scheduling.Solve(snap, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := verifyErr(snap, opts, res); err != nil {
-					t.Fatal(err)
-				}
+				res := mustSolve(t, snap, scheduling.Options{Packing: p})
 				if len(res.PodErrors) > 0 {
 					t.Fatalf("%s: %d pods not scheduled", p, len(res.PodErrors))
 				}
