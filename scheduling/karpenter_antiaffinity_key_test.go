@@ -36,16 +36,22 @@ func TestKarpenterModeAntiAffinityOnAKeyANodeDoesNotDefine(t *testing.T) {
 			manifests, types := testdataCase(t, filepath.Join("karpmode", tc.name))
 			res := fidelityInput(t, manifests, types, tc.packing).solve(t)
 			assert.Empty(t, res.PodErrors)
-			where := map[string]string{}
-			for _, c := range res.NewNodeClaims {
-				for _, p := range c.Pods {
-					where[p.Name] = c.NodePool
-				}
-			}
-			for _, b := range res.Bindings {
-				where[b.Pod.Name] = b.To
-			}
-			assert.Equal(t, tc.where, where)
+			assert.Equal(t, tc.where, wherePlaced(res))
 		})
 	}
+}
+
+// wherePlaced maps each placed pod's name to the NodePool of its NodeClaim or the existing
+// node it binds to.
+func wherePlaced(res *scheduling.Result) map[string]string {
+	where := map[string]string{}
+	for _, c := range res.NewNodeClaims {
+		for _, p := range c.Pods {
+			where[p.Name] = c.NodePool
+		}
+	}
+	for _, b := range res.Bindings {
+		where[b.Pod.Name] = b.To
+	}
+	return where
 }

@@ -21,26 +21,17 @@ func TestRefusesATopologyKeyTheNodePoolDoesNotDefine(t *testing.T) {
 	cases := []struct {
 		name    string
 		packing scheduling.Packing
-		pools   map[string][]string // NodePool -> its claims' pods
+		where   map[string]string // pod -> NodePool of its NodeClaim
 	}{
-		{"custom-topology-key", scheduling.PackingKarpenter, map[string][]string{"pool-1": {"app-2-0", "app-3-0"}}},
-		{"custom-topology-key", scheduling.PackingCostAware, map[string][]string{"pool-1": {"app-2-0", "app-3-0"}}},
+		{"custom-topology-key", scheduling.PackingKarpenter, map[string]string{"app-2-0": "pool-1", "app-3-0": "pool-1"}},
+		{"custom-topology-key", scheduling.PackingCostAware, map[string]string{"app-2-0": "pool-1", "app-3-0": "pool-1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"/"+string(tc.packing), func(t *testing.T) {
 			manifests, types := testdataCase(t, filepath.Join("karpmode", tc.name))
 			res := fidelityInput(t, manifests, types, tc.packing).solve(t)
 			require.Empty(t, res.PodErrors)
-			got := map[string][]string{}
-			for _, c := range res.NewNodeClaims {
-				for _, p := range c.Pods {
-					got[c.NodePool] = append(got[c.NodePool], p.Name)
-				}
-			}
-			for pool := range got {
-				assert.ElementsMatch(t, tc.pools[pool], got[pool], "NodePool %s", pool)
-			}
-			assert.Len(t, got, len(tc.pools))
+			assert.Equal(t, tc.where, wherePlaced(res))
 		})
 	}
 }
