@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"reflect"
@@ -396,7 +397,7 @@ func (d *typedDecoder) stringMap(m map[string]string) bool {
 // of the same text when lit has no escapes and is valid UTF-8, else the method itself.
 func plainTime(t *metav1.Time, lit []byte) bool {
 	body := lit[1 : len(lit)-1]
-	if containsByte(body, '\\') || !utf8.Valid(body) {
+	if !plainText(body) {
 		return t.UnmarshalJSON(lit) == nil
 	}
 	pt, err := time.Parse(time.RFC3339, string(body))
@@ -433,7 +434,7 @@ func (d *typedDecoder) key() (key []byte, plain bool, ok bool) {
 		return nil, false, false
 	}
 	key = lit[1 : len(lit)-1]
-	plain = !containsByte(key, '\\') && utf8.Valid(key)
+	plain = plainText(key)
 	if !plain && !validEscapes(key) {
 		return nil, false, false
 	}
@@ -480,7 +481,7 @@ func (d *typedDecoder) quoted() ([]byte, bool) {
 
 // unquote is the string of the literal lit.
 func (d *typedDecoder) unquote(lit []byte) (string, bool) {
-	if body := lit[1 : len(lit)-1]; !containsByte(body, '\\') && utf8.Valid(body) {
+	if body := lit[1 : len(lit)-1]; plainText(body) {
 		return string(body), true
 	}
 	var s string
@@ -488,6 +489,12 @@ func (d *typedDecoder) unquote(lit []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// plainText reports whether a string's text (between its quotes) is its value: no escapes,
+// valid UTF-8 (the strict decoder reads U+FFFD for each invalid byte).
+func plainText(body []byte) bool {
+	return bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body)
 }
 
 // validEscapes reports whether every backslash of a string starts an escape JSON has.
@@ -516,15 +523,6 @@ func validEscapes(s []byte) bool {
 		}
 	}
 	return true
-}
-
-func containsByte(b []byte, c byte) bool {
-	for _, x := range b {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
 
 // integer reads a JSON number that is an integer: -?(0|[1-9][0-9]*), not followed by a
