@@ -528,22 +528,15 @@ func validEscapes(s []byte) bool {
 // integer reads a JSON number that is an integer: -?(0|[1-9][0-9]*), not followed by a
 // fraction or exponent.
 func (d *typedDecoder) integer() (string, bool) {
-	start, i := d.pos, d.pos
-	if i < len(d.data) && d.data[i] == '-' {
-		i++
-	}
-	digits := i
-	for i < len(d.data) && d.data[i] >= '0' && d.data[i] <= '9' {
-		i++
-	}
-	if i == digits || (d.data[digits] == '0' && i-digits > 1) {
+	start := d.pos
+	if !d.number() {
 		return "", false
 	}
-	if i < len(d.data) && (d.data[i] == '.' || d.data[i] == 'e' || d.data[i] == 'E') {
-		return "", false
+	if lit := d.data[start:d.pos]; bytes.IndexAny(lit, ".eE") < 0 {
+		return string(lit), true
 	}
-	d.pos = i
-	return string(d.data[start:i]), true
+	d.pos = start
+	return "", false
 }
 
 // literal reads lit (true, false, null) when it is next.
