@@ -58,18 +58,10 @@ type claimEntries struct {
 }
 
 // nodeClaimCount is how many nodeClaims entries the plan has.
-func (out *planOutput) nodeClaimCount() int {
-	if out.claims == nil {
-		return len(out.NodeClaims)
-	}
-	return len(out.claims.names)
-}
+func (out *planOutput) nodeClaimCount() int { return len(out.claims.names) }
 
 // nodeClaim is nodeClaims entry i.
 func (out *planOutput) nodeClaim(i int) claimOutput {
-	if out.claims == nil {
-		return out.NodeClaims[i]
-	}
 	e := out.claims
 	co := claimOutputOf(e.res.NewNodeClaims[i], e.names[i], e.sets)
 	co.PriceEstimated = e.estimated[i]
