@@ -289,6 +289,7 @@ func writePlanHTML(w io.Writer, v planView) error {
 	}
 	writeLegendHTML(p)
 	writeUnplacedHTML(p, v.res.PodErrors, v.set)
+	writeViolationsHTML(p, v.out.Violations)
 	p.Heading(2, "Nodes and NodeClaims")
 	writeNodesHTML(p, rows)
 	writeNotPlannedHTML(p, v.out.NotPlanned)

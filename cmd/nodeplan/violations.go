@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/internal/htmlpage"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/verify"
 )
@@ -58,6 +59,20 @@ func writeViolationsTable(w io.Writer, vs []violationOutput) {
 	for _, v := range vs {
 		fmt.Fprintf(w, "  %s\n", v.Message)
 	}
+}
+
+// writeViolationsHTML lists the violations on plan's page, above the nodes, as the table does.
+func writeViolationsHTML(p *htmlpage.Page, vs []violationOutput) {
+	if len(vs) == 0 {
+		return
+	}
+	p.Heading(2, fmt.Sprintf("Karpenter's plan breaks %d required rules as launched", len(vs)))
+	p.Paragraph("muted", "verify's findings: the rules these pods' placements break once the NodeClaims launch.")
+	lines := make([]string, len(vs))
+	for i, v := range vs {
+		lines[i] = v.Message
+	}
+	p.List(lines)
 }
 
 // eventConstraintViolated is nodeplan's own event reason: a rule Karpenter's plan breaks once

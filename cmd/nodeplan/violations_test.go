@@ -63,9 +63,15 @@ func TestKarpenterModeReportsViolations(t *testing.T) {
 	assert.Equal(t, corev1.EventTypeWarning, warnings[0].Type)
 	assert.Equal(t, "spread-2", warnings[0].InvolvedObject.Name)
 
+	page := plan("Karpenter", "html")
+	assert.Contains(t, page, "breaks 1 required rules as launched")
+	assert.Contains(t, page, string(verify.TopologySpread)+":")
+	assert.Contains(t, page, "default/spread-2")
+
 	var def planOutput
 	require.NoError(t, json.Unmarshal([]byte(plan("CostAware", "json")), &def))
 	assert.Empty(t, def.Violations)
 	assert.Empty(t, def.PodErrors)
 	assert.NotContains(t, plan("CostAware", "table"), "required rules as launched")
+	assert.NotContains(t, plan("CostAware", "html"), "required rules as launched")
 }
