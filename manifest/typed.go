@@ -532,7 +532,7 @@ func (d *typedDecoder) integer() (string, bool) {
 	if !d.number() {
 		return "", false
 	}
-	if lit := d.data[start:d.pos]; bytes.IndexAny(lit, ".eE") < 0 {
+	if lit := d.data[start:d.pos]; !bytes.ContainsAny(lit, ".eE") {
 		return string(lit), true
 	}
 	d.pos = start
