@@ -137,11 +137,14 @@ func (s *sim) validate() error {
 	if v == nil {
 		return nil
 	}
-	if !s.set.EveryTick && s.version == v.version && (v.wake.IsZero() || s.now.Before(v.wake)) && len(s.deleting) == 0 {
-		// Nothing changed since the commands were decided, no time-based rule is due and no
-		// drain waits: a Plan would decide them again (Karpenter's validation, the same
-		// candidates, budgets and simulation, confirms them). TestPropSkippingIsExact
-		// compares with planning anyway (EveryTick).
+	if !s.set.EveryTick && s.version == v.version && (v.wake.IsZero() || s.now.Before(v.wake)) && len(s.deleting) == 0 && replacesAll(v.cmds) {
+		// Nothing changed since the commands were decided, no time-based rule is due, no
+		// drain waits and none starts (every command waits for replacements): a Plan would
+		// decide them again (Karpenter's validation, the same candidates, budgets and
+		// simulation, confirms them) and its drains would evict nothing. A command without
+		// replacements starts its candidates' drains at once, which the validation Plan's
+		// Drains advance in this step (TestSkippingIsExactWhenDrainStartsAtValidation).
+		// TestPropSkippingIsExact compares with planning anyway (EveryTick).
 		s.step.DecidedAt = v.at.Add(-s.set.ValidationDelay)
 		for _, cmd := range v.cmds {
 			if err := s.carry(cmd); err != nil {
@@ -189,6 +192,17 @@ func (s *sim) validate() error {
 		s.queue.push(s.validating.at, kindValidate, nil)
 	}
 	return s.drain(res)
+}
+
+// replacesAll reports whether every command launches replacements (its candidates' drains
+// wait for them).
+func replacesAll(cmds []disruption.Command) bool {
+	for _, cmd := range cmds {
+		if len(cmd.Replacements) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // confirmedBy is the index of the command of earlier that cmd confirms (same reason, every

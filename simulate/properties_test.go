@@ -474,3 +474,27 @@ func setFlag(t *testing.T, name, value string) {
 	}
 	t.Cleanup(func() { _ = flag.Set(name, old) })
 }
+
+// TestSkippingIsExactWhenDrainStartsAtValidation replays a TestPropSkippingIsExact case
+// (testdata/skipping-drain-at-validation.fail, ValidationDelay 1 s): at +15m10s two
+// single-node consolidations without replacements are decided; validating them at +15m11s on
+// the unchanged cluster, the skipping run carried them without a Plan and so without the
+// Plan's drain step, which in the every-tick run evicts pool-1-4's app-0 pod at once and
+// takes app-0's PodDisruptionBudget room. Skipping then decided pool-1-5 at +15m11s (room
+// free) and carried it at +15m12s; planning every tick does not.
+func TestSkippingIsExactWhenDrainStartsAtValidation(t *testing.T) {
+	setFlag(t, "rapid.failfile", "testdata/skipping-drain-at-validation.fail")
+	setFlag(t, "rapid.checks", "1") // the file's case, then one random one
+	replays := 0
+	rapid.Check(t, func(t *rapid.T) {
+		in := drawInput(t)
+		replays++
+		// The draw of the case (the file's, replayed first); another means drawInput changed
+		// and the file no longer gives it.
+		if replays == 1 && (len(in.Workloads) != 3 || in.Settings.ValidationDelay != time.Second || len(in.Snapshot.NodePools()) != 2 ||
+			in.Timeline.Duration != time.Hour || len(in.Timeline.Events) != 7) {
+			t.Fatalf("the file no longer draws the case (drawInput changed): find it again or build it by hand")
+		}
+		skippingIsExact(t, in)
+	})
+}
