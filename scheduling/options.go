@@ -145,7 +145,8 @@ type NodeClaim struct {
 	// Karpenter's NodeClaim keeps it so, and its consolidation decides by it whether a
 	// replacement must be spot (disruption's cheaper).
 	CapacityType *requirements.Requirement
-	// InstanceTypeOptions are the instance types that fit, cheapest first.
+	// InstanceTypeOptions are the instance types that fit, cheapest first. NodeClaims of one
+	// Result with the same options share the slice: copy it before changing it in place.
 	InstanceTypeOptions cloudprovider.InstanceTypes
 	// InstanceType and Offering are the cheapest launchable choice among the options.
 	InstanceType *cloudprovider.InstanceType
