@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -78,7 +79,16 @@ type requirementOutput struct {
 // requirementsOutput renders c's requirements, referring to set for the instance-type
 // values that are exactly its options.
 func requirementsOutput(c *scheduling.NodeClaim, sets *optionSets, set int) []requirementOutput {
-	reqs := c.Requirements.NodeSelectorRequirements()
+	out := make([]requirementOutput, 0, len(c.Requirements))
+	for _, k := range c.Requirements.Keys() {
+		out = append(out, requirementOutputs(c.Requirements[k], sets, set)...)
+	}
+	return out
+}
+
+// requirementOutputs are one requirement's entries of requirementsOutput.
+func requirementOutputs(req *requirements.Requirement, sets *optionSets, set int) []requirementOutput {
+	reqs := req.NodeSelectorRequirements()
 	out := make([]requirementOutput, len(reqs))
 	for i, r := range reqs {
 		out[i] = requirementOutput{NodeSelectorRequirementWithMinValues: r}

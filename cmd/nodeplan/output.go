@@ -55,18 +55,23 @@ type claimEntries struct {
 	names     []string
 	sets      *optionSets
 	estimated []bool // whose price is an estimate (markEstimates)
+	json      *claimJSON
 }
 
 // nodeClaimCount is how many nodeClaims entries the plan has.
 func (out *planOutput) nodeClaimCount() int { return len(out.claims.names) }
 
-// nodeClaim is nodeClaims entry i.
-func (out *planOutput) nodeClaim(i int) claimOutput {
+// nodeClaimJSON is nodeClaims entry i as JSON (what encoding/json writes for nodeClaim(i)).
+func (out *planOutput) nodeClaimJSON(i int) (rawJSON, error) {
 	e := out.claims
-	co := claimOutputOf(e.res.NewNodeClaims[i], e.names[i], e.sets)
-	co.PriceEstimated = e.estimated[i]
-	return co
+	if e.json == nil {
+		e.json = newClaimJSON(e.sets)
+	}
+	return e.json.entry(e.res.NewNodeClaims[i], e.names[i], e.estimated[i])
 }
+
+// rawJSON is an item writePlanJSON prints as it is.
+type rawJSON []byte
 
 // setBound records the lower bound of the plan's pods and the plan's efficiency.
 func (out *planOutput) setBound(b *scheduling.Bound) {
@@ -249,8 +254,15 @@ func writePlanJSON(w io.Writer, out *planOutput) error {
 		fmt.Fprintf(bw, "  %q: [", name)
 		for i := 0; i < n; i++ {
 			buf.Reset()
-			if err := enc.Encode(item(i)); err != nil {
-				return err
+			switch v := item(i).(type) {
+			case error:
+				return v
+			case rawJSON:
+				buf.Write(v)
+			default:
+				if err := enc.Encode(v); err != nil {
+					return err
+				}
 			}
 			bw.WriteString("\n    ")
 			bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
@@ -274,7 +286,14 @@ func writePlanJSON(w io.Writer, out *planOutput) error {
 			return err
 		}
 	}
-	if err := list("nodeClaims", out.nodeClaimCount(), func(i int) any { return out.nodeClaim(i) }, false); err != nil {
+	claim := func(i int) any {
+		b, err := out.nodeClaimJSON(i)
+		if err != nil {
+			return err
+		}
+		return b
+	}
+	if err := list("nodeClaims", out.nodeClaimCount(), claim, false); err != nil {
 		return err
 	}
 	if err := list("existingNodes", len(out.ExistingNodes), func(i int) any { return out.ExistingNodes[i] }, false); err != nil {
@@ -431,20 +450,26 @@ func claimOutputOf(c *scheduling.NodeClaim, name string, sets *optionSets) claim
 	if sets != nil {
 		set = sets.of(options)
 	}
-	co := claimOutput{
-		Name:         name,
-		NodePool:     c.NodePool,
-		Labels:       c.Labels,
-		Taints:       c.Taints,
-		Requirements: requirementsOutput(c, sets, set),
-		Requests:     c.Requests,
-		Pods:         podNames(c.Pods),
-		Round:        c.Round,
-	}
+	co := claimBaseOf(c, name)
+	co.Requirements = requirementsOutput(c, sets, set)
 	if sets != nil {
 		co.InstanceTypeOptionSet = &set
 	} else {
 		co.InstanceTypeOptions = options
+	}
+	return co
+}
+
+// claimBaseOf is claimOutputOf without the instance-type options and requirements.
+func claimBaseOf(c *scheduling.NodeClaim, name string) claimOutput {
+	co := claimOutput{
+		Name:     name,
+		NodePool: c.NodePool,
+		Labels:   c.Labels,
+		Taints:   c.Taints,
+		Requests: c.Requests,
+		Pods:     podNames(c.Pods),
+		Round:    c.Round,
 	}
 	if c.InstanceType != nil {
 		co.InstanceType = c.InstanceType.Name
