@@ -17,7 +17,6 @@ import (
 // changes no result, only speed. It is not safe for concurrent Solves; the zero value is not
 // usable, call NewCache.
 type Cache struct {
-	requests map[*corev1.Pod]corev1.ResourceList
 	// res is a grow-only resource index shared by the Solves using the cache, so vectors
 	// computed in one Solve stay valid (or are recomputed when the index has grown).
 	res *resourceIndex
@@ -30,10 +29,12 @@ type Cache struct {
 	validTypes      map[*cloudprovider.InstanceType]bool
 	validPods       map[*corev1.Pod]bool
 	validDaemonSets map[*appsv1.DaemonSet]bool
-	podVecs         map[*corev1.Pod]vec
-	refusals        map[refusalKey]refusal
-	prepared        map[preparedKey]*podData
-	typeVecs        map[*cloudprovider.InstanceType][2]vec // capacity, allocatable
+	// podVecs are pods' requests as vectors, as long as the index was when each was
+	// computed (podVec extends them).
+	podVecs  map[*corev1.Pod]vec
+	refusals map[refusalKey]refusal
+	prepared map[preparedKey]*podData
+	typeVecs map[*cloudprovider.InstanceType][2]vec // capacity, allocatable
 	// templates are prepared NodePools (instance types filtered, priced, indexed), keyed
 	// by the NodePool and the minValues policy; each entry also holds the exact
 	// instance-type list it was prepared from, compared element by element on lookup.
@@ -112,7 +113,6 @@ func (t *template) forSolve() *template {
 // NewCache returns an empty Cache.
 func NewCache() *Cache {
 	return &Cache{
-		requests:          map[*corev1.Pod]corev1.ResourceList{},
 		res:               newResourceIndex(),
 		indexedPods:       map[*corev1.Pod]bool{},
 		indexedDaemonSets: map[*appsv1.DaemonSet]bool{},
@@ -130,13 +130,27 @@ func NewCache() *Cache {
 
 // podVec is the pod's requests as a vector, remembered when the solver has a cache.
 func (s *solver) podVec(p *corev1.Pod) vec {
+	return s.podVecOf(p, func() corev1.ResourceList { return podRequests(p) })
+}
+
+// podVecOf is podVec, reading the pod's requests from requests when it computes the vector.
+// A remembered vector shorter than the index is extended with zeros: every name of the pod's
+// requests was in the index before its vector was computed (the pod's requests are
+// registered first: buildResourceIndex, newFacts), so the names added since are not the
+// pod's. The Cache keeps no resource list per pod (a map each: 13 MB at 20,000 pods).
+func (s *solver) podVecOf(p *corev1.Pod, requests func() corev1.ResourceList) vec {
 	if s.cache == nil {
-		return s.res.vec(podRequests(p))
+		return s.res.vec(requests())
 	}
-	if v, ok := s.cache.podVecs[p]; ok && len(v) == len(s.res.names) {
+	v, ok := s.cache.podVecs[p]
+	switch {
+	case ok && len(v) == len(s.res.names):
 		return v
+	case ok && len(v) < len(s.res.names):
+		v = append(append(make(vec, 0, len(s.res.names)), v...), make(vec, len(s.res.names)-len(v))...)
+	default:
+		v = s.res.vec(requests())
 	}
-	v := s.res.vec(s.podRequests(p))
 	s.cache.podVecs[p] = v
 	return v
 }
@@ -155,19 +169,6 @@ func (s *solver) typeVecs(it *cloudprovider.InstanceType) (capacity, alloc vec) 
 	return capacity, alloc
 }
 
-// podRequests is podRequests(p), remembered when the solver has a cache.
-func (s *solver) podRequests(p *corev1.Pod) corev1.ResourceList {
-	if s.cache == nil {
-		return podRequests(p)
-	}
-	if rl, ok := s.cache.requests[p]; ok {
-		return rl
-	}
-	rl := podRequests(p)
-	s.cache.requests[p] = rl
-	return rl
-}
-
 // refusal is why a pod can never be placed, whatever the cluster: its spec or its total
 // requests (invalidPodSpec), else its requirements (refusedRequirements); "" for neither.
 type refusal struct{ spec, requirements string }
@@ -179,14 +180,14 @@ type refusalKey struct {
 
 // refusal is the pod's refusal (see invalidPodSpec for specChecked and requests), remembered
 // when the solver has a cache: a simulation reschedules the pods of every deleting node.
-func (s *solver) refusal(p *corev1.Pod, requests corev1.ResourceList, specChecked bool) refusal {
+func (s *solver) refusal(p *corev1.Pod, requests func() corev1.ResourceList, specChecked bool) refusal {
 	k := refusalKey{p, specChecked}
 	if s.cache != nil {
 		if r, ok := s.cache.refusals[k]; ok {
 			return r
 		}
 	}
-	r := refusal{spec: invalidPodSpec(p, requests, specChecked)}
+	r := refusal{spec: invalidPodSpec(p, requests(), specChecked)}
 	if r.spec == "" {
 		r.requirements = refusedRequirements(p)
 	}

@@ -202,7 +202,7 @@ func (s *solver) newFacts(n *cluster.Node) *nodeFacts {
 		if p == nil {
 			continue
 		}
-		s.res.addAll(s.podRequests(p))
+		s.res.addAll(podRequests(p))
 		if !slices.Contains(f.namespaces, p.Namespace) {
 			f.namespaces = append(f.namespaces, p.Namespace)
 		}

@@ -42,7 +42,8 @@ type solver struct {
 	hostnameSeq int
 	scratch     bitset
 	daemons     []*podData
-	// pendingRequests are the requests of the pending pods, computed once.
+	// pendingRequests are the requests of the pending pods, computed once when needed
+	// (requestsOf) and dropped once the pods are prepared.
 	pendingRequests    []corev1.ResourceList
 	filterBuf          []domainFilter
 	finalCache         map[finalKey]*finalOptions

@@ -27,11 +27,8 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 		}
 		p := &data[i]
 		*p = podData{pod: pod, key: pod.Namespace + "/" + pod.Name}
-		if s.cache == nil {
-			p.requests = s.res.vec(s.pendingRequests[i]) // podVec would compute them again
-		} else {
-			p.requests = s.podVec(pod)
-		}
+		requests := func() corev1.ResourceList { return s.requestsOf(i) }
+		p.requests = s.podVecOf(pod, requests)
 		p.cpu = p.requests[0]
 		p.mem = p.requests[1]
 		p.ports = hostPortsOf(pod)
@@ -43,7 +40,7 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 			p.invalid = detailCause(ReasonNotProvisionable, "pod uses Dynamic Resource Allocation (resource claims), which Karpenter does not provision for")
 		} else if volumeReason != "" {
 			p.invalid = detailCause(ReasonVolumeUnresolved, volumeReason)
-		} else if r := s.refusal(pod, s.pendingRequests[i], i >= len(s.toPlace)); r.spec != "" {
+		} else if r := s.refusal(pod, requests, i >= len(s.toPlace)); r.spec != "" {
 			p.invalid = detailCause(ReasonInvalidPodSpec, r.spec)
 		} else if r.requirements != "" {
 			p.invalid = detailCause(ReasonNotProvisionable, r.requirements)
@@ -62,6 +59,7 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 		s.remember(k, p)
 		pods = append(pods, p)
 	}
+	s.pendingRequests = nil // read only here: 13 MB of maps at 20,000 pods
 	if !placing {
 		return pods, nil
 	}

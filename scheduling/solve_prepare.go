@@ -175,9 +175,8 @@ func (s *solver) buildResourceIndex() {
 		if p == nil {
 			continue
 		}
-		s.pendingRequests[i] = s.podRequests(p)
 		if s.cache == nil || !s.cache.indexedPods[p] {
-			s.res.addAll(s.pendingRequests[i])
+			s.res.addAll(s.requestsOf(i))
 			if s.cache != nil {
 				s.cache.indexedPods[p] = true
 			}
@@ -191,6 +190,14 @@ func (s *solver) buildResourceIndex() {
 			}
 		}
 	}
+}
+
+// requestsOf is the requests of pending pod i, computed the first time asked.
+func (s *solver) requestsOf(i int) corev1.ResourceList {
+	if s.pendingRequests[i] == nil {
+		s.pendingRequests[i] = podRequests(s.pending[i])
+	}
+	return s.pendingRequests[i]
 }
 
 // buildTemplateTypes computes, per template and instance type, allocatable, capacity and
