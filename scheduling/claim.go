@@ -45,8 +45,11 @@ type claim struct {
 	// launched is set once the NodeClaim launched between Karpenter's rounds, pre is what it
 	// was before.
 	deferred []deferredCount
-	// launchAt is the type of the option the deferred pods count at (trackDeferred), -1: none.
-	launchAt int
+	// launchAt is the type of the option the deferred pods count at (trackDeferred), -1: none;
+	// launchInfo and launchTypes are the offerings and types it was found among.
+	launchAt    int
+	launchInfo  *offerInfo
+	launchTypes bitset
 	// promise are settlements not pinned because the NodeClaim would then have fewer instance
 	// types than a minValues asks: its cheapest option must keep meeting them (launch.go).
 	promise  requirements.Requirements

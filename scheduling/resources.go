@@ -182,6 +182,22 @@ func (b bitset) set(i int)      { b[i>>6] |= 1 << (uint(i) & 63) }
 func (b bitset) clear(i int)    { b[i>>6] &^= 1 << (uint(i) & 63) }
 func (b bitset) has(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
 func (b bitset) clone() bitset  { return append(bitset(nil), b...) }
+
+// subsetOf reports whether every element of b is in o (o may be shorter: nil holds none).
+func (b bitset) subsetOf(o bitset) bool {
+	for i, w := range b {
+		if i >= len(o) {
+			if w != 0 {
+				return false
+			}
+			continue
+		}
+		if w&^o[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
 func (b bitset) andWith(o bitset) {
 	for i := range b {
 		b[i] &= o[i]
