@@ -57,7 +57,13 @@ type podForm struct {
 	requiredAnti      []*topologyGroup
 	spread            []*topologyGroup // in spec order
 	scheduleAnyway    []bool           // parallel to spread
+	spreadIdx         []int            // parallel to spread: the constraint's index
 	tolerations       []corev1.Toleration
+	// twins are, in Karpenter mode, the spread groups the relaxations that change a
+	// spread's node filter give the pod (karpenter_relax.go); dropped counts the required
+	// node affinity terms relaxed away.
+	twins   *spreadTwins
+	dropped int
 
 	// derived
 	reqs   requirements.Requirements // nodeSelector ∩ requiredTerms[0] ∩ preferredNode[0]
@@ -123,6 +129,8 @@ func (f *podForm) relax(toleratePreferNoSchedule bool) *podForm {
 	switch {
 	case len(f.requiredTerms) > 1:
 		n.requiredTerms = f.requiredTerms[1:]
+		n.dropped++
+		n.spread = f.twins.afterDropping(n.dropped, n.spread, n.spreadIdx)
 	case len(f.preferredAffinity) > 0:
 		n.preferredAffinity = f.preferredAffinity[1:]
 	case len(f.preferredAnti) > 0:
@@ -133,9 +141,10 @@ func (f *podForm) relax(toleratePreferNoSchedule bool) *podForm {
 		i := indexOf(f.scheduleAnyway, true)
 		n.spread = append(append([]*topologyGroup(nil), f.spread[:i]...), f.spread[i+1:]...)
 		n.scheduleAnyway = append(append([]bool(nil), f.scheduleAnyway[:i]...), f.scheduleAnyway[i+1:]...)
+		n.spreadIdx = append(append([]int(nil), f.spreadIdx[:i]...), f.spreadIdx[i+1:]...)
 	case toleratePreferNoSchedule && !toleratesPreferNoSchedule(f.tolerations):
-		n.tolerations = append(append([]corev1.Toleration(nil), f.tolerations...),
-			corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectPreferNoSchedule})
+		n.tolerations = preferNoScheduleTolerated(f.tolerations)
+		n.spread = f.twins.tolerating(n.spread, n.spreadIdx)
 	default:
 		return nil
 	}

@@ -26,6 +26,7 @@ func (s *solver) run(pods []*podData) map[*podData]podFailure {
 	for len(queue) > 0 {
 		s.round++
 		s.limitRefused = false
+		s.topo.startRound(queue)
 		placed := s.runQueue(queue, errs)
 		if s.karpenter {
 			if placed == 0 {
@@ -126,6 +127,9 @@ func (a *queueKey) compare(b *queueKey) int {
 func (s *solver) trySchedule(p *podData) (podFailure, bool) {
 	var failure podFailure
 	for f := p.form; f != nil; f = f.relax(s.toleratePreferNoSchedule) {
+		if f != p.form {
+			s.topo.bear(f.spread)
+		}
 		var ok bool
 		if failure, ok = s.add(p, f); ok {
 			return podFailure{}, true

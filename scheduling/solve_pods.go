@@ -145,13 +145,7 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 		return nil, err
 	}
 	f := &podForm{nodeSelector: sel, requiredTerms: terms, preferredNode: preferred, tolerations: pod.Spec.Tolerations}
-	strictTerms := []requirements.Requirements{sel}
-	if len(terms) > 0 {
-		strictTerms = strictTerms[:0]
-		for _, t := range terms {
-			strictTerms = append(strictTerms, sel.Union(t))
-		}
-	}
+	strictTerms := strictTermsOf(sel, terms)
 	tscs := pod.Spec.TopologySpreadConstraints
 	if len(tscs) == 0 && len(pod.Labels) > 0 {
 		// A pod without labels has nothing to select its peers by: no default applies (as
@@ -169,12 +163,18 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 		if anyway && ignore {
 			continue
 		}
-		g, err := s.topo.spreadGroup(pod, c, strictTerms, fmt.Sprintf("spec.topologySpreadConstraints[%d]", i))
+		g, err := s.topo.spreadGroup(pod, c, strictTerms, pod.Spec.Tolerations, spreadPath(i))
 		if err != nil {
 			return nil, err
 		}
 		f.spread = append(f.spread, g)
 		f.scheduleAnyway = append(f.scheduleAnyway, anyway)
+		f.spreadIdx = append(f.spreadIdx, i)
+	}
+	if s.karpenter && len(f.spread) > 0 {
+		if err := s.spreadTwins(pod, f, tscs); err != nil {
+			return nil, err
+		}
 	}
 	if a := pod.Spec.Affinity; a != nil {
 		var err error
@@ -196,6 +196,9 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 	f.derive()
 	return f, nil
 }
+
+// spreadPath is the field path of a pod's i-th topology spread constraint.
+func spreadPath(i int) string { return fmt.Sprintf("spec.topologySpreadConstraints[%d]", i) }
 
 // affinityGroups interns the groups of a pod's required terms, and of its preferred terms
 // heaviest first (none when preferences are ignored).

@@ -50,6 +50,10 @@ type topology struct {
 	// a domain: Karpenter retries a pod whose spread took a domain its NodeClaim cannot
 	// launch in until its random pick lands in one that can.
 	probe launchProbe
+	// twins are the Karpenter-mode spread groups a relaxation makes, with twinSet to find
+	// them (karpenter_relax.go).
+	twins   []*topologyGroup
+	twinSet map[*topologyGroup]bool
 }
 
 func newTopology(universe *universe, wellKnown requirements.KeySet) *topology {

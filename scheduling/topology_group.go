@@ -43,6 +43,9 @@ type topologyGroup struct {
 	// group: Karpenter registers a NodePool's domains with the group only when that pod
 	// tolerates the NodePool's taints (universe.domains).
 	creator *corev1.Pod
+	// unborn holds, in Karpenter mode, the counts a group a relaxation makes starts with
+	// when a pod's relaxed form first uses it this round (nil: made; karpenter_relax.go).
+	unborn *groupCounts
 }
 
 // topologyRule is what one kind of constraint (spread, affinity, anti-affinity and its

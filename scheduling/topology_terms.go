@@ -169,18 +169,19 @@ func addLabelKeys(sel labels.Selector, pod *corev1.Pod, keys []string, op select
 }
 
 // spreadGroup interns the group of a topology spread constraint.
-func (t *topology) spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, path string) (*topologyGroup, error) {
+// Its node filter is the pod's strict node requirements (strictTerms, ORed) and tolerations.
+func (t *topology) spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, tolerations []corev1.Toleration, path string) (*topologyGroup, error) {
 	var fast string
 	if len(c.MatchLabelKeys) == 0 {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s|%d|%d|%s|%s|%s|%s|", c.TopologyKey, c.MaxSkew, derefInt32(c.MinDomains), derefPolicy(c.NodeAffinityPolicy), derefPolicy(c.NodeTaintsPolicy), pod.Namespace, selectorText(c.LabelSelector))
-		b.WriteString(spreadFilterID(c, strictTerms, pod.Spec.Tolerations))
+		b.WriteString(t.spreadFilterID(c, strictTerms, tolerations))
 		fast = b.String()
 	}
-	return t.cached(fast, func() (*topologyGroup, error) { return t.parseSpreadGroup(pod, c, strictTerms, path) })
+	return t.cached(fast, func() (*topologyGroup, error) { return t.parseSpreadGroup(pod, c, strictTerms, tolerations, path) })
 }
 
-func (t *topology) parseSpreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, path string) (*topologyGroup, error) {
+func (t *topology) parseSpreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, tolerations []corev1.Toleration, path string) (*topologyGroup, error) {
 	if c.MaxSkew <= 0 {
 		return nil, fmt.Errorf("%s.maxSkew: must be greater than zero, got %d", path, c.MaxSkew)
 	}
@@ -200,13 +201,13 @@ func (t *topology) parseSpreadGroup(pod *corev1.Pod, c corev1.TopologySpreadCons
 	}
 	if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
 		rule.honorTaints = true
-		rule.filterTolerations = pod.Spec.Tolerations
+		rule.filterTolerations = tolerations
 	}
 	g := &topologyGroup{
 		rule: rule, spread: rule, key: v1.NormalizeLabelKey(c.TopologyKey),
 		namespaces: map[string]bool{pod.Namespace: true}, selector: sel,
 	}
-	id := fmt.Sprintf("%s|%s|%s|%s|%d|%d|%s", rule.name(), g.key, pod.Namespace, sel.String(), rule.maxSkew, rule.minDomains, spreadFilterID(c, strictTerms, pod.Spec.Tolerations))
+	id := fmt.Sprintf("%s|%s|%s|%s|%d|%d|%s", rule.name(), g.key, pod.Namespace, sel.String(), rule.maxSkew, rule.minDomains, t.spreadFilterID(c, strictTerms, tolerations))
 	return t.intern(g, id), nil
 }
 
@@ -221,16 +222,24 @@ func labelSelectorFor(lbls map[string]string) *metav1.LabelSelector {
 
 // spreadFilterID identifies a spread constraint's node filter: the pod's strict node
 // requirements (nodeAffinityPolicy Honor) and tolerations (nodeTaintsPolicy Honor), written
-// out in full (Requirements.String abbreviates long value lists).
-func spreadFilterID(c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, tolerations []corev1.Toleration) string {
+// out in full (Requirements.String abbreviates long value lists). In Karpenter mode both
+// always, whatever the policies: Karpenter's TopologyGroup hash takes the whole filter, so a
+// pod whose relaxation drops a required term or tolerates PreferNoSchedule makes a new group
+// (karpenter_relax.go).
+func (t *topology) spreadFilterID(c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, tolerations []corev1.Toleration) string {
 	var b strings.Builder
-	if c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor {
+	if t.karpenter || c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor {
 		for _, r := range strictTerms {
 			b.WriteString(requirementsID(r))
 			b.WriteByte(';')
 		}
 	}
-	if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
+	if t.karpenter {
+		// The policies too, as Karpenter hashes them: the filter alone no longer tells them.
+		fmt.Fprintf(&b, "affinity:%t;", c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor)
+		fmt.Fprintf(&b, "taintsPolicy:%t;", c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor)
+	}
+	if t.karpenter || c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
 		b.WriteString("taints:")
 		for _, t := range tolerations {
 			seconds := ""

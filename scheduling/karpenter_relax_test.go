@@ -1,0 +1,59 @@
+package scheduling_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/verify"
+)
+
+// TestKarpenterModeRelaxedSpreadCountsFromTheRoundStart: when a pod that failed a topology
+// spread is relaxed in a way that changes the spread's node filter (PreferNoSchedule
+// tolerated, a required node affinity term dropped), Karpenter makes a new spread group for it
+// (its hash takes the whole filter), counted from the cluster as the round began: the pods the
+// round already placed are not in it. web spreads over zones a, b (pool-ab) and c (node-c,
+// full); web-0 and web-1 open NodeClaims in a and b, web-2 finds zone c the only one within
+// the skew, relaxes, and joins a; web-3 joins b: zones 2, 2, 0. karpenter-plan (the oracle at
+// 2266468) gives these NodeClaims in 3 of 3 runs of each row (zones a and b swap between
+// runs). Karpenter mode gives them and verify reports the broken spread for web-2 and web-3;
+// the default mode keeps the spread and leaves them pending. Found as difftest plan:530132
+// (toleration) and 530094 (term).
+func TestKarpenterModeRelaxedSpreadCountsFromTheRoundStart(t *testing.T) {
+	for _, name := range []string{"spread-relaxed-toleration", "spread-relaxed-term"} {
+		t.Run(name, func(t *testing.T) {
+			manifests, types := testdataCase(t, filepath.Join("karpmode", name))
+			in := fidelityInput(t, manifests, types, scheduling.PackingKarpenter)
+			res, err := scheduling.Solve(in.snap, in.opts)
+			require.NoError(t, err)
+			for _, e := range res.PodErrors {
+				t.Errorf("%s pending: %s", e.Pod.Name, e.Code)
+			}
+			var together [][]string
+			for _, c := range res.NewNodeClaims {
+				var names []string
+				for _, p := range c.Pods {
+					names = append(names, p.Name)
+				}
+				together = append(together, names)
+			}
+			assert.ElementsMatch(t, [][]string{{"web-0", "web-2"}, {"web-1", "web-3"}}, together)
+			var broken []string
+			for _, v := range verify.Solve(in.snap, in.opts, res) {
+				assert.Equal(t, verify.TopologySpread, v.Code, v.String())
+				broken = append(broken, v.Pod)
+			}
+			assert.ElementsMatch(t, []string{"default/web-2", "default/web-3"}, broken)
+
+			def := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+			var pending []string
+			for _, e := range def.PodErrors {
+				pending = append(pending, e.Pod.Name)
+			}
+			assert.ElementsMatch(t, []string{"web-2", "web-3"}, pending)
+		})
+	}
+}
