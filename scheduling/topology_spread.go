@@ -16,6 +16,9 @@ type spreadRule struct {
 	filterTerms       []requirements.Requirements // ORed; nil: every node
 	filterTolerations []corev1.Toleration
 	honorTaints       bool
+	// preferNoSchedule: a PreferNoSchedule taint keeps a node out too, unless tolerated
+	// (Karpenter mode: Karpenter's filter checks every taint; kube-scheduler's does not).
+	preferNoSchedule bool
 }
 
 func (*spreadRule) name() string        { return "spread" }
@@ -113,11 +116,18 @@ func (s *spreadRule) allowsHost(_ *topologyGroup, self bool, count int32) bool {
 }
 
 // admitsTaints reports whether a node with these taints counts (it always does unless the
-// spread honours taints). PreferNoSchedule taints never keep a node out: kube-scheduler's node
-// inclusion reads NoSchedule and NoExecute alone, and Karpenter counts the node once it has
-// relaxed the taint for the pod.
+// spread honours taints). PreferNoSchedule taints keep no node out in the default mode:
+// kube-scheduler's node inclusion reads NoSchedule and NoExecute alone. Karpenter's filter
+// checks them too (TopologyNodeFilter.Matches), so in Karpenter mode a node with one counts
+// only for a spread whose pod tolerates it, as once relaxed (karpenter_relax.go).
 func (s *spreadRule) admitsTaints(taints []corev1.Taint) bool {
-	return !s.honorTaints || tolerates(s.filterTolerations, schedulingTaints(taints))
+	if !s.honorTaints {
+		return true
+	}
+	if s.preferNoSchedule {
+		return tolerates(s.filterTolerations, taints)
+	}
+	return tolerates(s.filterTolerations, schedulingTaints(taints))
 }
 
 // passesFilter reports whether a node with these requirements and taints counts for a

@@ -202,6 +202,7 @@ func (t *topology) parseSpreadGroup(pod *corev1.Pod, c corev1.TopologySpreadCons
 	if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
 		rule.honorTaints = true
 		rule.filterTolerations = tolerations
+		rule.preferNoSchedule = t.karpenter
 	}
 	g := &topologyGroup{
 		rule: rule, spread: rule, key: v1.NormalizeLabelKey(c.TopologyKey),

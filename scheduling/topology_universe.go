@@ -237,14 +237,14 @@ func offeredDomains(key string, pools []offeringPool) map[string][][]corev1.Tain
 }
 
 // registers reports whether g takes the domains of a NodePool with these taints: a spread
-// honouring taints only those its pods tolerate; in Karpenter mode a pod (anti-)affinity
+// honouring taints only those its pods tolerate (admitsTaints); in Karpenter mode a pod (anti-)affinity
 // group only those its creator tolerates, PreferNoSchedule included (Karpenter's
 // TopologyDomainGroup.ForEachDomain checks every taint unless the policy is Ignore, and an
 // (anti-)affinity group's policy is unset), so a NodePool the pods cannot tolerate adds no
 // empty domain for anti-affinity to pick; otherwise every NodePool's.
 func (u *universe) registers(g *topologyGroup, taints []corev1.Taint) bool {
 	if s := g.spread; s != nil {
-		return !s.honorTaints || tolerates(s.filterTolerations, schedulingTaints(taints))
+		return s.admitsTaints(taints)
 	}
 	return g.creator == nil || tolerates(g.creator.Spec.Tolerations, taints)
 }
