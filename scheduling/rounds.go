@@ -41,12 +41,13 @@ type claimTypes struct {
 	c       *claim
 	types   bitset
 	counted vec
+	promise requirements.Requirements
 }
 
 func (u *roundUndo) apply(topo *topology) {
 	for _, ct := range u.claims {
 		ct.c.keepTypes(ct.types, func(*templateType) bool { return true })
-		ct.c.counted = ct.counted
+		ct.c.counted, ct.c.promise = ct.counted, ct.promise
 	}
 	for t, r := range u.remaining {
 		t.remaining = r
@@ -189,15 +190,28 @@ func (s *solver) recountLimited(u *roundUndo) bool {
 			}
 			return true
 		})
+		var promise requirements.Requirements
 		if !s.keepsMinValues(c, kept, c.reqs, anyType) {
 			// Kept to fewer instance types than a minValues asks, the NodeClaim would fail
-			// to launch after its pods were counted: it stays counted at its largest option.
-			continue
+			// to launch after its pods were counted: it keeps its types, and its cheapest
+			// option is promised to stay among those no larger than its launch choice, as
+			// Karpenter's next round counts the node launched (difftest plan:550010).
+			var names []string
+			kept.each(func(i int) bool {
+				names = append(names, t.types[i].it.Name)
+				return true
+			})
+			promise = c.promise.Union(requirements.Requirements{
+				v1.LabelInstanceType: requirements.MustNew(v1.LabelInstanceType, requirements.In, names...)})
+			kept = c.types
 		}
 		if _, saved := u.remaining[t]; !saved {
 			u.remaining[t] = t.remaining.clone()
 		}
-		u.claims = append(u.claims, claimTypes{c: c, types: c.types, counted: c.counted})
+		u.claims = append(u.claims, claimTypes{c: c, types: c.types, counted: c.counted, promise: c.promise})
+		if promise != nil {
+			c.promise = promise
+		}
 		counted := launched.clone()
 		for r, lim := range t.limited {
 			if lim && counted[r] < c.counted[r] {

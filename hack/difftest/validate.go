@@ -491,8 +491,10 @@ func (w *world) checkPodAffinity(holders []*holder, add func(string, string, str
 // checkSpread checks DoNotSchedule topology spread over the domains pods landed in plus, for
 // zone and capacity type, every value the catalog offers that the pod's node selector allows.
 // spreadCounts says whether kube-scheduler counts node g for p's spread tsc: its node
-// affinity (unless nodeAffinityPolicy is Ignore) and, with nodeTaintsPolicy Honor, its taints.
-func spreadCounts(tsc corev1.TopologySpreadConstraint, p *corev1.Pod, g *holder) bool {
+// affinity (unless nodeAffinityPolicy is Ignore) and, with nodeTaintsPolicy Honor, its taints
+// as launched: a startup taint of an uninitialized node is gone by the time kube-scheduler
+// binds the plan's pods there, and from then on the node counts.
+func (w *world) spreadCounts(tsc corev1.TopologySpreadConstraint, p *corev1.Pod, g *holder) bool {
 	if tsc.NodeAffinityPolicy == nil || *tsc.NodeAffinityPolicy != corev1.NodeInclusionPolicyIgnore {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: g.labels}}
 		if ok, _ := nodeaffinity.GetRequiredNodeAffinity(p).Match(node); !ok {
@@ -500,7 +502,7 @@ func spreadCounts(tsc corev1.TopologySpreadConstraint, p *corev1.Pod, g *holder)
 		}
 	}
 	if tsc.NodeTaintsPolicy != nil && *tsc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
-		if _, untol := untolerated(g.taints, p.Spec.Tolerations); untol {
+		if _, untol := untolerated(w.withoutStartupTaints(g), p.Spec.Tolerations); untol {
 			return false
 		}
 	}
@@ -553,7 +555,7 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 					}
 				}
 				for _, g := range holders {
-					if !spreadCounts(tsc, p, g) {
+					if !w.spreadCounts(tsc, p, g) {
 						continue
 					}
 					d, ok := g.labels[tsc.TopologyKey]
@@ -667,15 +669,23 @@ func (w *world) offeredValues(k string) []string {
 	return nil
 }
 
+// checkLimits: a NodePool the plan launches in stays within its cpu and nodes limits, its
+// nodes counted with the new NodeClaims. A NodePool whose existing nodes alone exceed a limit
+// and that launches nothing breaks nothing of the plan's (and would otherwise hide another
+// NodePool's excess from the comparison, which is by kind).
 func (w *world) checkLimits(holders []*holder, add func(string, string, string, ...any)) {
 	for _, np := range w.set.NodePools {
 		cpu := resource.Quantity{}
-		nodes := 0
+		nodes, launched := 0, false
 		for _, h := range holders {
 			if h.pool == np.Name {
 				cpu.Add(h.cpuCapacity)
 				nodes++
+				launched = launched || h.isNew
 			}
+		}
+		if !launched {
+			continue
 		}
 		if l, ok := corev1.ResourceList(np.Spec.Limits)[corev1.ResourceCPU]; ok && cpu.Cmp(l) > 0 {
 			add("limits-cpu", np.Name, "%s > %s", cpu.String(), l.String())
