@@ -690,6 +690,9 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 	pl, ok := c.check(s, p, f, &why)
 	if !ok {
 		if cut {
+			// The limits took types out (maybe those a minValues needs): a recount may
+			// give them back.
+			s.limitRefused = true
 			return nil, s.limitedCause(t, p, f, hostname, types, why)
 		}
 		return nil, why

@@ -105,3 +105,23 @@ func TestRoundEndSettlementKeepsMinValues(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitRecountKeepsMinValuesByAPromise: when a NodePool limit refused a pod, the next
+// round counts each NodeClaim at its launch choice, as Karpenter's next round counts the
+// launched node. A NodeClaim that minValues keeps to several types (fewer than minValues are
+// no larger than its launch choice) keeps them, and its cheapest option is promised to stay
+// among those no larger. The old recount left such a NodeClaim counted at its largest option
+// (32Gi of the 40Gi limit), so the NodePool refused the other two pods (a limit that leaves
+// fewer types than minValues refuses too). Karpenter launches one m-1x4 per round, three in
+// all (../shared/oracle's karpenter-plan, 3 of 3 runs; difftest plan:550010: 5 pods placed
+// where Karpenter placed 7, now 7).
+func TestLimitRecountKeepsMinValuesByAPromise(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("default15", "recount-minvalues"))
+	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 3)
+	for _, c := range res.NewNodeClaims {
+		assert.Equal(t, "m-1x4", c.InstanceType.Name)
+		assert.GreaterOrEqual(t, len(c.InstanceTypeOptions), 3, "minValues 3")
+	}
+}
