@@ -44,12 +44,14 @@ func (p *parser) streamList(path, source string, left int64) (read bool) {
 	// The GC's pace: the whole read held the file's text and its JSON, and collected about
 	// three times in all; item by item, the live heap is the objects read so far, and the
 	// collector ran a dozen times, marking them again each time (+1 s of CPU at 20k pods).
-	// A buffer of the file's size, allocated and never written (its pages are never touched,
-	// so never resident), counts as live and spaces the collections as the text did.
-	pace := make([]byte, info.Size())
-	defer runtime.KeepAlive(pace)
+	// A buffer of the part of the file not read yet (pacer.go), allocated and never written
+	// (its pages are never touched, so never resident), counts as live and spaces the
+	// collections as the text did; it is released as the file is read, so that the last
+	// collection of the reading does not leave the collector a goal (twice the live heap)
+	// counting it through the planning that follows.
 	p.file = source
-	s := listStream{r: bufio.NewReaderSize(f, 1<<20), left: left}
+	s := listStream{r: bufio.NewReaderSize(f, 1<<20), left: left, pace: newPacer(info.Size())}
+	defer runtime.KeepAlive(s.pace)
 	defer func() {
 		if r := recover(); r != nil {
 			read = false // read again whole: the document's own recovery names it
@@ -79,6 +81,7 @@ type listStream struct {
 	mark   *parserMark // the parser before the first item
 	conv   yamlConv
 	js     []byte
+	pace   pacer
 }
 
 // nextLine is the next line of the file, its line break included; nil at the end.
@@ -100,6 +103,7 @@ func (s *listStream) nextLine() ([]byte, bool) {
 			return nil, true
 		}
 		s.bytes += int64(len(l))
+		s.pace.read(s.bytes)
 		s.line++
 		return l, s.bytes <= s.left
 	}
