@@ -346,6 +346,7 @@ func (p *parser) add(kind string, o *object) {
 	if !p.checkValidity(o) || !p.admit(kind, o.src, o.ref) {
 		return
 	}
+	trim(o.meta)
 	switch obj := o.meta.(type) {
 	case *v1.NodePool:
 		p.set.NodePools = append(p.set.NodePools, obj)

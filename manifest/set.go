@@ -36,7 +36,18 @@ import (
 //   - Interruptions are the interruption messages of the input, parsed (see InterruptionKind).
 //
 // Every object's metadata.managedFields (the API server's record of who wrote which field)
-// are checked as strictly as the rest and then dropped: nodeplan reads nothing of them.
+// are checked as strictly as the rest and then dropped: nodeplan reads nothing of them. So
+// are, once checked, these fields nodeplan reads nothing of (trim.go), a large part of a
+// kubectl dump that would otherwise stay in memory through planning:
+//   - of every container and init container (of Pods and of the pod templates of
+//     Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs): image, command, args,
+//     workingDir, env, envFrom, volumeMounts, volumeDevices, the three probes, lifecycle,
+//     terminationMessagePath and -Policy, imagePullPolicy, securityContext, and its
+//     resources.limits when every limit has a request (a limit only defaults a request);
+//   - of a projected, configMap, secret or downwardAPI volume: everything but its kind;
+//   - of a Pod's status: its conditions' messages, and of each container status everything
+//     but its name, ready, started, restartCount and resources (allocatedResources included);
+//   - of a Node's status: its images.
 //
 // The cloud's parts of Objects (InstanceTypes, WellKnownLabels, RepairPolicies,
 // ProviderDrift) are never set by the manifests: the host fills them in.
