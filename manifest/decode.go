@@ -119,6 +119,8 @@ type parser struct {
 	// generalOnly reads every document the general way, never from its plain JSON
 	// (fast.go): the tests hold both ways to the same answers.
 	generalOnly bool
+	// strs shares the strings the typed decoder reads (decodeTypedShared).
+	strs *stringTable
 }
 
 // object is one object of a document.
@@ -466,7 +468,10 @@ func (p *parser) decode(o *object, into runtime.Object) bool {
 	if o.headerOnly && registeredAs(into, o.apiVersion, o.ref.Kind) {
 		// What codec.Decode does for an object of into's own kind, without first reading
 		// the whole object again for its apiVersion and kind (known already).
-		if decodeTyped(o.raw, into) { // typed.go
+		if p.strs == nil {
+			p.strs = &stringTable{}
+		}
+		if decodeTypedShared(o.raw, into, p.strs) { // typed.go
 			return true
 		}
 		reflect.ValueOf(into).Elem().SetZero()

@@ -31,6 +31,12 @@ import (
 
 // decodeTyped decodes data into the struct into points to; false when it gave up.
 func decodeTyped(data []byte, into any) (ok bool) {
+	return decodeTypedShared(data, into, nil)
+}
+
+// decodeTypedShared is decodeTyped sharing the strings it reads through strs (strtable.go); a
+// nil strs shares nothing.
+func decodeTypedShared(data []byte, into any, strs *stringTable) (ok bool) {
 	v := reflect.ValueOf(into)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return false
@@ -40,7 +46,7 @@ func decodeTyped(data []byte, into any) (ok bool) {
 			ok = false
 		}
 	}()
-	d := typedDecoder{data: data}
+	d := typedDecoder{data: data, strs: strs}
 	if !d.value(v.Elem(), typeInfoOf(v.Elem().Type())) {
 		return false
 	}
@@ -197,6 +203,7 @@ func validTagName(s string) bool {
 type typedDecoder struct {
 	data []byte
 	pos  int
+	strs *stringTable // see decodeTypedShared
 }
 
 func (d *typedDecoder) space() {
@@ -360,7 +367,7 @@ func (d *typedDecoder) mapping(v reflect.Value, ti *typeInfo) bool {
 			return false
 		}
 		kv := reflect.New(ti.t.Key()).Elem()
-		kv.SetString(string(key))
+		kv.SetString(d.share(key))
 		if v.MapIndex(kv).IsValid() {
 			return false // duplicated
 		}
@@ -387,7 +394,7 @@ func (d *typedDecoder) stringMap(m map[string]string) bool {
 				return false
 			}
 		}
-		m[string(key)] = s
+		m[d.share(key)] = s
 		return true
 	})
 }
@@ -479,10 +486,18 @@ func (d *typedDecoder) quoted() ([]byte, bool) {
 	return lit, true
 }
 
+// share is the string of b, from d.strs when it has one.
+func (d *typedDecoder) share(b []byte) string {
+	if d.strs == nil {
+		return string(b)
+	}
+	return d.strs.get(b)
+}
+
 // unquote is the string of the literal lit.
 func (d *typedDecoder) unquote(lit []byte) (string, bool) {
 	if body := lit[1 : len(lit)-1]; plainText(body) {
-		return string(body), true
+		return d.share(body), true
 	}
 	var s string
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(lit, &s); err != nil {

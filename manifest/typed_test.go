@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -66,8 +67,15 @@ func checkTyped(t *testing.T, data []byte, newT func() any) bool {
 	if !reflect.DeepEqual(fast, strict) {
 		t.Fatalf("%s into %T:\ndecodeTyped %+v\nstrict      %+v", data, fast, fast, strict)
 	}
+	shared := newT()
+	if !decodeTypedShared(data, shared, checkedStrings) || !reflect.DeepEqual(shared, strict) {
+		t.Fatalf("%s into %T: decodeTypedShared differs from decodeTyped:\n%+v", data, shared, shared)
+	}
 	return true
 }
+
+// checkedStrings are the strings checkTyped's shared decodes share, across its calls.
+var checkedStrings = &stringTable{}
 
 // dumpItems are the objects of a gendump dump, as JSON, with their kinds.
 func dumpItems(t testing.TB, pods int) (items [][]byte, kinds []string) {
@@ -295,4 +303,48 @@ func FuzzDecodeTyped(f *testing.F) {
 			checkTyped(t, data, newT)
 		}
 	})
+}
+
+// TestDecodeTypedSharesStrings: two pods decoded with one string table hold their equal
+// label keys and values, names and namespaces once (the same bytes), and decode as without it.
+func TestDecodeTypedSharesStrings(t *testing.T) {
+	pod := func(name string) []byte {
+		return []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `","namespace":"shop",` +
+			`"labels":{"app.kubernetes.io/name":"web","team":"shop"}},"spec":{"containers":[{"name":"app",` +
+			`"resources":{"requests":{"cpu":"1"}}}]}}`)
+	}
+	strs := &stringTable{}
+	var pods [2]corev1.Pod
+	for i, name := range []string{"web-1", "web-2"} {
+		if !decodeTypedShared(pod(name), &pods[i], strs) {
+			t.Fatalf("decodeTypedShared gives up on %s", pod(name))
+		}
+		var alone corev1.Pod
+		if !decodeTyped(pod(name), &alone) || !reflect.DeepEqual(alone, pods[i]) {
+			t.Fatalf("%s: shared %+v, alone %+v", name, pods[i], alone)
+		}
+	}
+	same := func(what, a, b string) {
+		t.Helper()
+		if a != b || unsafe.StringData(a) != unsafe.StringData(b) {
+			t.Errorf("%s: %q and %q are not one string", what, a, b)
+		}
+	}
+	same("namespace", pods[0].Namespace, pods[1].Namespace)
+	same("container name", pods[0].Spec.Containers[0].Name, pods[1].Spec.Containers[0].Name)
+	for k, v := range pods[0].Labels {
+		for k2, v2 := range pods[1].Labels {
+			if k == k2 {
+				same("label key", k, k2)
+				same("label value", v, v2)
+			}
+		}
+	}
+	var keys [2]corev1.ResourceName
+	for i := range pods {
+		for k := range pods[i].Spec.Containers[0].Resources.Requests {
+			keys[i] = k
+		}
+	}
+	same("resource name", string(keys[0]), string(keys[1]))
 }
