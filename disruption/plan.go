@@ -45,6 +45,9 @@ type state struct {
 	commands    []Command
 	// cache lets the many simulations of one Plan share per-pod and per-node work.
 	cache *scheduling.Cache
+	// marks are the last marked snapshots simulations forked, without and with
+	// consolidation's closed nodes (simulate.go).
+	marks [2]marks
 	mech  mechState // interruption, repair and termination (interruption.go)
 }
 

@@ -33,23 +33,9 @@ func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, con
 
 // simulateIn is simulateFor forking base, s.base or a variant of it (other instance types).
 func (s *state) simulateIn(base *cluster.Snapshot, cands []*node, podsOf func(*node) []*corev1.Pod, consolidation bool) (*simulation, error) {
-	excluded := make(map[*node]bool, len(cands))
 	gone := make([]string, 0, len(cands))
 	for _, c := range cands {
-		excluded[c] = true
 		gone = append(gone, c.Name())
-	}
-	var taken, recent []string
-	for _, n := range s.nodes {
-		if excluded[n] {
-			continue
-		}
-		if s.taken[n] && !n.MarkedDeleting() {
-			taken = append(taken, n.Name())
-		}
-		if consolidation && s.underConsolidateAfter(n) {
-			recent = append(recent, n.Name())
-		}
 	}
 	sim := &simulation{own: map[*corev1.Pod]bool{}}
 	var moving []*corev1.Pod
@@ -61,8 +47,7 @@ func (s *state) simulateIn(base *cluster.Snapshot, cands []*node, podsOf func(*n
 			}
 		}
 	}
-	// Marks first: they keep every node's place, so they share the base's index of names.
-	fork := base.Deleting(taken...).ClosedToMoves(recent...).Without(gone...).WithMoving(moving...)
+	fork := s.marked(base, consolidation).Without(gone...).WithMoving(moving...)
 	res, err := s.cache.Solve(fork, s.simOptions())
 	if err != nil {
 		return nil, fmt.Errorf("disruption: simulating %s: %w", joinNames(cands), err)
@@ -95,6 +80,47 @@ func (s *state) simOptions() scheduling.Options {
 	o := s.opts.Scheduling
 	o.SingleRound, o.SkipRepack = true, true
 	return o
+}
+
+// marks is the snapshot the simulations of one state fork (see marked), with what it was
+// made from.
+type marks struct {
+	base  *cluster.Snapshot
+	taken int // len(state.taken) then (taken nodes only ever join)
+	snap  *cluster.Snapshot
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// marked is base with the taken nodes that are not marked deleting already marked Deleting
+// and, for consolidation (Karpenter's consolidateAfter rule for destinations), the nodes
+// under consolidateAfter ClosedToMoves: what every simulation then forks without its
+// candidates. A candidate marked here is gone from the fork all the same (Without drops a
+// node whatever its marks, and keeps every other node's place), so one marked snapshot
+// serves every simulation until a command takes more nodes or base changes; its nodes keep
+// their pointers from one simulation to the next, which the scheduling.Cache reads by.
+func (s *state) marked(base *cluster.Snapshot, consolidation bool) *cluster.Snapshot {
+	if m := s.marks[boolIndex(consolidation)]; m.base == base && m.taken == len(s.taken) && m.snap != nil {
+		return m.snap
+	}
+	var taken, recent []string
+	for _, n := range s.nodes {
+		if s.taken[n] && !n.MarkedDeleting() {
+			taken = append(taken, n.Name())
+		}
+		if consolidation && s.underConsolidateAfter(n) {
+			recent = append(recent, n.Name())
+		}
+	}
+	// Marks first: they keep every node's place, so they share the base's index of names.
+	m := marks{base: base, taken: len(s.taken), snap: base.Deleting(taken...).ClosedToMoves(recent...)}
+	s.marks[boolIndex(consolidation)] = m
+	return m.snap
 }
 
 // underConsolidateAfter is Karpenter's IsUnderConsolidateAfter: an initialized node whose
