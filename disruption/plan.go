@@ -39,6 +39,7 @@ type state struct {
 	provisioned []*scheduling.NodeClaim // what the provisioner pass launches
 	pending     []PodMove               // where it puts the pending pods
 	disrupting  map[string]int          // NodePool -> counted nodes disrupting (input + commands)
+	counted     map[string]int          // NodePool -> counted nodes (countedNodes)
 	reasons     map[*node]Blocker       // why a method kept a node (keep)
 	methods     []method                // the graceful and eventual methods, in order
 	uninit      map[string]bool
@@ -201,12 +202,7 @@ type budgetLeft struct {
 
 // budgets is the budget for reason as the plan stands.
 func (s *state) budgets(reason v1.DisruptionReason) budgetLeft {
-	count := map[string]int{}
-	for _, n := range s.nodes {
-		if n.counted {
-			count[n.poolName]++
-		}
-	}
+	count := s.countedNodes()
 	out, why := map[string]int{}, map[string]Blocker{}
 	for _, name := range s.names {
 		allowed, err := s.pools[name].AllowedDisruptions(s.now, count[name], reason)
@@ -219,6 +215,20 @@ func (s *state) budgets(reason v1.DisruptionReason) budgetLeft {
 		why[name] = b
 	}
 	return budgetLeft{left: out, why: why}
+}
+
+// countedNodes are, per NodePool, its nodes counted toward its budgets: read once per Plan
+// (the nodes and whether each counts never change within one), not at every method's try.
+func (s *state) countedNodes() map[string]int {
+	if s.counted == nil {
+		s.counted = map[string]int{}
+		for _, n := range s.nodes {
+			if n.counted {
+				s.counted[n.poolName]++
+			}
+		}
+	}
+	return s.counted
 }
 
 // commit records a command: its nodes are taken (their pods planned again in every later
