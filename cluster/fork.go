@@ -116,7 +116,8 @@ func (s *Snapshot) Without(names ...string) *Snapshot {
 	c.nodes = make([]*Node, 0, len(s.nodes))
 	var podsGone []podName
 	from := 0
-	for _, i := range s.named(names) {
+	at := s.named(names)
+	for _, i := range at {
 		c.nodes = append(c.nodes, s.nodes[from:i]...)
 		podsGone = appendNames(podsGone, s.nodes[i].Pods)
 		from = i + 1
@@ -124,6 +125,7 @@ func (s *Snapshot) Without(names ...string) *Snapshot {
 	c.nodes = append(c.nodes, s.nodes[from:]...)
 	c.idx = &nameIndex{}
 	c.names = s.names.with(&c, podsGone, nil)
+	c.dropped = &dropped{parent: s.nodes, nodes: c.nodes, at: at}
 	return &c
 }
 

@@ -80,6 +80,8 @@ type Snapshot struct {
 	pdbs *PDBLimits
 	// names are the namespace/names of the pending, not planned and bound pods.
 	names *podNames
+	// dropped is how Without made the snapshot (see DroppedFrom); nil when it did not.
+	dropped *dropped
 }
 
 // nameIndex maps the name pods bind to onto a position in nodes. Forks that keep every

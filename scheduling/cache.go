@@ -42,6 +42,8 @@ type Cache struct {
 	// nodes are the facts of every node read (with its prototype for existing).
 	nodes    *nodeStore
 	existing *existingContext
+	// base is the last node list Solves' snapshots were made from by Without, read once.
+	base *baseNodes
 	// roomBuf is the last Solve's free-room index storage, for the next Solve's.
 	roomBuf []int64
 }

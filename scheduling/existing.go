@@ -136,20 +136,26 @@ func (s *solver) existingContext() *existingContext {
 // counts them against their NodePools' limits.
 func (s *solver) buildExisting() {
 	ctx := s.existingContext()
-	var limited []*template
-	for _, t := range s.templates {
-		if t.hasLimits || t.nodesLeft > 0 || s.karpenter && t.nodesLimited {
-			limited = append(limited, t)
-		}
+	if !s.existingFromBase(ctx) {
+		s.existing, _ = s.existingOf(ctx, s.nodes, s.recs, false)
 	}
-	s.existing = make([]*existingNode, 0, len(s.nodes))
+	s.countLimits()
+}
+
+// existingOf lists the nodes (facts recs) that take pods as buildExisting does, and the
+// index in nodes of each; shared: the closed copies are marked shared too (a base's list,
+// which every Solve copies before placing).
+func (s *solver) existingOf(ctx *existingContext, nodes []*cluster.Node, recs []*nodeFacts, shared bool) ([]*existingNode, []int) {
+	existing := make([]*existingNode, 0, len(nodes))
+	at := make([]int, 0, len(nodes))
 	var uninitialized []*existingNode
+	var uninitAt []int
 	// Whether each part is in Karpenter's order already, and its last node's facts.
 	sorted := [2]bool{true, true}
 	var last [2]*nodeFacts
-	for i, n := range s.nodes {
-		f := s.recs[i]
-		if s.isDeleting(i) {
+	for i, n := range nodes {
+		f := recs[i]
+		if n.MarkedDeleting() || f.deleting {
 			continue
 		}
 		s.resizeFacts(f, n)
@@ -159,19 +165,57 @@ func (s *solver) buildExisting() {
 		e := f.proto
 		if n.ClosedToMoves() {
 			e = e.clone()
-			e.closed = true
+			e.closed, e.shared = true, shared
 		}
 		part := 0
 		if e.initialized {
-			s.existing = append(s.existing, e)
+			existing, at = append(existing, e), append(at, i)
 		} else {
 			part = 1
-			uninitialized = append(uninitialized, e)
+			uninitialized, uninitAt = append(uninitialized, e), append(uninitAt, i)
 		}
 		sorted[part] = sorted[part] && inOrder(last[part], f)
 		last[part] = f
+	}
+	// Initialized nodes first, each part in Karpenter's order (stably: the snapshot's order
+	// among equal names); snapshots that list their nodes so need no sort.
+	for i, part := range [][]*existingNode{existing, uninitialized} {
+		if !sorted[i] {
+			pos := [][]int{at, uninitAt}[i]
+			sortByOrder(part, pos)
+		}
+	}
+	return append(existing, uninitialized...), append(at, uninitAt...)
+}
+
+// sortByOrder sorts nodes in Karpenter's order, stably, and at with them.
+func sortByOrder(nodes []*existingNode, at []int) {
+	idx := make([]int, len(nodes))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(nodes[a].order, nodes[b].order) })
+	n, a := slices.Clone(nodes), slices.Clone(at)
+	for i, j := range idx {
+		nodes[i], at[i] = n[j], a[j]
+	}
+}
+
+// countLimits counts the nodes that take pods against their NodePools' limits.
+func (s *solver) countLimits() {
+	var limited []*template
+	for _, t := range s.templates {
+		if t.hasLimits || t.nodesLeft > 0 || s.karpenter && t.nodesLimited {
+			limited = append(limited, t)
+		}
+	}
+	if len(limited) == 0 {
+		return
+	}
+	for i := range s.nodes {
+		f := s.recs[i]
 		// Nodes of a NodePool count against its limits.
-		if f.pool == "" {
+		if s.isDeleting(i) || f.pool == "" {
 			continue
 		}
 		for _, t := range limited {
@@ -186,14 +230,6 @@ func (s *solver) buildExisting() {
 			}
 		}
 	}
-	// Initialized nodes first, each part in Karpenter's order (stably: the snapshot's order
-	// among equal names); snapshots that list their nodes so need no sort.
-	for i, part := range [][]*existingNode{s.existing, uninitialized} {
-		if !sorted[i] {
-			slices.SortStableFunc(part, func(a, b *existingNode) int { return strings.Compare(a.order, b.order) })
-		}
-	}
-	s.existing = append(s.existing, uninitialized...)
 }
 
 // inOrder reports whether a node with facts f may follow one with facts prev (nil: none) in

@@ -104,7 +104,14 @@ func newNodeStore() *nodeStore {
 // readNodes reads the snapshot's nodes (those with a Node or a NodeClaim into s.nodes, with
 // their facts in s.recs), validating each the first time it is met (checkNode).
 func (s *solver) readNodes() error {
-	nodes := s.snap.Nodes()
+	if s.readFromBase() {
+		return nil
+	}
+	return s.readList(s.snap.Nodes())
+}
+
+// readList is readNodes of these nodes.
+func (s *solver) readList(nodes []*cluster.Node) error {
 	s.nodes = make([]*cluster.Node, 0, len(nodes))
 	s.recs = make([]*nodeFacts, 0, len(nodes))
 	last, lastRecs := s.store.lastNodes, s.store.lastRecs

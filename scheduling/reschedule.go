@@ -15,6 +15,14 @@ import (
 func (s *solver) reschedulablePods() []*corev1.Pod {
 	var out []*corev1.Pod
 	pdbs := s.snap.PDBLimits()
+	if b := s.base; b != nil {
+		for _, i := range b.deleting {
+			if !s.gone.has(i) {
+				out = append(out, b.recs[i].movesUnder(pdbs)...)
+			}
+		}
+		return out
+	}
 	for i, f := range s.recs {
 		if !s.isDeleting(i) {
 			continue

@@ -55,6 +55,11 @@ type solver struct {
 	// nodes are the snapshot's nodes that have a Node or a NodeClaim, recs their facts.
 	nodes []*cluster.Node
 	recs  []*nodeFacts
+	// base is the Cache's reading of the node list the snapshot was made from by Without,
+	// when the nodes were read from it (existing_base.go); gone are the indexes there of the
+	// nodes the snapshot dropped.
+	base *baseNodes
+	gone bitset
 	// pending are toPlace plus the reschedulable pods of Deleting nodes.
 	pending []*corev1.Pod
 	// reservations is the capacity left in each capacity reservation (the smallest
