@@ -337,8 +337,35 @@ func labelsCompatible(labels map[string]string, reqs requirements.Requirements) 
 // sortByRatio orders candidates by SavingsRatio, highest first (ties: name, then index):
 // by their rank in rankByRatio's order of all nodes.
 func sortByRatio(ns []*node) {
-	slices.SortFunc(ns, func(a, b *node) int { return cmp.Compare(a.rank, b.rank) })
+	if len(ns) < bucketRanks {
+		slices.SortFunc(ns, func(a, b *node) int { return cmp.Compare(a.rank, b.rank) })
+		return
+	}
+	// Ranks are unique and below the node count: many candidates (every one, after every
+	// command) are ordered by placing each at its rank, without comparing.
+	top := 0
+	for _, n := range ns {
+		top = max(top, n.rank)
+	}
+	slots := make([]*node, top+1)
+	for _, n := range ns {
+		if slots[n.rank] != nil { // a node listed twice: compare after all
+			slices.SortFunc(ns, func(a, b *node) int { return cmp.Compare(a.rank, b.rank) })
+			return
+		}
+		slots[n.rank] = n
+	}
+	i := 0
+	for _, n := range slots {
+		if n != nil {
+			ns[i] = n
+			i++
+		}
+	}
 }
+
+// bucketRanks is how many candidates sortByRatio orders by placing at their ranks.
+const bucketRanks = 64
 
 // rankByRatio ranks the nodes by SavingsRatio, highest first, ties by index: a strict total
 // order (a node's price and disruption cost are finite and fixed for the Plan, its index

@@ -168,24 +168,58 @@ func (m *singleNode) oneByOne(s *state, cands []*node, b budgetLeft, try func(*n
 // interleave takes one candidate of each NodePool in turn (NodePools in order of their
 // best candidate), keeping each NodePool's order.
 func interleave(cands []*node) []*node {
-	var order []string
-	by := map[string][]*node{}
+	// Each NodePool's candidates, in order of its first; found by name without hashing
+	// while there are few NodePools (single-node consolidation interleaves every
+	// candidate after every command).
+	var pools [][]*node
+	var index map[string]int
+	last := -1
 	for _, c := range cands {
-		if _, ok := by[c.poolName]; !ok {
-			order = append(order, c.poolName)
+		k := -1
+		switch {
+		case last >= 0 && pools[last][0].poolName == c.poolName:
+			k = last
+		case index != nil:
+			if i, ok := index[c.poolName]; ok {
+				k = i
+			}
+		default:
+			for i, p := range pools {
+				if p[0].poolName == c.poolName {
+					k = i
+					break
+				}
+			}
 		}
-		by[c.poolName] = append(by[c.poolName], c)
+		if k < 0 {
+			k = len(pools)
+			pools = append(pools, nil)
+			if index == nil && len(pools) > fewPools {
+				index = make(map[string]int, len(pools))
+				for i, p := range pools[:k] {
+					index[p[0].poolName] = i
+				}
+			}
+			if index != nil {
+				index[c.poolName] = k
+			}
+		}
+		pools[k] = append(pools[k], c)
+		last = k
 	}
 	out := make([]*node, 0, len(cands))
 	for i := 0; len(out) < len(cands); i++ {
-		for _, p := range order {
-			if i < len(by[p]) {
-				out = append(out, by[p][i])
+		for _, p := range pools {
+			if i < len(p) {
+				out = append(out, p[i])
 			}
 		}
 	}
 	return out
 }
+
+// fewPools is how many NodePools interleave tells apart by comparing names.
+const fewPools = 8
 
 // balancedK is Karpenter's BalancedK: a Balanced NodePool approves a move when its share of
 // the savings is at least 1/k of its share of the disruption.
