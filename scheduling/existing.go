@@ -43,9 +43,12 @@ func (e *existingNode) clone() *existingNode {
 	c.available = e.available.clone()
 	c.ports = slices.Clone(e.ports)
 	c.placed = slices.Clone(e.placed)
-	c.volumeClaims = make(map[string]map[string]bool, len(e.volumeClaims))
-	for d, claims := range e.volumeClaims {
-		c.volumeClaims[d] = maps.Clone(claims)
+	c.volumeClaims = nil // attach makes it (most nodes attach no volume)
+	if len(e.volumeClaims) > 0 {
+		c.volumeClaims = make(map[string]map[string]bool, len(e.volumeClaims))
+		for d, claims := range e.volumeClaims {
+			c.volumeClaims[d] = maps.Clone(claims)
+		}
 	}
 	return &c
 }
@@ -72,6 +75,9 @@ func (e *existingNode) volumesFit(uses []volumeUse) bool {
 
 func (e *existingNode) attach(uses []volumeUse) {
 	for _, u := range uses {
+		if e.volumeClaims == nil {
+			e.volumeClaims = map[string]map[string]bool{}
+		}
 		if e.volumeClaims[u.driver] == nil {
 			e.volumeClaims[u.driver] = map[string]bool{}
 		}
@@ -272,7 +278,6 @@ func (s *solver) prototype(n *cluster.Node, f *nodeFacts) *existingNode {
 		}
 	}
 	e.volumeLimits = s.volumes.csiNodeLimits[e.name]
-	e.volumeClaims = map[string]map[string]bool{}
 	for _, p := range f.volumePods {
 		if _, uses, _ := s.volumes.podVolumes(p); len(uses) > 0 {
 			e.attach(uses)
@@ -459,6 +464,9 @@ func (s *solver) tryExisting(i int, p *podData, f *podForm) bool {
 	e.attach(p.volumes)
 	e.ports = append(e.ports, p.ports...)
 	e.placed = append(e.placed, p)
+	if len(e.placed) == 1 {
+		s.placedOn = append(s.placedOn, i)
+	}
 	s.raiseFloors(p, f)
 	s.topo.record(p, f, s.ownedInverse(p, f), e.reqs, e.taints, countNow, nil)
 	return true

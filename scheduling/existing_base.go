@@ -16,8 +16,9 @@ type baseNodes struct {
 	recs   []*nodeFacts
 	// at is, per position in parent, the node's index in nodes (-1: not read).
 	at []int
-	// deleting are the indexes in nodes of the Deleting nodes, in order.
-	deleting []int
+	// deleting are the indexes in nodes of the Deleting nodes, in order; inverse those of
+	// the nodes with bound pods of a required pod anti-affinity.
+	deleting, inverse []int
 	// existing is existingOf the nodes for ctx, and existingAt the index in nodes of each.
 	ctx        *existingContext
 	existing   []*existingNode
@@ -89,6 +90,9 @@ func (s *solver) readBase(parent []*cluster.Node) *baseNodes {
 	for i, n := range b.nodes {
 		if n.MarkedDeleting() || b.recs[i].deleting {
 			b.deleting = append(b.deleting, i)
+		}
+		if len(b.recs[i].inverse) > 0 {
+			b.inverse = append(b.inverse, i)
 		}
 	}
 	return b

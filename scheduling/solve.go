@@ -31,6 +31,9 @@ type solver struct {
 	// (placeOnExisting).
 	room    *roomIndex
 	scanned int
+	// placedOn are the indexes in existing of the nodes this Solve placed pods on, in the
+	// order of their first pod.
+	placedOn []int
 	// claims are the NodeClaims opened in this Solve, in creation order; head/tail chain them
 	// fewest pods first (Karpenter's stable re-sort by pod count, kept incrementally).
 	claims      []*claim

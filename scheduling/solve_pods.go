@@ -64,9 +64,19 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 		return pods, nil
 	}
 	// Inverse anti-affinity groups of bound pods, before selection is computed.
-	for _, f := range s.recs {
-		for _, bp := range f.inverse {
-			s.inverseGroups(bp)
+	if b := s.base; b != nil {
+		for _, i := range b.inverse {
+			if !s.gone.has(i) {
+				for _, bp := range b.recs[i].inverse {
+					s.inverseGroups(bp)
+				}
+			}
+		}
+	} else {
+		for _, f := range s.recs {
+			for _, bp := range f.inverse {
+				s.inverseGroups(bp)
+			}
 		}
 	}
 	for _, p := range pods {

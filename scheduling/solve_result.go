@@ -23,14 +23,18 @@ func (s *solver) result(pods []*podData, errs map[*podData]podFailure) *Result {
 		}
 	}
 	r.NewNodeClaims = kept
+	// The nodes with pods placed, in existing's order (not every node's list is read).
+	on := slices.Clone(s.placedOn)
+	slices.Sort(on)
 	placed := 0
-	for _, n := range s.existing {
-		placed += len(n.placed)
+	for _, i := range on {
+		placed += len(s.existing[i].placed)
 	}
 	if placed > 0 {
 		r.Bindings = make([]cluster.Move, 0, placed)
 	}
-	for _, n := range s.existing {
+	for _, i := range on {
+		n := s.existing[i]
 		for _, p := range n.placed {
 			r.Bindings = append(r.Bindings, cluster.Move{Pod: p.pod, From: p.pod.Spec.NodeName, To: n.name, Claim: -1})
 		}
