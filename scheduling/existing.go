@@ -420,12 +420,16 @@ func (s *solver) countBoundPods() {
 // nodes it offers (those with room for p): the same first node, at the cost of the nodes
 // checked.
 func (s *solver) placeOnExisting(p *podData, f *podForm) bool {
-	if s.room == nil && s.scanned > roomIndexAfter*len(s.existing) {
+	if s.room == nil && s.scanned > s.roomIndexAfter() {
 		var buf []int64
 		if s.cache != nil {
 			buf = s.cache.roomBuf
 		}
-		s.room = newRoomIndex(s.existing, len(s.res.names), buf)
+		if s.base != nil {
+			s.room = s.roomFromBase(buf)
+		} else {
+			s.room = newRoomIndex(s.existing, len(s.res.names), buf)
+		}
 		if s.cache != nil {
 			s.cache.roomBuf = s.room.room // the next Solve's (a Cache serves one Solve at a time)
 		}
@@ -445,6 +449,15 @@ func (s *solver) placeOnExisting(p *podData, f *podForm) bool {
 		}
 	}
 	return false
+}
+
+// roomIndexAfter is how many nodes a Solve checks one by one before it indexes their room:
+// roomIndexAfter times their number, a quarter of it when the index is a copy of its base's.
+func (s *solver) roomIndexAfter() int {
+	if s.base != nil {
+		return len(s.existing) / 4
+	}
+	return roomIndexAfter * len(s.existing)
 }
 
 // roomIndexAfter is how many times its node count a Solve checks existing nodes one by one

@@ -23,6 +23,8 @@ type baseNodes struct {
 	ctx        *existingContext
 	existing   []*existingNode
 	existingAt []int
+	// room is the free-room index of existing (nil until a Solve needs one).
+	room *roomIndex
 }
 
 // sameList reports whether a and b are one node list (the same backing array and length).
@@ -108,13 +110,38 @@ func (s *solver) existingFromBase(ctx *existingContext) bool {
 	}
 	if b.ctx != ctx {
 		b.existing, b.existingAt = s.existingOf(ctx, b.nodes, b.recs, true)
-		b.ctx = ctx
+		b.ctx, b.room = ctx, nil
 	}
 	s.existing = make([]*existingNode, 0, len(b.existing))
+	s.dropped = nil
 	for k, e := range b.existing {
-		if !s.gone.has(b.existingAt[k]) {
-			s.existing = append(s.existing, e)
+		if s.gone.has(b.existingAt[k]) {
+			s.dropped = append(s.dropped, k)
+			continue
 		}
+		s.existing = append(s.existing, e)
 	}
 	return true
+}
+
+// roomFromBase is the free-room index of the Solve's existing nodes as a copy of the base's
+// (built once), its dropped nodes skipped and the nodes the Solve placed pods on updated: the
+// same answers as newRoomIndex of the Solve's nodes, for a copy of the base's tree. buf is
+// reused when large enough.
+func (s *solver) roomFromBase(buf []int64) *roomIndex {
+	b := s.base
+	dims := len(s.res.names)
+	if b.room == nil || b.room.dims != dims {
+		b.room = newRoomIndex(b.existing, dims, nil)
+	}
+	if cap(buf) < len(b.room.room) {
+		buf = make([]int64, len(b.room.room))
+	}
+	t := &roomIndex{n: b.room.n, dims: dims, leaves: b.room.leaves, room: buf[:len(b.room.room)]}
+	copy(t.room, b.room.room)
+	t.without(s.dropped)
+	for _, i := range s.placedOn {
+		t.update(i, s.existing[i].available)
+	}
+	return t
 }

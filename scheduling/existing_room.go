@@ -1,6 +1,9 @@
 package scheduling
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // roomIndex finds, in O(log n) for the usual pod, the first existing node (in s.existing's
 // order) whose room left covers a pod's requests: a segment tree holding, per subtree and
@@ -19,6 +22,40 @@ type roomIndex struct {
 	// requests at least as large (a pod like the last one starts there).
 	lastReq vec
 	lastAt  int
+	// skip are the tree positions of nodes that are not the Solve's (a base's index with the
+	// nodes its fork dropped, existing_base.go), sorted: their room is none, and the Solve's
+	// node i is at position i plus the skipped positions before it.
+	skip []int
+}
+
+// without makes the nodes at tree positions skip (sorted) none of the Solve's: they have no
+// room, and the Solve's nodes are numbered without them.
+func (t *roomIndex) without(skip []int) {
+	none := make(vec, t.dims)
+	for d := range none {
+		none[d] = math.MinInt64 // fits nothing
+	}
+	for _, k := range skip {
+		t.set(k, none)
+	}
+	t.skip = skip
+}
+
+// position is the tree position of the Solve's node i.
+func (t *roomIndex) position(i int) int {
+	for _, d := range t.skip {
+		if d > i {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+// node is the Solve's node at tree position k (never a skipped one).
+func (t *roomIndex) node(k int) int {
+	n, _ := slices.BinarySearch(t.skip, k)
+	return k - n
 }
 
 // newRoomIndex indexes the room left on each of nodes, in buf when it is large enough.
@@ -59,6 +96,11 @@ func (t *roomIndex) pull(k int) {
 
 // update records node i's room left after a placement.
 func (t *roomIndex) update(i int, available vec) {
+	t.set(t.position(i), available)
+}
+
+// set records the room at tree position i.
+func (t *roomIndex) set(i int, available vec) {
 	k := t.leaves + i
 	copy(t.at(k), available)
 	for k /= 2; k >= 1; k /= 2 {
@@ -84,21 +126,37 @@ func (t *roomIndex) first(requests vec) int {
 	if t.lastReq != nil && t.lastReq.fits(requests) {
 		from = t.lastAt
 	}
-	i := t.next(from, requests)
+	k := t.nextAt(from, requests)
 	t.lastReq = append(t.lastReq[:0], requests...)
-	t.lastAt = i
-	if i < 0 {
+	t.lastAt = k
+	if k < 0 {
 		t.lastAt = t.n
+		return -1
 	}
-	return i
+	return t.node(k)
 }
 
 // next is the first node at or after from whose room covers requests, or -1.
 func (t *roomIndex) next(from int, requests vec) int {
-	if from >= t.n {
+	if from >= t.n-len(t.skip) {
 		return -1
 	}
-	return t.search(1, 0, t.leaves, from, requests)
+	if k := t.nextAt(t.position(from), requests); k >= 0 {
+		return t.node(k)
+	}
+	return -1
+}
+
+// nextAt is the first tree position at or after from whose room covers requests, or -1.
+func (t *roomIndex) nextAt(from int, requests vec) int {
+	for from < t.n {
+		k := t.search(1, 0, t.leaves, from, requests)
+		if _, skipped := slices.BinarySearch(t.skip, k); k < 0 || !skipped {
+			return k
+		}
+		from = k + 1 // a skipped node's no room covered requests of none at all
+	}
+	return -1
 }
 
 // search is next within tree node k, which spans nodes [lo, hi).

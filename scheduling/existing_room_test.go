@@ -21,6 +21,23 @@ func TestRoomIndexFindsTheFirstNodeWithRoom(t *testing.T) {
 			nodes[i] = &existingNode{available: vec(rapid.SliceOfN(amount, dims, dims).Draw(rt, "room"))}
 		}
 		idx := newRoomIndex(nodes, dims, make([]int64, rapid.IntRange(0, 300).Draw(rt, "buffer")))
+		if extra := rapid.IntRange(0, 10).Draw(rt, "skipped"); extra > 0 {
+			// A base's index (existing_base.go): the nodes among others, skipped.
+			var base []*existingNode
+			var skip []int
+			next := 0
+			for range n + extra {
+				if next == n || len(skip) < extra && rapid.Bool().Draw(rt, "skip here") {
+					skip = append(skip, len(base))
+					base = append(base, &existingNode{available: vec(rapid.SliceOfN(amount, dims, dims).Draw(rt, "skipped room"))})
+					continue
+				}
+				base = append(base, nodes[next])
+				next++
+			}
+			idx = newRoomIndex(base, dims, nil)
+			idx.without(skip)
+		}
 		scan := func(from int, req vec) int {
 			for i := from; i < n; i++ {
 				if req.fits(nodes[i].available) {

@@ -63,6 +63,8 @@ type solver struct {
 	// nodes the snapshot dropped.
 	base *baseNodes
 	gone bitset
+	// dropped are the positions in base.existing of the existing nodes the snapshot dropped.
+	dropped []int
 	// pending are toPlace plus the reschedulable pods of Deleting nodes.
 	pending []*corev1.Pod
 	// reservations is the capacity left in each capacity reservation (the smallest
