@@ -67,14 +67,21 @@ func TestPropBaseRelativeSolveIsFromScratch(t *testing.T) {
 			}
 			sim := rapid.Bool().Draw(t, fmt.Sprintf("simulation-%d", i)) // disruption's options
 			opts := scheduling.Options{SingleRound: sim, SkipRepack: sim}
-			want := render(mustSolve(t, snap, opts))
-			res, err := solveVerified(t, cache, snap, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := render(res); got != want {
-				t.Fatalf("Solve %d with a shared cache differs:\n--- without\n%s--- with\n%s", i, want, got)
-			}
+			sameWithCache(t, i, cache, snap, opts)
 		}
 	})
+}
+
+// sameWithCache fails t unless Solve i of snap with cache gives, verified, what a Solve
+// without a cache gives.
+func sameWithCache(t tb, i int, cache *scheduling.Cache, snap *cluster.Snapshot, opts scheduling.Options) {
+	t.Helper()
+	want := render(mustSolve(t, snap, opts))
+	res, err := solveVerified(t, cache, snap, opts)
+	if err != nil {
+		t.Fatalf("Solve %d: %v", i, err)
+	}
+	if got := render(res); got != want {
+		t.Fatalf("Solve %d with a shared cache differs:\n--- without\n%s--- with\n%s", i, want, got)
+	}
 }

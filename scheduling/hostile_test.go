@@ -531,14 +531,7 @@ func TestPropCacheChangesNothingOverForks(t *testing.T) {
 				snap = snap.Deleting(rapid.SliceOfDistinct(rapid.SampledFrom(names), rapid.ID[string]).Draw(t, fmt.Sprintf("deleting-%d", i))...)
 			}
 			opts := scheduling.Options{PreferencePolicy: rapid.SampledFrom([]scheduling.PreferencePolicy{scheduling.PreferencesRespect, scheduling.PreferencesIgnore}).Draw(t, fmt.Sprintf("policy-%d", i))}
-			want := render(mustSolve(t, snap, opts))
-			res, err := solveVerified(t, cache, snap, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := render(res); got != want {
-				t.Fatalf("Solve %d with a shared cache differs:\n--- without\n%s--- with\n%s", i, want, got)
-			}
+			sameWithCache(t, i, cache, snap, opts)
 		}
 	})
 }
