@@ -717,6 +717,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 	}
 	s.claims = append(s.claims, c)
 	s.insertClaim(c)
+	s.lastChange = claimChange{c: c}
 	return c, Cause{}
 }
 

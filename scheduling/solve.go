@@ -80,7 +80,9 @@ type solver struct {
 	// rounds launched, tried before the open ones as Karpenter tries existing nodes.
 	karpenter bool
 	launched  []*claim
-	round     int // the current round, from 1
+	// lastChange is what the last pod to reach the NodeClaims did to them (karpenter_create.go).
+	lastChange claimChange
+	round      int // the current round, from 1
 	// minValuesRound: a round after minValues refused pods (rounds.go).
 	minValuesRound bool
 	// groupIDs number the topology groups for the repack's shapes (packing_repack.go).

@@ -29,8 +29,8 @@ func (s *solver) run(pods []*podData) map[*podData]podFailure {
 		s.topo.startRound(queue)
 		placed := s.runQueue(queue, errs)
 		if s.karpenter {
-			if placed == 0 {
-				break
+			if placed == 0 || placed == s.createClaims(errs) {
+				break // nothing placed, or every NodeClaim holding its pods refused
 			}
 			queue = s.karpenterRound(pods, errs)
 			continue
@@ -166,6 +166,7 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 			}
 		}
 	}
+	s.lastChange = claimChange{} // Karpenter re-sorts its NodeClaims here (karpenter_create.go)
 	if !p.claimsExhausted(f, len(s.claims)) && !s.noDomainFor(p, f) {
 		s.runKeys().track(s.filterBuf)
 		// A NodeClaim whose cheapest remaining type still has room for the pod takes it at no
@@ -208,6 +209,7 @@ func (s *solver) addToOpenClaim(p *podData, f *podForm, onHead bool) bool {
 			continue
 		}
 		if c.tryAdd(s, p, f) {
+			s.lastChange = claimChange{c: c, prev: c.prev, joined: true}
 			s.bumpCount(c)
 			return true
 		}
