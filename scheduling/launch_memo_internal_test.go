@@ -24,11 +24,14 @@ func TestClaimCheapestLaunchAsScanned(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.IntRange(1, 130).Draw(rt, "types")
 		var types cloudprovider.InstanceTypes
+		launchable := false
 		for i := range n {
 			var offers cloudprovider.Offerings
 			for _, z := range zones {
 				price := float64(rapid.IntRange(1, 6).Draw(rt, "price"))
-				offers = append(offers, cloudprovider.NewOffering(z, v1.CapacityTypeOnDemand, price, rapid.IntRange(0, 5).Draw(rt, "available") > 0))
+				available := rapid.IntRange(0, 5).Draw(rt, "available") > 0
+				launchable = launchable || available
+				offers = append(offers, cloudprovider.NewOffering(z, v1.CapacityTypeOnDemand, price, available))
 			}
 			types = append(types, fake.NewInstanceType(fake.InstanceTypeOptions{Name: fmt.Sprintf("t%03d", rapid.IntRange(0, 999).Draw(rt, "name")*1000+i), Offerings: offers}))
 		}
@@ -37,6 +40,11 @@ func TestClaimCheapestLaunchAsScanned(t *testing.T) {
 		require.NoError(rt, err)
 		s, _, err := prepare(snap, Options{}, nil, true)
 		require.NoError(rt, err)
+		if !launchable {
+			// No offering anywhere: the NodePool has no template, so there is no claim to check.
+			require.Empty(rt, s.templates)
+			return
+		}
 		require.Len(rt, s.templates, 1)
 		tmpl := s.templates[0]
 		c := &claim{t: tmpl, types: newBitset(len(tmpl.types)), launchAt: -1}
