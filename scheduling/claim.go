@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -57,7 +58,10 @@ type claim struct {
 	pre      *prelaunch
 	// holds is the capacity reservation the claim holds ("" none; reservations.go).
 	holds string
-	round int // the round that opened it (from 1)
+	// reserved are the capacity reservations a Karpenter-mode NodeClaim holds, sorted
+	// (karpenter_reservations.go).
+	reserved []string
+	round    int // the round that opened it (from 1)
 
 	count int
 	prev  *claim
@@ -74,6 +78,8 @@ type placement struct {
 	loose   map[string]*requirements.Requirement
 	promise requirements.Requirements
 	changed bool // reqs differ from the claim's
+	// reserved are the reservations the claim holds once the pod joins (Karpenter mode).
+	reserved []string
 }
 
 // tryAdd adds p (with form f) to c if it fits, and reports whether it did.
@@ -258,6 +264,13 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 			pl.reqs, pl.relaxed, pl.changed = merged, true, true
 		}
 	}
+	if s.karpenter && !c.launched {
+		held, ok := c.reservationsFor(s, pl.reqs, types, fitsPod)
+		if !ok {
+			return placement{}, why != nil && t.reject(why, Cause{Code: ReasonOfferingUnavailable, Detail: reservedDetail})
+		}
+		pl.reserved = held
+	}
 	return pl, true
 }
 
@@ -428,6 +441,9 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 		s.trackDeferred(c)
 	}
 	s.holdReservation(c)
+	if s.karpenter && !c.launched {
+		s.holdReservations(c, pl.reserved)
+	}
 }
 
 // keepFitting makes the types of from whose allocatable holds the claim's requests (and
@@ -938,7 +954,7 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 		s.held[c.holds]-- // its own hold leaves the reservation room for it
 	}
 	if info := t.offerings(reqs); info.offers != nil {
-		s.reserve(t, out, reqs, fo, info, withMin)
+		s.reserve(t, out, reqs, fo, info, withMin, c.reserved)
 	}
 	out.CapacityType = unnarrowed
 	if ct := reqs[v1.CapacityTypeLabelKey]; ct != nil && ct.Has(v1.CapacityTypeReserved) && ct.Len() == 1 {
@@ -1016,8 +1032,9 @@ func (c *claim) reportedRound(s *solver) int {
 // takes a reservation is pinned to it; one that does not may not launch reserved capacity.
 // Its instance types narrow to the reservation's unless that leaves fewer than a minValues
 // asks: Karpenter's NodeClaim keeps its instance types and is pinned by the reservation ID
-// alone (its scheduler checked minValues before it reserved).
-func (s *solver) reserve(t *template, out *NodeClaim, reqs requirements.Requirements, fo *finalOptions, info *offerInfo, withMin func(string, *requirements.Requirement)) {
+// alone (its scheduler checked minValues before it reserved). A Karpenter-mode NodeClaim
+// holding reservations (held) launches on one of them (karpenter_reservations.go).
+func (s *solver) reserve(t *template, out *NodeClaim, reqs requirements.Requirements, fo *finalOptions, info *offerInfo, withMin func(string, *requirements.Requirement), held []string) {
 	var best *cloudprovider.Offering
 	var bestType *cloudprovider.InstanceType
 	for n, i := range fo.idx {
@@ -1027,6 +1044,9 @@ func (s *solver) reserve(t *template, out *NodeClaim, reqs requirements.Requirem
 		}
 		for _, o := range offers {
 			if id := o.ReservationID(); o.CapacityType() == v1.CapacityTypeReserved && s.reservations[id]-s.held[id] <= 0 {
+				continue
+			}
+			if len(held) > 0 && (o.CapacityType() != v1.CapacityTypeReserved || !slices.Contains(held, o.ReservationID())) {
 				continue
 			}
 			if best == nil || o.Price < best.Price {

@@ -108,12 +108,16 @@ func (s *solver) karpenterRound(pods []*podData, errs map[*podData]podFailure) [
 func (s *solver) launch(c *claim) {
 	s.launched = append(s.launched, c)
 	c.launched = true
-	l, ok := cheapestLaunch(c.t, c.reqs, c.types, anyType)
+	base := c.pinReserved(c.reqs) // it launches on a reservation it holds
+	l, ok := cheapestLaunch(c.t, base, c.types, anyType)
 	if !ok {
 		return // no offering: finalize drops it, its pods stay unplaced
 	}
+	if l.o.CapacityType() == v1.CapacityTypeReserved {
+		s.cloudLeft[l.o.ReservationID()]--
+	}
 	c.pre = &prelaunch{reqs: c.reqs, values: append([]string(nil), c.values...), types: c.types, loose: c.loose, relaxed: c.relaxed, pods: len(c.pods)}
-	reqs := c.reqs.Copy()
+	reqs := base.Copy()
 	reqs[v1.LabelInstanceType] = requirements.MustNew(v1.LabelInstanceType, requirements.In, c.t.types[l.i].it.Name)
 	pin := func(key string) string {
 		v, _ := s.topo.pinLaunched(reqs, key, l)

@@ -175,6 +175,8 @@ func (c Cause) text() string {
 		return fmt.Sprintf("attach limit of CSI driver %q reached", c.Key)
 	case ReasonOfferingUnavailable:
 		switch {
+		case c.Detail != "":
+			return c.Detail
 		case c.InstanceTypes == 0:
 			return "no launchable offering left for the NodeClaim"
 		case c.Unavailable == c.InstanceTypes:
@@ -251,6 +253,17 @@ type podFailure struct {
 }
 
 func singleFailure(c Cause) podFailure { return podFailure{code: c.Code, causes: []Cause{c}} }
+
+// deferred reports whether a NodePool refused the pod for reservations other NodeClaims of
+// the round hold (Karpenter mode: the pod waits for the next round).
+func (f podFailure) deferred() bool {
+	for _, c := range f.causes {
+		if c.Detail == reservedDetail {
+			return true
+		}
+	}
+	return false
+}
 
 // nodePoolsFailure is the failure of a pod every NodePool rejected (causes in weight order).
 func nodePoolsFailure(causes []Cause) podFailure {

@@ -73,6 +73,9 @@ type solver struct {
 	// held counts, per capacity reservation, the NodeClaims not yet finalised that hold it
 	// (reservations.go).
 	held map[string]int
+	// cloudLeft (Karpenter mode) is each reservation's instances not launched by an earlier
+	// round, unheld those no NodeClaim of the round holds (karpenter_reservations.go).
+	cloudLeft, unheld map[string]int
 	// limitRefused is set when a NodePool's remaining limits refused a new NodeClaim in the
 	// current round (rounds.go).
 	limitRefused bool

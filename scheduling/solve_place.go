@@ -27,6 +27,7 @@ func (s *solver) run(pods []*podData) map[*podData]podFailure {
 		s.round++
 		s.limitRefused = false
 		s.topo.startRound(queue)
+		s.startReservationRound()
 		placed := s.runQueue(queue, errs)
 		if s.karpenter {
 			if placed == 0 || placed == s.createClaims(errs) {
@@ -134,6 +135,9 @@ func (s *solver) trySchedule(p *podData) (podFailure, bool) {
 		if failure, ok = s.add(p, f); ok {
 			return podFailure{}, true
 		}
+		if failure.deferred() {
+			return failure, false // Karpenter relaxes no pod its reservations held back
+		}
 	}
 	return failure, false
 }
@@ -189,6 +193,9 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 			return podFailure{}, true
 		}
 		causes = append(causes, why)
+		if why.Detail == reservedDetail {
+			break // Karpenter tries no NodePool of lower weight (karpenter_reservations.go)
+		}
 	}
 	return nodePoolsFailure(causes), false
 }
