@@ -305,9 +305,12 @@ func (s *solver) settlement(t *template, groups []*topologyGroup, reqs requireme
 // joining c may have changed that option.
 func (s *solver) trackDeferred(c *claim) {
 	counting := c.countingReqs()
-	l, ok := c.cheapestLaunch(counting)
+	var l launchOption
+	var ok bool
 	if s.opts.withoutIndexes {
 		l, ok = cheapestLaunch(c.t, counting, c.types, anyType)
+	} else {
+		l, ok = c.cheapestLaunch(counting)
 	}
 	c.launchAt = -1
 	if ok {
