@@ -80,6 +80,9 @@ type placement struct {
 	changed bool // reqs differ from the claim's
 	// reserved are the reservations the claim holds once the pod joins (Karpenter mode).
 	reserved []string
+	// unfit: types keeps options that do not fit the pod, dearer than the claim's launch
+	// (promiseMinValues).
+	unfit bool
 }
 
 // tryAdd adds p (with form f) to c if it fits, and reports whether it did.
@@ -251,6 +254,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 				if pl, ok := c.promiseMinValues(s, p, merged, changed, promise, fitsPod); ok && s.keepsFloors(c, pl, fitsPod) {
 					return pl, true
 				}
+				s.claimMinValuesRefused = true
 				return placement{}, why != nil && t.reject(why, minValuesCause(key, want, have))
 			}
 			// BestEffort: lower every unmet minValues to what the fitting types achieve.
@@ -283,9 +287,20 @@ func (c *claim) promiseMinValues(s *solver, p *podData, merged requirements.Requ
 	if !s.minValuesRound || c.round >= s.round || c.launched {
 		return placement{}, false
 	}
-	types := c.types.filter(fitsPod)
-	if types.empty() || !s.keepsMinValues(c, types, c.reqs, anyType) {
+	types, unfit := c.types.filter(fitsPod), false
+	if types.empty() {
 		return placement{}, false
+	}
+	if !s.keepsMinValues(c, types, c.reqs, anyType) {
+		// Karpenter's NodeClaim was created with all its types, and its next round binds p
+		// to the node its cheapest launched as: c keeps them all (the ones that do not fit p
+		// stay dearer than its launch, which fits) when its cheapest fits p (difftest
+		// default plan:640035).
+		l, ok := cheapestLaunch(c.t, c.reqs, c.types, anyType)
+		if !ok || !fitsPod(l.i) || l.o.CapacityType() == v1.CapacityTypeReserved && l.o.ReservationID() != c.holds {
+			return placement{}, false // a reservation c does not hold may be gone at launch
+		}
+		types, unfit = c.types, true
 	}
 	for _, k := range changed {
 		promise = promise.Union(requirements.Requirements{k: merged[k]})
@@ -293,7 +308,7 @@ func (c *claim) promiseMinValues(s *solver, p *podData, merged requirements.Requ
 	if l, ok := cheapestLaunch(c.t, c.reqs, types, anyType); !ok || !l.satisfies(promise) {
 		return placement{}, false
 	}
-	return placement{reqs: c.reqs, types: types, loose: c.loose, promise: promise, changed: true}, true
+	return placement{reqs: c.reqs, types: types, loose: c.loose, promise: promise, changed: true, unfit: unfit}, true
 }
 
 // keepsMinValues reports whether the types of set that fit (fits) meet every minValues of
@@ -422,7 +437,11 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	c.setValues(s, counting)
 	c.relaxed = c.relaxed || pl.relaxed
 	c.requests.add(p.requests)
-	c.keepFitting(s, pl.types, p.ports)
+	if pl.unfit {
+		c.keepTypes(pl.types, func(*templateType) bool { return true })
+	} else {
+		c.keepFitting(s, pl.types, p.ports)
+	}
 	c.setHead()
 	c.pods = append(c.pods, p)
 	c.ports = append(c.ports, p.ports...)

@@ -88,7 +88,7 @@ func (s *solver) laterRound(pods []*podData, errs map[*podData]podFailure) ([]*p
 		}
 		recount.apply(s.topo)
 	}
-	if refusedForMinValues(queue, errs) {
+	if refusedForMinValues(queue, errs) || s.claimMinValuesRefused {
 		// Karpenter's next round finds the NodeClaims launched, where minValues no longer
 		// counts: a pod whose requirements leave a NodeClaim too few types may join one
 		// whose cheapest option meets them (claim.promiseMinValues).

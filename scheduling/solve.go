@@ -79,6 +79,9 @@ type solver struct {
 	// limitRefused is set when a NodePool's remaining limits refused a new NodeClaim in the
 	// current round (rounds.go).
 	limitRefused bool
+	// claimMinValuesRefused is set when an open NodeClaim's minValues refused a pod in the
+	// current round (rounds.go: the pod's own failure names only the NodePools).
+	claimMinValuesRefused bool
 	// karpenter is Karpenter mode (karpenter.go); launched are the NodeClaims its earlier
 	// rounds launched, tried before the open ones as Karpenter tries existing nodes.
 	karpenter bool
@@ -90,6 +93,9 @@ type solver struct {
 	minValuesRound bool
 	// groupIDs number the topology groups for the repack's shapes (packing_repack.go).
 	groupIDs map[*topologyGroup]int
+	// unpinned are pending pods that hold no domain against a zone anti-affinity
+	// (unpinned.go).
+	unpinned map[*corev1.Pod]bool
 }
 
 // Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),
@@ -123,9 +129,29 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 			res, err = nil, cluster.Internal(opSolve, r)
 		}
 	}()
-	s, pods, err := prepare(snap, opts, cache, true)
+	res, unpin, err := solveOnce(snap, opts, cache, nil, tune)
+	if err != nil || len(unpin) == 0 {
+		return res, err
+	}
+	// Pods kept zones free for pending pods that then found no place: without holding
+	// their domains the plan may be cheaper or place more (unpinned.go).
+	alt, _, err := solveOnce(snap, opts, cache, unpin, tune)
 	if err != nil {
 		return nil, err
+	}
+	if better(alt, res) {
+		return alt, nil
+	}
+	return res, nil
+}
+
+// solveOnce is one Solve, with the pods of unpinned holding no domain against a zone
+// anti-affinity; it also returns the pods that held one and were not placed (only in the
+// default packing, when it repairs its plan: a retry is worth it there).
+func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, unpinned map[*corev1.Pod]bool, tune []func(*solver)) (*Result, map[*corev1.Pod]bool, error) {
+	s, pods, err := prepare(snap, opts, cache, true)
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, t := range tune {
 		t(s)
@@ -136,11 +162,17 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 		for _, p := range pods {
 			errs[p] = failure
 		}
-		return s.result(pods, errs), nil
+		return s.result(pods, errs), nil, nil
 	}
+	s.unpinned = unpinned
+	s.countPinned(pods)
 	errs := s.run(pods)
 	if !s.karpenter && !s.opts.SkipRepack {
 		s.repack()
 	}
-	return s.result(pods, errs), nil
+	var unpin map[*corev1.Pod]bool
+	if unpinned == nil && !s.karpenter && !s.opts.SkipRepack {
+		unpin = unplacedPinned(pods, errs)
+	}
+	return s.result(pods, errs), unpin, nil
 }

@@ -68,7 +68,6 @@ func prepare(snap *cluster.Snapshot, opts Options, cache *Cache, placing bool) (
 	s.buildExisting()
 	if placing {
 		s.countBoundPods()
-		s.countPinned(pods)
 	}
 	return s, pods, nil
 }

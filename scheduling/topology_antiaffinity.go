@@ -97,7 +97,7 @@ func (s *solver) countPinned(pods []*podData) {
 		return
 	}
 	for _, p := range pods {
-		if p.form != nil && len(p.blockedBy) > 0 && s.reachable(p) {
+		if p.form != nil && len(p.blockedBy) > 0 && !s.unpinned[p.pod] && s.reachable(p) {
 			p.pinCounted = true
 			s.topo.pinPending(p, 1)
 		}
