@@ -121,6 +121,10 @@ type parser struct {
 	generalOnly bool
 	// strs shares the strings the typed decoder reads (decodeTypedShared).
 	strs *stringTable
+	// yaml decodes streamed items in one pass; decoded is the object it decoded, which
+	// decode gives the object's reader (yamlitem.go).
+	yaml    yamlTyped
+	decoded kubeObject
 }
 
 // object is one object of a document.
@@ -465,6 +469,11 @@ func checkAPIVersion(kind, apiVersion, want string) error {
 // decode decodes o's JSON strictly into into, and reports the errors as field errors of
 // into's Go type.
 func (p *parser) decode(o *object, into runtime.Object) bool {
+	if d := p.decoded; d != nil && reflect.TypeOf(d) == reflect.TypeOf(into) {
+		p.decoded = nil
+		reflect.ValueOf(into).Elem().Set(reflect.ValueOf(d).Elem())
+		return true
+	}
 	if o.headerOnly && registeredAs(into, o.apiVersion, o.ref.Kind) {
 		// What codec.Decode does for an object of into's own kind, without first reading
 		// the whole object again for its apiVersion and kind (known already).

@@ -202,22 +202,25 @@ func (s *listStream) flush(p *parser) bool {
 	if len(s.item) == 0 {
 		return true
 	}
-	// "[{...}]": the item as a sequence of one, in the buffer of the item before (nothing
-	// read keeps the JSON it was read from).
-	js, ok := s.conv.convert(s.item, s.js)
-	s.item, s.js = s.item[:0], js
-	if !ok || len(js) < 2 || js[0] != '[' {
-		return false
-	}
-	el := js[1 : len(js)-1] // one value: every other line of the item is indented
 	if s.mark == nil {
 		m := p.mark()
 		s.mark = &m
 	}
 	item := s.src
 	item.Item = "items[" + strconv.Itoa(s.items) + "]"
+	if !p.yamlItem(item, s.item) { // yamlitem.go
+		// "[{...}]": the item as a sequence of one, in the buffer of the item before
+		// (nothing read keeps the JSON it was read from).
+		js, ok := s.conv.convert(s.item, s.js)
+		s.js = js
+		if !ok || len(js) < 2 || js[0] != '[' {
+			return false
+		}
+		el := js[1 : len(js)-1] // one value: every other line of the item is indented
+		p.rawObject(item, el, false, "", "", 1)
+	}
+	s.item = s.item[:0]
 	s.items++
-	p.rawObject(item, el, false, "", "", 1)
 	return true
 }
 
