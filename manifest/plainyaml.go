@@ -63,9 +63,9 @@ func (c *yamlConv) nextLine() bool {
 	}
 	for c.next < len(c.data) {
 		start := c.next
-		end := start
-		for end < len(c.data) && c.data[end] != '\n' {
-			end++
+		end := len(c.data)
+		if n := bytes.IndexByte(c.data[start:], '\n'); n >= 0 {
+			end = start + n
 		}
 		c.next = end + 1
 		if end > start && c.data[end-1] == '\r' {
@@ -169,30 +169,36 @@ func (c *yamlConv) keyAt(i int) (key []byte, after int, quoted, ok bool) {
 		}
 		return s, j + 1, true, true
 	}
+	// The first ":" followed by a space or the line's end, with no comment (" #") before it.
 	for j := i; j < c.end; j++ {
-		if d[j] == ':' && (j+1 == c.end || d[j+1] == ' ') {
-			k := d[i:j]
-			for len(k) > 0 && k[len(k)-1] == ' ' {
-				k = k[:len(k)-1]
-			}
-			if !plainKey(k) {
-				return nil, 0, false, false
-			}
-			if bytes.ContainsAny(k, "\"\\") {
-				var esc []byte
-				for _, ch := range k {
-					if ch == '"' || ch == '\\' {
-						esc = append(esc, '\\')
-					}
-					esc = append(esc, ch)
-				}
-				k = esc
-			}
-			return k, j + 1, false, true
+		n := bytes.IndexByte(d[j:c.end], ':')
+		if n < 0 {
+			break
 		}
-		if d[j] == ' ' && j+1 < c.end && d[j+1] == '#' {
+		if j += n; j+1 < c.end && d[j+1] != ' ' {
+			continue
+		}
+		if bytes.Contains(d[i:j], []byte(" #")) {
+			break
+		}
+		k := d[i:j]
+		for len(k) > 0 && k[len(k)-1] == ' ' {
+			k = k[:len(k)-1]
+		}
+		if !plainKey(k) {
 			return nil, 0, false, false
 		}
+		if needsEscape(k) {
+			var esc []byte
+			for _, ch := range k {
+				if ch == '"' || ch == '\\' {
+					esc = append(esc, '\\')
+				}
+				esc = append(esc, ch)
+			}
+			k = esc
+		}
+		return k, j + 1, false, true
 	}
 	return nil, 0, false, false
 }
@@ -324,6 +330,7 @@ func (c *yamlConv) plainLine(s []byte, first bool) bool {
 	if !first && (s[0] == '#' || s[0] == '-' && (len(s) == 1 || s[1] == ' ')) {
 		return false
 	}
+	from := 0 // s[from:] is not written yet
 	for j, ch := range s {
 		switch {
 		case ch < 0x20 || ch > 0x7e:
@@ -333,12 +340,22 @@ func (c *yamlConv) plainLine(s []byte, first bool) bool {
 		case ch == '#' && j > 0 && s[j-1] == ' ':
 			return false
 		case ch == '"' || ch == '\\':
-			c.out = append(c.out, '\\', ch)
-		default:
-			c.out = append(c.out, ch)
+			c.out = append(append(c.out, s[from:j]...), '\\', ch)
+			from = j + 1
 		}
 	}
+	c.out = append(c.out, s[from:]...)
 	return true
+}
+
+// needsEscape: s holds a quote or a backslash, which JSON string content escapes.
+func needsEscape(s []byte) bool {
+	for _, ch := range s {
+		if ch == '"' || ch == '\\' {
+			return true
+		}
+	}
+	return false
 }
 
 // plainStart: s may start a plain scalar (no indicator YAML reads otherwise).
@@ -371,6 +388,16 @@ func plainKey(k []byte) bool {
 func (c *yamlConv) quoted(i int, fold bool) (text []byte, after int, ok bool) {
 	d := c.data
 	q := d[i]
+	// Most quoted scalars are their text, on one line: that text, not a copy.
+	for j := i + 1; j < c.end; j++ {
+		ch := d[j]
+		if ch == q && (q == '"' || j+1 == c.end || d[j+1] != '\'') {
+			return d[i+1 : j], j + 1, true
+		}
+		if ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\\' || ch == '\'' {
+			break
+		}
+	}
 	var b []byte
 	for j := i + 1; ; j++ {
 		if j >= c.end {
@@ -542,7 +569,7 @@ func resolvePlain(s []byte) (v []byte, isString, ok bool) {
 	case '.':
 		// ParseFloat reads no text starting with "." without a digit (and allocates an
 		// error for each such key: 209,376 "." keys in a 20k-pod dump's managedFields).
-		if bytes.ContainsAny(s, "0123456789") {
+		if hasDigit(s) {
 			if _, err := strconv.ParseFloat(string(s), 64); err == nil {
 				return nil, false, false
 			}
@@ -563,6 +590,16 @@ func resolvePlain(s []byte) (v []byte, isString, ok bool) {
 		}
 	}
 	return nil, true, true
+}
+
+// hasDigit: s holds a decimal digit.
+func hasDigit(s []byte) bool {
+	for _, ch := range s {
+		if ch >= '0' && ch <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // yamlFloatSyntax: s matches go-yaml's float syntax,

@@ -111,6 +111,21 @@ func (y *yamlTyped) viaJSON(v reflect.Value, ti *typeInfo, conv func() bool) boo
 
 // scalar decodes the scalar at col, the value of a key or "-" at indent, into v.
 func (y *yamlTyped) scalar(indent int, v reflect.Value, ti *typeInfo) bool {
+	if ti.kind == reflect.String && !ti.unmarshaler && !ti.unsupported {
+		// The common case without typedDecoder: a string without escapes in its JSON
+		// (printable ASCII, which yamlConv only writes, is valid UTF-8).
+		c := &y.c
+		c.out = c.out[:0]
+		if !c.scalar(indent) {
+			return false
+		}
+		if js := c.out; len(js) >= 2 && js[0] == '"' && bytes.IndexByte(js, '\\') < 0 {
+			v.SetString(y.share(js[1 : len(js)-1]))
+			return true
+		}
+		d := typedDecoder{data: c.out, strs: y.strs}
+		return d.value(v, ti) && d.pos == len(d.data)
+	}
 	return y.viaJSON(v, ti, func() bool { return y.c.scalar(indent) })
 }
 
