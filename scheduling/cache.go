@@ -132,17 +132,17 @@ func NewCache() *Cache {
 
 // podVec is the pod's requests as a vector, remembered when the solver has a cache.
 func (s *solver) podVec(p *corev1.Pod) vec {
-	return s.podVecOf(p, func() corev1.ResourceList { return podRequests(p) })
+	return s.podVecOf(p, func() vec { return s.res.requestVec(p) })
 }
 
-// podVecOf is podVec, reading the pod's requests from requests when it computes the vector.
+// podVecOf is podVec, with compute computing the vector when it is not remembered.
 // A remembered vector shorter than the index is extended with zeros: every name of the pod's
 // requests was in the index before its vector was computed (the pod's requests are
 // registered first: buildResourceIndex, newFacts), so the names added since are not the
 // pod's. The Cache keeps no resource list per pod (a map each: 13 MB at 20,000 pods).
-func (s *solver) podVecOf(p *corev1.Pod, requests func() corev1.ResourceList) vec {
+func (s *solver) podVecOf(p *corev1.Pod, compute func() vec) vec {
 	if s.cache == nil {
-		return s.res.vec(requests())
+		return compute()
 	}
 	v, ok := s.cache.podVecs[p]
 	switch {
@@ -151,7 +151,7 @@ func (s *solver) podVecOf(p *corev1.Pod, requests func() corev1.ResourceList) ve
 	case ok && len(v) < len(s.res.names):
 		v = append(append(make(vec, 0, len(s.res.names)), v...), make(vec, len(s.res.names)-len(v))...)
 	default:
-		v = s.res.vec(requests())
+		v = compute()
 	}
 	s.cache.podVecs[p] = v
 	return v
@@ -189,7 +189,7 @@ func (s *solver) refusal(p *corev1.Pod, requests func() corev1.ResourceList, spe
 			return r
 		}
 	}
-	r := refusal{spec: invalidPodSpec(p, requests(), specChecked)}
+	r := refusal{spec: invalidPodSpec(p, requests, specChecked)}
 	if r.spec == "" {
 		r.requirements = refusedRequirements(p)
 	}

@@ -209,7 +209,7 @@ func (s *solver) newFacts(n *cluster.Node) *nodeFacts {
 		if p == nil {
 			continue
 		}
-		s.res.addAll(podRequests(p))
+		s.res.addRequests(p)
 		if !slices.Contains(f.namespaces, p.Namespace) {
 			f.namespaces = append(f.namespaces, p.Namespace)
 		}

@@ -28,7 +28,7 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 		p := &data[i]
 		*p = podData{pod: pod, key: pod.Namespace + "/" + pod.Name}
 		requests := func() corev1.ResourceList { return s.requestsOf(i) }
-		p.requests = s.podVecOf(pod, requests)
+		p.requests = s.podVecOf(pod, func() vec { return s.pendingVec(i) })
 		p.cpu = p.requests[0]
 		p.mem = p.requests[1]
 		p.ports = hostPortsOf(pod)
@@ -127,7 +127,7 @@ func (s *solver) inverseGroups(pod *corev1.Pod) []*topologyGroup {
 	}
 	var out []*topologyGroup
 	for i, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		g, err := s.topo.affinityGroup(inverseRule{}, pod, term, fmt.Sprintf("spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]", i))
+		g, err := s.topo.affinityGroup(inverseRule{}, pod, term, termPath{"spec.affinity.podAntiAffinity", ".requiredDuringSchedulingIgnoredDuringExecution", i, ""})
 		if err == nil {
 			out = append(out, g)
 		}
@@ -208,13 +208,13 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 }
 
 // spreadPath is the field path of a pod's i-th topology spread constraint.
-func spreadPath(i int) string { return fmt.Sprintf("spec.topologySpreadConstraints[%d]", i) }
+func spreadPath(i int) termPath { return termPath{"spec.topologySpreadConstraints", "", i, ""} }
 
 // affinityGroups interns the groups of a pod's required terms, and of its preferred terms
 // heaviest first (none when preferences are ignored).
 func (s *solver) affinityGroups(rule topologyRule, pod *corev1.Pod, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm, path string, ignore bool) (req, pref []*topologyGroup, err error) {
 	for i, term := range required {
-		g, err := s.topo.affinityGroup(rule, pod, term, fmt.Sprintf("%s.requiredDuringSchedulingIgnoredDuringExecution[%d]", path, i))
+		g, err := s.topo.affinityGroup(rule, pod, term, termPath{path, ".requiredDuringSchedulingIgnoredDuringExecution", i, ""})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -224,7 +224,7 @@ func (s *solver) affinityGroups(rule topologyRule, pod *corev1.Pod, required []c
 		return req, nil, nil
 	}
 	for _, i := range byWeight(preferred) {
-		g, err := s.topo.affinityGroup(rule, pod, preferred[i].PodAffinityTerm, fmt.Sprintf("%s.preferredDuringSchedulingIgnoredDuringExecution[%d].podAffinityTerm", path, i))
+		g, err := s.topo.affinityGroup(rule, pod, preferred[i].PodAffinityTerm, termPath{path, ".preferredDuringSchedulingIgnoredDuringExecution", i, ".podAffinityTerm"})
 		if err != nil {
 			return nil, nil, err
 		}

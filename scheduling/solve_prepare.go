@@ -175,7 +175,11 @@ func (s *solver) buildResourceIndex() {
 			continue
 		}
 		if s.cache == nil || !s.cache.indexedPods[p] {
-			s.res.addAll(s.requestsOf(i))
+			if rl, ok := singleRequests(p); ok {
+				s.res.addAll(rl)
+			} else {
+				s.res.addAll(s.requestsOf(i))
+			}
 			if s.cache != nil {
 				s.cache.indexedPods[p] = true
 			}
@@ -191,7 +195,16 @@ func (s *solver) buildResourceIndex() {
 	}
 }
 
-// requestsOf is the requests of pending pod i, computed the first time asked.
+// pendingVec is the requests of pending pod i as a vector.
+func (s *solver) pendingVec(i int) vec {
+	if rl, ok := singleRequests(s.pending[i]); ok {
+		return s.res.singleVec(rl)
+	}
+	return s.res.vec(s.requestsOf(i))
+}
+
+// requestsOf is the requests of pending pod i, computed the first time asked (a pod
+// singleRequests accepts has none computed: its container's are read in place).
 func (s *solver) requestsOf(i int) corev1.ResourceList {
 	if s.pendingRequests[i] == nil {
 		s.pendingRequests[i] = podRequests(s.pending[i])

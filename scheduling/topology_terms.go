@@ -66,14 +66,39 @@ func namespaceID(ns map[string]bool) string {
 
 // affinityGroup interns the group of a pod (anti-)affinity term under rule (affinityRule,
 // antiAffinityRule, or inverseRule for the pods a required anti-affinity term selects).
-func (t *topology) affinityGroup(rule topologyRule, pod *corev1.Pod, term corev1.PodAffinityTerm, path string) (*topologyGroup, error) {
+func (t *topology) affinityGroup(rule topologyRule, pod *corev1.Pod, term corev1.PodAffinityTerm, path termPath) (*topologyGroup, error) {
 	// Most pods share their terms with many others (one Deployment, many replicas): look the
 	// group up by the term's text before parsing its selectors.
 	var fast string
 	if len(term.MatchLabelKeys) == 0 && len(term.MismatchLabelKeys) == 0 && term.NamespaceSelector == nil {
-		fast = fmt.Sprintf(rule.name()+"|%s|%s|%v|%s", term.TopologyKey, pod.Namespace, term.Namespaces, selectorText(term.LabelSelector))
+		// rule|topologyKey|namespace|[namespaces]|selector, written without fmt (per pod).
+		var b strings.Builder
+		for _, s := range [...]string{rule.name(), "|", term.TopologyKey, "|", pod.Namespace, "|["} {
+			b.WriteString(s)
+		}
+		for i, ns := range term.Namespaces {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(ns)
+		}
+		b.WriteString("]|")
+		b.WriteString(selectorText(term.LabelSelector))
+		fast = b.String()
 	}
-	return t.cached(fast, func() (*topologyGroup, error) { return t.parseAffinityGroup(rule, pod, term, path) })
+	return t.cached(fast, func() (*topologyGroup, error) { return t.parseAffinityGroup(rule, pod, term, path.String()) })
+}
+
+// termPath is the field path of a pod's term or constraint, base+field+"[i]"+suffix, built
+// only when a group is parsed (most pods' groups are found by their text).
+type termPath struct {
+	base, field string
+	i           int
+	suffix      string
+}
+
+func (p termPath) String() string {
+	return p.base + p.field + "[" + strconv.Itoa(p.i) + "]" + p.suffix
 }
 
 // cached returns the group interned under the term text key, or parses it (an empty key is
@@ -170,15 +195,22 @@ func addLabelKeys(sel labels.Selector, pod *corev1.Pod, keys []string, op select
 
 // spreadGroup interns the group of a topology spread constraint.
 // Its node filter is the pod's strict node requirements (strictTerms, ORed) and tolerations.
-func (t *topology) spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, tolerations []corev1.Toleration, path string) (*topologyGroup, error) {
+func (t *topology) spreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, tolerations []corev1.Toleration, path termPath) (*topologyGroup, error) {
 	var fast string
 	if len(c.MatchLabelKeys) == 0 {
+		// key|maxSkew|minDomains|affinityPolicy|taintsPolicy|namespace|selector|filter,
+		// written without fmt (per pod).
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s|%d|%d|%s|%s|%s|%s|", c.TopologyKey, c.MaxSkew, derefInt32(c.MinDomains), derefPolicy(c.NodeAffinityPolicy), derefPolicy(c.NodeTaintsPolicy), pod.Namespace, selectorText(c.LabelSelector))
+		for _, s := range [...]string{c.TopologyKey, "|", strconv.FormatInt(int64(c.MaxSkew), 10), "|", strconv.FormatInt(int64(derefInt32(c.MinDomains)), 10), "|",
+			derefPolicy(c.NodeAffinityPolicy), "|", derefPolicy(c.NodeTaintsPolicy), "|", pod.Namespace, "|", selectorText(c.LabelSelector), "|"} {
+			b.WriteString(s)
+		}
 		b.WriteString(t.spreadFilterID(c, strictTerms, tolerations))
 		fast = b.String()
 	}
-	return t.cached(fast, func() (*topologyGroup, error) { return t.parseSpreadGroup(pod, c, strictTerms, tolerations, path) })
+	return t.cached(fast, func() (*topologyGroup, error) {
+		return t.parseSpreadGroup(pod, c, strictTerms, tolerations, path.String())
+	})
 }
 
 func (t *topology) parseSpreadGroup(pod *corev1.Pod, c corev1.TopologySpreadConstraint, strictTerms []requirements.Requirements, tolerations []corev1.Toleration, path string) (*topologyGroup, error) {

@@ -74,8 +74,10 @@ func checkInstanceType(capacity corev1.ResourceList, overhead interface{ Total()
 // invalidPodSpec is why the API server would reject a pending pod (see internal/podspec),
 // or why its resources cannot be counted (a total of its requests beyond an int64); "" if
 // neither. specChecked: validate already accepted p.Spec (a bound pod rescheduled off a
-// deleting node), so it is not checked again on every simulation.
-func invalidPodSpec(p *corev1.Pod, requests corev1.ResourceList, specChecked bool) string {
+// deleting node), so it is not checked again on every simulation. requests is called for the
+// total only when the pod's total is not one container's requests (singleRequests): those
+// passed the spec's check by the same rule, and `pods` is one.
+func invalidPodSpec(p *corev1.Pod, requests func() corev1.ResourceList, specChecked bool) string {
 	if err := podspec.CheckName(p.Name); err != nil {
 		return "invalid pod: metadata.name: " + err.Error()
 	}
@@ -87,7 +89,10 @@ func invalidPodSpec(p *corev1.Pod, requests corev1.ResourceList, specChecked boo
 			return "invalid pod: " + err.Error()
 		}
 	}
-	if err := quantity.CheckList("requests", requests); err != nil {
+	if _, single := singleRequests(p); single {
+		return ""
+	}
+	if err := quantity.CheckList("requests", requests()); err != nil {
 		return "the pod's total " + err.Error()
 	}
 	return ""
