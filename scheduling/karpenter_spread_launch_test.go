@@ -33,6 +33,11 @@ func TestKarpenterModeSpreadTakesALaunchableDomain(t *testing.T) {
 		// spread took a and was refused; Karpenter places it (in b). app-2-2 fits no type.
 		{"spread-reserved-zone", 10, []launch{{"pool-1", "test-zone-b", "reserved"}, {"pool-1", "test-zone-c", "reserved"}}},
 		{"capacity-type-spread-tie", 1, []launch{{"pool-2", "test-zone-b", "spot"}}},
+		// A capacity-type spread ties reserved (first discovered) and spot on pool-0; only an
+		// amd64 type is reserved and the pod selects arm64, so reserved cannot launch it:
+		// Karpenter launches spot (difftest plan:640052, minimised; karpenter-plan 5 of 5).
+		// The old probe ignored the pod's own arch and took reserved.
+		{"spread-tie-pod-requirements", 1, []launch{{"pool-0", "test-zone-c", "spot"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,9 @@ type launchProbe struct {
 	c       *claim
 	reqs    requirements.Requirements
 	fitsPod func(int) bool
+	// changed are the keys reqs narrowed and the NodeClaim's types do not reflect yet (the
+	// joining pod's own requirements): a domain launches only with a type they allow.
+	changed []string
 	// types and keys are scratch space kept across probes.
 	types bitset
 	keys  []string
@@ -26,7 +29,7 @@ func (lp *launchProbe) launches(g *topologyGroup, d string) bool {
 	lp.reqs[key] = lp.reqs.Get(key).Intersection(g.domainRequirement(d))
 	types := append(lp.types[:0], lp.c.types...)
 	lp.types = types
-	lp.keys = append(lp.keys[:0], key)
+	lp.keys = append(append(lp.keys[:0], lp.changed...), key)
 	t.narrowTypes(types, lp.keys, lp.reqs)
 	if had {
 		lp.reqs[key] = saved
@@ -53,13 +56,15 @@ func (t *topology) firstLaunchable(g *topologyGroup, ds []string) string {
 	return first
 }
 
-// probing sets the probe to NodeClaim c with requirements reqs for a pod that fits fitsPod's
-// types (Karpenter mode only).
-func (t *topology) probing(c *claim, reqs requirements.Requirements, fitsPod func(int) bool) {
+// probing sets the probe to NodeClaim c with requirements reqs, narrowed on keys changed
+// from c's, for a pod that fits fitsPod's types (Karpenter mode only).
+func (t *topology) probing(c *claim, reqs requirements.Requirements, changed []string, fitsPod func(int) bool) {
 	if t.karpenter {
-		t.probe.c, t.probe.reqs, t.probe.fitsPod = c, reqs, fitsPod
+		t.probe.c, t.probe.reqs, t.probe.changed, t.probe.fitsPod = c, reqs, changed, fitsPod
 	}
 }
 
 // probed ends probing.
-func (t *topology) probed() { t.probe.c, t.probe.reqs, t.probe.fitsPod = nil, nil, nil }
+func (t *topology) probed() {
+	t.probe.c, t.probe.reqs, t.probe.changed, t.probe.fitsPod = nil, nil, nil, nil
+}
