@@ -338,7 +338,7 @@ const (
 // when it fails.
 func (c *claim) narrowTopology(s *solver, p *podData, f *podForm, merged requirements.Requirements, changed []string, fitsPod func(int) bool, why *Cause) (requirements.Requirements, []string, bitset, narrowStatus) {
 	t := c.t
-	s.topo.probing(c, merged, changed, fitsPod)
+	s.topo.probing(c, merged, changed, fitsPod, t.hasMinValues && !c.launched && s.opts.MinValuesPolicy != MinValuesBestEffort)
 	narrowed, failed, ok := s.topo.requirementsFor(p, f, merged, c.host)
 	s.topo.probed()
 	if !ok {

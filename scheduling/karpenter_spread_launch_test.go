@@ -38,6 +38,13 @@ func TestKarpenterModeSpreadTakesALaunchableDomain(t *testing.T) {
 		// Karpenter launches spot (difftest plan:640052, minimised; karpenter-plan 5 of 5).
 		// The old probe ignored the pod's own arch and took reserved.
 		{"spread-tie-pod-requirements", 1, []launch{{"pool-0", "test-zone-c", "spot"}}},
+		// Zone and capacity-type spreads under family minValues 2: in zone b neither capacity
+		// type offers both families. The second pod's zone spread ties b and c; its
+		// capacity-type spread takes spot, and spot in b has one family, so Karpenter
+		// launches it in c (difftest plan:640110 minimised; karpenter-plan: zones a and c in
+		// 8 of 8 runs, this capacity-type split in 3). The old probe read neither minValues
+		// nor the capacity type the pod's other spread took, took b and refused the pod.
+		{"spread-tie-min-values", 2, []launch{{"pool-1", "test-zone-a", "on-demand"}, {"pool-1", "test-zone-c", "spot"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

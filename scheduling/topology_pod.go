@@ -59,11 +59,13 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 		return nil, nil, true
 	}
 	for _, g := range f.owned {
+		t.probe.narrowed = narrowed
 		if narrowed, ok = t.narrowFor(g, p, f, nodeReqs, narrowed, host); !ok {
 			return nil, g, false
 		}
 	}
 	for _, g := range p.blockedBy {
+		t.probe.narrowed = narrowed
 		if narrowed, ok = t.narrowFor(g, p, f, nodeReqs, narrowed, host); !ok {
 			return nil, g, false
 		}
