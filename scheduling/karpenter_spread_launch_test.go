@@ -26,12 +26,12 @@ func TestKarpenterModeSpreadTakesALaunchableDomain(t *testing.T) {
 		// A spot-only NodePool whose one type has spot only in zones b and c: zone a (first
 		// discovered, on-demand only) is tied but unlaunchable. Karpenter: claims in b and c.
 		{"spread-unoffered-zone", 2, []launch{{"pool-0", "test-zone-b", "spot"}, {"pool-0", "test-zone-c", "spot"}}},
-		// A capacity-type spread: on-demand (first discovered) is tied, but pool-2 (the
-		// heavier) has no on-demand offering in the preferred zone b; Karpenter launches pool-2
-		// spot rather than falling to pool-1 on-demand.
 		// pool-1 (on-demand or reserved) has no offering in zone a (spot only there): app-3-0's
 		// spread took a and was refused; Karpenter places it (in b). app-2-2 fits no type.
 		{"spread-reserved-zone", 10, []launch{{"pool-1", "test-zone-b", "reserved"}, {"pool-1", "test-zone-c", "reserved"}}},
+		// A capacity-type spread: on-demand (first discovered) is tied with spot, which pool-2
+		// (the heavier) lists first; pool-2 has no on-demand offering in the preferred zone b.
+		// Karpenter launches pool-2 spot rather than falling to pool-1 on-demand.
 		{"capacity-type-spread-tie", 1, []launch{{"pool-2", "test-zone-b", "spot"}}},
 		// A capacity-type spread ties reserved (first discovered) and spot on pool-0; only an
 		// amd64 type is reserved and the pod selects arm64, so reserved cannot launch it:
@@ -45,6 +45,12 @@ func TestKarpenterModeSpreadTakesALaunchableDomain(t *testing.T) {
 		// 8 of 8 runs, this capacity-type split in 3). The old probe read neither minValues
 		// nor the capacity type the pod's other spread took, took b and refused the pod.
 		{"spread-tie-min-values", 2, []launch{{"pool-1", "test-zone-a", "on-demand"}, {"pool-1", "test-zone-c", "spot"}}},
+		// A zone spread ties a and c on pool-0 (zones a and c, instance-type minValues 2),
+		// which lists a first; in a only one type is on-demand. Karpenter takes a, pool-0
+		// refuses the pod and pool-1 (spot, lower weight) launches it: it redraws a tie only
+		// when every NodePool refuses (difftest plan:800084 minimised; karpenter-plan 6 of
+		// 6). Taking the first launchable tie at once launched a second pool-0 NodeClaim in c.
+		{"spread-tie-next-pool", 2, []launch{{"pool-1", "test-zone-b", "spot"}, {"pool-0", "test-zone-c", "on-demand"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

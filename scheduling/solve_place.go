@@ -154,8 +154,25 @@ func (s *solver) noDomainFor(p *podData, f *podForm) bool {
 	return false
 }
 
-// add tries existing nodes, then open NodeClaims, then a new NodeClaim per template.
+// add tries existing nodes, then open NodeClaims, then a new NodeClaim per template. In
+// Karpenter mode a spread takes the first of its tied domains on each NodeClaim, as
+// Karpenter's map order mostly does, and falls to the next NodePool when that domain
+// cannot launch; only when the pod fails everywhere does Karpenter retry it, drawing
+// again, so add then tries once more taking the first tied domain that launches.
 func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
+	s.topo.missedDraw = false
+	failure, ok := s.addOnce(p, f)
+	if ok || !s.topo.missedDraw {
+		return failure, ok
+	}
+	s.topo.redraw = true
+	failure, ok = s.addOnce(p, f)
+	s.topo.redraw = false
+	return failure, ok
+}
+
+// addOnce is one attempt of add.
+func (s *solver) addOnce(p *podData, f *podForm) (podFailure, bool) {
 	s.topo.beginAttempt()
 	if s.placeOnExisting(p, f) {
 		return podFailure{}, true

@@ -50,6 +50,10 @@ type topology struct {
 	// a domain: Karpenter retries a pod whose spread took a domain its NodeClaim cannot
 	// launch in until its random pick lands in one that can.
 	probe launchProbe
+	// redraw: a tie takes the first domain the probe launches in (the pod's retry), not the
+	// first one; missedDraw: an attempt without redraw took a tied domain the probe says
+	// cannot launch (add then retries the pod with redraw).
+	redraw, missedDraw bool
 	// twins are the Karpenter-mode spread groups a relaxation makes, with twinSet to find
 	// them (karpenter_relax.go).
 	twins   []*topologyGroup

@@ -3,6 +3,9 @@ package scheduling
 import (
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -67,21 +70,72 @@ func (lp *launchProbe) launches(g *topologyGroup, d string) bool {
 	return ok
 }
 
-// firstLaunchable is the first discovered domain of ds the probed NodeClaim can launch in,
-// or the first discovered one when there is no probe or none can.
+// firstLaunchable is the first tied domain of ds (tieOrder), or with redraw the first one
+// the probed NodeClaim can launch in (the first when there is no probe or none can).
 func (t *topology) firstLaunchable(g *topologyGroup, ds []string) string {
-	first := t.firstDiscovered(g.key, ds)
+	order := t.tieOrder(g.key, ds)
+	first := slices.MinFunc(ds, order)
 	if t.probe.c == nil || t.probe.launches(g, first) {
 		return first
 	}
-	order := slices.Clone(ds)
-	slices.SortStableFunc(order, byDiscovery(t.universe.discoveredOn(g.key)))
-	for _, d := range order {
+	if !t.redraw {
+		t.missedDraw = true
+		return first
+	}
+	sorted := slices.Clone(ds)
+	slices.SortStableFunc(sorted, order)
+	for _, d := range sorted {
 		if d != first && t.probe.launches(g, d) {
 			return d
 		}
 	}
 	return first
+}
+
+// tieOrder orders a spread's tied domains on key as Karpenter's map iteration mostly meets
+// them: a NodeClaim's requirement that its NodePool lists once with In keeps the listed
+// order (a small Go map iterates from a random slot, so its first inserted value comes
+// first 7 times in 8 for two values), the rest follow in discovery order.
+func (t *topology) tieOrder(key string, ds []string) func(a, b string) int {
+	discovered := byDiscovery(t.universe.discoveredOn(key))
+	var listed []string
+	if t.probe.c != nil {
+		listed = listedIn(t.probe.c.t.nodePool, key)
+	}
+	if listed == nil {
+		return discovered
+	}
+	return func(a, b string) int {
+		ia, ib := slices.Index(listed, a), slices.Index(listed, b)
+		switch {
+		case ia >= 0 && ib >= 0:
+			return ia - ib
+		case ia >= 0:
+			return -1
+		case ib >= 0:
+			return 1
+		}
+		return discovered(a, b)
+	}
+}
+
+// listedIn is the values of np's one In requirement on key, in its order (nil when np has
+// none, or more than one requirement on key: Karpenter intersects them in map order).
+func listedIn(np *v1.NodePool, key string) []string {
+	if np == nil {
+		return nil
+	}
+	var listed []string
+	for _, r := range np.Spec.Template.Spec.Requirements {
+		if r.Key != key {
+			continue
+		}
+		if listed != nil || r.Operator != corev1.NodeSelectorOpIn {
+			return nil
+		}
+		listed = r.Values
+	}
+	return listed
 }
 
 // probing sets the probe to NodeClaim c with requirements reqs, narrowed on keys changed
