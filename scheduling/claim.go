@@ -706,9 +706,18 @@ func (s *solver) openClaim(t *template, hostname string, types bitset) *claim {
 	return c
 }
 
+// nextHostname is the placeholder hostname of the next new claim (hostnameSeq), formatted once
+// however many pods try a new claim before one opens.
+func (s *solver) nextHostname() string {
+	if s.hostnameFor != s.hostnameSeq+1 {
+		s.hostname, s.hostnameFor = fmt.Sprintf("hostname-placeholder-%04d", s.hostnameSeq), s.hostnameSeq+1
+	}
+	return s.hostname
+}
+
 // newClaim opens a NodeClaim of template t for p, or says why it cannot.
 func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
-	hostname := fmt.Sprintf("hostname-placeholder-%04d", s.hostnameSeq)
+	hostname := s.nextHostname()
 	if t.nodesLeft == 0 || s.karpenter && t.nodesLimited && t.nodesLeft < 0 {
 		return nil, s.limitedCause(t, p, f, hostname, newBitset(len(t.types)), Cause{Code: ReasonNodePoolLimit, NodePool: t.name, Resource: "nodes"})
 	}

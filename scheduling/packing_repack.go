@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -273,7 +272,7 @@ func (s *solver) applyRepack(b *repackBucket) (gone, fresh []*claim) {
 		pl := &b.plans[i]
 		c := pl.c
 		if c == nil {
-			hostname := fmt.Sprintf("hostname-placeholder-%04d", s.hostnameSeq)
+			hostname := s.nextHostname()
 			s.hostnameSeq++
 			c = s.openClaim(t, hostname, b.types)
 			c.reqs = b.reqs.Copy()

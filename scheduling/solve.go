@@ -43,6 +43,8 @@ type solver struct {
 	trackedKeys *runKeys
 	valuesBuf   []string
 	hostnameSeq int
+	hostname    string // nextHostname's, for hostnameSeq = hostnameFor-1 (0: none yet)
+	hostnameFor int
 	scratch     bitset
 	daemons     []*podData
 	// pendingRequests are the requests of the pending pods, computed once when needed

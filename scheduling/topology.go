@@ -1,8 +1,7 @@
 package scheduling
 
 import (
-	"sort"
-	"strings"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -19,9 +18,9 @@ type topology struct {
 	ordered   []*topologyGroup // creation order, for deterministic iteration
 	universe  *universe
 	wellKnown requirements.KeySet
-	// selectCache maps a pod's namespace and labels to the groups selecting it.
-	selectCache map[string][]*topologyGroup
-	blockCache  map[string][]*topologyGroup
+	// selectCache maps a pod's namespace and labels (appendLabelsID) to the groups selecting it and
+	// the inverse groups repelling it.
+	selectCache map[string]podSelection
 	hosts       hostIDs
 	exists      map[string]*requirements.Requirement
 	// claimHosts marks the host ids of NodeClaims opened in this Solve.
@@ -65,8 +64,7 @@ func newTopology(universe *universe, wellKnown requirements.KeySet) *topology {
 		groups:      map[string]*topologyGroup{},
 		universe:    universe,
 		wellKnown:   wellKnown,
-		selectCache: map[string][]*topologyGroup{},
-		blockCache:  map[string][]*topologyGroup{},
+		selectCache: map[string]podSelection{},
 		hosts:       hostIDs{},
 		claimHosts:  map[int32]bool{},
 		termCache:   map[string]*topologyGroup{},
@@ -122,9 +120,10 @@ func (t *topology) selecting(pod *corev1.Pod) (selected, blocked []*topologyGrou
 	if len(t.ordered) == 0 {
 		return nil, nil
 	}
-	id := labelsID(pod)
-	if s, ok := t.selectCache[id]; ok {
-		return s, t.blockCache[id]
+	var buf [256]byte
+	id := appendLabelsID(buf[:0], pod)
+	if s, ok := t.selectCache[string(id)]; ok { // no string is allocated to look up
+		return s.selected, s.blocked
 	}
 	for _, g := range t.ordered {
 		if !g.selects(pod) {
@@ -136,26 +135,30 @@ func (t *topology) selecting(pod *corev1.Pod) (selected, blocked []*topologyGrou
 			selected = append(selected, g)
 		}
 	}
-	t.selectCache[id] = selected
-	t.blockCache[id] = blocked
+	t.selectCache[string(id)] = podSelection{selected, blocked}
 	return selected, blocked
 }
 
-func labelsID(pod *corev1.Pod) string {
-	keys := make([]string, 0, len(pod.Labels))
+// podSelection is what selecting returns for a pod.
+type podSelection struct{ selected, blocked []*topologyGroup }
+
+// appendLabelsID appends the pod's namespace and labels, sorted by key, to b: a key for what
+// selects the pod (the key list is kept on the stack for up to 8 labels).
+func appendLabelsID(b []byte, pod *corev1.Pod) []byte {
+	var buf [8]string
+	keys := buf[:0]
 	for k := range pod.Labels {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString(pod.Namespace)
+	slices.Sort(keys)
+	b = append(b, pod.Namespace...)
 	for _, k := range keys {
-		b.WriteByte(0)
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(pod.Labels[k])
+		b = append(b, 0)
+		b = append(b, k...)
+		b = append(b, '=')
+		b = append(b, pod.Labels[k]...)
 	}
-	return b.String()
+	return b
 }
 
 func (t *topology) count(g *topologyGroup, domains ...string) {
