@@ -165,3 +165,83 @@ func TestMinValuesPodJoinsTheLaunchedType(t *testing.T) {
 	assert.Len(t, c.InstanceTypeOptions, 2) // minValues 2, as created
 	assert.InDelta(t, 0.0104, res.Price(), 1e-9)
 }
+
+// TestNodeSelectorConflictingTermIsNeverMet: a required node-affinity term that conflicts
+// with the pod's nodeSelector can never be met. Merged, the two read team=pool-2 and team
+// DoesNotExist as DoesNotExist, and the old Solve placed the pod on a node without the label
+// (difftest default plan:830064, a violation). Now such a term is dropped: the next term is
+// in force, and a pod with none left is refused.
+func TestNodeSelectorConflictingTermIsNeverMet(t *testing.T) {
+	pools := `
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: plain}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: teamed}
+spec:
+  template:
+    metadata:
+      labels: {team: pool-2}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+`
+	pod := func(terms string) string {
+		return `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  nodeSelector: {team: pool-2}
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:` + terms + `
+  containers:
+  - name: app
+    image: registry.example/app:1
+    resources: {requests: {cpu: 100m}}
+`
+	}
+	types := `instanceTypes:
+- name: m5-1x4
+  capacity: {cpu: "1", memory: 4Gi, pods: "29"}
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  offerings:
+  - {capacityType: spot, price: 0.01, zone: test-zone-a}
+  - {capacityType: on-demand, price: 0.04, zone: test-zone-a}
+`
+	cases := []struct {
+		name   string
+		terms  string
+		placed bool
+	}{
+		{"only-term-conflicts", `
+        - matchExpressions: [{key: team, operator: DoesNotExist}]`, false},
+		{"second-term-in-force", `
+        - matchExpressions: [{key: team, operator: DoesNotExist}]
+        - matchExpressions: [{key: team, operator: Exists}]`, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := fidelityInput(t, pools+pod(tc.terms), types, scheduling.PackingCostAware).solve(t)
+			if !tc.placed {
+				require.Len(t, res.PodErrors, 1)
+				assert.Equal(t, scheduling.ReasonInvalidPodSpec, res.PodErrors[0].Code)
+				assert.Empty(t, res.NewNodeClaims)
+				return
+			}
+			require.Empty(t, res.PodErrors)
+			require.Len(t, res.NewNodeClaims, 1)
+			assert.Equal(t, "teamed", res.NewNodeClaims[0].NodePool)
+		})
+	}
+}

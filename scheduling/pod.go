@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -268,7 +269,15 @@ func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences, daemon bool) (se
 			if e != nil {
 				return nil, nil, nil, e
 			}
+			if !sel.HasIntersection(reqs) {
+				// No node matches both the term and the node selector: the term can never
+				// be met (merged, the requirements would read the conflict as DoesNotExist).
+				continue
+			}
 			terms = append(terms, reqs)
+		}
+		if len(terms) == 0 && len(r.NodeSelectorTerms) > 0 {
+			return nil, nil, nil, errNoTermMatches
 		}
 	}
 	// Preferred terms are validated even when preferences are ignored, as Karpenter does.
@@ -290,6 +299,11 @@ func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences, daemon bool) (se
 	}
 	return sel, terms, preferred, nil
 }
+
+// errNoTermMatches: every required node-affinity term conflicts with the node selector
+// (difftest default plan:830064: nodeSelector team=pool-2 with a term team DoesNotExist was
+// placed on a node without the label).
+var errNoTermMatches = errors.New("spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: every term conflicts with spec.nodeSelector, no node can match both")
 
 func termRequirements(term corev1.NodeSelectorTerm, path string, daemon bool) (requirements.Requirements, error) {
 	if len(term.MatchFields) > 0 && !daemon {
