@@ -95,6 +95,7 @@ func (s *solver) karpenterRound(pods []*podData, errs map[*podData]podFailure) [
 	for c := s.head; c != nil; c = c.next {
 		s.launch(c)
 	}
+	s.withoutExhaustedReservations()
 	s.dropRuns()
 	s.head, s.tail = nil, nil
 	clear(s.lastOfCount)

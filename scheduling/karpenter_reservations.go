@@ -103,3 +103,30 @@ func (c *claim) pinReserved(reqs requirements.Requirements) requirements.Require
 	out[cloudprovider.ReservationIDLabel] = requirements.MustNew(cloudprovider.ReservationIDLabel, requirements.In, c.reserved...)
 	return out
 }
+
+// withoutExhaustedReservations keeps the next round's NodeClaims off the reservations earlier
+// rounds launched to their capacity: Karpenter's cloud provider offers them as unavailable,
+// so a NodeClaim can no longer launch on them (reservationsFor only stops holding them).
+// Each template with reserved offerings gets the requirement that the reservation ID is none
+// of them.
+func (s *solver) withoutExhaustedReservations() {
+	var gone []string
+	for id, n := range s.cloudLeft {
+		if n <= 0 {
+			gone = append(gone, id)
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	slices.Sort(gone)
+	notIn := requirements.MustNew(cloudprovider.ReservationIDLabel, requirements.NotIn, gone...)
+	for _, t := range s.templates {
+		if !t.hasReserved {
+			continue
+		}
+		reqs := t.reqs.Copy()
+		reqs[cloudprovider.ReservationIDLabel] = reqs.Get(cloudprovider.ReservationIDLabel).Intersection(notIn)
+		t.reqs = reqs
+	}
+}
