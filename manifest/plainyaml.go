@@ -169,39 +169,56 @@ func (c *yamlConv) keyAt(i int) (key []byte, after int, quoted, ok bool) {
 		}
 		return s, j + 1, true, true
 	}
-	// The first ":" followed by a space or the line's end, with no comment (" #") before it.
+	// The first ":" followed by a space or the line's end, in one pass over the key: no
+	// comment (" #") and only printable ASCII before it. Every failure answers alike.
+	escape := false
 	for j := i; j < c.end; j++ {
-		n := bytes.IndexByte(d[j:c.end], ':')
-		if n < 0 {
-			break
-		}
-		if j += n; j+1 < c.end && d[j+1] != ' ' {
-			continue
-		}
-		if bytes.Contains(d[i:j], []byte(" #")) {
-			break
-		}
-		k := d[i:j]
-		for len(k) > 0 && k[len(k)-1] == ' ' {
-			k = k[:len(k)-1]
-		}
-		if !plainKey(k) {
+		switch ch := d[j]; {
+		case plainByte[ch]:
+		case ch == ':':
+			if j+1 < c.end && d[j+1] != ' ' {
+				continue
+			}
+			k := d[i:j]
+			for len(k) > 0 && k[len(k)-1] == ' ' {
+				k = k[:len(k)-1]
+			}
+			if len(k) == 0 || !plainStart(k) {
+				return nil, 0, false, false
+			}
+			if escape {
+				var esc []byte
+				for _, ch := range k {
+					if ch == '"' || ch == '\\' {
+						esc = append(esc, '\\')
+					}
+					esc = append(esc, ch)
+				}
+				k = esc
+			}
+			return k, j + 1, false, true
+		case ch == ' ':
+			if j+1 < c.end && d[j+1] == '#' {
+				return nil, 0, false, false
+			}
+		case ch == '"' || ch == '\\':
+			escape = true
+		case ch == '#':
+		default: // not printable ASCII
 			return nil, 0, false, false
 		}
-		if needsEscape(k) {
-			var esc []byte
-			for _, ch := range k {
-				if ch == '"' || ch == '\\' {
-					esc = append(esc, '\\')
-				}
-				esc = append(esc, ch)
-			}
-			k = esc
-		}
-		return k, j + 1, false, true
 	}
 	return nil, 0, false, false
 }
+
+// plainByte are the printable ASCII bytes that mean nothing special in a plain key or scalar
+// (all but space, ':', '#', '"' and '\\').
+var plainByte = func() (t [256]bool) {
+	for ch := 0x21; ch <= 0x7e; ch++ {
+		t[ch] = !strings.ContainsRune(":#\"\\", rune(ch))
+	}
+	return t
+}()
 
 func (c *yamlConv) mapping(indent int) bool {
 	c.out = append(c.out, '{')
@@ -332,6 +349,9 @@ func (c *yamlConv) plainLine(s []byte, first bool) bool {
 	}
 	from := 0 // s[from:] is not written yet
 	for j, ch := range s {
+		if plainByte[ch] || ch == ' ' {
+			continue
+		}
 		switch {
 		case ch < 0x20 || ch > 0x7e:
 			return false
@@ -365,19 +385,6 @@ func plainStart(s []byte) bool {
 		return len(s) > 1 && s[1] != ' '
 	case ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
 		return false
-	}
-	return true
-}
-
-// plainKey: a plain key nodeplan converts (printable ASCII, a plain start, no comment).
-func plainKey(k []byte) bool {
-	if len(k) == 0 || !plainStart(k) {
-		return false
-	}
-	for j, ch := range k {
-		if ch < 0x20 || ch > 0x7e || (ch == '#' && j > 0 && k[j-1] == ' ') {
-			return false
-		}
 	}
 	return true
 }
@@ -549,6 +556,9 @@ func resolvePlain(s []byte) (v []byte, isString, ok bool) {
 		if canonicalInt(s) {
 			return s, false, true
 		}
+		if !numberLike(s) {
+			return nil, true, true // a quantity such as 1910m or 28793528Ki, without a copy
+		}
 		str := string(s)
 		if strings.IndexByte(str, '_') >= 0 {
 			str = strings.ReplaceAll(str, "_", "")
@@ -590,6 +600,20 @@ func resolvePlain(s []byte) (v []byte, isString, ok bool) {
 		}
 	}
 	return nil, true, true
+}
+
+// numberLike: s has only bytes that go-yaml's integers (any base, with underscores), floats
+// and timestamps are written with; any other byte makes s a string.
+func numberLike(s []byte) bool {
+	for _, ch := range s {
+		switch {
+		case ch >= '0' && ch <= '9', ch >= 'a' && ch <= 'f', ch >= 'A' && ch <= 'F':
+		case strings.IndexByte("+-_.: xXoOtTzZ", ch) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // hasDigit: s holds a decimal digit.

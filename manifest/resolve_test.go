@@ -3,6 +3,7 @@ package manifest
 import (
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -51,4 +52,42 @@ func TestResolveDotAsParseFloat(t *testing.T) {
 	if _, isString, ok := resolvePlain([]byte(".")); !isString || !ok {
 		t.Error(`"." is not a string`)
 	}
+}
+
+// resolveNumberRef is how resolvePlain read a scalar starting with a digit or sign before
+// numberLike let it answer "string" early.
+func resolveNumberRef(s string) (v string, isString, ok bool) {
+	if canonicalInt([]byte(s)) {
+		return s, false, true
+	}
+	str := strings.ReplaceAll(s, "_", "")
+	if yamlTimestamp(s) || goYAMLFloat.MatchString(str) || yamlBinary(str) {
+		return "", false, false
+	}
+	if _, err := strconv.ParseInt(str, 0, 64); err == nil {
+		return "", false, false
+	}
+	if _, err := strconv.ParseUint(str, 0, 64); err == nil {
+		return "", false, false
+	}
+	return "", true, true
+}
+
+// TestResolveNumbersAsBefore: scalars starting with a digit or a sign (quantities, numbers in
+// every base, floats, timestamps) resolve as go-yaml's rules, written out plainly, read them.
+func TestResolveNumbersAsBefore(t *testing.T) {
+	for _, s := range []string{"1910m", "28793528Ki", "10.0.71.252", "720h", "0x1F", "0b101", "0o17", "1_000", "2026-01-02", "2026-01-02T03:04:05Z", "2026-1-2 3:4:5.5", "1e3", "-.5", "+1", "0b0ccd3f-6a7c"} {
+		v, isString, ok := resolvePlain([]byte(s))
+		if wv, ws, wok := resolveNumberRef(s); string(v) != wv || isString != ws || ok != wok {
+			t.Errorf("%q: %q %v %v, want %q %v %v", s, v, isString, ok, wv, ws, wok)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		first := rapid.SampledFrom([]rune("+-0123456789")).Draw(t, "first")
+		s := string(first) + rapid.StringOfN(rapid.SampledFrom([]rune("0123456789+-_.: xXoObBeEaAfFtTzZmKiGhs")), 0, 12, -1).Draw(t, "s")
+		v, isString, ok := resolvePlain([]byte(s))
+		if wv, ws, wok := resolveNumberRef(s); string(v) != wv || isString != ws || ok != wok {
+			t.Fatalf("%q: %q %v %v, want %q %v %v", s, v, isString, ok, wv, ws, wok)
+		}
+	})
 }

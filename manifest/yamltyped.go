@@ -222,13 +222,14 @@ func (y *yamlTyped) mapping(indent int, v reflect.Value, ti *typeInfo) bool {
 			return ok
 		})
 	}
+	// One key and one element, reset for each entry: the map holds copies.
+	kv, ev := reflect.New(ti.t.Key()).Elem(), reflect.New(ti.t.Elem()).Elem()
 	return y.entries(indent, func(key []byte) bool {
-		kv := reflect.New(ti.t.Key()).Elem()
 		kv.SetString(y.share(key))
 		if v.MapIndex(kv).IsValid() {
 			return false // duplicated
 		}
-		ev := reflect.New(ti.t.Elem()).Elem()
+		ev.SetZero()
 		if !y.value(indent, ev, ti.elem) {
 			return false
 		}
