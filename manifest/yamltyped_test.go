@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -122,36 +121,14 @@ func TestYAMLTypedAsJSON(t *testing.T) {
 		}
 	}
 	jsonItems, jsonKinds := dumpItems(t, 200)
-	cases := 3000
-	if testing.Short() {
-		cases = 300
-	}
-	decoded := 0
-	for seed := range cases {
-		rng := rand.New(rand.NewPCG(uint64(seed), 11))
-		var item []byte
-		var kind string
+	checkMutations(t, 11, func(rng *rand.Rand, seed int) ([]byte, func() any) {
 		if seed%2 == 0 {
 			i := rng.IntN(len(jsonItems))
-			item, kind = asItem(mutateJSON(rng, jsonItems[i])), jsonKinds[i]
-		} else {
-			i := rng.IntN(len(items))
-			item, kind = mutate.Case(items[i], uint64(seed)), kinds[i]
+			return asItem(mutateJSON(rng, jsonItems[i])), typedKinds[jsonKinds[i]]
 		}
-		newT := typedKinds[kind]
-		if item == nil || newT == nil {
-			continue
-		}
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			if checkYAMLTyped(t, item, newT) {
-				decoded++
-			}
-		})
-	}
-	t.Logf("%d of %d mutations decoded in one pass", decoded, cases)
-	if decoded == 0 {
-		t.Error("no mutation was decoded in one pass")
-	}
+		i := rng.IntN(len(items))
+		return mutate.Case(items[i], uint64(seed)), typedKinds[kinds[i]]
+	}, checkYAMLTyped)
 }
 
 // TestYAMLTypedCases: the shapes of YAML the one pass reads, and those it leaves to the JSON.
@@ -207,14 +184,7 @@ func TestYAMLTypedCases(t *testing.T) {
 // FuzzYAMLTyped: whatever the item, the one pass decodes it (into every kind's type) as its
 // JSON is decoded, or leaves it to the JSON reading.
 func FuzzYAMLTyped(f *testing.F) {
-	items, kinds := yamlDumpItems(f, 100)
-	seeded := map[string]bool{}
-	for i, item := range items { // one of each kind: large seeds slow the engine
-		if !seeded[kinds[i]] {
-			seeded[kinds[i]] = true
-			f.Add(item)
-		}
-	}
+	seedOnePerKind(f)(yamlDumpItems(f, 100))
 	f.Add([]byte("- metadata:\n    labels: {}\n    creationTimestamp: null\n  spec:\n    containers:\n    - resources:\n        requests:\n          cpu: '1'\n"))
 	fuzzbudget.ShortMinimization(f)
 	f.Fuzz(func(t *testing.T, item []byte) {
