@@ -368,16 +368,6 @@ func (c *yamlConv) plainLine(s []byte, first bool) bool {
 	return true
 }
 
-// needsEscape: s holds a quote or a backslash, which JSON string content escapes.
-func needsEscape(s []byte) bool {
-	for _, ch := range s {
-		if ch == '"' || ch == '\\' {
-			return true
-		}
-	}
-	return false
-}
-
 // plainStart: s may start a plain scalar (no indicator YAML reads otherwise).
 func plainStart(s []byte) bool {
 	switch s[0] {
