@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nodeplan/nodeplan/scheduling"
+	"github.com/nodeplan/nodeplan/verify"
 )
 
 // Default-mode cases found by hack/difftest where nodeplan's plan was worse than Karpenter's
@@ -244,4 +245,71 @@ spec:
 			assert.Equal(t, "teamed", res.NewNodeClaims[0].NodePool)
 		})
 	}
+}
+
+// A preferred node-affinity term that conflicts with the pod's nodeSelector (or its required
+// term) can never be met: it is relaxed away, never merged into the pod's requirements, where
+// the conflict would read as DoesNotExist and place the pod on a node without the selected
+// label (Karpenter's defect, which Karpenter mode keeps).
+func TestNodeSelectorConflictingPreferenceIsNeverMerged(t *testing.T) {
+	input := `
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: plain}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: teamed}
+spec:
+  template:
+    metadata:
+      labels: {team: pool-2}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  nodeSelector: {team: pool-2}
+  affinity:
+    nodeAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 10
+        preference: {matchExpressions: [{key: team, operator: DoesNotExist}]}
+  containers:
+  - name: app
+    image: registry.example/app:1
+    resources: {requests: {cpu: 100m}}
+`
+	types := `instanceTypes:
+- name: m5-1x4
+  capacity: {cpu: "1", memory: 4Gi, pods: "29"}
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  offerings:
+  - {capacityType: spot, price: 0.01, zone: test-zone-a}
+  - {capacityType: on-demand, price: 0.04, zone: test-zone-a}
+`
+	t.Run("default", func(t *testing.T) {
+		res := fidelityInput(t, input, types, scheduling.PackingCostAware).solve(t)
+		require.Empty(t, res.PodErrors)
+		require.Len(t, res.NewNodeClaims, 1)
+		assert.Equal(t, "teamed", res.NewNodeClaims[0].NodePool)
+	})
+	// Karpenter merges the conflict and launches the pod on the NodePool without the label
+	// (karpenter-plan: 3 of 3 runs); Karpenter mode gives that answer and reports it.
+	t.Run("karpenter", func(t *testing.T) {
+		in := fidelityInput(t, input, types, scheduling.PackingKarpenter)
+		res, err := scheduling.Solve(in.snap, in.opts)
+		require.NoError(t, err)
+		require.Len(t, res.NewNodeClaims, 1)
+		assert.Equal(t, "plain", res.NewNodeClaims[0].NodePool)
+		assert.Equal(t, []verify.ViolationCode{verify.NodeSelectorMismatch}, violationCodes(in.snap, in.opts, res))
+	})
 }

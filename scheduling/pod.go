@@ -65,6 +65,9 @@ type podForm struct {
 	// node affinity terms relaxed away.
 	twins   *spreadTwins
 	dropped int
+	// mergeConflicts (Karpenter mode) merges a preferred node term into reqs even when it
+	// conflicts with the strict requirements, as Karpenter does (derive).
+	mergeConflicts bool
 
 	// derived
 	reqs   requirements.Requirements // nodeSelector ∩ requiredTerms[0] ∩ preferredNode[0]
@@ -83,7 +86,11 @@ func (f *podForm) derive() {
 		f.strict = f.strict.Union(f.requiredTerms[0])
 	}
 	f.reqs = f.strict
-	if len(f.preferredNode) > 0 {
+	// A preference that conflicts with the strict requirements can never be met: merged, the
+	// conflict reads as DoesNotExist and admits nodes without the selected label. The default
+	// leaves it out (relaxed away later as a preference no node meets); Karpenter merges it
+	// and launches a node the pod cannot bind to, which Karpenter mode reproduces.
+	if len(f.preferredNode) > 0 && (f.mergeConflicts || f.strict.HasIntersection(f.preferredNode[0])) {
 		f.reqs = f.strict.Union(f.preferredNode[0])
 	}
 	f.owned = f.owned[:0]

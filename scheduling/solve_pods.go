@@ -154,7 +154,7 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &podForm{nodeSelector: sel, requiredTerms: terms, preferredNode: preferred, tolerations: pod.Spec.Tolerations}
+	f := &podForm{nodeSelector: sel, requiredTerms: terms, preferredNode: preferred, tolerations: pod.Spec.Tolerations, mergeConflicts: s.karpenter}
 	strictTerms := strictTermsOf(sel, terms)
 	tscs := pod.Spec.TopologySpreadConstraints
 	if len(tscs) == 0 && len(pod.Labels) > 0 {
