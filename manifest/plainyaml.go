@@ -111,19 +111,13 @@ func (c *yamlConv) sequence(indent int) bool {
 			c.out = append(c.out, ',')
 		}
 		first = false
-		// Step over "- ": what follows is a node at the column it starts at.
-		i := c.col + 1
-		for i < c.end && c.data[i] == ' ' {
-			i++
-		}
-		if i == c.end { // "-" alone: the item is the block below, or null
+		if c.enterSeqEntry() { // "-" alone: the item is the block below, or null
 			c.consume()
 			if !c.blockValue(indent, true) {
 				return false
 			}
 			continue
 		}
-		c.col, c.indent = i, c.indent+(i-c.col)
 		if c.isSeqEntry() || c.isMappingEntry() {
 			if !c.node(c.indent) {
 				return false
@@ -144,11 +138,31 @@ func (c *yamlConv) sequence(indent int) bool {
 // blockValue reads the value of a key or "-" whose line ended: the more indented block below
 // (or, for a key, a sequence at the key's own indent), or null.
 func (c *yamlConv) blockValue(indent int, inSequence bool) bool {
-	if !c.nextLine() || c.indent < indent || (c.indent == indent && (inSequence || !c.isSeqEntry())) {
+	if c.nullBlock(indent, inSequence) {
 		c.out = append(c.out, "null"...)
 		return true
 	}
 	return c.node(c.indent)
+}
+
+// nullBlock: the value of a key or "-" (at indent) whose line ended is null, not the block
+// below.
+func (c *yamlConv) nullBlock(indent int, inSequence bool) bool {
+	return !c.nextLine() || c.indent < indent || (c.indent == indent && (inSequence || !c.isSeqEntry()))
+}
+
+// enterSeqEntry steps over the "- " of the sequence entry on the current line: what follows
+// is a node at the column it starts at. alone: nothing follows the "-" on its line.
+func (c *yamlConv) enterSeqEntry() (alone bool) {
+	i := c.col + 1
+	for i < c.end && c.data[i] == ' ' {
+		i++
+	}
+	if i == c.end {
+		return true
+	}
+	c.col, c.indent = i, c.indent+(i-c.col)
+	return false
 }
 
 // isMappingEntry: the content at col is a key followed by ":" and a space or the line's end.

@@ -46,17 +46,9 @@ func (y *yamlTyped) item(data []byte, into any) (ok bool) {
 		}
 	}()
 	c := &y.c
-	if !c.nextLine() || c.indent != 0 || !c.isSeqEntry() {
+	if !c.nextLine() || c.indent != 0 || !c.isSeqEntry() || c.enterSeqEntry() {
 		return false
 	}
-	i := c.col + 1
-	for i < c.end && c.data[i] == ' ' {
-		i++
-	}
-	if i == c.end {
-		return false
-	}
-	c.col, c.indent = i, c.indent+(i-c.col)
 	if !c.isMappingEntry() || !y.node(c.indent, v.Elem(), typeInfoOf(v.Elem().Type())) {
 		return false
 	}
@@ -132,19 +124,13 @@ func (y *yamlTyped) scalar(indent int, v reflect.Value, ti *typeInfo) bool {
 // blockValue decodes the value of a key or "-" whose line ended (yamlConv.blockValue) into v.
 func (y *yamlTyped) blockValue(indent int, inSequence bool, v reflect.Value, ti *typeInfo) bool {
 	c := &y.c
-	if y.nullBlock(indent, inSequence) {
+	if c.nullBlock(indent, inSequence) {
 		return y.viaJSON(v, ti, func() bool {
 			c.out = append(c.out, "null"...)
 			return true
 		})
 	}
 	return y.node(c.indent, v, ti)
-}
-
-// nullBlock: the value of a key or "-" whose line ended is null, not the block below.
-func (y *yamlTyped) nullBlock(indent int, inSequence bool) bool {
-	c := &y.c
-	return !c.nextLine() || c.indent < indent || (c.indent == indent && (inSequence || !c.isSeqEntry()))
 }
 
 // entries reads the block mapping at indent (yamlConv.mapping), calling fn with each key,
@@ -244,7 +230,7 @@ func (y *yamlTyped) stringValue(indent int) (string, bool) {
 	c := &y.c
 	if y.valueAt == c.end {
 		c.consume()
-		return "", y.nullBlock(indent, false) // a block below is no string
+		return "", c.nullBlock(indent, false) // a block below is no string
 	}
 	c.col = y.valueAt
 	c.out = c.out[:0]
@@ -271,18 +257,13 @@ func (y *yamlTyped) sequence(indent int, v reflect.Value, ti *typeInfo) bool {
 		v.SetLen(n + 1)
 		n++
 		ev := v.Index(n - 1)
-		i := c.col + 1
-		for i < c.end && c.data[i] == ' ' {
-			i++
-		}
-		if i == c.end { // "-" alone: the element is the block below, or null
+		if c.enterSeqEntry() { // "-" alone: the element is the block below, or null
 			c.consume()
 			if !y.blockValue(indent, true, ev, ti.elem) {
 				return false
 			}
 			continue
 		}
-		c.col, c.indent = i, c.indent+(i-c.col)
 		if c.isSeqEntry() || c.isMappingEntry() {
 			if !y.node(c.indent, ev, ti.elem) {
 				return false
