@@ -113,17 +113,20 @@ type existingContext struct {
 	classes    []*storagev1.StorageClass
 	csiNodes   []*storagev1.CSINode
 	resources  int
+	// karpenter: Karpenter mode reads a managed Node given without its NodeClaim as Karpenter
+	// does (unmanagedAsKarpenter).
+	karpenter bool
 }
 
 func (c *existingContext) equal(o *existingContext) bool {
-	return c.resources == o.resources && slices.Equal(c.templates, o.templates) && slices.Equal(c.daemonSets, o.daemonSets) &&
+	return c.resources == o.resources && c.karpenter == o.karpenter && slices.Equal(c.templates, o.templates) && slices.Equal(c.daemonSets, o.daemonSets) &&
 		slices.Equal(c.pvcs, o.pvcs) && slices.Equal(c.pvs, o.pvs) && slices.Equal(c.classes, o.classes) && slices.Equal(c.csiNodes, o.csiNodes)
 }
 
 // existingContext is this Solve's context, the Cache's when equal (so its prototypes serve).
 func (s *solver) existingContext() *existingContext {
 	c := &existingContext{daemonSets: s.snap.DaemonSets(), pvcs: s.snap.PersistentVolumeClaims(), pvs: s.snap.PersistentVolumes(),
-		classes: s.snap.StorageClasses(), csiNodes: s.snap.CSINodes(), resources: len(s.res.names)}
+		classes: s.snap.StorageClasses(), csiNodes: s.snap.CSINodes(), resources: len(s.res.names), karpenter: s.karpenter}
 	for _, t := range s.templates {
 		c.templates = append(c.templates, t.origin)
 	}
@@ -255,7 +258,7 @@ func inOrder(prev, f *nodeFacts) bool {
 // and the DaemonSets that would run there, its ports and attached volumes. Shared by every
 // Solve of the context when there is a Cache.
 func (s *solver) prototype(n *cluster.Node, f *nodeFacts) *existingNode {
-	e := &existingNode{name: f.name, order: f.order, reqs: f.reqs, host: f.host, initialized: f.initialized, taints: s.taintsOf(f), shared: s.cache != nil}
+	e := &existingNode{name: f.name, order: f.order, reqs: f.reqs, host: f.host, initialized: f.initialized || s.unmanagedAsKarpenter(f), taints: s.taintsOf(f), shared: s.cache != nil}
 	e.available = f.alloc.clone()
 	// Until a node is initialized the kubelet may report zero for resources it has not
 	// registered yet (extended resources, or everything on an in-flight NodeClaim).
@@ -307,6 +310,9 @@ func (s *solver) taintsOf(f *nodeFacts) []corev1.Taint {
 	if !f.poolStartup {
 		return f.taints
 	}
+	if s.unmanagedAsKarpenter(f) {
+		return f.nodeTaints
+	}
 	var startup []corev1.Taint
 	for _, t := range s.templates {
 		if t.name == f.pool {
@@ -315,6 +321,12 @@ func (s *solver) taintsOf(f *nodeFacts) []corev1.Taint {
 	}
 	return withoutStartupTaints(f.nodeTaints, startup)
 }
+
+// unmanagedAsKarpenter reports whether this Solve reads the node as Karpenter's state does a
+// Node without a NodeClaim: unmanaged, so initialized, its taints (startup taints too) as they
+// are. Only Karpenter mode does; the default reads a managed, uninitialized Node given without
+// its claim as if the claim were there (README, "deliberately does better").
+func (s *solver) unmanagedAsKarpenter(f *nodeFacts) bool { return s.karpenter && f.poolStartup }
 
 // karpenterOrder is the name Karpenter's scheduler tries an existing node by, after the
 // initialized ones: its Node's name, or, for a NodeClaim without a Node, the NodeClaim's, which

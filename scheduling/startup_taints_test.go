@@ -8,6 +8,7 @@ import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
 	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // TestStartupTaintsOfNodesWithoutClaims: a managed, uninitialized Node given without its
@@ -39,6 +40,15 @@ func TestStartupTaintsOfNodesWithoutClaims(t *testing.T) {
 			name:  "initialized Node whose startup taint re-appeared is not reused",
 			pools: kcPools(kcPool("default").StartupTaint("startup", "x", corev1.TaintEffectNoSchedule)),
 			pods:  p1(), nodes: []*cluster.Node{nodeOnly(true)},
+			claims: kcInt(1), want: map[string]kcWant{"p": {pool: "default"}},
+		},
+		{
+			// Karpenter's state reads a Node without its NodeClaim as unmanaged: initialized,
+			// its startup taint a taint like any other.
+			name:  "Karpenter mode: the startup taint of a Node without its NodeClaim keeps pods off",
+			pools: kcPools(kcPool("default").StartupTaint("startup", "x", corev1.TaintEffectNoSchedule)),
+			pods:  p1(), nodes: []*cluster.Node{nodeOnly(false)},
+			opts:   scheduling.Options{Packing: scheduling.PackingKarpenter},
 			claims: kcInt(1), want: map[string]kcWant{"p": {pool: "default"}},
 		},
 	})

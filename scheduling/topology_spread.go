@@ -44,10 +44,10 @@ func (*spreadRule) unsettle(t *topology, oc openCount, v string) { t.unsettleEve
 func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict requirements.Requirements) admissibleDomains {
 	// The global minimum is over the domains the pod's strict node requirements allow
 	// (preferred node affinity never narrows it); under nodeAffinityPolicy Ignore every
-	// node counts, so over every domain, as kube-scheduler checks it (Karpenter narrows it
-	// then too, and places pods kube-scheduler refuses).
+	// node counts, so over every domain, as kube-scheduler checks it. Karpenter narrows it
+	// then too, and places pods kube-scheduler refuses: Karpenter mode does as it does.
 	eligible := g.domains
-	if s.filterTerms != nil {
+	if s.filterTerms != nil || t.karpenter {
 		eligible = g.domainsIn(t.get(strict, g.key))
 	}
 	minCount := 0

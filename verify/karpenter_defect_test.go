@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
@@ -61,4 +62,46 @@ func TestKarpenterModeBreaksSpreadAsKarpenterDoes(t *testing.T) {
 	def := scheduling.Options{}
 	mustSolve(t, snap, def)
 	assert.NotEmpty(t, unexplained(def, vs), "in the default mode the same violation is a failure")
+}
+
+// TestKarpenterModeTakesTheIgnoreSpreadMinimumOverThePodsDomains: under nodeAffinityPolicy
+// Ignore every node counts, so kube-scheduler takes the spread's minimum over every zone (zone 3
+// is empty) and refuses a pod that may only join zones 1 and 2, which hold one pod each.
+// Karpenter takes the minimum over the pod's own domains and places it (karpenter-plan; difftest
+// classed it ignore-policy:, e.g. plan:810144). Karpenter mode gives that answer and verify names
+// the spread it breaks; the default keeps the pod pending.
+func TestKarpenterModeTakesTheIgnoreSpreadMinimumOverThePodsDomains(t *testing.T) {
+	app := map[string]string{"app": "a"}
+	ignore := corev1.NodeInclusionPolicyIgnore
+	spread := corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
+		NodeAffinityPolicy: &ignore, LabelSelector: &metav1.LabelSelector{MatchLabels: app}}
+	running := func(name string) *corev1.Pod {
+		p := fake.Pod(name).Requests("100m", "100Mi").Labels(app).Obj()
+		p.Status.Phase = corev1.PodRunning
+		return p
+	}
+	w := &world{Objects: cluster.Objects{
+		Pods: []*corev1.Pod{fake.Pod("p").Requests("100m", "100Mi").Labels(app).TopologySpreadConstraint(spread).
+			NodeRequirement(v1.LabelTopologyZone, corev1.NodeSelectorOpIn, fake.TestZone1, fake.TestZone2).Obj()},
+		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(5)},
+		WellKnownLabels: fake.WellKnownLabels()}}
+	w.addNode("node-1", "default", fake.TestZone1, 4, running("a-1"))
+	w.addNode("node-2", "default", fake.TestZone2, 4, running("a-2"))
+	snap := w.snap(t)
+
+	def := scheduling.Options{}
+	res := mustSolve(t, snap, def)
+	require.Len(t, res.PodErrors, 1)
+	assert.Equal(t, scheduling.ReasonTopologySpread, res.PodErrors[0].Code)
+
+	opts := scheduling.Options{Packing: scheduling.PackingKarpenter}
+	res, err := scheduling.Solve(snap, opts)
+	require.NoError(t, err)
+	require.Empty(t, res.PodErrors, "Karpenter places the pod")
+	vs := verify.Solve(snap, opts, res)
+	require.Len(t, vs, 1, "Karpenter's plan breaks the spread once: %v", vs)
+	assert.Equal(t, verify.TopologySpreadAffinityIgnored, vs[0].Code)
+	assert.Equal(t, "default/p", vs[0].Pod)
+	assert.Empty(t, unexplained(opts, vs), "the property accepts Karpenter's own defect")
 }

@@ -158,7 +158,9 @@ func TestPropSolveIsValid(t *testing.T) {
 // and Karpenter breaks a DoNotSchedule topology spread as launched (it counts a pod in a
 // spread's domain only once its NodeClaim's domain is decided, and on any NodeClaim whose
 // requirements are compatible with the spread's node filter, including one that launches
-// outside it: TestKarpenterModeBreaksSpreadAsKarpenterDoes); the CLI reports each such
+// outside it: TestKarpenterModeBreaksSpreadAsKarpenterDoes; and under nodeAffinityPolicy
+// Ignore it takes the minimum over the pod's own domains:
+// TestKarpenterModeTakesTheIgnoreSpreadMinimumOverThePodsDomains); the CLI reports each such
 // violation by its pod and its node or NodeClaim (cmd/nodeplan
 // TestKarpenterModeReportsViolations), so one that names no pod or no place is unexplained.
 func unexplained(opts scheduling.Options, vs []verify.Violation) []verify.Violation {
@@ -167,7 +169,8 @@ func unexplained(opts scheduling.Options, vs []verify.Violation) []verify.Violat
 	}
 	var out []verify.Violation
 	for _, v := range vs {
-		if v.Code != verify.TopologySpread || v.Pod == "" || (v.Node == "" && v.Claim < 0) {
+		spread := v.Code == verify.TopologySpread || v.Code == verify.TopologySpreadAffinityIgnored
+		if !spread || v.Pod == "" || (v.Node == "" && v.Claim < 0) {
 			out = append(out, v)
 		}
 	}
