@@ -244,7 +244,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 	if len(c.deferred) > 0 && !s.karpenter && !unchanged && !s.keepsFloors(c, pl, fitsPod) {
 		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonTopologySpread})
 	}
-	if !c.keepsReservation(merged, types, fitsPod) {
+	if !c.keepsReservation(merged, types, fitsPod) || !s.launchesUnheld(c, merged, types, fitsPod) {
 		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonOfferingUnavailable})
 	}
 	if t.hasMinValues && !c.launched {

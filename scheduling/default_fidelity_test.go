@@ -2,6 +2,7 @@ package scheduling_test
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -312,4 +313,43 @@ spec:
 		assert.Equal(t, "plain", res.NewNodeClaims[0].NodePool)
 		assert.Equal(t, []verify.ViolationCode{verify.NodeSelectorMismatch}, violationCodes(in.snap, in.opts, res))
 	})
+}
+
+// TestNoNodeClaimLaunchesAFullReservation: a NodeClaim whose pods may only launch on a
+// capacity reservation other NodeClaims hold all of takes no pod, so no reservation launches
+// past its capacity (verify's ReservationExceeded); the pod goes to another NodePool's
+// reservation, or waits. The old default launched a one-instance reservation twice (difftest
+// default plan:910070, minimised: reservation-full). Karpenter's provisioner refuses the pod
+// (strict reserved-offering mode) and, once the first NodeClaim launched, finds the reservation
+// gone and takes the next NodePool's (the oracle's reservations are never used up: its
+// launch twice is classed "karpenter breaks reservation").
+func TestNoNodeClaimLaunchesAFullReservation(t *testing.T) {
+	cases := []struct {
+		name        string
+		failed      []string // pods left out, each for ReasonOfferingUnavailable
+		reservedIDs []string // the reservations launched, one NodeClaim each, sorted
+	}{
+		{"reservation-full", []string{"app-2-1"}, []string{"cr-c7-8x16-b"}},
+		{"reservation-full-next-pool", nil, []string{"cr-c7-16x32-b", "cr-c7-8x16-b"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			manifests, types := testdataCase(t, filepath.Join("default15", tc.name))
+			res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+			var failed []string
+			for _, e := range res.PodErrors {
+				failed = append(failed, e.Pod.Name)
+				assert.Equal(t, scheduling.ReasonOfferingUnavailable, e.Code, "pod %s", e.Pod.Name)
+			}
+			assert.Equal(t, tc.failed, failed)
+			var ids []string
+			for _, c := range res.NewNodeClaims {
+				if c.Offering.CapacityType() == "reserved" {
+					ids = append(ids, c.Offering.ReservationID())
+				}
+			}
+			slices.Sort(ids)
+			assert.Equal(t, tc.reservedIDs, ids)
+		})
+	}
 }

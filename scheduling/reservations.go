@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -16,21 +17,82 @@ import (
 // Karpenter mode keeps its packing unchanged.
 
 // holdReservation makes c hold the reservation of its cheapest launch option when that is a
-// reserved offering whose reservation has room left among the NodeClaims holding it.
+// reserved offering whose reservation has room left among the NodeClaims holding it; when
+// other NodeClaims hold all of that one, the cheapest offering with room is the one c
+// launches on (reserve), and c holds it if it is reserved.
 func (s *solver) holdReservation(c *claim) {
 	if s.karpenter || c.holds != "" || !c.t.hasReserved {
 		return
 	}
-	l, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, anyType)
+	reqs := c.countingReqs()
+	l, ok := cheapestLaunch(c.t, reqs, c.types, anyType)
 	if !ok || l.o.CapacityType() != v1.CapacityTypeReserved {
 		return
 	}
-	id := l.o.ReservationID()
-	if s.held[id] >= s.reservations[id] {
-		return
+	o := l.o
+	if s.reservationFull(o) {
+		if o = s.cheapestWithRoom(c.t, reqs, c.types, anyType); o == nil || o.CapacityType() != v1.CapacityTypeReserved {
+			return
+		}
 	}
+	id := o.ReservationID()
 	s.held[id]++
+	if s.held[id] == s.reservations[id] {
+		s.fullReservations++
+	}
 	c.holds = id
+}
+
+// reservationFull reports whether o is a reserved offering whose reservation other NodeClaims
+// hold all of.
+func (s *solver) reservationFull(o *cloudprovider.Offering) bool {
+	if o.CapacityType() != v1.CapacityTypeReserved {
+		return false
+	}
+	id := o.ReservationID()
+	return s.held[id] >= s.reservations[id]
+}
+
+// cheapestWithRoom is the cheapest available offering, under reqs, of the types that fit
+// (fits), that is not reserved or whose reservation has room left: the one a NodeClaim that
+// holds no reservation launches on. Nil when none has.
+func (s *solver) cheapestWithRoom(t *template, reqs requirements.Requirements, types bitset, fits func(int) bool) *cloudprovider.Offering {
+	info := t.offerings(reqs)
+	var best *cloudprovider.Offering
+	types.each(func(i int) bool {
+		if info.cheapest[i] == nil || !fits(i) {
+			return true
+		}
+		offers := []*cloudprovider.Offering{info.cheapest[i]}
+		if info.offers != nil && info.offers[i] != nil {
+			offers = info.offers[i]
+		}
+		for _, o := range offers { // cheapest first
+			if !s.reservationFull(o) {
+				if best == nil || o.Price < best.Price {
+					best = o
+				}
+				break
+			}
+		}
+		return true
+	})
+	return best
+}
+
+// launchesUnheld reports whether a NodeClaim that holds no reservation, with requirements
+// reqs and types, can still launch after the pod joins: some type that fits has an offering
+// that is not reserved or whose reservation has room. Only a reservation all of which other
+// NodeClaims hold can make it fail (difftest default plan:910070: a second NodeClaim whose pod
+// may only launch reserved, in the zone of a one-instance reservation, launched it twice).
+func (s *solver) launchesUnheld(c *claim, reqs requirements.Requirements, types bitset, fits func(int) bool) bool {
+	if s.karpenter || c.holds != "" || !c.t.hasReserved || s.fullReservations == 0 {
+		return true
+	}
+	if l, ok := cheapestLaunch(c.t, reqs, types, fits); ok && !s.reservationFull(l.o) {
+		return true
+	}
+	return s.cheapestWithRoom(c.t, reqs, types, fits) != nil
 }
 
 // keepsReservation reports whether c, with requirements reqs and types after a pod joins,

@@ -72,6 +72,8 @@ type solver struct {
 	// reservations is the capacity left in each capacity reservation (the smallest
 	// ReservationCapacity any instance type reports for it).
 	reservations map[string]int
+	// fullReservations counts the reservations NodeClaims hold all of (reservations.go).
+	fullReservations int
 	// held counts, per capacity reservation, the NodeClaims not yet finalised that hold it
 	// (reservations.go).
 	held map[string]int

@@ -319,6 +319,12 @@ func (s *solver) buildReservations() {
 			}
 		}
 	}
+	s.fullReservations = 0
+	for _, n := range s.reservations {
+		if n <= 0 {
+			s.fullReservations++
+		}
+	}
 }
 
 // universe gathers where the domains of every topology key come from: the NodePools (and

@@ -32,6 +32,7 @@ func Solve(snap *cluster.Snapshot, opts scheduling.Options, res *scheduling.Resu
 	out = append(out, w.checkSpread()...)
 	out = append(out, w.checkPodAffinity()...)
 	out = append(out, w.checkLimits()...)
+	out = append(out, w.checkReservations()...)
 	return out
 }
 

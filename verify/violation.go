@@ -76,6 +76,9 @@ const (
 	// NodePoolLimit: the NodePool's existing and launched nodes exceed spec.limits[Key]
 	// (Got and Limit in millicores for cpu, in units otherwise).
 	NodePoolLimit ViolationCode = "NodePoolLimit"
+	// ReservationExceeded: more new NodeClaims launch on capacity reservation Key than it has
+	// instances left (Got launches, Limit its capacity).
+	ReservationExceeded ViolationCode = "ReservationExceeded"
 )
 
 // Codes of verify.Plan.
@@ -239,6 +242,7 @@ var describe = map[ViolationCode]string{
 	PodAffinityBootstrap:          "required pod affinity started a second domain",
 	PodAntiAffinity:               "required pod anti-affinity broken",
 	NodePoolLimit:                 "NodePool limit exceeded",
+	ReservationExceeded:           "capacity reservation launched past its capacity",
 	PlanNodeUnknown:               "unknown node",
 	PlanNodeTwice:                 "node in more than one command or blocked entry",
 	PlanNodeUnaccounted:           "managed node neither in a command nor blocked",
