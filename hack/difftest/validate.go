@@ -458,10 +458,15 @@ func (w *world) checkPodAffinity(holders []*holder, add func(string, string, str
 		}
 		if aff.PodAffinity != nil && a.h.newPods[key(a.p)] {
 			for _, term := range aff.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-				d := a.h.labels[term.TopologyKey]
+				d, ok := a.h.labels[term.TopologyKey]
+				if !ok {
+					add("affinity-"+shortKey(term.TopologyKey), key(a.p), "node without %s", shortKey(term.TopologyKey))
+					continue
+				}
 				near, elsewhere := false, false
 				for _, b := range all {
-					if b.p == a.p || !matches(term, a.p, b.p) {
+					// kube-scheduler counts a matching pod only on a node with the key.
+					if _, keyed := b.h.labels[term.TopologyKey]; b.p == a.p || !keyed || !matches(term, a.p, b.p) {
 						continue
 					}
 					if b.h.labels[term.TopologyKey] == d {
@@ -480,7 +485,7 @@ func (w *world) checkPodAffinity(holders []*holder, add func(string, string, str
 				// term's exception), so a match bound elsewhere before the plan keeps it, and
 				// the rest of its group, pending (README: Karpenter launches such nodes).
 				if self && !boundMatch(a, term, func(b placed) bool { return b.h.labels[term.TopologyKey] == d }) &&
-					boundMatch(a, term, func(placed) bool { return true }) {
+					boundMatch(a, term, func(b placed) bool { _, keyed := b.h.labels[term.TopologyKey]; return keyed }) {
 					add("affinity-bootstrap-"+shortKey(term.TopologyKey), key(a.p), "no bound matching pod in %s=%s, one elsewhere", shortKey(term.TopologyKey), d)
 				}
 			}
