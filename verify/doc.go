@@ -77,6 +77,8 @@
 //   - NodePool limits, for NodePools that launch in the plan: the capacity of the launched
 //     types plus the capacity of the NodePool's existing nodes not being deleted, and the
 //     number of those nodes for "nodes", stay within spec.limits.
+//   - Capacity reservations: the new NodeClaims launched on a reservation's offerings are no
+//     more than it has left (the smallest capacity any of its offerings gives).
 //
 // # What Plan checks
 //
