@@ -241,7 +241,7 @@ func (cfg *config) evaluate(in *input) *caseResult {
 		if i >= cfg.runs && (best.Match || best.Equivalent) {
 			break
 		}
-		or := run(oracle, in.args(dir), cfg.timeout)
+		or := run(oracle, in.oracleArgs(dir), cfg.timeout)
 		cr.Oracle = append(cr.Oracle, or)
 		if or.Exit != 0 {
 			if cr.NP.Exit != 0 {
@@ -313,10 +313,6 @@ func (cfg *config) evaluate(in *input) *caseResult {
 		} else if in.Kind == "disrupt" && cfg.mirrorAnnotationMatches(in, cr.Oracle) {
 			// nodeplan's deliberate reading of a mirror-annotated pod without a Node owner is the whole difference.
 			cr.Class = "mirror-annotation:" + cr.Class
-		} else if in.Kind == "disrupt" && cfg.oraclePVMatches(in, cr.Oracle) {
-			// karpenter-disrupt's fake client hides a bound volume's zone from Karpenter: the
-			// oracle's defect is the whole difference.
-			cr.Class = "oracle-pv:" + cr.Class
 		}
 	}
 	cr.Details = append(cr.Details, best.Details...)
@@ -514,7 +510,7 @@ func featureRates(results []*caseResult) string {
 		return keys[i] < keys[j]
 	})
 	var b strings.Builder
-	b.WriteString("features by share of inputs diverging (not counting packing:, deleting-node:, mirror-annotation:, startup-taint:, ignore-policy:, oracle-pv: and limits.nodes):\n")
+	b.WriteString("features by share of inputs diverging (not counting packing:, deleting-node:, mirror-annotation:, startup-taint:, ignore-policy: and limits.nodes):\n")
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %3.0f%%  %3d/%-3d  %s\n", 100*share(k), rates[k].bad, rates[k].n, k)
 	}
@@ -525,7 +521,7 @@ func featureRates(results []*caseResult) string {
 // against the closest Karpenter run, each input counted once in the first that applies: agree
 // (match or equivalent), nodeplan breaks a rule Karpenter keeps, Karpenter breaks one nodeplan
 // keeps, fewer pods, dearer, deliberate (packing:, startup-taint:, ignore-policy:,
-// deleting-node:, mirror-annotation:, and the oracle's oracle-pv:), other divergences (plan: cheaper, other pods or claims; disrupt: any).
+// deleting-node:, mirror-annotation:), other divergences (plan: cheaper, other pods or claims; disrupt: any).
 func shapeRates(results []*caseResult) string {
 	type row struct{ n, agree, invalid, kbreaks, fewer, dearer, deliberate, other int }
 	rows := map[string]*row{}
@@ -571,10 +567,9 @@ func shapeRates(results []*caseResult) string {
 	return b.String()
 }
 
-// deliberateClass says whether a divergence class is one of nodeplan's deliberate differences
-// (or the oracle's known defect, oracle-pv:, where nodeplan does what Karpenter does).
+// deliberateClass says whether a divergence class is one of nodeplan's deliberate differences.
 func deliberateClass(c string) bool {
-	for _, p := range []string{"packing:", "startup-taint:", "ignore-policy:", "deleting-node:", "mirror-annotation:", "oracle-pv:"} {
+	for _, p := range []string{"packing:", "startup-taint:", "ignore-policy:", "deleting-node:", "mirror-annotation:"} {
 		if strings.HasPrefix(c, p) {
 			return true
 		}

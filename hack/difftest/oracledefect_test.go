@@ -4,17 +4,21 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-// The oracle-pv: check drops only the PersistentVolumes' nodeAffinity, leaves the input it
-// was given alone, and says when nothing changed (no class without a volume to blame).
-func TestWithoutPVNodeAffinity(t *testing.T) {
-	in := &input{Kind: "disrupt", Docs: zonalPV("data-db", "test-zone-a")}
-	c, changed := withoutPVNodeAffinity(in)
-	assert.True(t, changed)
-	assert.NotContains(t, c.Docs[0]["spec"], "nodeAffinity")
-	assert.Contains(t, c.Docs[0]["spec"], "claimRef")
-	assert.Contains(t, in.Docs[0]["spec"], "nodeAffinity", "the input itself is not changed")
-	_, changed = withoutPVNodeAffinity(c)
-	assert.False(t, changed)
+// karpenter-disrupt is given a bound claim's PersistentVolume a second time, in the claim's
+// namespace (once per namespace), and the input itself is left alone; plan inputs are not changed.
+func TestOracleDocsCopyPVIntoClaimNamespace(t *testing.T) {
+	in := &input{Kind: "disrupt", Docs: append(zonalPV("data-db", "test-zone-a"), zonalPV("data-db", "test-zone-a")[1])}
+	docs := oracleDocs(in)
+	require.Len(t, docs, 4)
+	assert.Len(t, in.Docs, 3, "the input itself is not changed")
+	assert.Equal(t, "PersistentVolume", docs[3]["kind"])
+	assert.Equal(t, map[string]any{"name": "pv-data-db", "namespace": "default"}, docs[3]["metadata"])
+	assert.Equal(t, in.Docs[0]["spec"], docs[3]["spec"])
+	assert.NotContains(t, in.Docs[0]["metadata"], "namespace")
+
+	in.Kind = "plan"
+	assert.Len(t, oracleDocs(in), 3)
 }

@@ -33,6 +33,20 @@ func (in *input) write(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "input.yaml"), b.Bytes(), 0o644); err != nil {
 		return err
 	}
+	if docs := oracleDocs(in); len(docs) > len(in.Docs) {
+		for _, d := range docs[len(in.Docs):] {
+			j, err := json.Marshal(d)
+			if err != nil {
+				return err
+			}
+			b.WriteString("---\n")
+			b.Write(j)
+			b.WriteString("\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, oracleInput), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
 	cat, err := yaml.Marshal(in.Catalog)
 	if err != nil {
 		return err
@@ -52,6 +66,20 @@ func (in *input) args(dir string) []string {
 	}
 	if slices.Contains(in.Features, spotToSpotGate) {
 		a = append(a, "--spot-to-spot")
+	}
+	return a
+}
+
+// oracleInput is the file the oracle reads instead of input.yaml when write adds documents for
+// it (oracleDocs).
+const oracleInput = "oracle-input.yaml"
+
+// oracleArgs are args with the oracle's own input file when write put one in dir.
+func (in *input) oracleArgs(dir string) []string {
+	a := in.args(dir)
+	if _, err := os.Stat(filepath.Join(dir, oracleInput)); err == nil {
+		i := slices.Index(a, "-f")
+		a[i+1] = filepath.Join(dir, oracleInput)
 	}
 	return a
 }
