@@ -353,3 +353,40 @@ func TestNoNodeClaimLaunchesAFullReservation(t *testing.T) {
 		})
 	}
 }
+
+// TestExistingNodeOfAnyRequiredTerm: kube-scheduler binds a pod to a node that matches any one
+// of its required node-affinity terms, so the default offers the existing nodes every term
+// before it opens a NodeClaim for the first (difftest default plan:910079, minimised: app-1's
+// terms are "cpu < 17" or "cpu > 2", its zone spread asks for zone a, and free node-3 there
+// (32 vCPUs) matches only the second; the old default launched a $0.0454/h NodeClaim beside
+// it, as Karpenter does in some runs, where its others bind the pod to node-3).
+func TestExistingNodeOfAnyRequiredTerm(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("default15", "any-term-existing"))
+	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	assert.Empty(t, res.NewNodeClaims)
+	var onNode3 []string
+	for _, b := range res.Bindings {
+		if b.To == "node-3" {
+			onNode3 = append(onNode3, b.Pod.Name)
+		}
+	}
+	require.Len(t, onNode3, 1)
+	assert.Contains(t, []string{"app-1-0", "app-1-1"}, onNode3[0])
+	require.Len(t, res.PodErrors, 1, "the zone spread leaves room for one app-1 pod in zone a")
+}
+
+// TestContainedRequiredTermIsDropped: required node-affinity terms are ORed, so one that
+// another contains admits nothing more; the default drops it, and "cpu 9-16 or cpu 3-16"
+// launches the cheapest type of the wider term, where Karpenter sizes the NodeClaim by the
+// first term (difftest default plan:910079: $0.6076/h against $0.0454/h).
+func TestContainedRequiredTermIsDropped(t *testing.T) {
+	_, types := testdataCase(t, filepath.Join("default15", "any-term-existing"))
+	manifests := `---
+{"apiVersion":"karpenter.sh/v1","kind":"NodePool","metadata":{"name":"default"},"spec":{"template":{"spec":{"nodeClassRef":{"group":"karpenter.k8s.aws","kind":"EC2NodeClass","name":"default"}}}}}
+---
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default"},"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"example.com/cpu","operator":"Gt","values":["8"]},{"key":"example.com/cpu","operator":"Lt","values":["17"]}]},{"matchExpressions":[{"key":"example.com/cpu","operator":"Gt","values":["2"]},{"key":"example.com/cpu","operator":"Lt","values":["17"]}]}]}}},"containers":[{"image":"registry.example/app:1","name":"app","resources":{"requests":{"cpu":"1500m","memory":"2048Mi"}}}]}}
+`
+	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	require.Len(t, res.NewNodeClaims, 1)
+	assert.Equal(t, "c7-4x8", res.NewNodeClaims[0].InstanceType.Name)
+}

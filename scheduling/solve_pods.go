@@ -154,6 +154,9 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !s.karpenter {
+		terms = withoutContainedTerms(terms)
+	}
 	f := &podForm{nodeSelector: sel, requiredTerms: terms, preferredNode: preferred, tolerations: pod.Spec.Tolerations, mergeConflicts: s.karpenter}
 	strictTerms := strictTermsOf(sel, terms)
 	tscs := pod.Spec.TopologySpreadConstraints
