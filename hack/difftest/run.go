@@ -20,21 +20,18 @@ func (in *input) write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	// input.yaml, and oracle-input.yaml when the oracle is given more (oracleDocs).
+	docs := oracleDocs(in)
+	files := []struct {
+		name string
+		docs []map[string]any
+	}{{"input.yaml", in.Docs}, {oracleInput, docs[len(in.Docs):]}}
 	var b bytes.Buffer
-	for _, d := range in.Docs {
-		j, err := json.Marshal(d)
-		if err != nil {
-			return err
+	for _, f := range files {
+		if f.name == oracleInput && len(f.docs) == 0 {
+			break
 		}
-		b.WriteString("---\n")
-		b.Write(j)
-		b.WriteString("\n")
-	}
-	if err := os.WriteFile(filepath.Join(dir, "input.yaml"), b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	if docs := oracleDocs(in); len(docs) > len(in.Docs) {
-		for _, d := range docs[len(in.Docs):] {
+		for _, d := range f.docs { // oracle-input.yaml: input.yaml's documents and these
 			j, err := json.Marshal(d)
 			if err != nil {
 				return err
@@ -43,7 +40,7 @@ func (in *input) write(dir string) error {
 			b.Write(j)
 			b.WriteString("\n")
 		}
-		if err := os.WriteFile(filepath.Join(dir, oracleInput), b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f.name), b.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}
