@@ -111,8 +111,13 @@ func (c *claim) check(s *solver, p *podData, f *podForm, why *Cause) (placement,
 	if !fits2(c.requests, p.requests, c.maxAlloc) {
 		return placement{}, t.reject(why, Cause{Code: ReasonInsufficientResource})
 	}
-	if g := p.hostBlocked(f, c.host); g != nil {
+	if g := p.hostBlocked(f, c.host, s.topo.capCarriers); g != nil {
 		return placement{}, why != nil && t.reject(why, topologyCause(g))
+	}
+	if s.topo.capCarriers && len(c.deferred) > 0 {
+		if g := c.deferredCapped(p, f); g != nil {
+			return placement{}, why != nil && t.reject(why, topologyCause(g))
+		}
 	}
 	if !tolerates(f.tolerations, t.taints) {
 		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonUntoleratedTaint, Taint: untolerated(f.tolerations, t.taints)})
@@ -446,6 +451,7 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	c.pods = append(c.pods, p)
 	c.ports = append(c.ports, p.ports...)
 	s.raiseFloors(p, f)
+	s.topo.carry(f, c.host)
 	d := deferSelected
 	switch {
 	case s.karpenter && !c.launched:

@@ -493,6 +493,7 @@ func (s *solver) tryExisting(i int, p *podData, f *podForm) bool {
 		s.placedOn = append(s.placedOn, i)
 	}
 	s.raiseFloors(p, f)
+	s.topo.carry(f, e.host)
 	s.topo.record(p, f, s.ownedInverse(p, f), e.reqs, e.taints, countNow, nil)
 	return true
 }
@@ -542,7 +543,7 @@ func (e *existingNode) check(s *solver, p *podData, f *podForm, why *Cause) bool
 			return why != nil && e.reject(why, topologyCause(g))
 		}
 	}
-	if g := p.hostBlocked(f, e.host); g != nil {
+	if g := p.hostBlocked(f, e.host, s.topo.capCarriers); g != nil {
 		return why != nil && e.reject(why, topologyCause(g))
 	}
 	narrowed, failed, ok := s.topo.requirementsFor(p, f, e.reqs, e.host)

@@ -100,6 +100,9 @@ type solver struct {
 	// unpinned are pending pods that hold no domain against a zone anti-affinity
 	// (unpinned.go).
 	unpinned map[*corev1.Pod]bool
+	// strictCap: a pod the cap refuses everywhere stays unplaced (host_spread_cap.go);
+	// uncapped: a pod was placed without the cap.
+	strictCap, uncapped bool
 }
 
 // Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),
@@ -133,29 +136,53 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 			res, err = nil, cluster.Internal(opSolve, r)
 		}
 	}()
-	res, unpin, err := solveOnce(snap, opts, cache, nil, tune)
-	if err != nil || len(unpin) == 0 {
+	v := variant{}
+	res, info, err := solveOnce(snap, opts, cache, v, tune)
+	if err == nil && info.overSkew {
+		// A pod placed without the cap broke a hostname spread as launched: plan again
+		// with the cap strict (host_spread_cap.go).
+		v.strictCap = true
+		res, info, err = solveOnce(snap, opts, cache, v, tune)
+	}
+	if err != nil || len(info.unpin) == 0 {
 		return res, err
 	}
 	// Pods kept zones free for pending pods that then found no place: without holding
 	// their domains the plan may be cheaper or place more (unpinned.go).
-	alt, _, err := solveOnce(snap, opts, cache, unpin, tune)
+	v.unpinned = info.unpin
+	alt, altInfo, err := solveOnce(snap, opts, cache, v, tune)
 	if err != nil {
 		return nil, err
 	}
-	if better(alt, res) {
+	if better(alt, res) && !altInfo.overSkew {
 		return alt, nil
 	}
 	return res, nil
 }
 
-// solveOnce is one Solve, with the pods of unpinned holding no domain against a zone
-// anti-affinity; it also returns the pods that held one and were not placed (only in the
-// default packing, when it repairs its plan: a retry is worth it there).
-func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, unpinned map[*corev1.Pod]bool, tune []func(*solver)) (*Result, map[*corev1.Pod]bool, error) {
+// variant is how a Solve differs from the first one solve runs.
+type variant struct {
+	// unpinned are pods that hold no domain against a zone anti-affinity (unpinned.go).
+	unpinned map[*corev1.Pod]bool
+	// strictCap: the cap on hostname spreads' carriers never yields (host_spread_cap.go).
+	strictCap bool
+}
+
+// onceInfo is what one Solve tells solve about its plan.
+type onceInfo struct {
+	// unpin are the pods that held a domain against a zone anti-affinity and were not
+	// placed (the first Solve only; only in the default packing, when it repairs its plan:
+	// a retry is worth it there).
+	unpin map[*corev1.Pod]bool
+	// overSkew: a pod placed without the cap broke a hostname spread as launched.
+	overSkew bool
+}
+
+// solveOnce is one Solve of variant v.
+func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tune []func(*solver)) (*Result, onceInfo, error) {
 	s, pods, err := prepare(snap, opts, cache, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, onceInfo{}, err
 	}
 	for _, t := range tune {
 		t(s)
@@ -166,17 +193,18 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, unpinned map[
 		for _, p := range pods {
 			errs[p] = failure
 		}
-		return s.result(pods, errs), nil, nil
+		return s.result(pods, errs), onceInfo{}, nil
 	}
-	s.unpinned = unpinned
+	s.unpinned, s.strictCap = v.unpinned, v.strictCap
 	s.countPinned(pods)
 	errs := s.run(pods)
 	if !s.karpenter && !s.opts.SkipRepack {
 		s.repack()
 	}
-	var unpin map[*corev1.Pod]bool
-	if unpinned == nil && !s.karpenter && !s.opts.SkipRepack {
-		unpin = unplacedPinned(pods, errs)
+	var info onceInfo
+	if v.unpinned == nil && !s.karpenter && !s.opts.SkipRepack {
+		info.unpin = unplacedPinned(pods, errs)
 	}
-	return s.result(pods, errs), unpin, nil
+	info.overSkew = s.uncapped && s.carriersOverSkew()
+	return s.result(pods, errs), info, nil
 }

@@ -186,6 +186,25 @@ func (s *solver) noDomainFor(p *podData, f *podForm) bool {
 // cannot launch; only when the pod fails everywhere does Karpenter retry it, drawing
 // again, so add then tries once more taking the first tied domain that launches.
 func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
+	if !s.karpenter && p.capsCarriers(f) {
+		// Keep the carriers of the hostname spreads that only select p within their skew
+		// while p has another place (host_spread_cap.go).
+		s.topo.capCarriers = true
+		failure, ok := s.addOnce(p, f)
+		s.topo.capCarriers = false
+		if ok || s.strictCap {
+			return failure, ok
+		}
+		failure, ok = s.addDrawn(p, f)
+		s.uncapped = s.uncapped || ok
+		return failure, ok
+	}
+	return s.addDrawn(p, f)
+}
+
+// addDrawn is add without the cap: addOnce, and in Karpenter mode once more after a missed
+// draw.
+func (s *solver) addDrawn(p *podData, f *podForm) (podFailure, bool) {
 	s.topo.missedDraw = false
 	failure, ok := s.addOnce(p, f)
 	if ok || !s.topo.missedDraw {

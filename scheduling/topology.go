@@ -42,6 +42,9 @@ type topology struct {
 	admCache map[*topologyGroup]admissibleDomains
 	// karpenter: Karpenter mode (karpenter.go) counts and settles as Karpenter does.
 	karpenter bool
+	// capCarriers: a pod a hostname spread only selects may not raise a host holding a pod
+	// that carries it beyond maxSkew (host_spread_cap.go).
+	capCarriers bool
 	// widen: a spread narrows a node to every domain that keeps its skew, not only the least
 	// populated ones (the default mode's retry on a NodeClaim that cannot launch in those).
 	widen bool

@@ -30,6 +30,9 @@ type topologyGroup struct {
 	// hostCounts replace counts for the hostname key, indexed by host id (a slice lookup
 	// instead of a string hash: hostname constraints are checked against every candidate).
 	hostCounts []int32
+	// carriers count, per host id, the pods placed there this Solve that carry this
+	// required hostname spread (default mode: host_spread_cap.go).
+	carriers []int32
 	// floor is the highest minimum a pod carrying this spread was placed against: the
 	// minimum may not drop below it (keepsFloors).
 	floor int

@@ -51,8 +51,9 @@ func (g *topologyGroup) hostAllows(self bool, host int32) bool {
 	return g.rule.allowsHost(g, self, g.hostCount(host))
 }
 
-// hostBlocked is a fast pre-check: the hostname group of p that rules host out, or nil.
-func (p *podData) hostBlocked(f *podForm, host int32) *topologyGroup {
+// hostBlocked is a fast pre-check: the hostname group of p that rules host out, or nil
+// (capCarriers: topology.capCarriers).
+func (p *podData) hostBlocked(f *podForm, host int32, capCarriers bool) *topologyGroup {
 	for _, g := range f.owned {
 		if g.hostname && !g.hostAllows(p.selfSelects(g), host) {
 			return g
@@ -62,6 +63,9 @@ func (p *podData) hostBlocked(f *podForm, host int32) *topologyGroup {
 		if g.hostname && g.hostCount(host) > 0 {
 			return g
 		}
+	}
+	if capCarriers {
+		return p.carrierCapped(f, host)
 	}
 	return nil
 }

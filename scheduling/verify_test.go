@@ -18,17 +18,22 @@ type tb interface {
 	Fatalf(format string, args ...any)
 }
 
-// verifyErr is what verify.Solve finds wrong with res, as an error (nil: valid).
+// verifyErr is what verify.Solve finds wrong with res, as an error (nil: valid). In
+// Karpenter mode a hostname spread that holds only if its pods bind before the pods it
+// merely selects is Karpenter's own plan (its provisioner places such pods anywhere) and is
+// reported, not repaired (cmd/nodeplan TestKarpenterModeReportsViolations).
 func verifyErr(snap *cluster.Snapshot, opts scheduling.Options, res *scheduling.Result) error {
-	vs := verify.Solve(snap, opts, res)
-	if len(vs) == 0 {
-		return nil
-	}
-	lines := make([]string, 0, len(vs))
-	for _, v := range vs {
+	var lines []string
+	for _, v := range verify.Solve(snap, opts, res) {
+		if opts.Packing == scheduling.PackingKarpenter && v.Code == verify.TopologySpreadAsLaunched {
+			continue
+		}
 		lines = append(lines, v.String())
 	}
-	return fmt.Errorf("verify.Solve: %d violations:\n%s", len(vs), strings.Join(lines, "\n"))
+	if len(lines) == 0 {
+		return nil
+	}
+	return fmt.Errorf("verify.Solve: %d violations:\n%s", len(lines), strings.Join(lines, "\n"))
 }
 
 // violationCodes are the distinct codes of verify.Solve's violations of res, sorted.

@@ -158,9 +158,11 @@ func TestPropSolveIsValid(t *testing.T) {
 // and Karpenter breaks a DoNotSchedule topology spread as launched (it counts a pod in a
 // spread's domain only once its NodeClaim's domain is decided, and on any NodeClaim whose
 // requirements are compatible with the spread's node filter, including one that launches
-// outside it: TestKarpenterModeBreaksSpreadAsKarpenterDoes; and under nodeAffinityPolicy
+// outside it: TestKarpenterModeBreaksSpreadAsKarpenterDoes; under nodeAffinityPolicy
 // Ignore it takes the minimum over the pod's own domains:
-// TestKarpenterModeTakesTheIgnoreSpreadMinimumOverThePodsDomains); the CLI reports each such
+// TestKarpenterModeTakesTheIgnoreSpreadMinimumOverThePodsDomains; and it lets a pod a
+// hostname spread only selects join a node holding the spread's pods:
+// TopologySpreadAsLaunched); the CLI reports each such
 // violation by its pod and its node or NodeClaim (cmd/nodeplan
 // TestKarpenterModeReportsViolations), so one that names no pod or no place is unexplained.
 func unexplained(opts scheduling.Options, vs []verify.Violation) []verify.Violation {
@@ -169,7 +171,7 @@ func unexplained(opts scheduling.Options, vs []verify.Violation) []verify.Violat
 	}
 	var out []verify.Violation
 	for _, v := range vs {
-		spread := v.Code == verify.TopologySpread || v.Code == verify.TopologySpreadAffinityIgnored
+		spread := v.Code == verify.TopologySpread || v.Code == verify.TopologySpreadAffinityIgnored || v.Code == verify.TopologySpreadAsLaunched
 		if !spread || v.Pod == "" || (v.Node == "" && v.Claim < 0) {
 			out = append(out, v)
 		}

@@ -95,7 +95,11 @@ func spreadSelector(p *corev1.Pod, c corev1.TopologySpreadConstraint) labels.Sel
 // kubernetes.io/hostname) in the final placement without the pod. Binding the pods with
 // the smallest allowance first (those that do not select themselves, and so add nothing,
 // before them; the placed pods that do not carry the constraint last), each finds the
-// running pods plus the members bound before it that select themselves.
+// running pods plus the members bound before it that select themselves. Over
+// kubernetes.io/hostname the plan must also hold once every pod is bound, whatever the
+// order: kube-scheduler checks a spread only when it binds a pod that carries it, so pods
+// the spread only selects may bind first; a member's node may then hold at most maxSkew
+// more of the pods the spread selects than the least populated node the filter admits.
 func (w *world) checkSpread() []Violation {
 	type member struct {
 		pod              *corev1.Pod
@@ -210,6 +214,13 @@ func (w *world) checkSpread() []Violation {
 				placed[d]++
 			}
 		}
+		// Over hostnames a node holds its pods as launched, whatever order they bind in: a
+		// member's node may hold at most the least populated node's count plus maxSkew of
+		// the pods the spread selects (see finalSkew).
+		hostname, least := v1.NormalizeLabelKey(g.key) == v1.LabelHostname, math.MaxInt
+		for _, n := range g.counts {
+			least = min(least, n)
+		}
 		for _, d := range sortedKeysOf(g.domains) {
 			ms := g.domains[d]
 			running := g.counts[d] - placed[d]
@@ -232,6 +243,11 @@ func (w *world) checkSpread() []Violation {
 					v := m.loc.violation(code)
 					v.Pod, v.Key = key(m.pod), g.key
 					v.Got, v.Limit = int64(before+m.self-m.low), int64(m.maxSkew)
+					out = append(out, v)
+				} else if skew := g.counts[d] - least; hostname && skew > int(m.maxSkew) {
+					v := m.loc.violation(TopologySpreadAsLaunched)
+					v.Pod, v.Key = key(m.pod), g.key
+					v.Got, v.Limit = int64(skew), int64(m.maxSkew)
 					out = append(out, v)
 				}
 			}
