@@ -117,6 +117,7 @@ func (s *solver) launch(c *claim) {
 	if l.o.CapacityType() == v1.CapacityTypeReserved {
 		s.cloudLeft[l.o.ReservationID()]--
 	}
+	s.topo.addLaunched(l)
 	c.pre = &prelaunch{reqs: c.reqs, values: append([]string(nil), c.values...), types: c.types, loose: c.loose, relaxed: c.relaxed, pods: len(c.pods)}
 	reqs := base.Copy()
 	reqs[v1.LabelInstanceType] = requirements.MustNew(v1.LabelInstanceType, requirements.In, c.t.types[l.i].it.Name)
@@ -131,7 +132,7 @@ func (s *solver) launch(c *claim) {
 	}
 	c.open = nil
 	for _, d := range c.deferred {
-		if !s.topo.launchedPasses(d.g, l, c.t) {
+		if !launchedPasses(d.g, l) {
 			continue
 		}
 		if d.g.hostname {
@@ -161,14 +162,14 @@ func (s *solver) launch(c *claim) {
 	}
 }
 
-// launchedPasses reports whether a node launched with option l (of template t) passes g's
-// node filter, as Karpenter's next round reads it from the node's labels and taints.
-func (t *topology) launchedPasses(g *topologyGroup, l launchOption, tmpl *template) bool {
+// launchedPasses reports whether a node launched with option l passes g's node filter, as
+// Karpenter's next round reads it from the node's labels and taints (its template's).
+func launchedPasses(g *topologyGroup, l launchOption) bool {
 	s := g.spread
 	if s == nil {
 		return true
 	}
-	if !s.admitsTaints(tmpl.taints) {
+	if !s.admitsTaints(l.t.taints) {
 		return false
 	}
 	if s.filterTerms == nil {

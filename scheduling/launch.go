@@ -347,7 +347,7 @@ func (s *solver) deferredDomain(c *claim, d *deferredCount, counting requirement
 		}
 		return ""
 	}
-	if !ok || !s.topo.launchedPasses(d.g, l, c.t) {
+	if !ok || !launchedPasses(d.g, l) {
 		return ""
 	}
 	v, _ := l.value(d.g.key)
@@ -421,7 +421,7 @@ func (s *solver) settleDeferred() {
 		// its filter (the settlement leaves the NodeClaim open there).
 		if l, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, anyType); ok {
 			for _, d := range c.deferred {
-				if d.g.hostname && d.at == "" && s.topo.launchedPasses(d.g, l, c.t) {
+				if d.g.hostname && d.at == "" && launchedPasses(d.g, l) {
 					s.topo.countN(d.g, c.hostname, d.n)
 				}
 			}

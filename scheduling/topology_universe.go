@@ -33,6 +33,9 @@ type universe struct {
 	// the nodes): its small domain maps iterate in about that order, so Karpenter mode breaks
 	// its ties with it (nil outside Karpenter mode).
 	discovered map[string]map[string]int
+	// launched are the options Karpenter mode's earlier rounds launched NodeClaims with
+	// (addLaunched): nodes, to the later rounds' new groups.
+	launched []launchOption
 }
 
 // existing are the nodes' labels, requirements and effective taints.
@@ -292,6 +295,11 @@ func (u *universe) domains(g *topologyGroup, wellKnown requirements.KeySet) []st
 			continue
 		}
 		seen[v] = true
+	}
+	for _, l := range u.launched {
+		if v, ok := launchedDomain(g, l); ok {
+			seen[v] = true
+		}
 	}
 	return slices.Sorted(maps.Keys(seen))
 }
