@@ -33,3 +33,20 @@ func TestKarpenterModeLaunchedNodesRegisterDomains(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"app-0-0", "app-5-0"}, pods)
 }
+
+// TestKarpenterModeBootstrapsAffinityOnlyInItsDomains: a pod whose required pod affinity
+// selects itself and finds no match starts its group only in one of the group's domains, as
+// Karpenter's nextDomainAffinity picks among them. app-2-0's affinity is on the NodePool label
+// team; pool-2, the only NodePool, has a PreferNoSchedule taint app-2-0 does not tolerate,
+// so the group has no team domain and Karpenter leaves the pod pending (difftest plan:870214
+// minimised; karpenter-plan 3 of 3). The old Karpenter mode took the NodeClaim's single
+// value team=pool-2 and launched it.
+func TestKarpenterModeBootstrapsAffinityOnlyInItsDomains(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("karpmode", "affinity-unregistered-domain"))
+	res := fidelityInput(t, manifests, types, scheduling.PackingKarpenter).solve(t)
+	assert.Empty(t, res.NewNodeClaims)
+	require.Len(t, res.PodErrors, 1)
+	assert.Equal(t, "app-2-0", res.PodErrors[0].Pod.Name)
+	assert.Equal(t, scheduling.ReasonPodAffinity, res.PodErrors[0].Code)
+
+}

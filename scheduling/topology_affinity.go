@@ -65,13 +65,15 @@ func (affinityRule) admissible(t *topology, g *topologyGroup, self bool, strict 
 // narrow: the admissible domains the node allows; a pod starting the group takes the node's
 // single domain, or every domain the node allows, and its NodeClaim settles in the cheapest
 // of them (the round's end counts it there, rounds.go). In Karpenter mode it takes the first
-// the node allows, as Karpenter takes the first in its map order, price-blind.
+// of the group's domains the node allows, as Karpenter takes the first in its map order,
+// price-blind, and only among the group's domains: a node whose single value the group never
+// registered (a NodePool whose taints the group's creator does not tolerate) starts nothing.
 func (affinityRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains, r *requirements.Requirement) *requirements.Requirement {
 	if adm.bootstrap {
-		if singleValue(r) != "" {
-			return r
-		}
 		if !t.karpenter {
+			if singleValue(r) != "" {
+				return r
+			}
 			if ds := allowedBy(g.domains, r); len(ds) > 0 {
 				return requirements.MustNew(g.key, requirements.In, ds...)
 			}
