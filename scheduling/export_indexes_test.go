@@ -8,3 +8,10 @@ func SolveWithoutIndexes(snap *cluster.Snapshot, opts Options) (*Result, error) 
 	opts.withoutIndexes = true
 	return Solve(snap, opts)
 }
+
+// SolveFirstOrder is Solve without the default's second try in another queue order
+// (starved.go), for the tests that hold the repair alone or compare the two.
+func SolveFirstOrder(snap *cluster.Snapshot, opts Options) (*Result, error) {
+	opts.firstOrderOnly = true
+	return Solve(snap, opts)
+}

@@ -70,6 +70,9 @@ type Options struct {
 	// the indexes that skip what those tests refuse (claim_runs.go, template_fit.go,
 	// topology.domainsRefuse): tests hold the indexed answers to these.
 	withoutIndexes bool
+	// firstOrderOnly keeps the default's plan in its first queue order, without the second
+	// try that places the pods it left out first (starved.go): tests hold the repair alone.
+	firstOrderOnly bool
 }
 
 // launches reports whether the cloud launches nodes with np's NodeClass (see NodeClasses).

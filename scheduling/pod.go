@@ -44,6 +44,8 @@ type podData struct {
 	// volumeAlternatives are the node requirements the pod's volumes allow (ORed; nil: any).
 	volumeAlternatives []requirements.Requirements
 	volumes            []volumeUse
+	// first: the default's second try places the pod ahead of the others (starved.go).
+	first bool
 }
 
 // podForm is a pod's scheduling constraints at one stage of preference relaxation. Forms are

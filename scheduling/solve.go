@@ -144,18 +144,33 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 		v.strictCap = true
 		res, info, err = solveOnce(snap, opts, cache, v, tune)
 	}
-	if err != nil || len(info.unpin) == 0 {
-		return res, err
-	}
-	// Pods kept zones free for pending pods that then found no place: without holding
-	// their domains the plan may be cheaper or place more (unpinned.go).
-	v.unpinned = info.unpin
-	alt, altInfo, err := solveOnce(snap, opts, cache, v, tune)
 	if err != nil {
 		return nil, err
 	}
-	if better(alt, res) && !altInfo.overSkew {
-		return alt, nil
+	if len(info.unpin) > 0 {
+		// Pods kept zones free for pending pods that then found no place: without holding
+		// their domains the plan may be cheaper or place more (unpinned.go).
+		u := v
+		u.unpinned = info.unpin
+		alt, altInfo, err := solveOnce(snap, opts, cache, u, tune)
+		if err != nil {
+			return nil, err
+		}
+		if better(alt, res) && !altInfo.overSkew {
+			res, v, info.starved = alt, u, altInfo.starved
+		}
+	}
+	if len(info.starved) > 0 && !opts.firstOrderOnly {
+		// The greedy's order gave the room, a limit or a domain the pods left out needed to
+		// pods placed before them: placed first, they may leave out fewer (starved.go).
+		v.first = info.starved
+		alt, altInfo, err := solveOnce(snap, opts, cache, v, tune)
+		if err != nil {
+			return nil, err
+		}
+		if byPriority(alt, res) > 0 && !altInfo.overSkew {
+			res = alt
+		}
 	}
 	return res, nil
 }
@@ -166,6 +181,8 @@ type variant struct {
 	unpinned map[*corev1.Pod]bool
 	// strictCap: the cap on hostname spreads' carriers never yields (host_spread_cap.go).
 	strictCap bool
+	// first are pods placed ahead of the others in the queue (starved.go).
+	first map[*corev1.Pod]bool
 }
 
 // onceInfo is what one Solve tells solve about its plan.
@@ -176,6 +193,9 @@ type onceInfo struct {
 	unpin map[*corev1.Pod]bool
 	// overSkew: a pod placed without the cap broke a hostname spread as launched.
 	overSkew bool
+	// starved are the valid pods the Solve left out (a Solve in the first queue order,
+	// in the default packing when it repairs its plan: starved.go).
+	starved map[*corev1.Pod]bool
 }
 
 // solveOnce is one Solve of variant v.
@@ -195,6 +215,9 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 		}
 		return s.result(pods, errs), onceInfo{}, nil
 	}
+	for _, p := range pods {
+		p.first = v.first[p.pod]
+	}
 	s.unpinned, s.strictCap = v.unpinned, v.strictCap
 	s.countPinned(pods)
 	errs := s.run(pods)
@@ -202,8 +225,13 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 		s.repack()
 	}
 	var info onceInfo
-	if v.unpinned == nil && !s.karpenter && !s.opts.SkipRepack {
-		info.unpin = unplacedPinned(pods, errs)
+	if !s.karpenter && !s.opts.SkipRepack {
+		if v.unpinned == nil {
+			info.unpin = unplacedPinned(pods, errs)
+		}
+		if v.first == nil {
+			info.starved = starved(pods, errs)
+		}
 	}
 	info.overSkew = s.uncapped && s.carriersOverSkew()
 	return s.result(pods, errs), info, nil

@@ -90,10 +90,12 @@ func sortQueue(queue []*podData) {
 	copy(queue, sorted)
 }
 
-// queueKey is what orders a pod in the queue: first-fit decreasing by cpu, then memory, then
-// the oldest first (created, as seconds and nanoseconds: time.Time's Before and Equal), then
-// by UID and namespace/name.
+// queueKey is what orders a pod in the queue: the pods placed first in a second try
+// (starved.go) ahead, then first-fit decreasing by cpu, then memory, then the oldest first
+// (created, as seconds and nanoseconds: time.Time's Before and Equal), then by UID and
+// namespace/name.
 type queueKey struct {
+	first       bool
 	cpu, mem    int64
 	createdSec  int64
 	createdNsec int
@@ -103,11 +105,16 @@ type queueKey struct {
 
 func (p *podData) queueKey() queueKey {
 	t := p.pod.CreationTimestamp
-	return queueKey{p.cpu, p.mem, t.Unix(), t.Nanosecond(), p.pod.UID, p.key}
+	return queueKey{p.first, p.cpu, p.mem, t.Unix(), t.Nanosecond(), p.pod.UID, p.key}
 }
 
 func (a *queueKey) compare(b *queueKey) int {
 	switch {
+	case a.first != b.first:
+		if a.first {
+			return -1
+		}
+		return 1
 	case a.cpu != b.cpu:
 		return cmp.Compare(b.cpu, a.cpu)
 	case a.mem != b.mem:

@@ -27,10 +27,48 @@ func unplacedPinned(pods []*podData, errs map[*podData]podFailure) map[*corev1.P
 	return out
 }
 
-// better reports whether a places more pods than b, or as many at a lower price.
+// better reports whether a (a plan of the same pods as b) places more pods of the highest
+// priority where the two differ, else (as many of each) at a lower price: a second try
+// never leaves out a pod for more pods of a lower priority (kube-scheduler would preempt
+// them for it).
 func better(a, b *Result) bool {
-	if len(a.PodErrors) != len(b.PodErrors) {
-		return len(a.PodErrors) < len(b.PodErrors)
+	if d := byPriority(a, b); d != 0 {
+		return d > 0
 	}
 	return a.Price() < b.Price()
+}
+
+// byPriority compares what a and b leave out, from the highest priority down: > 0 when a
+// leaves out fewer pods of the first priority where they differ, < 0 when more, 0 when
+// they leave out as many of every priority.
+func byPriority(a, b *Result) int {
+	left := map[int32]int{} // a's pods left out minus b's, per priority
+	for _, e := range a.PodErrors {
+		left[priorityOf(e.Pod)]++
+	}
+	for _, e := range b.PodErrors {
+		left[priorityOf(e.Pod)]--
+	}
+	var top int32
+	found := false
+	for prio, d := range left {
+		if d != 0 && (!found || prio > top) {
+			top, found = prio, true
+		}
+	}
+	switch {
+	case !found:
+		return 0
+	case left[top] < 0:
+		return 1
+	}
+	return -1
+}
+
+// priorityOf is the pod's resolved priority (0 without one).
+func priorityOf(p *corev1.Pod) int32 {
+	if p.Spec.Priority != nil {
+		return *p.Spec.Priority
+	}
+	return 0
 }

@@ -1,0 +1,82 @@
+package scheduling_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/nodeplan/nodeplan/scheduling"
+)
+
+// TestPropStarvedRetryPlacesMore: the default's second try, with the pods its first queue
+// order left out placed first, is kept only when it leaves out fewer pods (the scenarios'
+// pods share one priority); otherwise Solve's plan is the first order's. Both hold every
+// constraint (mustSolve verifies the default's plan).
+func TestPropStarvedRetryPlacesMore(t *testing.T) {
+	changed := 0
+	rapid.Check(t, func(t *rapid.T) {
+		snap := snapOf(t, scenarioGen().Draw(t, "scenario").build())
+		res := mustSolve(t, snap, scheduling.Options{})
+		first, err := scheduling.SolveFirstOrder(snap, scheduling.Options{})
+		if err != nil {
+			t.Fatalf("Solve: %v", err)
+		}
+		switch {
+		case len(res.PodErrors) > len(first.PodErrors):
+			t.Fatalf("the second try leaves out %d pods, the first order %d", len(res.PodErrors), len(first.PodErrors))
+		case len(res.PodErrors) == len(first.PodErrors) && render(res) != render(first):
+			t.Fatalf("the second try, placing as many pods, replaced the first order's plan:\n%s\nfirst:\n%s", render(res), render(first))
+		case len(res.PodErrors) < len(first.PodErrors):
+			changed++
+		}
+	})
+	t.Logf("the second try placed more pods in %d plans", changed)
+}
+
+// TestStarvedPodsPlacedFirst: when first-fit decreasing leaves pods out, the default tries
+// again with them first and keeps the plan that leaves out fewer. A required anti-affinity
+// on the NodePool's team label makes two sets exclusive; the old default placed the three
+// big pods on new NodeClaims and left out the four small ones that fit node-1 (difftest
+// plan:830028, minimised). Now the small ones run on node-1, at no cost.
+func TestStarvedPodsPlacedFirst(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("default15", "exclusive-sets"))
+	in := fidelityInput(t, manifests, types, scheduling.PackingCostAware)
+	res := in.solve(t)
+	require.Len(t, res.PodErrors, 3)
+	for _, e := range res.PodErrors {
+		assert.Contains(t, e.Pod.Name, "app-big-")
+		assert.Equal(t, scheduling.ReasonPodAntiAffinity, e.Code, e.Message())
+	}
+	assert.Empty(t, res.NewNodeClaims)
+	require.Len(t, res.Bindings, 4)
+	for _, b := range res.Bindings {
+		assert.Equal(t, "node-1", b.To)
+		assert.Contains(t, b.Pod.Name, "app-small-")
+	}
+	// The first queue order alone is the old plan.
+	first, err := scheduling.SolveFirstOrder(in.snap, in.opts)
+	require.NoError(t, err)
+	assert.Len(t, first.PodErrors, 4)
+	assert.Len(t, first.NewNodeClaims, 3)
+}
+
+// TestStarvedRetryKeepsHigherPriority: the second try is kept only when it leaves out fewer
+// pods of the highest priority where the plans differ. With the big pods at priority 1000,
+// placing the four small ones would leave out three pods of a higher priority (which
+// kube-scheduler would preempt the small ones for): the first order's plan stays.
+func TestStarvedRetryKeepsHigherPriority(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("default15", "exclusive-sets"))
+	manifests = strings.Replace(manifests, "      affinity:\n", "      priority: 1000\n      affinity:\n", 1)
+	require.Contains(t, manifests, "priority: 1000")
+	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	require.Len(t, res.PodErrors, 4)
+	for _, e := range res.PodErrors {
+		assert.Contains(t, e.Pod.Name, "app-small-")
+	}
+	require.Len(t, res.NewNodeClaims, 3)
+	assert.Empty(t, res.Bindings)
+}
