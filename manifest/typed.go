@@ -204,6 +204,9 @@ type typedDecoder struct {
 	data []byte
 	pos  int
 	strs *stringTable // see decodeTypedShared
+	// ascii is set by quoted when the string it stepped over is printable ASCII without
+	// escapes: plain text, without plainText's second pass over it.
+	ascii bool
 }
 
 func (d *typedDecoder) space() {
@@ -441,7 +444,7 @@ func (d *typedDecoder) key() (key []byte, plain bool, ok bool) {
 		return nil, false, false
 	}
 	key = lit[1 : len(lit)-1]
-	plain = plainText(key)
+	plain = d.ascii || plainText(key)
 	if !plain && !validEscapes(key) {
 		return nil, false, false
 	}
@@ -464,18 +467,22 @@ func (d *typedDecoder) str() (string, bool) {
 	return d.unquote(lit)
 }
 
-// quoted steps over the string at pos: its literal, quotes included.
+// quoted steps over the string at pos: its literal, quotes included. It sets d.ascii.
 func (d *typedDecoder) quoted() ([]byte, bool) {
 	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 		return nil, false
 	}
 	i := d.pos + 1
+	d.ascii = true
 	for ; i < len(d.data) && d.data[i] != '"'; i++ {
 		switch c := d.data[i]; {
 		case c == '\\':
 			i++ // the escaped character (checked when unquoted)
+			d.ascii = false
 		case c < 0x20:
 			return nil, false
+		case c >= 0x80:
+			d.ascii = false
 		}
 	}
 	if i >= len(d.data) {
@@ -494,9 +501,9 @@ func (d *typedDecoder) share(b []byte) string {
 	return d.strs.get(b)
 }
 
-// unquote is the string of the literal lit.
+// unquote is the string of the literal lit, which quoted has just stepped over.
 func (d *typedDecoder) unquote(lit []byte) (string, bool) {
-	if body := lit[1 : len(lit)-1]; plainText(body) {
+	if body := lit[1 : len(lit)-1]; d.ascii || plainText(body) {
 		return d.share(body), true
 	}
 	var s string
