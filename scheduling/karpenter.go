@@ -149,7 +149,7 @@ func (s *solver) launch(c *claim) {
 	types.set(l.i)
 	c.reqs = reqs
 	c.setValues(s, c.reqs)
-	c.keepTypes(types, func(*templateType) bool { return true })
+	c.keepTypes(types)
 	if c.counted != nil {
 		// The next round counts the node at the type that launched.
 		launched := c.t.types[l.i].capacity
@@ -192,7 +192,7 @@ func (s *solver) restoreUnchanged() {
 	for _, c := range s.launched {
 		if p := c.pre; p != nil && !c.grownAfterLaunch() {
 			c.reqs, c.values, c.loose, c.relaxed = p.reqs, p.values, p.loose, p.relaxed
-			c.keepTypes(p.types, func(*templateType) bool { return true })
+			c.keepTypes(p.types)
 		}
 	}
 }

@@ -1,7 +1,10 @@
 package scheduling
 
 import (
+	"cmp"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -37,29 +40,40 @@ type launchOption struct {
 func anyType(int) bool { return true }
 
 // cheapestLaunch is the cheapest type of types that fits (ties by name) with its cheapest
-// offering under reqs, or ok=false when none can launch.
+// offering under reqs, or ok=false when none can launch. It walks the offerings' types
+// cheapest first and stops at the first of types that fits: a scan of every type in
+// types, keeping the cheapest that fits, was a tenth of a Solve at 20k pods.
 func cheapestLaunch(t *template, reqs requirements.Requirements, types bitset, fits func(int) bool) (launchOption, bool) {
 	info := t.offerings(reqs)
-	best := -1
-	types.each(func(i int) bool {
-		o := info.cheapest[i]
-		if o == nil {
-			return true
+	for _, i := range info.launchOrder(t) {
+		if types.has(int(i)) && fits(int(i)) {
+			return launchOption{t: t, i: int(i), o: info.cheapest[i], reqs: reqs}, true
 		}
-		// Types sit roughly cheapest first: compare prices before the dearer fit check.
-		if best >= 0 && (o.Price > info.cheapest[best].Price ||
-			o.Price == info.cheapest[best].Price && t.types[i].it.Name > t.types[best].it.Name) {
-			return true
-		}
-		if fits(i) {
-			best = i
-		}
-		return true
-	})
-	if best < 0 {
-		return launchOption{}, false
 	}
-	return launchOption{t: t, i: best, o: info.cheapest[best], reqs: reqs}, true
+	return launchOption{}, false
+}
+
+// launchOrder are the types with an offering, by the price of their cheapest offering, then
+// name, then the later type first: the order in which a scan over the types in index order,
+// keeping the cheapest (a later type of the same price and name replacing an earlier one),
+// would prefer them.
+func (info *offerInfo) launchOrder(t *template) []int32 {
+	if info.ordered {
+		return info.byPrice
+	}
+	info.ordered = true
+	for i, o := range info.cheapest {
+		if o != nil {
+			info.byPrice = append(info.byPrice, int32(i))
+		}
+	}
+	slices.SortFunc(info.byPrice, func(a, b int32) int {
+		return cmp.Or(
+			cmp.Compare(info.cheapest[a].Price, info.cheapest[b].Price),
+			strings.Compare(t.types[a].it.Name, t.types[b].it.Name),
+			cmp.Compare(b, a))
+	})
+	return info.byPrice
 }
 
 // cheapestLaunch is cheapestLaunch(c.t, counting, c.types, anyType), the last answer for c
@@ -443,7 +457,7 @@ func (s *solver) settleClaim(c *claim, extra requirements.Requirements) {
 		c.promise = c.promise.Union(extra)
 	} else {
 		c.reqs, c.loose = reqs, loose
-		c.keepTypes(types, func(*templateType) bool { return true })
+		c.keepTypes(types)
 	}
 	c.setValues(s, c.countingReqs())
 }

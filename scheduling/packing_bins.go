@@ -70,7 +70,7 @@ func (s *solver) repackTemplate(buckets []*repackBucket) []*repackBucket {
 		pk.buckets = slices.DeleteFunc(pk.buckets, func(b *repackBucket) bool { return !cheaper(b.after, b.before) })
 	}
 	for _, b := range pk.buckets {
-		b.fitTypes()
+		b.fitTypes(s)
 	}
 	if !s.withinLimits(pk.t, pk.buckets) {
 		return nil
@@ -305,9 +305,15 @@ func (pk *packer) fill(b *repackBucket, i int, base vec, declared []*topologyGro
 			continue
 		}
 		for k, q := range sh.req {
-			if q > 0 {
-				n = min(n, int(pk.room[k]/q))
+			if q <= 0 {
+				continue
 			}
+			r := pk.room[k]
+			if r < q {
+				n = 0 // mostly so once the type fills up: no division
+				break
+			}
+			n = min(n, int(r/q))
 		}
 		if n <= 0 {
 			continue

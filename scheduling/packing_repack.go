@@ -283,7 +283,7 @@ func (s *solver) applyRepack(b *repackBucket) (gone, fresh []*claim) {
 		}
 		keep[c] = true
 		c.pods, c.requests, c.ports = pl.pods, pl.requests, pl.ports
-		c.keepTypes(pl.types, func(*templateType) bool { return true })
+		c.keepTypes(pl.types)
 		if t.hasLimits {
 			c.counted = pl.counted
 		}
@@ -296,12 +296,21 @@ func (s *solver) applyRepack(b *repackBucket) (gone, fresh []*claim) {
 	return gone, fresh
 }
 
-// fitTypes sets each plan's types: those of the bucket that hold its pods.
-func (b *repackBucket) fitTypes() {
+// fitTypes sets each plan's types: those of the bucket that hold its pods (from the
+// template's index, as commit, unless the plan has host ports or s runs without indexes).
+func (b *repackBucket) fitTypes(s *solver) {
 	t := b.t
+	fit := t.fit()
 	for i := range b.plans {
 		pl := &b.plans[i]
 		pl.types = newBitset(len(t.types))
+		if len(pl.ports) == 0 && !s.opts.withoutIndexes {
+			copy(pl.types, b.types)
+			if fit.fitting(pl.types, pl.requests) {
+				continue
+			}
+			clear(pl.types)
+		}
 		b.types.each(func(j int) bool {
 			tt := t.types[j]
 			if pl.requests.fits(tt.alloc) && (len(pl.ports) == 0 || !portsConflict(tt.daemonPorts, pl.ports)) {

@@ -46,7 +46,7 @@ type claimTypes struct {
 
 func (u *roundUndo) apply(topo *topology) {
 	for _, ct := range u.claims {
-		ct.c.keepTypes(ct.types, func(*templateType) bool { return true })
+		ct.c.keepTypes(ct.types)
 		ct.c.counted, ct.c.promise = ct.counted, ct.promise
 	}
 	for t, r := range u.remaining {
@@ -55,7 +55,7 @@ func (u *roundUndo) apply(topo *topology) {
 	for _, sc := range u.settled {
 		c := sc.c
 		c.reqs, c.promise, c.values, c.open = sc.reqs, sc.promise, sc.values, sc.open
-		c.keepTypes(sc.types, func(*templateType) bool { return true })
+		c.keepTypes(sc.types)
 		for i, oc := range sc.open {
 			topo.unsettleCount(oc, sc.to[i])
 		}
@@ -151,7 +151,7 @@ func (s *solver) settleOpen(u *roundUndo) bool {
 			} else {
 				c.reqs = reqs
 				c.setValues(s, c.reqs)
-				c.keepTypes(types, func(*templateType) bool { return true })
+				c.keepTypes(types)
 			}
 		}
 		c.open = nil
@@ -220,7 +220,7 @@ func (s *solver) recountLimited(u *roundUndo) bool {
 			}
 		}
 		c.counted = counted
-		c.keepTypes(kept, func(*templateType) bool { return true })
+		c.keepTypes(kept)
 	}
 	return grew
 }

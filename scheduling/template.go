@@ -151,6 +151,10 @@ type offerInfo struct {
 	// offers are all available compatible offerings per type, cheapest first (kept only when
 	// the type has reserved offerings, whose capacity is limited).
 	offers [][]*cloudprovider.Offering
+	// byPrice are the types with an offering in cheapestLaunch's order (launch.go), built
+	// when first asked.
+	byPrice []int32
+	ordered bool
 }
 
 // offerings returns the offering index for reqs, computed once per distinct combination of
