@@ -75,6 +75,7 @@ type catalogType struct {
 	labels      map[string]string
 	allocatable corev1.ResourceList
 	cpuCapacity resource.Quantity
+	offers      [][2]string // available offerings: zone, capacity type
 }
 
 func loadWorld(dir string) (*world, error) {
@@ -99,7 +100,13 @@ func loadWorld(dir string) (*world, error) {
 			a.Sub(q)
 			alloc[k] = a
 		}
-		w.types[t.Name] = catalogType{labels: t.Labels, allocatable: alloc, cpuCapacity: t.Capacity[corev1.ResourceCPU]}
+		ct := catalogType{labels: t.Labels, allocatable: alloc, cpuCapacity: t.Capacity[corev1.ResourceCPU]}
+		for _, o := range t.Offerings {
+			if o.Available == nil || *o.Available {
+				ct.offers = append(ct.offers, [2]string{o.Zone, o.CapacityType})
+			}
+		}
+		w.types[t.Name] = ct
 		for _, o := range t.Offerings {
 			if o.Available == nil || *o.Available {
 				zones[o.Zone] = true
@@ -629,7 +636,7 @@ func (w *world) domains(k string, p *corev1.Pod) []string {
 				continue
 			}
 			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{k: v}}}
-			if ok, _ := onlyKey(p, k).Match(node); ok {
+			if ok, _ := onlyKey(p, k).Match(node); ok && w.launchableFor(p, k, v) {
 				vals[v] = true
 			}
 		}
@@ -639,6 +646,30 @@ func (w *world) domains(k string, p *corev1.Pod) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// launchableFor reports whether some catalog type has an available offering with value v
+// of key k (zone or capacity type) on which a node would match p's whole required node
+// affinity (its nodeSelector and any one of its terms): kube-scheduler counts only nodes
+// that match, so a value no such node can have is no domain of p's spread (plan:880056: terms
+// "zone c" or "cpu > 4", and the catalog's only types in zones a and b have 2 vCPUs).
+func (w *world) launchableFor(p *corev1.Pod, k, v string) bool {
+	affinity := nodeaffinity.GetRequiredNodeAffinity(p)
+	for name, t := range w.types {
+		for _, o := range t.offers {
+			if k == corev1.LabelTopologyZone && o[0] != v || k == v1.CapacityTypeLabelKey && o[1] != v {
+				continue
+			}
+			labels := map[string]string{corev1.LabelTopologyZone: o[0], v1.CapacityTypeLabelKey: o[1], corev1.LabelInstanceTypeStable: name}
+			for lk, lv := range t.labels {
+				labels[lk] = lv
+			}
+			if ok, _ := affinity.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}}); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // onlyKey is the pod's required node affinity restricted to terms on key k.

@@ -43,3 +43,30 @@ func TestAffinityCountsOnlyNodesWithTheKey(t *testing.T) {
 		}
 	}
 }
+
+// TestSpreadDomainsAreWhereAMatchingNodeCanBe: a zone is a domain of a pod's spread only if a
+// node the catalog can launch there matches the pod's required node affinity (kube-scheduler
+// counts only matching nodes). plan:880056 minimised: app-0 needs family r and zone c or more
+// than 4 vCPUs; the catalog's r types in zones a and b have 2, so both pods on one zone-c node
+// keep the spread, where the checker read zones a and b as empty domains (skew 2 > 1).
+func TestSpreadDomainsAreWhereAMatchingNodeCanBe(t *testing.T) {
+	dir := filepath.Join("testdata", "spread-any-term")
+	w, err := loadWorld(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "nodeplan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := parsePlan(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.NodeClaims) != 1 || len(o.NodeClaims[0].Pods) != 2 {
+		t.Fatalf("the plan has %d NodeClaims, want 1 with both pods", len(o.NodeClaims))
+	}
+	if vs := w.validatePlan(o); len(vs) != 0 {
+		t.Errorf("violations %v", vs)
+	}
+}
