@@ -144,9 +144,28 @@ func (t *topology) addTwin(g *topologyGroup) {
 
 // startRound copies the counts of every relaxation group no queued pod's own form uses:
 // Karpenter makes it only when a pod relaxes, from what the round started with (bear).
+// A group born in the last round first gets back the pods that round counted before its
+// birth: Karpenter builds every group of the next round from the cluster, where they are
+// now bound (difftest plan:870119).
 func (t *topology) startRound(queue []*podData) {
 	if len(t.twins) == 0 {
 		return
+	}
+	for _, g := range t.twins {
+		if l := g.lost; l != nil {
+			g.lost = nil
+			for d, n := range l.counts {
+				g.counts[d] += n
+			}
+			g.total += l.total
+			for h, n := range l.hostCounts {
+				for h >= len(g.hostCounts) {
+					g.hostCounts = append(g.hostCounts, 0)
+				}
+				g.hostCounts[h] += n
+			}
+			g.occupiedClaims += l.occupiedClaims
+		}
 	}
 	initial := map[*topologyGroup]bool{}
 	for _, p := range queue {
@@ -168,8 +187,29 @@ func (t *topology) startRound(queue []*podData) {
 func (t *topology) bear(gs []*topologyGroup) {
 	for _, g := range gs {
 		if c := g.unborn; c != nil {
+			g.lost = countsSince(g, c)
 			g.counts, g.total, g.hostCounts, g.occupiedClaims = c.counts, c.total, c.hostCounts, c.occupiedClaims
 			g.unborn = nil
 		}
 	}
+}
+
+// countsSince is what g counts beyond the copy c of its earlier counts.
+func countsSince(g *topologyGroup, c *groupCounts) *groupCounts {
+	d := &groupCounts{counts: map[string]int{}, total: g.total - c.total, occupiedClaims: g.occupiedClaims - c.occupiedClaims}
+	for k, n := range g.counts {
+		if n != c.counts[k] {
+			d.counts[k] = n - c.counts[k]
+		}
+	}
+	if len(g.hostCounts) > 0 {
+		d.hostCounts = make([]int32, len(g.hostCounts))
+		for h, n := range g.hostCounts {
+			d.hostCounts[h] = n
+			if h < len(c.hostCounts) {
+				d.hostCounts[h] -= c.hostCounts[h]
+			}
+		}
+	}
+	return d
 }

@@ -85,3 +85,21 @@ func TestKarpenterModeHonoredTaintsIncludePreferNoSchedule(t *testing.T) {
 		assert.NotEqual(t, "test-zone-c", c.Offering.Zone())
 	}
 }
+
+// TestKarpenterModeRelaxedSpreadCountsTheLaunchedPodsNextRound: a relaxed pod's new spread
+// group, counted from the round's start, counts in the next round the pods the round placed
+// before the group was made, as Karpenter builds every group of the next round from the
+// cluster where they are now bound. app-4's two pods share a host port and spread over
+// capacity types (on-demand from pool-1, which their team requirement excludes; spot from
+// pool-2). app-4-0 launches spot; app-4-1 relaxes (PreferNoSchedule tolerated) and its new
+// group starts from zero; in round 2 Karpenter counts spot 1, on-demand 0 and leaves it
+// pending (difftest plan:870119 minimised; karpenter-plan 3 of 3). The old Karpenter mode
+// kept the new group at zero and launched a second spot node (skew 2).
+func TestKarpenterModeRelaxedSpreadCountsTheLaunchedPodsNextRound(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("karpmode", "spread-relaxed-next-round"))
+	res := fidelityInput(t, manifests, types, scheduling.PackingKarpenter).solve(t)
+	require.Len(t, res.NewNodeClaims, 1)
+	assert.Equal(t, "app-4-0", res.NewNodeClaims[0].Pods[0].Name)
+	require.Len(t, res.PodErrors, 1)
+	assert.Equal(t, "app-4-1", res.PodErrors[0].Pod.Name)
+}

@@ -49,6 +49,9 @@ type topologyGroup struct {
 	// unborn holds, in Karpenter mode, the counts a group a relaxation makes starts with
 	// when a pod's relaxed form first uses it this round (nil: made; karpenter_relax.go).
 	unborn *groupCounts
+	// lost holds, in Karpenter mode, what the round had counted in a group before its birth
+	// dropped it: Karpenter's next round counts those pods again (karpenter_relax.go).
+	lost *groupCounts
 }
 
 // topologyRule is what one kind of constraint (spread, affinity, anti-affinity and its
