@@ -249,7 +249,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 	if len(c.deferred) > 0 && !s.karpenter && !unchanged && !s.keepsFloors(c, pl, fitsPod) {
 		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonTopologySpread})
 	}
-	if !c.keepsReservation(merged, types, fitsPod) || !s.launchesUnheld(c, merged, types, fitsPod) {
+	if !s.keepsReservation(c, merged, types, fitsPod) || !s.launchesUnheld(c, merged, types, fitsPod) {
 		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonOfferingUnavailable})
 	}
 	if t.hasMinValues && !c.launched {
@@ -465,6 +465,7 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	if d == deferSelected && len(c.deferred) > 0 {
 		s.trackDeferred(c)
 	}
+	s.moveHold(c)
 	s.holdReservation(c)
 	if s.karpenter && !c.launched {
 		s.holdReservations(c, pl.reserved)

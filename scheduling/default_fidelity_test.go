@@ -390,3 +390,22 @@ func TestContainedRequiredTermIsDropped(t *testing.T) {
 	require.Len(t, res.NewNodeClaims, 1)
 	assert.Equal(t, "c7-4x8", res.NewNodeClaims[0].InstanceType.Name)
 }
+
+// TestNodeClaimMovesToAnotherReservation: a pod that would take a NodeClaim off the
+// reservation it holds joins it when the types that fit keep an offering of another
+// reservation with room, and the NodeClaim then holds that one, as Karpenter's strict
+// reserved-offering mode lets it (the NodeClaim keeps some reserved offering). The old
+// default refused the pod there: it went to a heavier NodePool's on-demand node, $0.4068/h
+// where karpenter-plan launches one r7g-8x64 on cr-r7g-8x64-b at $0.0403/h (difftest
+// default plan:830098, minimised; the full input was dearer by 11 NodeClaims to 10).
+func TestNodeClaimMovesToAnotherReservation(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("default15", "reservation-move"))
+	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 1)
+	c := res.NewNodeClaims[0]
+	assert.Len(t, c.Pods, 3)
+	assert.Equal(t, "r7g-8x64", c.InstanceType.Name)
+	assert.Equal(t, "cr-r7g-8x64-b", c.Offering.ReservationID())
+	assert.InDelta(t, 0.0403, res.Price(), 1e-9)
+}

@@ -96,8 +96,14 @@ func (s *solver) launchesUnheld(c *claim, reqs requirements.Requirements, types 
 }
 
 // keepsReservation reports whether c, with requirements reqs and types after a pod joins,
-// keeps a type that fits (fits) with an available offering of the reservation it holds.
-func (c *claim) keepsReservation(reqs requirements.Requirements, types bitset, fits func(int) bool) bool {
+// keeps a type that fits (fits) with an available offering of the reservation it holds, or
+// of another reservation with room left: Karpenter's strict mode refuses a pod only when it
+// would take every reserved offering from a NodeClaim that had one, and the NodeClaim then
+// reserves what it still offers (difftest default plan:830098: a third pod too large for
+// the held c5 reservation grew the NodeClaim onto an r7g reservation in Karpenter; refused
+// here, it went to another NodePool's on-demand node at ten times the price). holdReservation
+// moves the hold after the pod joins (moveHold).
+func (s *solver) keepsReservation(c *claim, reqs requirements.Requirements, types bitset, fits func(int) bool) bool {
 	if c.holds == "" {
 		return true
 	}
@@ -107,7 +113,8 @@ func (c *claim) keepsReservation(reqs requirements.Requirements, types bitset, f
 			return true
 		}
 		for _, o := range c.t.types[i].it.Offerings {
-			if o.Available && o.ReservationID() == c.holds && offeringCompatible(o, reqs) {
+			if o.Available && o.CapacityType() == v1.CapacityTypeReserved && offeringCompatible(o, reqs) &&
+				(o.ReservationID() == c.holds || !s.reservationFull(o)) {
 				kept = true
 				return false
 			}
@@ -115,4 +122,32 @@ func (c *claim) keepsReservation(reqs requirements.Requirements, types bitset, f
 		return true
 	})
 	return kept
+}
+
+// moveHold releases the reservation c holds when none of its types offers it any more (a pod
+// that joined moved it onto another reservation: keepsReservation), so that holdReservation
+// holds the one it launches on now.
+func (s *solver) moveHold(c *claim) {
+	if s.karpenter || c.holds == "" {
+		return
+	}
+	reqs := c.countingReqs()
+	offered := false
+	c.types.each(func(i int) bool {
+		for _, o := range c.t.types[i].it.Offerings {
+			if o.Available && o.ReservationID() == c.holds && offeringCompatible(o, reqs) {
+				offered = true
+				return false
+			}
+		}
+		return true
+	})
+	if offered {
+		return
+	}
+	if s.held[c.holds] == s.reservations[c.holds] {
+		s.fullReservations--
+	}
+	s.held[c.holds]--
+	c.holds = ""
 }

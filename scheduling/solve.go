@@ -233,6 +233,6 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 			info.starved = starved(pods, errs)
 		}
 	}
-	info.overSkew = s.uncapped && s.carriersOverSkew()
+	info.overSkew = s.uncapped && s.carriersOverSkew() || v.first != nil && s.spreadsOverSkew()
 	return s.result(pods, errs), info, nil
 }

@@ -80,3 +80,21 @@ func TestStarvedRetryKeepsHigherPriority(t *testing.T) {
 	require.Len(t, res.NewNodeClaims, 3)
 	assert.Empty(t, res.Bindings)
 }
+
+// TestStarvedRetryKeepsSpreadsAsLaunched: a second try that places a pod carrying a required
+// spread ahead of the pods the spread only selects, which then fill its domain past maxSkew,
+// is not kept. In difftest default plan:890198 the four app-1 pods left out (their
+// capacity-type spread counts only app-3) went first, on spot, and nine app-3 pods followed
+// there: skew 9 > 2 against on-demand as launched, had the app-3 pods bound first.
+func TestStarvedRetryKeepsSpreadsAsLaunched(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("default15", "starved-spread-carrier"))
+	in := fidelityInput(t, manifests, types, scheduling.PackingCostAware)
+	res := in.solve(t)
+	first, err := scheduling.SolveFirstOrder(in.snap, in.opts)
+	require.NoError(t, err)
+	assert.Equal(t, render(first), render(res))
+	require.Len(t, res.PodErrors, 4)
+	for _, e := range res.PodErrors {
+		assert.Contains(t, e.Pod.Name, "app-1-")
+	}
+}
