@@ -38,42 +38,68 @@ func starved(pods []*podData, errs map[*podData]podFailure) map[*corev1.Pod]bool
 // on spot, then nine app-3 pods on spot: skew 9 > 2 against on-demand); a second try that
 // does is not kept.
 func (s *solver) spreadsOverSkew() bool {
+	// As launched, a spread's domains are those some node is in: the existing nodes' and
+	// the NodeClaims' launch domains (a domain only a NodePool allows holds no node).
+	launched := make([]func(key string) string, 0, len(s.existing)+len(s.claims))
+	for _, e := range s.existing {
+		launched = append(launched, func(key string) string { return singleValue(s.topo.get(e.reqs, key)) })
+	}
+	var onClaim []func(key string) string
+	for _, c := range s.claims {
+		l, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, anyType)
+		onClaim = append(onClaim, func(key string) string {
+			if v := singleValue(s.topo.get(c.reqs, key)); v != "" || !ok {
+				return v
+			}
+			v, _ := l.value(key)
+			return v
+		})
+	}
+	launched = append(launched, onClaim...)
+	present := map[string]map[string]bool{}
+	lowest := func(g *topologyGroup, p *podData, f *podForm) int {
+		if present[g.key] == nil {
+			present[g.key] = map[string]bool{}
+			for _, domainOf := range launched {
+				if v := domainOf(g.key); v != "" {
+					present[g.key][v] = true
+				}
+			}
+		}
+		eligible := g.domains
+		if g.spread.filterTerms != nil {
+			eligible = g.domainsIn(s.topo.get(f.strict, g.key))
+		}
+		low := -1
+		for _, d := range eligible {
+			if present[g.key][d] && (low < 0 || g.counts[d] < low) {
+				low = g.counts[d]
+			}
+		}
+		return max(low, 0)
+	}
 	over := func(p *podData, domainOf func(key string) string) bool {
 		f := p.form
 		for i, g := range f.spread {
 			if g.hostname || f.scheduleAnyway[i] {
 				continue
 			}
-			d := domainOf(g.key)
-			if d == "" {
-				continue
-			}
-			s.topo.beginAttempt()
-			if g.counts[d]-s.topo.admissible(g, p, f).low > int(g.spread.maxSkew) {
+			if d := domainOf(g.key); d != "" && g.counts[d]-lowest(g, p, f) > int(g.spread.maxSkew) {
 				return true
 			}
 		}
 		return false
 	}
 	for _, i := range s.placedOn {
-		e := s.existing[i]
-		for _, p := range e.placed {
-			if over(p, func(key string) string { return singleValue(s.topo.get(e.reqs, key)) }) {
+		for _, p := range s.existing[i].placed {
+			if over(p, launched[i]) {
 				return true
 			}
 		}
 	}
-	for _, c := range s.claims {
-		l, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, anyType)
-		domainOf := func(key string) string {
-			if v := singleValue(s.topo.get(c.reqs, key)); v != "" || !ok {
-				return v
-			}
-			v, _ := l.value(key)
-			return v
-		}
+	for j, c := range s.claims {
 		for _, p := range c.pods {
-			if over(p, domainOf) {
+			if over(p, onClaim[j]) {
 				return true
 			}
 		}
