@@ -27,6 +27,25 @@ func zonalType(name string, cpu int, od float64, spot map[string]float64) *cloud
 	return typeOf(name, cpu, offs)
 }
 
+// zonalNode is an initialized, Ready node of its type typ in zone, capacity type ct, created
+// at t0, with pods bound to it.
+func zonalNode(its cloudprovider.InstanceTypes, name, poolName, typ, ct, zone string, pods ...*corev1.Pod) *cluster.Node {
+	it := typeByName(its, typ)
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0), Labels: map[string]string{
+			v1.NodePoolLabelKey: poolName, v1.LabelInstanceType: typ, v1.LabelTopologyZone: zone,
+			v1.CapacityTypeLabelKey: ct, v1.LabelArch: "amd64", v1.LabelOS: "linux", v1.LabelHostname: name,
+			v1.NodeInitializedLabelKey: "true", v1.NodeRegisteredLabelKey: "true",
+		}},
+		Status: corev1.NodeStatus{Allocatable: it.Allocatable(), Capacity: it.Capacity,
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
+	}
+	for _, p := range pods {
+		p.Spec.NodeName = name
+	}
+	return &cluster.Node{Node: n, Pods: pods}
+}
+
 // TestMultiNodePricesOpenZones: multi-node consolidation judges a replacement of a
 // candidate's own type by its worst-case launch price over the zones Karpenter's NodeClaim
 // stays open on, not over the zone nodeplan's spread settlement pins it to (launch.go).
@@ -40,20 +59,7 @@ func TestMultiNodePricesOpenZones(t *testing.T) {
 		zonalType("big", 8, 0.24, map[string]float64{"test-zone-a": 0.1, "test-zone-b": 0.1, "test-zone-c": 0.1}),
 	}
 	node := func(name, poolName, typ, ct, zone string, pods ...*corev1.Pod) *cluster.Node {
-		it := typeByName(its, typ)
-		n := &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0), Labels: map[string]string{
-				v1.NodePoolLabelKey: poolName, v1.LabelInstanceType: typ, v1.LabelTopologyZone: zone,
-				v1.CapacityTypeLabelKey: ct, v1.LabelArch: "amd64", v1.LabelOS: "linux", v1.LabelHostname: name,
-				v1.NodeInitializedLabelKey: "true", v1.NodeRegisteredLabelKey: "true",
-			}},
-			Status: corev1.NodeStatus{Allocatable: it.Allocatable(), Capacity: it.Capacity,
-				Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
-		}
-		for _, p := range pods {
-			p.Spec.NodeName = name
-		}
-		return &cluster.Node{Node: n, Pods: pods}
+		return zonalNode(its, name, poolName, typ, ct, zone, pods...)
 	}
 	pod := func(name, cpu, app string, spread bool) *corev1.Pod {
 		p := bound(name, cpu)

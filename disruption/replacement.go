@@ -118,6 +118,11 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 			}
 		}
 	})
+	// held are the options Karpenter's claim still lists when multi-node consolidation looks
+	// for a candidate's own type among them: narrowing a claim of both capacity types to spot
+	// (below) only adds the requirement there, so a type without a spot offering is still
+	// listed, and still makes its candidate's price the ceiling.
+	var held cloudprovider.InstanceTypes
 	if allSpot && ct.Has(v1.CapacityTypeSpot) {
 		if !s.opts.SpotToSpotConsolidation {
 			return nil, *noReplacement(ReplacementSpotToSpotDisabled, nil)
@@ -151,6 +156,7 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 			// launches, so it must be spot; with no spot option the launch fails and the
 			// candidates stay (multi-node: the prefix fails).
 			spotOnly()
+			held = opts
 			if opts = launchable(opts, reqs); len(opts) == 0 {
 				return nil, *noCheaper
 			}
@@ -158,7 +164,10 @@ func (s *state) cheaper(claim *scheduling.NodeClaim, cands []*node, candPrice fl
 	}
 	if rules.differentType {
 		var why *Blocker
-		if opts, why = filterOutSameInstanceType(opts, reqs, priced, cands); why != nil {
+		if held == nil {
+			held = opts
+		}
+		if opts, why = filterOutSameInstanceType(opts, held, reqs, priced, cands); why != nil {
 			return nil, *why
 		}
 	}
@@ -193,12 +202,13 @@ func cheapestOffering(its cloudprovider.InstanceTypes, reqs requirements.Require
 	return best, best != nil
 }
 
-// filterOutSameInstanceType: when a replacement option is the instance type of a candidate,
-// the replacement must be cheaper than the cheapest such candidate (no "delete 2×A, launch
-// 1×A" when "delete 1×A" would do).
-func filterOutSameInstanceType(opts cloudprovider.InstanceTypes, reqs, priced requirements.Requirements, cands []*node) (cloudprovider.InstanceTypes, *Blocker) {
+// filterOutSameInstanceType: when a replacement option (one of held, the options Karpenter's
+// claim lists; opts are those of them it can launch) is the instance type of a candidate, the
+// replacement must be cheaper than the cheapest such candidate (no "delete 2×A, launch 1×A"
+// when "delete 1×A" would do).
+func filterOutSameInstanceType(opts, held cloudprovider.InstanceTypes, reqs, priced requirements.Requirements, cands []*node) (cloudprovider.InstanceTypes, *Blocker) {
 	names := map[string]bool{}
-	for _, it := range opts {
+	for _, it := range held {
 		names[it.Name] = true
 	}
 	maxPrice, same := math.Inf(1), false
