@@ -22,6 +22,17 @@ func (cfg *config) mirrorAnnotationMatches(in *input, oracle []result) bool {
 	return cfg.disruptMatchesWith(in, oracle, "nomirror", withoutOwnerlessMirrorAnnotations)
 }
 
+// deletingNodeAndMirrorMatches is deletingNodeMatches and mirrorAnnotationMatches at once: an
+// input can meet both deliberate readings (disrupt seed 880215), and neither alone then
+// accounts for the whole difference.
+func (cfg *config) deletingNodeAndMirrorMatches(in *input, oracle []result) bool {
+	return cfg.disruptMatchesWith(in, oracle, "nodelmirror", func(in *input) (*input, bool) {
+		a, deleted := withoutClaimlessDeletions(in)
+		b, mirrored := withoutOwnerlessMirrorAnnotations(a)
+		return b, deleted && mirrored
+	})
+}
+
 // disruptMatchesWith runs nodeplan on in changed by change (when it changes anything) and says
 // whether that matches one of the oracle runs on in.
 func (cfg *config) disruptMatchesWith(in *input, oracle []result, tag string, change func(*input) (*input, bool)) bool {

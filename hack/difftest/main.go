@@ -313,6 +313,9 @@ func (cfg *config) evaluate(in *input) *caseResult {
 		} else if in.Kind == "disrupt" && cfg.mirrorAnnotationMatches(in, cr.Oracle) {
 			// nodeplan's deliberate reading of a mirror-annotated pod without a Node owner is the whole difference.
 			cr.Class = "mirror-annotation:" + cr.Class
+		} else if in.Kind == "disrupt" && cfg.deletingNodeAndMirrorMatches(in, cr.Oracle) {
+			// both deliberate readings together are the whole difference.
+			cr.Class = "deleting-node+mirror-annotation:" + cr.Class
 		}
 	}
 	cr.Details = append(cr.Details, best.Details...)
@@ -510,7 +513,7 @@ func featureRates(results []*caseResult) string {
 		return keys[i] < keys[j]
 	})
 	var b strings.Builder
-	b.WriteString("features by share of inputs diverging (not counting packing:, deleting-node:, mirror-annotation:, startup-taint:, ignore-policy: and limits.nodes):\n")
+	b.WriteString("features by share of inputs diverging (not counting packing:, deleting-node:, mirror-annotation:, both, startup-taint:, ignore-policy: and limits.nodes):\n")
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %3.0f%%  %3d/%-3d  %s\n", 100*share(k), rates[k].bad, rates[k].n, k)
 	}
@@ -569,7 +572,7 @@ func shapeRates(results []*caseResult) string {
 
 // deliberateClass says whether a divergence class is one of nodeplan's deliberate differences.
 func deliberateClass(c string) bool {
-	for _, p := range []string{"packing:", "startup-taint:", "ignore-policy:", "deleting-node:", "mirror-annotation:"} {
+	for _, p := range []string{"packing:", "startup-taint:", "ignore-policy:", "deleting-node:", "mirror-annotation:", "deleting-node+mirror-annotation:"} {
 		if strings.HasPrefix(c, p) {
 			return true
 		}
