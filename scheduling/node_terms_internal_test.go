@@ -10,7 +10,9 @@ import (
 )
 
 func TestWithoutContainedTerms(t *testing.T) {
-	term := func(rs ...*requirements.Requirement) requirements.Requirements { return requirements.NewRequirements(rs...) }
+	term := func(rs ...*requirements.Requirement) requirements.Requirements {
+		return requirements.NewRequirements(rs...)
+	}
 	cpu := func(op corev1.NodeSelectorOperator, v string) *requirements.Requirement {
 		return requirements.MustNew("example.com/cpu", string(op), v)
 	}
