@@ -255,10 +255,10 @@ func (w *world) affinityGroups(cache map[string]map[string][]*corev1.Pod) []Viol
 			groups[sig] = append(groups[sig], member{p, at})
 		}
 	}
-	running := map[*corev1.Pod]bool{}
+	running := map[*corev1.Pod]*location{}
 	for _, l := range w.locs {
 		for _, q := range l.bound {
-			running[q] = true
+			running[q] = l
 		}
 	}
 	var out []Violation
@@ -273,15 +273,17 @@ func (w *world) affinityGroups(cache map[string]map[string][]*corev1.Pod) []Viol
 		seeded := map[string]bool{}
 		for d, pods := range idx {
 			for _, q := range pods {
-				if at.selects(q) && (running[q] || !isMember[q]) {
+				if at.selects(q) && (running[q] != nil || !isMember[q]) {
 					seeded[d] = true
 					break
 				}
 			}
 		}
+		// kube-scheduler counts a selected pod only on a node with the term's key: one on a
+		// node without it leaves the group free to start.
 		ranBefore := false
-		for q := range running {
-			if !isTerminating(q) && at.selects(q) {
+		for q, l := range running {
+			if _, keyed := l.labels[at.key]; keyed && !isTerminating(q) && at.selects(q) {
 				ranBefore = true
 				break
 			}
