@@ -72,8 +72,8 @@
 //     matchLabelKeys and mismatchLabelKeys) form a group; a domain holding members is
 //     seeded when a pod the term selects that is not a member runs or is placed there. Every
 //     unseeded domain but one breaks the affinity, and that one too unless its members
-//     select themselves and no selected pod was running before on a node with the key (the first member starts
-//     the group). A split explained by Karpenter's bootstrap rule (a member started a
+//     select themselves and no selected pod was running before on a node with the key (the
+//     first member starts the group). A split explained by Karpenter's bootstrap rule (a member started a
 //     domain because no selected pod was in one its node affinity allows, or a pod of
 //     another domain could not have joined) is PodAffinityBootstrap rather than
 //     PodAffinity: kube-scheduler would leave one side pending.
