@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -1075,21 +1074,8 @@ func (s *solver) reserve(t *template, out *NodeClaim, reqs requirements.Requirem
 	var best *cloudprovider.Offering
 	var bestType *cloudprovider.InstanceType
 	for n, i := range fo.idx {
-		offers := info.offers[i]
-		if offers == nil {
-			offers = []*cloudprovider.Offering{info.cheapest[i]}
-		}
-		for _, o := range offers {
-			if id := o.ReservationID(); o.CapacityType() == v1.CapacityTypeReserved && s.reservations[id]-s.held[id] <= 0 {
-				continue
-			}
-			if len(held) > 0 && (o.CapacityType() != v1.CapacityTypeReserved || !slices.Contains(held, o.ReservationID())) {
-				continue
-			}
-			if best == nil || o.Price < best.Price {
-				best, bestType = o, fo.types[n]
-			}
-			break
+		if o := s.withRoom(info, i, held); o != nil && (best == nil || o.Price < best.Price) {
+			best, bestType = o, fo.types[n]
 		}
 	}
 	if best == nil {

@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"slices"
+
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -63,21 +65,32 @@ func (s *solver) cheapestWithRoom(t *template, reqs requirements.Requirements, t
 		if info.cheapest[i] == nil || !fits(i) {
 			return true
 		}
-		offers := []*cloudprovider.Offering{info.cheapest[i]}
-		if info.offers != nil && info.offers[i] != nil {
-			offers = info.offers[i]
-		}
-		for _, o := range offers { // cheapest first
-			if !s.reservationFull(o) {
-				if best == nil || o.Price < best.Price {
-					best = o
-				}
-				break
-			}
+		if o := s.withRoom(info, i, nil); o != nil && (best == nil || o.Price < best.Price) {
+			best = o
 		}
 		return true
 	})
 	return best
+}
+
+// withRoom is the cheapest available offering of type i (info: under the NodeClaim's
+// requirements) that is not reserved or whose reservation has room left, and when held is
+// not empty is a reservation of held; nil when none is.
+func (s *solver) withRoom(info *offerInfo, i int, held []string) *cloudprovider.Offering {
+	offers := []*cloudprovider.Offering{info.cheapest[i]}
+	if info.offers != nil && info.offers[i] != nil {
+		offers = info.offers[i]
+	}
+	for _, o := range offers { // cheapest first
+		if s.reservationFull(o) {
+			continue
+		}
+		if len(held) > 0 && (o.CapacityType() != v1.CapacityTypeReserved || !slices.Contains(held, o.ReservationID())) {
+			continue
+		}
+		return o
+	}
+	return nil
 }
 
 // launchesUnheld reports whether a NodeClaim that holds no reservation, with requirements
