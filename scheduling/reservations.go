@@ -120,21 +120,28 @@ func (s *solver) keepsReservation(c *claim, reqs requirements.Requirements, type
 	if c.holds == "" {
 		return true
 	}
-	kept := false
+	return offersAny(c.t, reqs, types, fits, func(o *cloudprovider.Offering) bool {
+		return o.CapacityType() == v1.CapacityTypeReserved && (o.ReservationID() == c.holds || !s.reservationFull(o))
+	})
+}
+
+// offersAny reports whether a type of types that fits (fits) has an available offering,
+// compatible with reqs, that want accepts.
+func offersAny(t *template, reqs requirements.Requirements, types bitset, fits func(int) bool, want func(*cloudprovider.Offering) bool) bool {
+	found := false
 	types.each(func(i int) bool {
 		if !fits(i) {
 			return true
 		}
-		for _, o := range c.t.types[i].it.Offerings {
-			if o.Available && o.CapacityType() == v1.CapacityTypeReserved && offeringCompatible(o, reqs) &&
-				(o.ReservationID() == c.holds || !s.reservationFull(o)) {
-				kept = true
+		for _, o := range t.types[i].it.Offerings {
+			if o.Available && want(o) && offeringCompatible(o, reqs) {
+				found = true
 				return false
 			}
 		}
 		return true
 	})
-	return kept
+	return found
 }
 
 // moveHold releases the reservation c holds when none of its types offers it any more (a pod
@@ -144,18 +151,7 @@ func (s *solver) moveHold(c *claim) {
 	if s.karpenter || c.holds == "" {
 		return
 	}
-	reqs := c.countingReqs()
-	offered := false
-	c.types.each(func(i int) bool {
-		for _, o := range c.t.types[i].it.Offerings {
-			if o.Available && o.ReservationID() == c.holds && offeringCompatible(o, reqs) {
-				offered = true
-				return false
-			}
-		}
-		return true
-	})
-	if offered {
+	if offersAny(c.t, c.countingReqs(), c.types, anyType, func(o *cloudprovider.Offering) bool { return o.ReservationID() == c.holds }) {
 		return
 	}
 	if s.held[c.holds] == s.reservations[c.holds] {
