@@ -168,13 +168,9 @@ func TestMinValuesPodJoinsTheLaunchedType(t *testing.T) {
 	assert.InDelta(t, 0.0104, res.Price(), 1e-9)
 }
 
-// TestNodeSelectorConflictingTermIsNeverMet: a required node-affinity term that conflicts
-// with the pod's nodeSelector can never be met. Merged, the two read team=pool-2 and team
-// DoesNotExist as DoesNotExist, and the old Solve placed the pod on a node without the label
-// (difftest default plan:830064, a violation). Now such a term is dropped: the next term is
-// in force, and a pod with none left is refused.
-func TestNodeSelectorConflictingTermIsNeverMet(t *testing.T) {
-	pools := `
+// teamedPools are two NodePools: plain, and teamed, which labels its nodes team=pool-2 and
+// launches them on-demand only.
+const teamedPools = `
 apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata: {name: plain}
@@ -195,6 +191,23 @@ spec:
       requirements:
       - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
 `
+
+// teamedType is one instance type in test-zone-a, spot and on-demand.
+const teamedType = `instanceTypes:
+- name: m5-1x4
+  capacity: {cpu: "1", memory: 4Gi, pods: "29"}
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  offerings:
+  - {capacityType: spot, price: 0.01, zone: test-zone-a}
+  - {capacityType: on-demand, price: 0.04, zone: test-zone-a}
+`
+
+// TestNodeSelectorConflictingTermIsNeverMet: a required node-affinity term that conflicts
+// with the pod's nodeSelector can never be met. Merged, the two read team=pool-2 and team
+// DoesNotExist as DoesNotExist, and the old Solve placed the pod on a node without the label
+// (difftest default plan:830064, a violation). Now such a term is dropped: the next term is
+// in force, and a pod with none left is refused.
+func TestNodeSelectorConflictingTermIsNeverMet(t *testing.T) {
 	pod := func(terms string) string {
 		return `
 ---
@@ -213,14 +226,6 @@ spec:
     resources: {requests: {cpu: 100m}}
 `
 	}
-	types := `instanceTypes:
-- name: m5-1x4
-  capacity: {cpu: "1", memory: 4Gi, pods: "29"}
-  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
-  offerings:
-  - {capacityType: spot, price: 0.01, zone: test-zone-a}
-  - {capacityType: on-demand, price: 0.04, zone: test-zone-a}
-`
 	cases := []struct {
 		name   string
 		terms  string
@@ -234,7 +239,7 @@ spec:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := fidelityInput(t, pools+pod(tc.terms), types, scheduling.PackingCostAware).solve(t)
+			res := fidelityInput(t, teamedPools+pod(tc.terms), teamedType, scheduling.PackingCostAware).solve(t)
 			if !tc.placed {
 				require.Len(t, res.PodErrors, 1)
 				assert.Equal(t, scheduling.ReasonInvalidPodSpec, res.PodErrors[0].Code)
@@ -253,26 +258,7 @@ spec:
 // the conflict would read as DoesNotExist and place the pod on a node without the selected
 // label (Karpenter's defect, which Karpenter mode keeps).
 func TestNodeSelectorConflictingPreferenceIsNeverMerged(t *testing.T) {
-	input := `
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: plain}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
----
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: teamed}
-spec:
-  template:
-    metadata:
-      labels: {team: pool-2}
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+	input := teamedPools + `
 ---
 apiVersion: v1
 kind: Pod
@@ -289,16 +275,8 @@ spec:
     image: registry.example/app:1
     resources: {requests: {cpu: 100m}}
 `
-	types := `instanceTypes:
-- name: m5-1x4
-  capacity: {cpu: "1", memory: 4Gi, pods: "29"}
-  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
-  offerings:
-  - {capacityType: spot, price: 0.01, zone: test-zone-a}
-  - {capacityType: on-demand, price: 0.04, zone: test-zone-a}
-`
 	t.Run("default", func(t *testing.T) {
-		res := fidelityInput(t, input, types, scheduling.PackingCostAware).solve(t)
+		res := fidelityInput(t, input, teamedType, scheduling.PackingCostAware).solve(t)
 		require.Empty(t, res.PodErrors)
 		require.Len(t, res.NewNodeClaims, 1)
 		assert.Equal(t, "teamed", res.NewNodeClaims[0].NodePool)
@@ -306,7 +284,7 @@ spec:
 	// Karpenter merges the conflict and launches the pod on the NodePool without the label
 	// (karpenter-plan: 3 of 3 runs); Karpenter mode gives that answer and reports it.
 	t.Run("karpenter", func(t *testing.T) {
-		in := fidelityInput(t, input, types, scheduling.PackingKarpenter)
+		in := fidelityInput(t, input, teamedType, scheduling.PackingKarpenter)
 		res, err := scheduling.Solve(in.snap, in.opts)
 		require.NoError(t, err)
 		require.Len(t, res.NewNodeClaims, 1)

@@ -13,19 +13,7 @@ import (
 // an app-1 pod runs on node-0, which has no team label; the checker read that pod as a match
 // "elsewhere" and reported affinity-bootstrap-team, a rule kube-scheduler does not have.
 func TestAffinityCountsOnlyNodesWithTheKey(t *testing.T) {
-	dir := filepath.Join("testdata", "affinity-key-missing")
-	w, err := loadWorld(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "nodeplan.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := parsePlan(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, o := loadWorldAndPlan(t, "affinity-key-missing")
 	placedApp1 := 0
 	for _, c := range o.NodeClaims {
 		for _, p := range c.Pods {
@@ -50,7 +38,19 @@ func TestAffinityCountsOnlyNodesWithTheKey(t *testing.T) {
 // than 4 vCPUs; the catalog's r types in zones a and b have 2, so both pods on one zone-c node
 // keep the spread, where the checker read zones a and b as empty domains (skew 2 > 1).
 func TestSpreadDomainsAreWhereAMatchingNodeCanBe(t *testing.T) {
-	dir := filepath.Join("testdata", "spread-any-term")
+	w, o := loadWorldAndPlan(t, "spread-any-term")
+	if len(o.NodeClaims) != 1 || len(o.NodeClaims[0].Pods) != 2 {
+		t.Fatalf("the plan has %d NodeClaims, want 1 with both pods", len(o.NodeClaims))
+	}
+	if vs := w.validatePlan(o); len(vs) != 0 {
+		t.Errorf("violations %v", vs)
+	}
+}
+
+// loadWorldAndPlan loads testdata/<name>'s world and its nodeplan.json plan.
+func loadWorldAndPlan(t *testing.T, name string) (*world, *planOutput) {
+	t.Helper()
+	dir := filepath.Join("testdata", name)
 	w, err := loadWorld(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -63,10 +63,5 @@ func TestSpreadDomainsAreWhereAMatchingNodeCanBe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.NodeClaims) != 1 || len(o.NodeClaims[0].Pods) != 2 {
-		t.Fatalf("the plan has %d NodeClaims, want 1 with both pods", len(o.NodeClaims))
-	}
-	if vs := w.validatePlan(o); len(vs) != 0 {
-		t.Errorf("violations %v", vs)
-	}
+	return w, o
 }
