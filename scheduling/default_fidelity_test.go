@@ -118,8 +118,7 @@ func TestRoundEndSettlementKeepsMinValues(t *testing.T) {
 // all (../shared/oracle's karpenter-plan, 3 of 3 runs; difftest plan:550010: 5 pods placed
 // where Karpenter placed 7, now 7).
 func TestLimitRecountKeepsMinValuesByAPromise(t *testing.T) {
-	manifests, types := testdataCase(t, filepath.Join("default15", "recount-minvalues"))
-	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	res := solveCase(t, filepath.Join("default15", "recount-minvalues"), scheduling.PackingCostAware)
 	require.Empty(t, res.PodErrors)
 	require.Len(t, res.NewNodeClaims, 3)
 	for _, c := range res.NewNodeClaims {
@@ -135,8 +134,7 @@ func TestLimitRecountKeepsMinValuesByAPromise(t *testing.T) {
 // $0.1017/h, kept out of zone a's spot ($0.039/h, Karpenter's answer) for app-4 (difftest
 // default plan:640088, $0.3051 against $0.1170, minimised by hand).
 func TestUnplacedPinnedPodsHoldNoZone(t *testing.T) {
-	manifests, types := testdataCase(t, filepath.Join("default15", "pinned-never-placed"))
-	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	res := solveCase(t, filepath.Join("default15", "pinned-never-placed"), scheduling.PackingCostAware)
 	require.Len(t, res.PodErrors, 2) // app-4's pods: no app-3 to join
 	for _, e := range res.PodErrors {
 		assert.Contains(t, e.Pod.Name, "app-4-")
@@ -157,8 +155,7 @@ func TestUnplacedPinnedPodsHoldNoZone(t *testing.T) {
 // it to the types that fit the pod: app-3-1 was never placed (difftest default plan:640035,
 // minimised).
 func TestMinValuesPodJoinsTheLaunchedType(t *testing.T) {
-	manifests, types := testdataCase(t, filepath.Join("default15", "minvalues-join-launched"))
-	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	res := solveCase(t, filepath.Join("default15", "minvalues-join-launched"), scheduling.PackingCostAware)
 	require.Empty(t, res.PodErrors)
 	require.Len(t, res.NewNodeClaims, 1)
 	c := res.NewNodeClaims[0]
@@ -339,8 +336,7 @@ func TestNoNodeClaimLaunchesAFullReservation(t *testing.T) {
 // (32 vCPUs) matches only the second; the old default launched a $0.0454/h NodeClaim beside
 // it, as Karpenter does in some runs, where its others bind the pod to node-3).
 func TestExistingNodeOfAnyRequiredTerm(t *testing.T) {
-	manifests, types := testdataCase(t, filepath.Join("default15", "any-term-existing"))
-	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	res := solveCase(t, filepath.Join("default15", "any-term-existing"), scheduling.PackingCostAware)
 	assert.Empty(t, res.NewNodeClaims)
 	var onNode3 []string
 	for _, b := range res.Bindings {
@@ -377,8 +373,7 @@ func TestContainedRequiredTermIsDropped(t *testing.T) {
 // where karpenter-plan launches one r7g-8x64 on cr-r7g-8x64-b at $0.0403/h (difftest
 // default plan:830098, minimised; the full input was dearer by 11 NodeClaims to 10).
 func TestNodeClaimMovesToAnotherReservation(t *testing.T) {
-	manifests, types := testdataCase(t, filepath.Join("default15", "reservation-move"))
-	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	res := solveCase(t, filepath.Join("default15", "reservation-move"), scheduling.PackingCostAware)
 	require.Empty(t, res.PodErrors)
 	require.Len(t, res.NewNodeClaims, 1)
 	c := res.NewNodeClaims[0]

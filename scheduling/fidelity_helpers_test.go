@@ -216,3 +216,10 @@ func byNode(res *scheduling.Result) []nodePods {
 	}
 	return out
 }
+
+// solveCase is the plan (mustSolve) of testdata/<dir>'s input and catalog under packing.
+func solveCase(t *testing.T, dir string, packing scheduling.Packing) *scheduling.Result {
+	t.Helper()
+	manifests, types := testdataCase(t, dir)
+	return fidelityInput(t, manifests, types, packing).solve(t)
+}

@@ -17,8 +17,7 @@ import (
 // 7 > 1); verify, which now judges a host's pods as launched, refused that plan
 // (TopologySpreadAsLaunched).
 func TestHostSpreadHoldsForPodsItOnlySelects(t *testing.T) {
-	manifests, types := testdataCase(t, filepath.Join("default15", "host-spread-selected"))
-	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	res := solveCase(t, filepath.Join("default15", "host-spread-selected"), scheduling.PackingCostAware)
 	placed := 0
 	for _, c := range res.NewNodeClaims {
 		carriers, selected := 0, 0

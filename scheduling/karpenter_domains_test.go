@@ -21,8 +21,7 @@ import (
 // pods, 2 rounds). The old Karpenter mode kept the group's round-1 domains and left app-0-0
 // pending.
 func TestKarpenterModeLaunchedNodesRegisterDomains(t *testing.T) {
-	manifests, types := testdataCase(t, filepath.Join("karpmode", "antiaffinity-launched-domain"))
-	res := fidelityInput(t, manifests, types, scheduling.PackingKarpenter).solve(t)
+	res := solveCase(t, filepath.Join("karpmode", "antiaffinity-launched-domain"), scheduling.PackingKarpenter)
 	assert.Empty(t, res.PodErrors)
 	require.Len(t, res.NewNodeClaims, 1)
 	c := res.NewNodeClaims[0]
@@ -42,8 +41,7 @@ func TestKarpenterModeLaunchedNodesRegisterDomains(t *testing.T) {
 // minimised; karpenter-plan 3 of 3). The old Karpenter mode took the NodeClaim's single
 // value team=pool-2 and launched it.
 func TestKarpenterModeBootstrapsAffinityOnlyInItsDomains(t *testing.T) {
-	manifests, types := testdataCase(t, filepath.Join("karpmode", "affinity-unregistered-domain"))
-	res := fidelityInput(t, manifests, types, scheduling.PackingKarpenter).solve(t)
+	res := solveCase(t, filepath.Join("karpmode", "affinity-unregistered-domain"), scheduling.PackingKarpenter)
 	assert.Empty(t, res.NewNodeClaims)
 	require.Len(t, res.PodErrors, 1)
 	assert.Equal(t, "app-2-0", res.PodErrors[0].Pod.Name)

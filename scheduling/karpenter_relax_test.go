@@ -96,8 +96,7 @@ func TestKarpenterModeHonoredTaintsIncludePreferNoSchedule(t *testing.T) {
 // pending (difftest plan:870119 minimised; karpenter-plan 3 of 3). The old Karpenter mode
 // kept the new group at zero and launched a second spot node (skew 2).
 func TestKarpenterModeRelaxedSpreadCountsTheLaunchedPodsNextRound(t *testing.T) {
-	manifests, types := testdataCase(t, filepath.Join("karpmode", "spread-relaxed-next-round"))
-	res := fidelityInput(t, manifests, types, scheduling.PackingKarpenter).solve(t)
+	res := solveCase(t, filepath.Join("karpmode", "spread-relaxed-next-round"), scheduling.PackingKarpenter)
 	require.Len(t, res.NewNodeClaims, 1)
 	assert.Equal(t, "app-4-0", res.NewNodeClaims[0].Pods[0].Name)
 	require.Len(t, res.PodErrors, 1)

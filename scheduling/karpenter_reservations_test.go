@@ -16,8 +16,7 @@ import (
 // opens a second NodeClaim on the reservation: two reserved m5-1x4 at $0.02/h, karpenter-plan's
 // answer in 3 of 3 runs. The old Karpenter mode put both on one on-demand m5-4x16 ($0.20/h).
 func TestKarpenterModeHoldsReservations(t *testing.T) {
-	manifests, types := testdataCase(t, filepath.Join("karpmode", "reservation-held"))
-	res := fidelityInput(t, manifests, types, scheduling.PackingKarpenter).solve(t)
+	res := solveCase(t, filepath.Join("karpmode", "reservation-held"), scheduling.PackingKarpenter)
 	assert.Empty(t, res.PodErrors)
 	got := map[string]string{}
 	for _, c := range res.NewNodeClaims {
@@ -37,8 +36,7 @@ func TestKarpenterModeHoldsReservations(t *testing.T) {
 // of 4 runs, the fourth placed neither). The old Karpenter mode launched r6-16x128 on the
 // reservation a second time in round 2, past its capacity.
 func TestKarpenterModeSkipsExhaustedReservations(t *testing.T) {
-	manifests, types := testdataCase(t, filepath.Join("karpmode", "reservation-exhausted"))
-	res := fidelityInput(t, manifests, types, scheduling.PackingKarpenter).solve(t)
+	res := solveCase(t, filepath.Join("karpmode", "reservation-exhausted"), scheduling.PackingKarpenter)
 	reserved := 0
 	for _, c := range res.NewNodeClaims {
 		if c.Offering.CapacityType() == "reserved" {
