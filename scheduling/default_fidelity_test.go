@@ -199,14 +199,10 @@ const teamedType = `instanceTypes:
   - {capacityType: on-demand, price: 0.04, zone: test-zone-a}
 `
 
-// TestNodeSelectorConflictingTermIsNeverMet: a required node-affinity term that conflicts
-// with the pod's nodeSelector can never be met. Merged, the two read team=pool-2 and team
-// DoesNotExist as DoesNotExist, and the old Solve placed the pod on a node without the label
-// (difftest default plan:830064, a violation). Now such a term is dropped: the next term is
-// in force, and a pod with none left is refused.
-func TestNodeSelectorConflictingTermIsNeverMet(t *testing.T) {
-	pod := func(terms string) string {
-		return `
+// teamedPod is pod p, selecting team=pool-2, with nodeAffinity (its YAML, indented to go
+// under "nodeAffinity:").
+func teamedPod(nodeAffinity string) string {
+	return `
 ---
 apiVersion: v1
 kind: Pod
@@ -214,14 +210,24 @@ metadata: {name: p, namespace: default}
 spec:
   nodeSelector: {team: pool-2}
   affinity:
-    nodeAffinity:
-      requiredDuringSchedulingIgnoredDuringExecution:
-        nodeSelectorTerms:` + terms + `
+    nodeAffinity:` + nodeAffinity + `
   containers:
   - name: app
     image: registry.example/app:1
     resources: {requests: {cpu: 100m}}
 `
+}
+
+// TestNodeSelectorConflictingTermIsNeverMet: a required node-affinity term that conflicts
+// with the pod's nodeSelector can never be met. Merged, the two read team=pool-2 and team
+// DoesNotExist as DoesNotExist, and the old Solve placed the pod on a node without the label
+// (difftest default plan:830064, a violation). Now such a term is dropped: the next term is
+// in force, and a pod with none left is refused.
+func TestNodeSelectorConflictingTermIsNeverMet(t *testing.T) {
+	pod := func(terms string) string {
+		return teamedPod(`
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:` + terms)
 	}
 	cases := []struct {
 		name   string
@@ -255,23 +261,10 @@ spec:
 // the conflict would read as DoesNotExist and place the pod on a node without the selected
 // label (Karpenter's defect, which Karpenter mode keeps).
 func TestNodeSelectorConflictingPreferenceIsNeverMerged(t *testing.T) {
-	input := teamedPools + `
----
-apiVersion: v1
-kind: Pod
-metadata: {name: p, namespace: default}
-spec:
-  nodeSelector: {team: pool-2}
-  affinity:
-    nodeAffinity:
+	input := teamedPools + teamedPod(`
       preferredDuringSchedulingIgnoredDuringExecution:
       - weight: 10
-        preference: {matchExpressions: [{key: team, operator: DoesNotExist}]}
-  containers:
-  - name: app
-    image: registry.example/app:1
-    resources: {requests: {cpu: 100m}}
-`
+        preference: {matchExpressions: [{key: team, operator: DoesNotExist}]}`)
 	t.Run("default", func(t *testing.T) {
 		res := fidelityInput(t, input, teamedType, scheduling.PackingCostAware).solve(t)
 		require.Empty(t, res.PodErrors)
