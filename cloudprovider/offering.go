@@ -197,3 +197,18 @@ func (ofs Offerings) WorstLaunchPrice(reqs requirements.Requirements) float64 {
 	}
 	return math.Inf(1)
 }
+
+// AddReservationCapacities records in capacity, for each capacity reservation an offering of
+// it names, the instances the reservation has left: the smallest ReservationCapacity any of
+// its offerings gives, over every call on the same map. Nil offerings are skipped.
+func (it *InstanceType) AddReservationCapacities(capacity map[string]int) {
+	for _, o := range it.Offerings {
+		if o == nil || o.CapacityType() != v1.CapacityTypeReserved {
+			continue
+		}
+		id := o.ReservationID()
+		if have, ok := capacity[id]; !ok || o.ReservationCapacity < have {
+			capacity[id] = o.ReservationCapacity
+		}
+	}
+}

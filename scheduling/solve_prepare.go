@@ -308,15 +308,7 @@ func (s *solver) buildReservations() {
 	s.reservations, s.held = map[string]int{}, map[string]int{}
 	for _, t := range s.templates {
 		for _, tt := range t.types {
-			for _, o := range tt.it.Offerings {
-				if offeringValue(o, v1.CapacityTypeLabelKey) != v1.CapacityTypeReserved {
-					continue
-				}
-				id := offeringValue(o, cloudprovider.ReservationIDLabel)
-				if have, ok := s.reservations[id]; !ok || o.ReservationCapacity < have {
-					s.reservations[id] = o.ReservationCapacity
-				}
-			}
+			tt.it.AddReservationCapacities(s.reservations)
 		}
 	}
 	s.fullReservations = 0

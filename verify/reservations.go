@@ -13,17 +13,8 @@ func (w *world) checkReservations() []Violation {
 	capacity := map[string]int{}
 	for _, its := range w.snap.InstanceTypes() {
 		for _, it := range its {
-			if it == nil {
-				continue
-			}
-			for _, o := range it.Offerings {
-				if o == nil || o.CapacityType() != v1.CapacityTypeReserved {
-					continue
-				}
-				id := o.ReservationID()
-				if have, ok := capacity[id]; !ok || o.ReservationCapacity < have {
-					capacity[id] = o.ReservationCapacity
-				}
+			if it != nil {
+				it.AddReservationCapacities(capacity)
 			}
 		}
 	}
