@@ -104,17 +104,13 @@ func loadWorld(dir string) (*world, error) {
 		for _, o := range t.Offerings {
 			if o.Available == nil || *o.Available {
 				ct.offers = append(ct.offers, [2]string{o.Zone, o.CapacityType})
-			}
-		}
-		w.types[t.Name] = ct
-		for _, o := range t.Offerings {
-			if o.Available == nil || *o.Available {
 				zones[o.Zone] = true
 				if o.CapacityType == v1.CapacityTypeReserved {
 					w.reserved[[2]string{t.Name, o.Zone}] += o.ReservationCapacity
 				}
 			}
 		}
+		w.types[t.Name] = ct
 	}
 	for z := range zones {
 		w.zones = append(w.zones, z)
