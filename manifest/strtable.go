@@ -14,8 +14,12 @@ type stringTable struct {
 
 const tableBits = 12
 
-// get is the string of b, the table's when it holds one equal to it.
+// get is the string of b, the table's when it holds one equal to it. A nil table shares
+// nothing.
 func (t *stringTable) get(b []byte) string {
+	if t == nil {
+		return string(b)
+	}
 	slot := &t.slots[hashBytes(b)>>(64-tableBits)]
 	if *slot == string(b) {
 		return *slot

@@ -370,7 +370,7 @@ func (d *typedDecoder) mapping(v reflect.Value, ti *typeInfo) bool {
 			return false
 		}
 		kv := reflect.New(ti.t.Key()).Elem()
-		kv.SetString(d.share(key))
+		kv.SetString(d.strs.get(key))
 		if v.MapIndex(kv).IsValid() {
 			return false // duplicated
 		}
@@ -397,7 +397,7 @@ func (d *typedDecoder) stringMap(m map[string]string) bool {
 				return false
 			}
 		}
-		m[d.share(key)] = s
+		m[d.strs.get(key)] = s
 		return true
 	})
 }
@@ -493,18 +493,10 @@ func (d *typedDecoder) quoted() ([]byte, bool) {
 	return lit, true
 }
 
-// share is the string of b, from d.strs when it has one.
-func (d *typedDecoder) share(b []byte) string {
-	if d.strs == nil {
-		return string(b)
-	}
-	return d.strs.get(b)
-}
-
 // unquote is the string of the literal lit, which quoted has just stepped over.
 func (d *typedDecoder) unquote(lit []byte) (string, bool) {
 	if body := lit[1 : len(lit)-1]; d.ascii || plainText(body) {
-		return d.share(body), true
+		return d.strs.get(body), true
 	}
 	var s string
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(lit, &s); err != nil {

@@ -112,7 +112,7 @@ func (y *yamlTyped) scalar(indent int, v reflect.Value, ti *typeInfo) bool {
 			return false
 		}
 		if js := c.out; len(js) >= 2 && js[0] == '"' && bytes.IndexByte(js, '\\') < 0 {
-			v.SetString(y.share(js[1 : len(js)-1]))
+			v.SetString(y.strs.get(js[1 : len(js)-1]))
 			return true
 		}
 		d := typedDecoder{data: c.out, strs: y.strs}
@@ -203,7 +203,7 @@ func (y *yamlTyped) mapping(indent int, v reflect.Value, ti *typeInfo) bool {
 			}
 			s, ok := y.stringValue(indent)
 			if ok {
-				m[y.share(key)] = s
+				m[y.strs.get(key)] = s
 			}
 			return ok
 		})
@@ -211,7 +211,7 @@ func (y *yamlTyped) mapping(indent int, v reflect.Value, ti *typeInfo) bool {
 	// One key and one element, reset for each entry: the map holds copies.
 	kv, ev := reflect.New(ti.t.Key()).Elem(), reflect.New(ti.t.Elem()).Elem()
 	return y.entries(indent, func(key []byte) bool {
-		kv.SetString(y.share(key))
+		kv.SetString(y.strs.get(key))
 		if v.MapIndex(kv).IsValid() {
 			return false // duplicated
 		}
@@ -281,12 +281,4 @@ func (y *yamlTyped) sequence(indent int, v reflect.Value, ti *typeInfo) bool {
 		v.Set(reflect.MakeSlice(ti.t, 0, 0))
 	}
 	return true
-}
-
-// share is the string of b, from y.strs when it has one.
-func (y *yamlTyped) share(b []byte) string {
-	if y.strs == nil {
-		return string(b)
-	}
-	return y.strs.get(b)
 }
