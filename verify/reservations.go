@@ -1,10 +1,6 @@
 package verify
 
-import (
-	"sort"
-
-	v1 "github.com/nodeplan/nodeplan/apis/v1"
-)
+import v1 "github.com/nodeplan/nodeplan/apis/v1"
 
 // checkReservations: the new NodeClaims that launch on a capacity reservation's offering are
 // no more than the instances it has left (the smallest capacity any offering of it gives; a
@@ -27,13 +23,8 @@ func (w *world) checkReservations() []Violation {
 			launched[o.ReservationID()]++
 		}
 	}
-	ids := make([]string, 0, len(launched))
-	for id := range launched {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
 	var out []Violation
-	for _, id := range ids {
+	for _, id := range sortedKeysOf(launched) {
 		if c, ok := capacity[id]; ok && launched[id] > c {
 			v := newViolation(ReservationExceeded)
 			v.Key, v.Got, v.Limit = id, int64(launched[id]), int64(c)
