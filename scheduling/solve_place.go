@@ -164,7 +164,12 @@ func (s *solver) onExistingByAnyTerm(p *podData) bool {
 	}
 	for {
 		s.topo.beginAttempt()
-		if s.placeOnExisting(p, f) {
+		// Under the hostname-spread cap, as add's first attempt: the uncapped fallback comes
+		// only after every capped place, NodeClaims included (host_spread_cap.go).
+		s.topo.capCarriers = p.capsCarriers(f)
+		placed := s.placeOnExisting(p, f)
+		s.topo.capCarriers = false
+		if placed {
 			return true
 		}
 		if len(f.requiredTerms) < 2 {

@@ -57,7 +57,7 @@ func (s *solver) spreadsOverSkew() bool {
 	}
 	launched = append(launched, onClaim...)
 	present := map[string]map[string]bool{}
-	lowest := func(g *topologyGroup, p *podData, f *podForm) int {
+	lowest := func(g *topologyGroup, f *podForm) int {
 		if present[g.key] == nil {
 			present[g.key] = map[string]bool{}
 			for _, domainOf := range launched {
@@ -84,7 +84,7 @@ func (s *solver) spreadsOverSkew() bool {
 			if g.hostname || f.scheduleAnyway[i] {
 				continue
 			}
-			if d := domainOf(g.key); d != "" && g.counts[d]-lowest(g, p, f) > int(g.spread.maxSkew) {
+			if d := domainOf(g.key); d != "" && g.counts[d]-lowest(g, f) > int(g.spread.maxSkew) {
 				return true
 			}
 		}
