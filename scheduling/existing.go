@@ -572,7 +572,7 @@ func (s *solver) nodeCauses(p *podData) []Cause {
 		return nil
 	}
 	f := p.form
-	for next := f.relax(s.toleratePreferNoSchedule); next != nil; next = next.relax(s.toleratePreferNoSchedule) {
+	for next := f.relax(s.pns()); next != nil; next = next.relax(s.pns()) {
 		f = next
 	}
 	s.topo.beginAttempt()

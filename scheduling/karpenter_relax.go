@@ -69,7 +69,7 @@ func (s *solver) spreadTwins(pod *corev1.Pod, f *podForm, tscs []corev1.Topology
 		}
 		tw.byTerms = append(tw.byTerms, gs)
 	}
-	if s.toleratePreferNoSchedule && !toleratesPreferNoSchedule(f.tolerations) {
+	if s.pns().adds(f.tolerations) {
 		terms := f.requiredTerms
 		if len(terms) > 1 {
 			terms = terms[len(terms)-1:]

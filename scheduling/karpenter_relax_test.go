@@ -21,9 +21,11 @@ import (
 // 2266468) gives these NodeClaims in 3 of 3 runs of each row (zones a and b swap between
 // runs). Karpenter mode gives them and verify reports the broken spread for web-2 and web-3;
 // the default mode keeps the spread and leaves them pending. Found as difftest plan:530132
-// (toleration) and 530094 (term).
+// (toleration) and 530094 (term). A pod that already tolerates every taint ({operator:
+// Exists}) is relaxed the same way: Karpenter adds its toleration unless the pod lists that
+// very one (difftest plan:920288).
 func TestKarpenterModeRelaxedSpreadCountsFromTheRoundStart(t *testing.T) {
-	for _, name := range []string{"spread-relaxed-toleration", "spread-relaxed-term"} {
+	for _, name := range []string{"spread-relaxed-toleration", "spread-relaxed-term", "spread-relaxed-toleration-exists"} {
 		t.Run(name, func(t *testing.T) {
 			manifests, types := testdataCase(t, filepath.Join("karpmode", name))
 			in := fidelityInput(t, manifests, types, scheduling.PackingKarpenter)

@@ -132,8 +132,8 @@ func (f *podForm) spreadsBeyondHosts() bool {
 func (f *podForm) carries(g *topologyGroup) bool { return slices.Contains(f.spread, g) }
 
 // relax returns the form with one preference removed, in Karpenter's order, or nil when
-// nothing is left to relax.
-func (f *podForm) relax(toleratePreferNoSchedule bool) *podForm {
+// nothing is left to relax; pns says whether the last step tolerates PreferNoSchedule taints.
+func (f *podForm) relax(pns pnsRelax) *podForm {
 	n := *f
 	n.owned, n.settling, n.settlingDone = nil, nil, false
 	switch {
@@ -152,7 +152,7 @@ func (f *podForm) relax(toleratePreferNoSchedule bool) *podForm {
 		n.spread = append(append([]*topologyGroup(nil), f.spread[:i]...), f.spread[i+1:]...)
 		n.scheduleAnyway = append(append([]bool(nil), f.scheduleAnyway[:i]...), f.scheduleAnyway[i+1:]...)
 		n.spreadIdx = append(append([]int(nil), f.spreadIdx[:i]...), f.spreadIdx[i+1:]...)
-	case toleratePreferNoSchedule && !toleratesPreferNoSchedule(f.tolerations):
+	case pns.adds(f.tolerations):
 		n.tolerations = preferNoScheduleTolerated(f.tolerations)
 		n.spread = f.twins.tolerating(n.spread, n.spreadIdx)
 	default:
@@ -169,6 +169,44 @@ func indexOf(bs []bool, b bool) int {
 		}
 	}
 	return -1
+}
+
+// pnsRelax is when relax adds a toleration of PreferNoSchedule taints (Karpenter's last
+// relaxation, when a NodePool it schedules with has such a taint).
+type pnsRelax uint8
+
+const (
+	pnsNever pnsRelax = iota // no NodePool has such a taint
+	// pnsUntolerated: when the pod tolerates no PreferNoSchedule taint yet (the default mode:
+	// the step changes nothing else).
+	pnsUntolerated
+	// pnsUnlisted (Karpenter mode): when the pod lists no toleration equal to the one added
+	// (Karpenter's test, Toleration.MatchToleration), so a pod that tolerates every taint
+	// ({operator: Exists}) takes the step too, and its spreads change group
+	// (karpenter_relax.go; difftest plan:920288).
+	pnsUnlisted
+)
+
+// adds reports whether relax adds the toleration to a form with tolerations ts.
+func (pns pnsRelax) adds(ts []corev1.Toleration) bool {
+	switch pns {
+	case pnsUntolerated:
+		return !toleratesPreferNoSchedule(ts)
+	case pnsUnlisted:
+		return !listsPreferNoSchedule(ts)
+	}
+	return false
+}
+
+// listsPreferNoSchedule reports whether ts has the toleration Karpenter's relaxation adds.
+func listsPreferNoSchedule(ts []corev1.Toleration) bool {
+	want := corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectPreferNoSchedule}
+	for i := range ts {
+		if ts[i].MatchToleration(&want) {
+			return true
+		}
+	}
+	return false
 }
 
 func toleratesPreferNoSchedule(ts []corev1.Toleration) bool {

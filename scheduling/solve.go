@@ -175,6 +175,17 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 	return res, nil
 }
 
+// pns is when this Solve's relaxation tolerates PreferNoSchedule taints.
+func (s *solver) pns() pnsRelax {
+	switch {
+	case !s.toleratePreferNoSchedule:
+		return pnsNever
+	case s.karpenter:
+		return pnsUnlisted
+	}
+	return pnsUntolerated
+}
+
 // variant is how a Solve differs from the first one solve runs.
 type variant struct {
 	// unpinned are pods that hold no domain against a zone anti-affinity (unpinned.go).

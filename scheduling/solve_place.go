@@ -136,7 +136,7 @@ func (s *solver) trySchedule(p *podData) (podFailure, bool) {
 		return podFailure{}, true
 	}
 	var failure podFailure
-	for f := p.form; f != nil; f = f.relax(s.toleratePreferNoSchedule) {
+	for f := p.form; f != nil; f = f.relax(s.pns()) {
 		if f != p.form {
 			s.topo.bear(f.spread)
 		}
@@ -175,7 +175,7 @@ func (s *solver) onExistingByAnyTerm(p *podData) bool {
 		if len(f.requiredTerms) < 2 {
 			return false
 		}
-		f = f.relax(s.toleratePreferNoSchedule) // drops the first term
+		f = f.relax(s.pns()) // drops the first term
 		s.topo.bear(f.spread)
 	}
 }
