@@ -45,6 +45,9 @@ type claim struct {
 	// launched is set once the NodeClaim launched between Karpenter's rounds, pre is what it
 	// was before.
 	deferred []deferredCount
+	// made are, in Karpenter mode on a limited NodePool, the counts its pods made in a
+	// single domain before it launched: dropClaim undoes them if its creation is refused.
+	made []madeCount
 	// launchAt is the type of the option the deferred pods count at (trackDeferred), -1: none;
 	// launchInfo and launchTypes are the offerings and types it was found among.
 	launchAt    int
@@ -459,7 +462,11 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 		d = countNow
 	}
 	var open []openCount
-	open, c.deferred = s.topo.record(p, f, s.ownedInverse(p, f), counting, t.taints, d, c.deferred)
+	var made *[]madeCount
+	if d == deferKarpenter && c.t.hasLimits {
+		made = &c.made // createClaims may refuse it: dropClaim undoes them
+	}
+	open, c.deferred = s.topo.record(p, f, s.ownedInverse(p, f), counting, t.taints, d, c.deferred, made)
 	c.open = append(c.open, open...)
 	if d == deferSelected && len(c.deferred) > 0 {
 		s.trackDeferred(c)

@@ -494,7 +494,7 @@ func (s *solver) tryExisting(i int, p *podData, f *podForm) bool {
 	}
 	s.raiseFloors(p, f)
 	s.topo.carry(f, e.host)
-	s.topo.record(p, f, s.ownedInverse(p, f), e.reqs, e.taints, countNow, nil)
+	s.topo.record(p, f, s.ownedInverse(p, f), e.reqs, e.taints, countNow, nil, nil)
 	return true
 }
 

@@ -141,7 +141,7 @@ func (s *solver) launch(c *claim) {
 			s.topo.countN(d.g, v, d.n)
 		}
 	}
-	c.deferred = nil
+	c.deferred, c.made = nil, nil
 	if c.t.nodesLimited {
 		c.t.nodesLeft-- // the next round counts the launched node
 	}

@@ -143,5 +143,51 @@ func (s *solver) dropClaim(c *claim) {
 	for _, oc := range c.open {
 		s.topo.settleCount(oc, "")
 	}
-	c.open, c.deferred = nil, nil
+	for _, m := range c.made {
+		s.topo.unmake(m)
+	}
+	c.open, c.deferred, c.made = nil, nil, nil
+}
+
+// madeCount is a count a pod made in domain v of g on a NodeClaim whose domain was decided
+// (Karpenter mode); unborn: g was then not yet made this round (karpenter_relax.go).
+type madeCount struct {
+	g      *topologyGroup
+	v      string
+	unborn bool
+}
+
+// unmake undoes m: in what the round had counted in g before its birth (lost) when g was
+// born since, else in g's counts.
+func (t *topology) unmake(m madeCount) {
+	g := m.g
+	if l := g.lost; m.unborn && g.unborn == nil && l != nil {
+		l.total--
+		if g.hostname {
+			l.occupiedClaims -= t.uncountHostIn(l.hostCounts, m.v)
+		} else {
+			l.counts[m.v]--
+		}
+		return
+	}
+	g.total--
+	if g.hostname {
+		g.occupiedClaims -= t.uncountHostIn(g.hostCounts, m.v)
+	} else {
+		g.counts[m.v]--
+	}
+}
+
+// uncountHostIn takes one pod off the host named name in hostCounts, and returns 1 when
+// that empties a NodeClaim's host (occupiedClaims), else 0.
+func (t *topology) uncountHostIn(hostCounts []int32, name string) int {
+	h := t.hostID(name)
+	if int(h) >= len(hostCounts) || hostCounts[h] == 0 {
+		return 0
+	}
+	hostCounts[h]--
+	if hostCounts[h] == 0 && t.claimHosts[h] {
+		return 1
+	}
+	return 0
 }

@@ -67,3 +67,30 @@ func TestKarpenterModeCreatesNodeClaimsUnderLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestKarpenterModeRefusedNodeClaimsCountNowhere: a NodeClaim the provisioner refuses to
+// create leaves no pod counted in the next round, which Karpenter builds from the cluster.
+// In limit-refused-counts pool-1 (limits.nodes 4) takes app-0's pods (zone spread, skew 1)
+// in round 1, zones a, b, c, a, b, then c and a for app-0-5 and app-0-6, whose NodeClaims
+// creation refuses; round 2 counts a:2 b:2 c:1, so app-0-5 goes to zone c (pool-0) and
+// app-0-6, preferring zone a, to pool-2 in zone a (difftest plan:810028 minimised;
+// karpenter-plan 8 of 8). The old Karpenter mode kept the refused pods counted in zones c
+// and a, and put app-0-6 in zone b at a dearer type. Karpenter's plan launches five pool-1
+// nodes, one past its limit, which verify reports.
+func TestKarpenterModeRefusedNodeClaimsCountNowhere(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("karpmode", "limit-refused-counts"))
+	in := fidelityInput(t, manifests, types, scheduling.PackingKarpenter)
+	res, err := scheduling.Solve(in.snap, in.opts)
+	require.NoError(t, err)
+	assert.Equal(t, []verify.ViolationCode{verify.NodePoolLimit}, violationCodes(in.snap, in.opts, res))
+	assert.Empty(t, res.PodErrors)
+	at := map[string]string{}
+	for _, c := range res.NewNodeClaims {
+		for _, p := range c.Pods {
+			at[p.Name] = c.NodePool + "/" + c.Offering.Zone()
+		}
+	}
+	assert.Equal(t, "pool-0/test-zone-c", at["app-0-5"])
+	assert.Equal(t, "pool-2/test-zone-a", at["app-0-6"])
+	assert.InDelta(t, 0.2561, res.Price(), 1e-6)
+}

@@ -205,7 +205,8 @@ const (
 // every group that selects it, and records it as owner of its inverse groups. It returns the
 // counts made in several domains, the node being open on the group's key, and deferred with
 // the spread counts deferral leaves for later.
-func (t *topology) record(p *podData, f *podForm, inverse []*topologyGroup, nodeReqs requirements.Requirements, taints []corev1.Taint, d deferral, deferred []deferredCount) (open []openCount, _ []deferredCount) {
+// With made, the counts it makes in a single domain are appended to *made (madeCount).
+func (t *topology) record(p *podData, f *podForm, inverse []*topologyGroup, nodeReqs requirements.Requirements, taints []corev1.Taint, d deferral, deferred []deferredCount, made *[]madeCount) (open []openCount, _ []deferredCount) {
 	for _, g := range p.selectedBy {
 		if d != countNow && g.rule.countsDecided() && t.defers(g, f, nodeReqs, taints, d) {
 			deferred = t.withDeferred(deferred, g)
@@ -214,17 +215,27 @@ func (t *topology) record(p *podData, f *podForm, inverse []*topologyGroup, node
 		if !g.passesFilter(nodeReqs, taints, t.wellKnown) {
 			continue
 		}
-		if ds := t.recordDomains(g, t.get(nodeReqs, g.key)); ds != nil {
-			open = append(open, openCount{g: g, domains: ds})
-		}
+		open = t.recordIn(g, t.get(nodeReqs, g.key), open, made)
 	}
 	t.pinPending(p, -1)
 	for _, g := range inverse {
-		if ds := t.recordDomains(g, t.get(nodeReqs, g.key)); ds != nil {
-			open = append(open, openCount{g: g, domains: ds})
-		}
+		open = t.recordIn(g, t.get(nodeReqs, g.key), open, made)
 	}
 	return open, deferred
+}
+
+// recordIn is recordDomains for record: the open count it makes appended to open, the
+// single one to *made when made is not nil.
+func (t *topology) recordIn(g *topologyGroup, r *requirements.Requirement, open []openCount, made *[]madeCount) []openCount {
+	if made != nil {
+		if v := singleValue(r); v != "" {
+			*made = append(*made, madeCount{g: g, v: v, unborn: g.unborn != nil})
+		}
+	}
+	if ds := t.recordDomains(g, r); ds != nil {
+		open = append(open, openCount{g: g, domains: ds})
+	}
+	return open
 }
 
 // defers reports whether spread g leaves a pod with form f on a NodeClaim with requirements
