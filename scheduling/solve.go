@@ -168,7 +168,7 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 		if err != nil {
 			return nil, err
 		}
-		if byPriority(alt, res) > 0 && !altInfo.overSkew {
+		if leavesOutLess(alt, res) > 0 && !altInfo.overSkew {
 			res = alt
 		}
 	}

@@ -10,9 +10,8 @@ import (
 // only one can run (plan:830028: three large pods on new NodeClaims keep out four small
 // ones that fit an existing node). When a plan leaves valid pods out, the default packing
 // solves once more with those pods at the head of the queue and keeps that plan when it
-// leaves out fewer pods of the highest priority where the two differ (byPriority): a pod is
-// never left out for more pods of a lower priority, and a plan placing as many keeps the
-// first (Karpenter's order). A plan that places every pod (the benchmarks', most
+// leaves out less (leavesOutLess): never fewer pods than the first order, Karpenter's, nor a
+// pod for more pods of a lower priority; a plan placing as many of each keeps the first. A plan that places every pod (the benchmarks', most
 // clusters') costs nothing more, nor do disruption's simulations (SkipRepack).
 
 // starved are the valid pods the Solve left out (nil: none).

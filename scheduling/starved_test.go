@@ -101,3 +101,25 @@ func TestStarvedRetryKeepsSpreadsAsLaunched(t *testing.T) {
 		assert.Contains(t, e.Pod.Name, "app-1-")
 	}
 }
+
+// TestStarvedRetryNeverPlacesFewer: a second try that places pods of a higher priority is
+// still not kept when it places fewer pods than the first order, Karpenter's (difftest
+// default plan:930013: the second try put six priority-1000 pods where the first put seven
+// priority-0 ones and one more, and placed six pods where Karpenter placed eight). With five
+// big pods and the four small ones at priority 1000, the small ones placed first would keep
+// all five big ones out: the first order's plan, five big pods placed, stays.
+func TestStarvedRetryNeverPlacesFewer(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("default15", "exclusive-sets"))
+	manifests = strings.Replace(manifests, "replicas: 3", "replicas: 5", 1)
+	manifests = strings.Replace(manifests, "    spec:\n      containers:\n      - {name: app, image: registry.example/app:1, resources: {requests: {cpu: 750m",
+		"    spec:\n      priority: 1000\n      containers:\n      - {name: app, image: registry.example/app:1, resources: {requests: {cpu: 750m", 1)
+	require.Contains(t, manifests, "priority: 1000")
+	require.Contains(t, manifests, "replicas: 5")
+	res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+	require.Len(t, res.PodErrors, 4)
+	for _, e := range res.PodErrors {
+		assert.Contains(t, e.Pod.Name, "app-small-")
+	}
+	assert.Len(t, res.NewNodeClaims, 5)
+	assert.Empty(t, res.Bindings)
+}
