@@ -375,3 +375,30 @@ func TestNodeClaimMovesToAnotherReservation(t *testing.T) {
 	assert.Equal(t, "cr-r7g-8x64-b", c.Offering.ReservationID())
 	assert.InDelta(t, 0.0403, res.Price(), 1e-9)
 }
+
+// TestPreferencesCostNoMoreThanKarpenter: a plan that honours preferences at a price above
+// Karpenter's answer is planned again without them (preferences.go). Karpenter honours a
+// preference until the pod fails, and its order of failures relaxed preferences the default
+// honoured at a price: difftest default plan:930132 (app-0's preferred family r opened three
+// r NodeClaims, $0.65/h against $0.30/h), plan:910136 (ScheduleAnyway zone spreads and a
+// preferred node affinity, $3.61/h against $2.77/h), plan:820018 ($1.24/h against $0.92/h).
+// The default then places as many pods as Karpenter's answer and costs no more.
+func TestPreferencesCostNoMoreThanKarpenter(t *testing.T) {
+	cases := []struct {
+		name      string
+		karpenter float64 // the price of Karpenter's answer (karpenter-plan, every run)
+		unplaced  int     // the pods it leaves pending
+	}{
+		{"prefer-930132", 0.2958, 3},
+		{"prefer-910136", 2.7703, 9},
+		{"prefer-820018", 0.9163, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			manifests, types := testdataCase(t, filepath.Join("default15", tc.name))
+			res := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
+			assert.LessOrEqual(t, len(res.PodErrors), tc.unplaced, "the default places fewer pods than Karpenter")
+			assert.LessOrEqual(t, res.Price(), tc.karpenter+1e-6, "the default is dearer than Karpenter")
+		})
+	}
+}

@@ -136,6 +136,15 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 			res, err = nil, cluster.Internal(opSolve, r)
 		}
 	}()
+	res, err = solveBest(snap, opts, cache, tune)
+	if err != nil || !guardsPreferences(opts, res) {
+		return res, err
+	}
+	return preferencesAtKarpentersPrice(snap, opts, cache, tune, res)
+}
+
+// solveBest is solve without the guard on the price of preferences (preferences.go).
+func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver)) (*Result, error) {
 	v := variant{}
 	res, info, err := solveOnce(snap, opts, cache, v, tune)
 	if err == nil && info.overSkew {

@@ -1,0 +1,94 @@
+package scheduling
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/cluster"
+)
+
+// The default honours preferences (preferred node affinity, preferred pod affinity and
+// anti-affinity, ScheduleAnyway spreads) as Karpenter does, as requirements until a pod
+// cannot be placed, but its order of placement is not Karpenter's: where Karpenter's order
+// makes a pod fail and relaxes its preferences, the default may honour them at a price
+// (difftest plan:930132: five pods preferring family r open three r NodeClaims for
+// $0.60/h where Karpenter, its pods relaxed, puts them on its $0.03/h reserved c7 claims).
+// A preference never costs more than Karpenter's plan: when the default's plan of pods
+// with preferences costs more than Karpenter mode's answer for the same input, Solve plans
+// again with the preferences ignored (PreferencesIgnore) and keeps that plan when it leaves
+// out no more pods, none of a higher priority, and costs less. Disruption's simulations
+// (SkipRepack) and plans without a preference cost nothing more.
+
+// priceEpsilon absorbs the rounding of summed prices.
+const priceEpsilon = 1e-9
+
+// guardsPreferences reports whether res, the default's plan, is held to Karpenter's price:
+// it opens NodeClaims and some pod it planned has a preference.
+func guardsPreferences(opts Options, res *Result) bool {
+	if opts.Packing == PackingKarpenter || opts.SkipRepack || opts.PreferencePolicy == PreferencesIgnore || len(res.NewNodeClaims) == 0 {
+		return false
+	}
+	defaultsPrefer := false
+	for _, c := range opts.DefaultTopologySpreadConstraints {
+		defaultsPrefer = defaultsPrefer || c.WhenUnsatisfiable == corev1.ScheduleAnyway
+	}
+	prefers := func(p *corev1.Pod) bool {
+		return hasPreference(p) || defaultsPrefer && len(p.Spec.TopologySpreadConstraints) == 0 && len(p.Labels) > 0
+	}
+	for _, c := range res.NewNodeClaims {
+		for _, p := range c.Pods {
+			if prefers(p) {
+				return true
+			}
+		}
+	}
+	for _, m := range res.Bindings {
+		if prefers(m.Pod) {
+			return true
+		}
+	}
+	for _, e := range res.PodErrors {
+		if prefers(e.Pod) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPreference reports whether the pod declares a preference of its own.
+func hasPreference(p *corev1.Pod) bool {
+	for _, c := range p.Spec.TopologySpreadConstraints {
+		if c.WhenUnsatisfiable == corev1.ScheduleAnyway {
+			return true
+		}
+	}
+	a := p.Spec.Affinity
+	if a == nil {
+		return false
+	}
+	return a.NodeAffinity != nil && len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
+		a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
+		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
+// preferencesAtKarpentersPrice is res, the default's plan, or, when res costs more than
+// Karpenter mode's plan of the same input, the plan without preferences if it leaves out
+// no more pods (and none of a higher priority) and costs less.
+func preferencesAtKarpentersPrice(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver), res *Result) (*Result, error) {
+	kopts := opts
+	kopts.Packing = PackingKarpenter
+	// Karpenter mode's forms differ from the default's: it shares no Cache with it.
+	k, err := solveBest(snap, kopts, nil, tune)
+	if err != nil || res.Price() <= k.Price()+priceEpsilon {
+		return res, err
+	}
+	iopts := opts
+	iopts.PreferencePolicy = PreferencesIgnore
+	alt, err := solveBest(snap, iopts, cache, tune)
+	if err != nil {
+		return nil, err
+	}
+	if len(alt.PodErrors) <= len(res.PodErrors) && byPriority(alt, res) >= 0 && alt.Price() < res.Price()-priceEpsilon {
+		return alt, nil
+	}
+	return res, nil
+}
