@@ -58,6 +58,9 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 	if len(f.owned) == 0 && len(p.blockedBy) == 0 && !p.collapses {
 		return nil, nil, true
 	}
+	if t.probe.c != nil {
+		t.probe.pod, t.probe.form = p, f
+	}
 	for _, g := range f.owned {
 		t.probe.narrowed = narrowed
 		if narrowed, ok = t.narrowFor(g, p, f, nodeReqs, narrowed, host); !ok {

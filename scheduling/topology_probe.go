@@ -20,6 +20,10 @@ type launchProbe struct {
 	changed []string
 	// narrowed are the domains the pod's earlier topology groups took (requirementsFor).
 	narrowed requirements.Requirements
+	// pod and form are the pod being narrowed (requirementsFor): a domain another of its
+	// groups on the same key refuses does not launch it either (othersRefuse).
+	pod  *podData
+	form *podForm
 	// minValues: the NodeClaim must keep minValues (strict, not yet launched).
 	minValues bool
 	// types, keys and saved are scratch space kept across probes.
@@ -71,11 +75,12 @@ func (lp *launchProbe) launches(g *topologyGroup, d string) bool {
 }
 
 // firstLaunchable is the first tied domain of ds (tieOrder), or with redraw the first one
-// the probed NodeClaim can launch in (the first when there is no probe or none can).
+// the probed NodeClaim can launch in and the pod's other groups on the key admit (the first
+// when there is no probe or none can).
 func (t *topology) firstLaunchable(g *topologyGroup, ds []string) string {
 	order := t.tieOrder(g.key, ds)
 	first := slices.MinFunc(ds, order)
-	if t.probe.c == nil || t.probe.launches(g, first) {
+	if t.probe.c == nil || t.probe.launches(g, first) && !t.othersRefuse(g, first) {
 		return first
 	}
 	if !t.redraw {
@@ -85,11 +90,45 @@ func (t *topology) firstLaunchable(g *topologyGroup, ds []string) string {
 	sorted := slices.Clone(ds)
 	slices.SortStableFunc(sorted, order)
 	for _, d := range sorted {
-		if d != first && t.probe.launches(g, d) {
+		if d != first && t.probe.launches(g, d) && !t.othersRefuse(g, d) {
 			return d
 		}
 	}
 	return first
+}
+
+// othersRefuse reports whether another spread, pod affinity or (inverse) anti-affinity of the
+// probed pod on g's key admits no pod in domain d. Karpenter draws each group's domain on its
+// own and intersects them: a draw another group refuses fails the NodePool, and the pod's
+// retries draw again until one lands where every group admits it (difftest plan:956005: a
+// zone spread's first tied zone is one an anti-affinity keeps the pod out of; plan:956129:
+// one the pod's affinity does not hold).
+func (t *topology) othersRefuse(g *topologyGroup, d string) bool {
+	p, f := t.probe.pod, t.probe.form
+	if p == nil {
+		return false
+	}
+	refuses := func(o *topologyGroup) bool {
+		if o == g || o.key != g.key || o.hostname {
+			return false
+		}
+		switch o.rule.(type) {
+		case antiAffinityRule, inverseRule, affinityRule, *spreadRule:
+			return !slices.Contains(t.admissible(o, p, f).domains, d)
+		}
+		return false
+	}
+	for _, o := range f.owned {
+		if refuses(o) {
+			return true
+		}
+	}
+	for _, o := range p.blockedBy {
+		if refuses(o) {
+			return true
+		}
+	}
+	return false
 }
 
 // tieOrder orders a spread's tied domains on key as Karpenter's map iteration mostly meets
@@ -150,4 +189,5 @@ func (t *topology) probing(c *claim, reqs requirements.Requirements, changed []s
 // probed ends probing.
 func (t *topology) probed() {
 	t.probe.c, t.probe.reqs, t.probe.changed, t.probe.fitsPod, t.probe.narrowed = nil, nil, nil, nil, nil
+	t.probe.pod, t.probe.form = nil, nil
 }
