@@ -166,7 +166,7 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 			return nil, err
 		}
 		if better(alt, res) && !altInfo.overSkew {
-			res, v, info.starved = alt, u, altInfo.starved
+			res, v, info.starved, info.spreadBreaks = alt, u, altInfo.starved, altInfo.spreadBreaks
 		}
 	}
 	if len(info.starved) > 0 && !opts.firstOrderOnly {
@@ -177,7 +177,7 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 		if err != nil {
 			return nil, err
 		}
-		if leavesOutLess(alt, res) > 0 && !altInfo.overSkew {
+		if leavesOutLess(alt, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
 			res = alt
 		}
 	}
@@ -213,6 +213,9 @@ type onceInfo struct {
 	unpin map[*corev1.Pod]bool
 	// overSkew: a pod placed without the cap broke a hostname spread as launched.
 	overSkew bool
+	// spreadBreaks are the kinds of required spreads over other keys the plan breaks as
+	// launched (a Solve that left pods out, or placed some first: starved.go).
+	spreadBreaks map[spreadBreak]bool
 	// starved are the valid pods the Solve left out (a Solve in the first queue order,
 	// in the default packing when it repairs its plan: starved.go).
 	starved map[*corev1.Pod]bool
@@ -253,6 +256,9 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 			info.starved = starved(pods, errs)
 		}
 	}
-	info.overSkew = s.uncapped && s.carriersOverSkew() || v.first != nil && s.spreadsOverSkew()
+	info.overSkew = s.uncapped && s.carriersOverSkew()
+	if v.first != nil || info.starved != nil {
+		info.spreadBreaks = s.spreadBreaks()
+	}
 	return s.result(pods, errs), info, nil
 }

@@ -28,15 +28,27 @@ func starved(pods []*podData, errs map[*podData]podFailure) map[*corev1.Pod]bool
 	return out
 }
 
-// spreadsOverSkew reports whether a pod placed with a required spread on a key other than
-// the hostname ends, as launched, more than maxSkew above the least populated domain it may
-// use: kube-scheduler checks the spread when it binds that pod, so if the pods the spread
-// only selects, placed after it in the queue, bind first, the pod finds its domain too full.
-// Placing the left-out pods first can put such a pod ahead of them (difftest default
-// plan:890198: four app-1 pods, whose capacity-type spread counts only app-3, placed first
-// on spot, then nine app-3 pods on spot: skew 9 > 2 against on-demand); a second try that
-// does is not kept.
-func (s *solver) spreadsOverSkew() bool {
+// spreadBreak is a kind of break of a required spread as launched: its key, and whether the
+// spread selects the pod that carries it.
+type spreadBreak struct {
+	key  string
+	self bool
+}
+
+// spreadBreaks are the kinds of required spreads on a key other than the hostname that a
+// placed pod carrying one breaks as launched: its domain ends more than maxSkew above the
+// least populated domain it may use. kube-scheduler checks a spread when it binds a pod that
+// carries it, so if pods the spread only selects bind first, the pod may find its domain too
+// full. The first queue order (Karpenter's) does not hold the pods a spread only selects to
+// it, and its plans can end so; a second try (starved.go) is held to the same standard: it
+// is not kept when it breaks a kind of spread its first plan keeps (breaksMore). Placing the
+// left-out pods first can put a carrier ahead of the pods its spread only selects (difftest
+// default plan:890198: four app-1 pods, whose capacity-type spread counts only app-3, placed
+// first on spot, then nine app-3 pods on spot: skew 9 > 2 against on-demand, where the first
+// plan broke no spread); but where the first plan ends with the same kind of skew, so may
+// the second (plan:890036, zone spreads of app-0 and app-2: the second try placed all 22
+// pods, the first 11; plan:910085).
+func (s *solver) spreadBreaks() map[spreadBreak]bool {
 	// As launched, a spread's domains are those some node is in: the existing nodes' and
 	// the NodeClaims' launch domains (a domain only a NodePool allows holds no node).
 	launched := make([]func(key string) string, 0, len(s.existing)+len(s.claims))
@@ -77,30 +89,39 @@ func (s *solver) spreadsOverSkew() bool {
 		}
 		return max(low, 0)
 	}
-	over := func(p *podData, domainOf func(key string) string) bool {
+	var out map[spreadBreak]bool
+	over := func(p *podData, domainOf func(key string) string) {
 		f := p.form
 		for i, g := range f.spread {
 			if g.hostname || f.scheduleAnyway[i] {
 				continue
 			}
 			if d := domainOf(g.key); d != "" && g.counts[d]-lowest(g, f) > int(g.spread.maxSkew) {
-				return true
+				if out == nil {
+					out = map[spreadBreak]bool{}
+				}
+				out[spreadBreak{g.key, g.selects(p.pod)}] = true
 			}
 		}
-		return false
 	}
 	for _, i := range s.placedOn {
 		for _, p := range s.existing[i].placed {
-			if over(p, launched[i]) {
-				return true
-			}
+			over(p, launched[i])
 		}
 	}
 	for j, c := range s.claims {
 		for _, p := range c.pods {
-			if over(p, onClaim[j]) {
-				return true
-			}
+			over(p, onClaim[j])
+		}
+	}
+	return out
+}
+
+// breaksMore reports whether a breaks a kind of spread b keeps.
+func breaksMore(a, b map[spreadBreak]bool) bool {
+	for k := range a {
+		if !b[k] {
+			return true
 		}
 	}
 	return false

@@ -123,3 +123,26 @@ func TestStarvedRetryNeverPlacesFewer(t *testing.T) {
 	assert.Len(t, res.NewNodeClaims, 5)
 	assert.Empty(t, res.Bindings)
 }
+
+// TestSecondTriesPlaceAsManyAsKarpenter: inputs where the default's first order left out
+// pods Karpenter places (difftest, testdata/default15), each with the most pods Karpenter's
+// answers leave out. retry-spread-as-first(-zone): the pods left out, placed first, all run,
+// and the plan ends with a zone spread skewed as the first plan's already was; the old guard
+// refused any such skew in a second try only (plan:910085, plan:890036).
+// karpenter-refusal-frees: the pods Karpenter mode places, placed first, keep out the three
+// app-0 pods that kept seven app-4 pods out (plan:930122).
+func TestSecondTriesPlaceAsManyAsKarpenter(t *testing.T) {
+	cases := []struct {
+		name    string
+		leftOut int // by Karpenter
+	}{
+		{"retry-spread-as-first", 0},
+		{"retry-spread-as-first-zone", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := solveCase(t, filepath.Join("default15", tc.name), scheduling.PackingCostAware)
+			assert.LessOrEqual(t, len(res.PodErrors), tc.leftOut)
+		})
+	}
+}
