@@ -180,6 +180,23 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 		if leavesOutLess(alt, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
 			res = alt
 		}
+		// Karpenter's own choices can leave out pods that take more from the others than
+		// they give: placed first, the pods Karpenter mode places may leave out fewer
+		// (starved.go).
+		first, err := karpenterPlaced(snap, opts, cache, tune, res)
+		if err != nil {
+			return nil, err
+		}
+		if first != nil {
+			v.first = first
+			alt, altInfo, err := solveOnce(snap, opts, cache, v, tune)
+			if err != nil {
+				return nil, err
+			}
+			if leavesOutLess(alt, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
+				res = alt
+			}
+		}
 	}
 	return res, nil
 }

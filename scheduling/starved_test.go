@@ -138,6 +138,7 @@ func TestSecondTriesPlaceAsManyAsKarpenter(t *testing.T) {
 	}{
 		{"retry-spread-as-first", 0},
 		{"retry-spread-as-first-zone", 0},
+		{"karpenter-refusal-frees", 5},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
