@@ -289,8 +289,9 @@ func withDefaultRequests(pod *corev1.Pod) *corev1.Pod {
 // error naming the field for constraints Karpenter refuses.
 //
 // DaemonSet pods (daemon set) may select the labels Karpenter sets itself, such as
-// karpenter.sh/initialized.
-func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences, daemon bool) (sel requirements.Requirements, terms, preferred []requirements.Requirements, err error) {
+// karpenter.sh/initialized. merge keeps a required term that conflicts with the node
+// selector, merged with it as Karpenter's requirements read them (DoesNotExist on the key).
+func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences, daemon, merge bool) (sel requirements.Requirements, terms, preferred []requirements.Requirements, err error) {
 	if !daemon {
 		keys := make([]string, 0, len(pod.Spec.NodeSelector))
 		for k := range pod.Spec.NodeSelector {
@@ -316,7 +317,7 @@ func nodeRequirementsForPod(pod *corev1.Pod, ignorePreferences, daemon bool) (se
 			if e != nil {
 				return nil, nil, nil, e
 			}
-			if !sel.HasIntersection(reqs) {
+			if !merge && !sel.HasIntersection(reqs) {
 				// No node matches both the term and the node selector: the term can never
 				// be met (merged, the requirements would read the conflict as DoesNotExist).
 				continue

@@ -138,7 +138,7 @@ func (s *solver) inverseGroups(pod *corev1.Pod) []*topologyGroup {
 // nodeForm is a pod's required node constraints alone: its node selector, its required
 // node-affinity terms and its tolerations (no preferences, no topology).
 func nodeForm(pod *corev1.Pod) (*podForm, error) {
-	sel, terms, _, err := nodeRequirementsForPod(pod, true, false)
+	sel, terms, _, err := nodeRequirementsForPod(pod, true, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func nodeForm(pod *corev1.Pod) (*podForm, error) {
 // formFor builds a pod's unrelaxed scheduling form.
 func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 	ignore := s.opts.PreferencePolicy == PreferencesIgnore
-	sel, terms, preferred, err := nodeRequirementsForPod(pod, ignore, false)
+	sel, terms, preferred, err := nodeRequirementsForPod(pod, ignore, false, false)
 	if err != nil {
 		return nil, err
 	}

@@ -225,7 +225,10 @@ func (s *solver) buildTemplateTypes() {
 			continue
 		}
 		p := &podData{pod: pod, key: ds.Namespace + "/" + ds.Name, requests: s.res.vec(podRequests(pod)), ports: hostPortsOf(pod)}
-		sel, terms, _, err := nodeRequirementsForPod(pod, true, true)
+		// Karpenter counts a DaemonSet whose node selector and required term conflict on
+		// every NodePool without the key (isDaemonPodCompatible merges them to DoesNotExist),
+		// though no node can run it: Karpenter mode sizes its NodeClaims so.
+		sel, terms, _, err := nodeRequirementsForPod(pod, true, true, s.karpenter)
 		if err != nil {
 			continue
 		}
