@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/nodeplan/nodeplan/scheduling"
 )
@@ -66,4 +67,25 @@ func TestKarpenterModeAntiAffinityDomains(t *testing.T) {
 			assert.Empty(t, def.PodErrors)
 		})
 	}
+}
+
+// TestKarpenterModeEmptyNamespaceSelectorListsNamespaces: Karpenter resolves an affinity
+// term's empty namespaceSelector to the namespaces it lists, so app-1-0's preferred
+// anti-affinity (app=app-0, every namespace) is the same group as app-0-0's required one
+// (app=app-0 in team-b and default, the only namespaces). app-0-0 does not tolerate pool-0's
+// PreferNoSchedule taint and made the group, which so has only node-0's zone b, where an
+// app-0 pod runs: app-1-0's preference finds no free zone, is dropped, and the pod joins
+// node-0 (difftest plan:957251 minimised; karpenter-plan 8 of 8). The old Karpenter mode
+// kept every namespace apart and launched a NodeClaim in zone a.
+func TestKarpenterModeEmptyNamespaceSelectorListsNamespaces(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("karpmode", "antiaffinity-empty-namespace-selector"))
+	in := fidelityInput(t, manifests, types, scheduling.PackingKarpenter)
+	res, err := scheduling.Solve(in.snap, in.opts)
+	require.NoError(t, err)
+	assert.Empty(t, res.NewNodeClaims)
+	require.Len(t, res.Bindings, 1)
+	assert.Equal(t, "app-1-0", res.Bindings[0].Pod.Name)
+	assert.Equal(t, "node-0", res.Bindings[0].To)
+	require.Len(t, res.PodErrors, 1)
+	assert.Equal(t, "app-0-0", res.PodErrors[0].Pod.Name)
 }

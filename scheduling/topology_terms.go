@@ -21,14 +21,16 @@ import (
 
 // namespacesOf resolves an affinity term's namespaces: the listed ones, plus every namespace
 // when namespaceSelector is empty (a non-empty namespaceSelector is resolved against the
-// namespaces nodeplan knows, which are those of the pods it sees).
-func namespacesOf(pod *corev1.Pod, term corev1.PodAffinityTerm, known []*corev1.Namespace) (map[string]bool, error) {
+// namespaces nodeplan knows, which are those of the pods it sees). listAll resolves an empty
+// one against them too, as Karpenter lists the namespaces it selects: its group is then the
+// one a term listing the same namespaces makes (Karpenter hashes the set).
+func namespacesOf(pod *corev1.Pod, term corev1.PodAffinityTerm, known []*corev1.Namespace, listAll bool) (map[string]bool, error) {
 	if term.NamespaceSelector != nil {
 		sel, err := metav1.LabelSelectorAsSelector(term.NamespaceSelector)
 		if err != nil {
 			return nil, err
 		}
-		if sel.Empty() {
+		if sel.Empty() && !listAll {
 			return nil, nil
 		}
 		ns := map[string]bool{}
@@ -145,7 +147,7 @@ func (t *topology) parseAffinityGroup(rule topologyRule, pod *corev1.Pod, term c
 	if term.TopologyKey == "" {
 		return nil, fmt.Errorf("%s.topologyKey: required", path)
 	}
-	ns, err := namespacesOf(pod, term, t.namespaceList())
+	ns, err := namespacesOf(pod, term, t.namespaceList(), t.karpenter)
 	if err != nil {
 		return nil, fmt.Errorf("%s.namespaceSelector: %v", path, err)
 	}
