@@ -79,7 +79,7 @@ func (affinityRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains,
 			}
 			return nil
 		}
-		if d := t.firstDiscovered(g.key, allowedBy(g.domains, r)); d != "" {
+		if d := t.firstDiscoveredLaunchable(g, allowedBy(g.domains, r)); d != "" {
 			return g.domainRequirement(d)
 		}
 		return nil

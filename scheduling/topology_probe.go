@@ -78,7 +78,23 @@ func (lp *launchProbe) launches(g *topologyGroup, d string) bool {
 // the probed NodeClaim can launch in and the pod's other groups on the key admit (the first
 // when there is no probe or none can).
 func (t *topology) firstLaunchable(g *topologyGroup, ds []string) string {
-	order := t.tieOrder(g.key, ds)
+	return t.draw(g, ds, t.tieOrder(g.key, ds))
+}
+
+// firstDiscoveredLaunchable is firstLaunchable for a self-affinity starting its group:
+// Karpenter takes the first domain of the group's map (discovery order), and retries the pod
+// as for a spread's tie when its NodeClaim cannot launch there (difftest plan:956029: zone a
+// had no type for the pod).
+func (t *topology) firstDiscoveredLaunchable(g *topologyGroup, ds []string) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	return t.draw(g, ds, byDiscovery(t.universe.discoveredOn(g.key)))
+}
+
+// draw is the first domain of ds in order, or with redraw the first the probed NodeClaim can
+// launch in and the pod's other groups admit (see firstLaunchable).
+func (t *topology) draw(g *topologyGroup, ds []string, order func(a, b string) int) string {
 	first := slices.MinFunc(ds, order)
 	if t.probe.c == nil || t.probe.launches(g, first) && !t.othersRefuse(g, first) {
 		return first

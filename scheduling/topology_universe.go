@@ -154,14 +154,6 @@ func discoveryRank(key string, pools []offeringPool, nodes []universeNode) map[s
 	return rank
 }
 
-// firstDiscovered is the domain of ds Karpenter's topology met first ("" for none).
-func (t *topology) firstDiscovered(key string, ds []string) string {
-	if len(ds) == 0 {
-		return ""
-	}
-	return slices.MinFunc(ds, byDiscovery(t.universe.discoveredOn(key)))
-}
-
 // byDiscovery orders domains by rank (discoveredOn), those never discovered last and
 // equal to each other.
 func byDiscovery(rank map[string]int) func(a, b string) int {
