@@ -15,3 +15,10 @@ func SolveFirstOrder(snap *cluster.Snapshot, opts Options) (*Result, error) {
 	opts.firstOrderOnly = true
 	return Solve(snap, opts)
 }
+
+// SolveRepairOnly is SolveFirstOrder without the guard on the price of preferences
+// (preferences.go): the first pass and its repair alone.
+func SolveRepairOnly(snap *cluster.Snapshot, opts Options) (*Result, error) {
+	opts.firstOrderOnly, opts.unguarded = true, true
+	return Solve(snap, opts)
+}

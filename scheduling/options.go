@@ -73,6 +73,9 @@ type Options struct {
 	// firstOrderOnly keeps the default's plan in its first queue order, without the second
 	// try that places the pods it left out first (starved.go): tests hold the repair alone.
 	firstOrderOnly bool
+	// unguarded keeps the default's plan of pods with preferences even when it costs more
+	// than Karpenter's (preferences.go): tests hold the repair alone.
+	unguarded bool
 }
 
 // launches reports whether the cloud launches nodes with np's NodeClass (see NodeClasses).

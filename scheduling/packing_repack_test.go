@@ -208,7 +208,7 @@ func TestPropRepackNeverDearerGeneric(t *testing.T) {
 // pods); it reports whether the repair changed the plan.
 func checkRepack(t *rapid.T, snap *cluster.Snapshot) bool {
 	first := mustSolve(t, snap, scheduling.Options{SkipRepack: true})
-	res, err := scheduling.SolveFirstOrder(snap, scheduling.Options{})
+	res, err := scheduling.SolveRepairOnly(snap, scheduling.Options{})
 	if err != nil {
 		t.Fatalf("Solve: %v", err)
 	}

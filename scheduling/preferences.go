@@ -24,7 +24,8 @@ const priceEpsilon = 1e-9
 // guardsPreferences reports whether res, the default's plan, is held to Karpenter's price:
 // it opens NodeClaims and some pod it planned has a preference.
 func guardsPreferences(opts Options, res *Result) bool {
-	if opts.Packing == PackingKarpenter || opts.SkipRepack || opts.PreferencePolicy == PreferencesIgnore || len(res.NewNodeClaims) == 0 {
+	if opts.Packing == PackingKarpenter || opts.SkipRepack || opts.PreferencePolicy == PreferencesIgnore || opts.unguarded ||
+		len(res.NewNodeClaims) == 0 {
 		return false
 	}
 	defaultsPrefer := false
@@ -76,8 +77,10 @@ func hasPreference(p *corev1.Pod) bool {
 func preferencesAtKarpentersPrice(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver), res *Result) (*Result, error) {
 	kopts := opts
 	kopts.Packing = PackingKarpenter
-	// Karpenter mode's forms differ from the default's: it shares no Cache with it.
-	k, err := solveBest(snap, kopts, nil, tune)
+	// Karpenter mode breaks ties in input order, as Karpenter's map order does; the
+	// canonical order keeps the default's plan independent of it. Its forms differ from the
+	// default's: it shares no Cache with it.
+	k, err := solveBest(snap.Canonical(), kopts, nil, tune)
 	if err != nil || res.Price() <= k.Price()+priceEpsilon {
 		return res, err
 	}
