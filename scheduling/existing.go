@@ -116,17 +116,22 @@ type existingContext struct {
 	// karpenter: Karpenter mode reads a managed Node given without its NodeClaim as Karpenter
 	// does (unmanagedAsKarpenter).
 	karpenter bool
+	// claimlessFirst: a plan tries such a Node where Karpenter's provisioner does, among the
+	// initialized nodes. Disruption's simulations (one Solve: SingleRound) keep it with the
+	// uninitialized nodes, where the pods it would take block a command, as in Karpenter's
+	// disruption controller, whose cluster state has every node's NodeClaim.
+	claimlessFirst bool
 }
 
 func (c *existingContext) equal(o *existingContext) bool {
-	return c.resources == o.resources && c.karpenter == o.karpenter && slices.Equal(c.templates, o.templates) && slices.Equal(c.daemonSets, o.daemonSets) &&
+	return c.resources == o.resources && c.karpenter == o.karpenter && c.claimlessFirst == o.claimlessFirst && slices.Equal(c.templates, o.templates) && slices.Equal(c.daemonSets, o.daemonSets) &&
 		slices.Equal(c.pvcs, o.pvcs) && slices.Equal(c.pvs, o.pvs) && slices.Equal(c.classes, o.classes) && slices.Equal(c.csiNodes, o.csiNodes)
 }
 
 // existingContext is this Solve's context, the Cache's when equal (so its prototypes serve).
 func (s *solver) existingContext() *existingContext {
 	c := &existingContext{daemonSets: s.snap.DaemonSets(), pvcs: s.snap.PersistentVolumeClaims(), pvs: s.snap.PersistentVolumes(),
-		classes: s.snap.StorageClasses(), csiNodes: s.snap.CSINodes(), resources: len(s.res.names), karpenter: s.karpenter}
+		classes: s.snap.StorageClasses(), csiNodes: s.snap.CSINodes(), resources: len(s.res.names), karpenter: s.karpenter, claimlessFirst: !s.opts.SingleRound}
 	for _, t := range s.templates {
 		c.templates = append(c.templates, t.origin)
 	}
@@ -140,8 +145,9 @@ func (s *solver) existingContext() *existingContext {
 	return c
 }
 
-// buildExisting lists the existing nodes that take pods (not Deleting), initialized first,
-// then by name, each as its prototype (closed to moves where the snapshot says so), and
+// buildExisting lists the existing nodes that take pods (not Deleting), initialized first
+// (with managed Nodes given without their NodeClaim: existingContext.claimlessFirst), then by
+// name, each as its prototype (closed to moves where the snapshot says so), and
 // counts them against their NodePools' limits.
 func (s *solver) buildExisting() {
 	ctx := s.existingContext()
@@ -177,7 +183,10 @@ func (s *solver) existingOf(ctx *existingContext, nodes []*cluster.Node, recs []
 			e.closed, e.shared = true, shared
 		}
 		part := 0
-		if e.initialized {
+		// A managed Node given without its NodeClaim is tried where Karpenter tries it, as
+		// unmanaged: among the initialized nodes by name (the default reads its taints as if
+		// the claim were there: poolStartup).
+		if e.initialized || ctx.claimlessFirst && f.poolStartup {
 			existing, at = append(existing, e), append(at, i)
 		} else {
 			part = 1

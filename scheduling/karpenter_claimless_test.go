@@ -12,8 +12,10 @@ import (
 // TestKarpenterModeReadsAClaimlessNodeAsUnmanaged: Karpenter's state reads a Node without a
 // NodeClaim as unmanaged, so a managed Node given without its claim and without
 // karpenter.sh/initialized is, to Karpenter, an initialized node, tried among the initialized
-// nodes by name (its taints: TestStartupTaintsOfNodesWithoutClaims). The default reads it as
-// if the claim were there: uninitialized, tried after the initialized nodes.
+// nodes by name (its taints: TestStartupTaintsOfNodesWithoutClaims). The default reads its
+// taints as if the claim were there but tries it where Karpenter does: tried after the
+// initialized nodes, it left their room to pods Karpenter puts on it, and the default
+// launched a NodeClaim Karpenter does not (difftest default plan:954002, $0.05/h against none).
 func TestKarpenterModeReadsAClaimlessNodeAsUnmanaged(t *testing.T) {
 	cases := []struct {
 		name string
@@ -27,7 +29,7 @@ func TestKarpenterModeReadsAClaimlessNodeAsUnmanaged(t *testing.T) {
 		// filled node-1 and launched a NodeClaim for app-2-0.
 		{"claimless-node-order",
 			map[string]string{"app-5-0": "node-0", "app-5-1": "node-0", "app-4-0": "node-0", "app-2-0": "node-1"},
-			map[string]string{"app-5-0": "node-1", "app-5-1": "node-1", "app-4-0": "node-1", "app-2-0": "pool-0"}},
+			map[string]string{"app-5-0": "node-0", "app-5-1": "node-0", "app-4-0": "node-0", "app-2-0": "node-1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
