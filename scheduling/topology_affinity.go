@@ -54,12 +54,23 @@ func (affinityRule) admissible(t *topology, g *topologyGroup, self bool, strict 
 		}
 	}
 	// A pod may start its group only where no pod matches anywhere, as kube-scheduler
-	// binds it (Karpenter also starts one when the matches are only out of the pod's reach,
-	// launching a node the pod is never bound to).
-	if len(a.domains) == 0 && self && g.total == 0 {
+	// binds it. Karpenter also starts one when the matches are only out of the pod's reach
+	// (TopologyGroup.anyCompatiblePodDomain), launching a node the pod is never bound to:
+	// Karpenter mode does too, and verify reports the broken affinity (difftest plan:956396).
+	if len(a.domains) == 0 && self && (g.total == 0 || t.karpenter && g.countsAny()) {
 		a.domains, a.bootstrap = g.domains, true
 	}
 	return a
+}
+
+// countsAny reports whether a domain of g counts a pod.
+func (g *topologyGroup) countsAny() bool {
+	for _, n := range g.counts {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // narrow: the admissible domains the node allows; a pod starting the group takes the node's
