@@ -331,6 +331,19 @@ func (s *solver) taintsOf(f *nodeFacts) []corev1.Taint {
 	return withoutStartupTaints(f.nodeTaints, startup)
 }
 
+// countingTaints are the taints a spread's node filter reads on node i when it counts the
+// node's pods or registers its domain: its effective taints (taintsOf), or in Karpenter mode
+// the Node's own, as Karpenter's countDomains reads Node.Spec.Taints: an uninitialized node's
+// startup and ephemeral taints keep its pods and domain out of a spread that honours taints
+// (difftest plan:956486), though its pods may join it (their placement reads the effective
+// taints, and counts them).
+func (s *solver) countingTaints(i int) []corev1.Taint {
+	if s.karpenter && s.nodes[i].Node != nil {
+		return s.recs[i].nodeTaints
+	}
+	return s.taintsOf(s.recs[i])
+}
+
 // unmanagedAsKarpenter reports whether this Solve reads the node as Karpenter's state does a
 // Node without a NodeClaim: unmanaged, so initialized, its taints (startup taints too) as they
 // are. Only Karpenter mode does; the default reads a managed, uninitialized Node given without
@@ -415,7 +428,7 @@ func (s *solver) countBoundPods() {
 		if f.claimDeleting {
 			continue
 		}
-		reqs, taints := f.reqs, s.taintsOf(f)
+		reqs, taints := f.reqs, s.countingTaints(i)
 		for _, bp := range n.Pods {
 			if bp == nil || cluster.IsTerminal(bp) || bp.DeletionTimestamp != nil || replanned[bp] {
 				continue

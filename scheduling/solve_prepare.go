@@ -329,7 +329,7 @@ func (s *solver) universe() *universe {
 	return &universe{templates: s.templates, pools: s.offeringPools, karpenter: s.karpenter, readNodes: func() []universeNode {
 		out := make([]universeNode, len(s.recs))
 		for i, f := range s.recs {
-			out[i] = universeNode{labels: f.labels, reqs: f.reqs, taints: s.taintsOf(f)}
+			out[i] = universeNode{labels: f.labels, reqs: f.reqs, taints: s.countingTaints(i)}
 		}
 		return out
 	}}
