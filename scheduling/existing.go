@@ -515,7 +515,7 @@ func (s *solver) tryExisting(i int, p *podData, f *podForm) bool {
 		s.placedOn = append(s.placedOn, i)
 	}
 	s.raiseFloors(p, f)
-	s.topo.carry(f, e.host)
+	s.topo.carry(f, e.host, e.reqs)
 	s.topo.record(p, f, s.ownedInverse(p, f), e.reqs, e.taints, countNow, nil, nil)
 	return true
 }

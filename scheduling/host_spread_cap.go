@@ -1,5 +1,7 @@
 package scheduling
 
+import "github.com/nodeplan/nodeplan/requirements"
+
 // A required hostname spread whose selector also picks pods that do not carry it: such a pod
 // joining a host that holds a carrier raises the carrier's count there, and kube-scheduler
 // checks the spread only when it binds a carrier, so if the other pods bind first the
@@ -19,20 +21,40 @@ package scheduling
 // off carriers' NodeClaims itself and never moves a carrier. Karpenter mode places as
 // Karpenter does and verify reports the broken rule.
 //
+// Over any other key (zone, capacity type) the same holds per domain (difftest default
+// plan:930000, 930019, 890119): a pod a required spread only selects keeps, under the cap,
+// off the domains where it would raise a carrier's domain above maxSkew over the least
+// populated one (narrowCapped; a carrier on a NodeClaim still open on the key holds every
+// domain it may launch in), and a pod joining a NodeClaim may not move the pods counted
+// where its cheapest option launches into such a domain (keepsCarriers). The plan is judged
+// as launched by spreadsOverSkew, on the domains the result's NodeClaims launch in.
+//
 // The same holds the other way for a spread with a node filter: a NodeClaim whose filter is
 // undecided leaves the pods the spread selects uncounted (topology.defers), and a carrier
 // that joins it decides the filter (its node affinity is the filter), so under the cap a
 // carrier counts them; without it (no place at all under the cap) it joins as Karpenter's
 // would (plan-a731).
 
-// carry records host as holding a pod placed with form f for each required hostname spread
-// f carries (default mode only).
-func (t *topology) carry(f *podForm, host int32) {
+// carry records, for each required spread f carries, where a pod placed with form f on a
+// node with host id host and requirements reqs counts: its host (hostname spreads) or its
+// domain of the spread's key (default mode only).
+func (t *topology) carry(f *podForm, host int32, reqs requirements.Requirements) {
 	if t.karpenter {
 		return
 	}
 	for i, g := range f.spread {
-		if !g.hostname || f.scheduleAnyway[i] {
+		if f.scheduleAnyway[i] {
+			continue
+		}
+		if !g.hostname {
+			// On a NodeClaim still open on the key, the pod may launch in any of the
+			// domains it allows: each is a carrier's.
+			for _, d := range g.domainsIn(t.get(reqs, g.key)) {
+				if g.carriedIn == nil {
+					g.carriedIn = map[string]int32{}
+				}
+				g.carriedIn[d]++
+			}
 			continue
 		}
 		for int(host) >= len(g.carriers) {
@@ -47,12 +69,12 @@ func (g *topologyGroup) carried(host int32) bool {
 	return int(host) < len(g.carriers) && g.carriers[host] > 0
 }
 
-// capsCarriers reports whether p (form f) is first placed under the cap: a hostname spread
-// that some host holds a carrier of selects it and it does not carry, or it carries a
+// capsCarriers reports whether p (form f) is first placed under the cap: a spread that some
+// host or domain holds a carrier of selects it and it does not carry, or it carries a
 // required hostname spread with a node filter.
 func (p *podData) capsCarriers(f *podForm) bool {
 	for _, g := range p.selectedBy {
-		if g.hostname && len(g.carriers) > 0 && !f.carries(g) {
+		if (len(g.carriers) > 0 || len(g.carriedIn) > 0) && !f.carries(g) {
 			return true
 		}
 	}
@@ -90,7 +112,8 @@ func (p *podData) carrierCapped(f *podForm, host int32) *topologyGroup {
 
 // carriersOverSkew reports whether the plan leaves a host holding a pod that carries a
 // required hostname spread more than maxSkew above the least populated node the spread
-// counts (existing nodes and the plan's NodeClaims), as verify judges it.
+// counts (existing nodes and the plan's NodeClaims), as verify judges it (spreadsOverSkew
+// judges the other keys).
 func (s *solver) carriersOverSkew() bool {
 	for _, g := range s.topo.ordered {
 		if !g.hostname || g.spread == nil || len(g.carriers) == 0 {
@@ -125,4 +148,94 @@ func (s *solver) carriersOverSkew() bool {
 		}
 	}
 	return false
+}
+
+// narrowCapped narrows r, the requirement on g's key (not the hostname) of a node that
+// may pass g's filter, for a pod g selects but that does not carry g: to the domains where
+// the pod keeps every carrier of g placed this Solve within maxSkew of capLow. It returns r
+// when no domain of r is capped, nil when every one is.
+func (g *topologyGroup) narrowCapped(t *topology, r *requirements.Requirement) *requirements.Requirement {
+	low := g.capLow(t)
+	var keep []string
+	capped := false
+	for _, d := range g.domains {
+		if !r.Has(d) {
+			continue
+		}
+		if g.carriedIn[d] > 0 && int32(g.counts[d]+1-low) > g.spread.maxSkew {
+			capped = true
+			continue
+		}
+		keep = append(keep, d)
+	}
+	switch {
+	case !capped:
+		return r
+	case len(keep) == 0:
+		return nil
+	}
+	return requirements.MustNew(g.key, requirements.In, keep...)
+}
+
+// capLow is the least count of spread g (not the hostname) over the domains its filter
+// admits (zero with fewer than minDomains of them): the least a carrier's domain is held to
+// as launched, since counts only grow.
+func (g *topologyGroup) capLow(t *topology) int {
+	low, n := -1, 0
+	for _, d := range g.domains {
+		if !g.filterAdmits(t, d) {
+			continue
+		}
+		n++
+		if c := g.counts[d]; low < 0 || c < low {
+			low = c
+		}
+	}
+	if low < 0 || n < int(g.spread.minDomains) {
+		return 0
+	}
+	return low
+}
+
+// keepsCarriers reports whether placing p (form f) on c with placement pl (fits: the types
+// that fit p) keeps every domain holding a carrier of a required spread within maxSkew once
+// the pods c holds counted where its cheapest option launches (trackDeferred) move with
+// that option: a pod joining c may move them, p with them when the spread only selects it,
+// into a carrier's domain (the BenchmarkSolve mix at 1,000 pods: a zone spread 2 over).
+func (s *solver) keepsCarriers(c *claim, p *podData, f *podForm, pl placement, fits func(int) bool) bool {
+	moving := false
+	for i := range c.deferred {
+		if d := &c.deferred[i]; d.at != "" && !d.g.hostname && len(d.g.carriedIn) > 0 {
+			moving = true
+		}
+	}
+	if !moving {
+		return true
+	}
+	counting := pl.reqs
+	if len(pl.promise) > 0 {
+		counting = pl.reqs.Union(pl.promise)
+	}
+	l, ok := cheapestLaunch(c.t, counting, pl.types, fits)
+	for i := range c.deferred {
+		d := &c.deferred[i]
+		if d.at == "" || d.g.hostname || len(d.g.carriedIn) == 0 {
+			continue
+		}
+		to := s.deferredDomain(c, d, counting, l, ok)
+		if to == d.at || to == "" || d.g.carriedIn[to] == 0 {
+			continue
+		}
+		n := d.g.counts[to] + d.n
+		if p.selfSelects(d.g) && !f.carries(d.g) {
+			n++
+		}
+		d.g.counts[d.at] -= d.n
+		low := d.g.capLow(s.topo)
+		d.g.counts[d.at] += d.n
+		if int32(n-low) > d.g.spread.maxSkew {
+			return false
+		}
+	}
+	return true
 }

@@ -148,10 +148,17 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 	v := variant{}
 	res, info, err := solveOnce(snap, opts, cache, v, tune)
 	if err == nil && info.overSkew {
-		// A pod placed without the cap broke a hostname spread as launched: plan again
-		// with the cap strict (host_spread_cap.go).
-		v.strictCap = true
-		res, info, err = solveOnce(snap, opts, cache, v, tune)
+		// A pod placed without the cap broke a spread as launched: plan again with the cap
+		// strict (host_spread_cap.go), unless that plan breaks one too (a count that moved
+		// with a NodeClaim's launch), when the first, which places more, stays.
+		strict := v
+		strict.strictCap = true
+		var sRes *Result
+		var sInfo onceInfo
+		sRes, sInfo, err = solveOnce(snap, opts, cache, strict, tune)
+		if err == nil && !sInfo.overSkew {
+			res, info, v = sRes, sInfo, strict
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -228,7 +235,8 @@ type onceInfo struct {
 	// placed (the first Solve only; only in the default packing, when it repairs its plan:
 	// a retry is worth it there).
 	unpin map[*corev1.Pod]bool
-	// overSkew: a pod placed without the cap broke a hostname spread as launched.
+	// overSkew: a pod placed without the cap broke a spread as launched (checked too for a
+	// Solve with the cap strict).
 	overSkew bool
 	// spreadBreaks are the kinds of required spreads over other keys the plan breaks as
 	// launched (a Solve that left pods out, or placed some first: starved.go).
@@ -273,9 +281,12 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 			info.starved = starved(pods, errs)
 		}
 	}
-	info.overSkew = s.uncapped && s.carriersOverSkew()
-	if v.first != nil || info.starved != nil {
-		info.spreadBreaks = s.spreadBreaks()
+	res := s.result(pods, errs)
+	if v.first != nil || info.starved != nil || s.uncapped || v.strictCap {
+		info.spreadBreaks = s.spreadBreaks(res)
 	}
-	return s.result(pods, errs), info, nil
+	// A first-order plan with a pod placed without the cap, or planned with it strict, is
+	// judged on every key; a second try is compared on the other keys (breaksMore).
+	info.overSkew = (s.uncapped || v.strictCap) && (s.carriersOverSkew() || v.first == nil && len(info.spreadBreaks) > 0)
+	return res, info, nil
 }

@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"maps"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/cluster"
@@ -79,44 +81,106 @@ type spreadBreak struct {
 // plan broke no spread); but where the first plan ends with the same kind of skew, so may
 // the second (plan:890036, zone spreads of app-0 and app-2: the second try placed all 22
 // pods, the first 11; plan:910085).
-func (s *solver) spreadBreaks() map[spreadBreak]bool {
+func (s *solver) spreadBreaks(res *Result) map[spreadBreak]bool {
 	// As launched, a spread's domains are those some node is in: the existing nodes' and
-	// the NodeClaims' launch domains (a domain only a NodePool allows holds no node).
+	// the NodeClaims' launch domains (a domain only a NodePool allows holds no node), the
+	// result's when it launches a NodeClaim elsewhere than topology counted it (a
+	// reservation without room left, say: difftest default plan:890140).
 	launched := make([]func(key string) string, 0, len(s.existing)+len(s.claims))
 	for _, e := range s.existing {
 		launched = append(launched, func(key string) string { return singleValue(s.topo.get(e.reqs, key)) })
 	}
-	var onClaim []func(key string) string
+	byHost := map[string]*NodeClaim{}
+	if res != nil {
+		for _, nc := range res.NewNodeClaims {
+			byHost[nc.Hostname] = nc
+		}
+	}
+	var counted, onClaim []func(key string) string
 	for _, c := range s.claims {
 		l, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, anyType)
-		onClaim = append(onClaim, func(key string) string {
+		count := func(key string) string {
 			if v := singleValue(s.topo.get(c.reqs, key)); v != "" || !ok {
 				return v
 			}
 			v, _ := l.value(key)
 			return v
+		}
+		counted = append(counted, count)
+		nc := byHost[c.hostname]
+		onClaim = append(onClaim, func(key string) string {
+			if v := launchedValue(nc, key); v != "" {
+				return v
+			}
+			return count(key)
 		})
 	}
 	launched = append(launched, onClaim...)
-	present := map[string]map[string]bool{}
-	lowest := func(g *topologyGroup, f *podForm) int {
-		if present[g.key] == nil {
-			present[g.key] = map[string]bool{}
-			for _, domainOf := range launched {
-				if v := domainOf(g.key); v != "" {
-					present[g.key][v] = true
+	// The counts as launched: the pods a spread selects on a NodeClaim the result launches
+	// elsewhere than topology counted them count there.
+	adjusted := map[*topologyGroup]map[string]int{}
+	countsOf := func(g *topologyGroup) map[string]int {
+		if m, ok := adjusted[g]; ok {
+			return m
+		}
+		m, cloned := g.counts, false
+		for j, c := range s.claims {
+			from, to := counted[j](g.key), onClaim[j](g.key)
+			if from == to {
+				continue
+			}
+			n := 0
+			for _, p := range c.pods {
+				if g.selects(p.pod) {
+					n++
+				}
+			}
+			if n == 0 {
+				continue
+			}
+			if !cloned {
+				m, cloned = maps.Clone(g.counts), true
+			}
+			if from != "" {
+				m[from] -= n
+			}
+			if to != "" {
+				m[to] += n
+			}
+		}
+		adjusted[g] = m
+		return m
+	}
+	// A node counts for a spread only when it passes the spread's node filter.
+	passes := make([]func(g *topologyGroup) bool, 0, len(launched))
+	for _, e := range s.existing {
+		passes = append(passes, func(g *topologyGroup) bool { return g.passesFilter(e.reqs, e.taints, s.wellKnown) })
+	}
+	for _, c := range s.claims {
+		passes = append(passes, func(g *topologyGroup) bool { return g.passesFilter(c.countingReqs(), c.t.taints, s.wellKnown) })
+	}
+	present := map[*topologyGroup]map[string]bool{}
+	lowest := func(g *topologyGroup) int {
+		if present[g] == nil {
+			present[g] = map[string]bool{}
+			for i, domainOf := range launched {
+				if v := domainOf(g.key); v != "" && passes[i](g) {
+					present[g][v] = true
 				}
 			}
 		}
-		eligible := g.domains
-		if g.spread.filterTerms != nil {
-			eligible = g.domainsIn(s.topo.get(f.strict, g.key))
-		}
-		low := -1
-		for _, d := range eligible {
-			if present[g.key][d] && (low < 0 || g.counts[d] < low) {
-				low = g.counts[d]
+		counts := countsOf(g)
+		low, n := -1, 0
+		for _, d := range g.domains {
+			if g.filterAdmits(s.topo, d) && present[g][d] {
+				n++
+				if low < 0 || counts[d] < low {
+					low = counts[d]
+				}
 			}
+		}
+		if n < int(g.spread.minDomains) {
+			return 0 // fewer domains than minDomains: the global minimum is zero
 		}
 		return max(low, 0)
 	}
@@ -127,7 +191,7 @@ func (s *solver) spreadBreaks() map[spreadBreak]bool {
 			if g.hostname || f.scheduleAnyway[i] {
 				continue
 			}
-			if d := domainOf(g.key); d != "" && g.counts[d]-lowest(g, f) > int(g.spread.maxSkew) {
+			if d := domainOf(g.key); d != "" && countsOf(g)[d]-lowest(g) > int(g.spread.maxSkew) {
 				if out == nil {
 					out = map[spreadBreak]bool{}
 				}
@@ -146,6 +210,30 @@ func (s *solver) spreadBreaks() map[spreadBreak]bool {
 		}
 	}
 	return out
+}
+
+// launchedValue is the value of key on the node NodeClaim nc launches as: its offering's
+// zone and capacity type, its labels, or its instance type's single value ("": unknown).
+func launchedValue(nc *NodeClaim, key string) string {
+	if nc == nil {
+		return ""
+	}
+	if nc.Offering != nil {
+		if r, ok := nc.Offering.Requirements[key]; ok {
+			if v := singleValue(r); v != "" {
+				return v
+			}
+		}
+	}
+	if v, ok := nc.Labels[key]; ok {
+		return v
+	}
+	if nc.InstanceType != nil {
+		if r, ok := nc.InstanceType.Requirements[key]; ok {
+			return singleValue(r)
+		}
+	}
+	return ""
 }
 
 // breaksMore reports whether a breaks a kind of spread b keeps.

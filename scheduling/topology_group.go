@@ -33,6 +33,9 @@ type topologyGroup struct {
 	// carriers count, per host id, the pods placed there this Solve that carry this
 	// required hostname spread (default mode: host_spread_cap.go).
 	carriers []int32
+	// carriedIn counts, per domain of a key other than the hostname, the pods placed there
+	// this Solve that carry this required spread (default mode: host_spread_cap.go).
+	carriedIn map[string]int32
 	// floor is the highest minimum a pod carrying this spread was placed against: the
 	// minimum may not drop below it (keepsFloors).
 	floor int

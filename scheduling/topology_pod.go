@@ -55,7 +55,7 @@ func (t *topology) current(narrowed, nodeReqs requirements.Requirements, key str
 // requirementsFor returns the requirements topology adds for pod p (form f) on a node with
 // requirements nodeReqs, or ok=false with the group whose key has no allowed domain.
 func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements.Requirements, host int32) (narrowed requirements.Requirements, failed *topologyGroup, ok bool) {
-	if len(f.owned) == 0 && len(p.blockedBy) == 0 && !p.collapses {
+	if len(f.owned) == 0 && len(p.blockedBy) == 0 && !p.collapses && !t.capCarriers {
 		return nil, nil, true
 	}
 	if t.probe.c != nil {
@@ -75,6 +75,26 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 	}
 	if t.karpenter {
 		return narrowed, nil, true
+	}
+	if t.capCarriers {
+		// A pod a spread only selects keeps off the domains where it would raise the
+		// spread's carriers above maxSkew (host_spread_cap.go).
+		for _, g := range p.selectedBy {
+			if g.hostname || len(g.carriedIn) == 0 || f.carries(g) || !g.passesFilter(nodeReqs, nil, t.wellKnown) {
+				continue
+			}
+			cur := t.current(narrowed, nodeReqs, g.key)
+			next := g.narrowCapped(t, cur)
+			if next == nil {
+				return nil, g, false
+			}
+			if next != cur {
+				if narrowed == nil {
+					narrowed = requirements.Requirements{}
+				}
+				narrowed[g.key] = cur.Intersection(next)
+			}
+		}
 	}
 	return t.settleInverse(p, nodeReqs, narrowed), nil, true
 }

@@ -46,16 +46,30 @@ func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict
 	// (preferred node affinity never narrows it); under nodeAffinityPolicy Ignore every
 	// node counts, so over every domain, as kube-scheduler checks it. Karpenter narrows it
 	// then too, and places pods kube-scheduler refuses: Karpenter mode does as it does.
-	eligible := g.domains
-	if s.filterTerms != nil || t.karpenter {
-		eligible = g.domainsIn(t.get(strict, g.key))
-	}
-	minCount := 0
-	if len(eligible) >= int(s.minDomains) && len(eligible) > 0 {
-		minCount = int(^uint(0) >> 1)
-		for _, d := range eligible {
-			minCount = min(minCount, g.counts[d])
+	// kube-scheduler's filter admits a node that matches any of the pod's required
+	// node-affinity terms, so in the default mode the domains are those of every term, not
+	// only of the term the pod's form is placed under (difftest default plan:890140: a pod
+	// placed under its second term, capacity-type In [spot], counted spot alone and went
+	// there 11 above reserved).
+	minCount, n := int(^uint(0)>>1), 0
+	switch {
+	case t.karpenter:
+		for _, d := range g.domains {
+			if t.get(strict, g.key).Has(d) {
+				n++
+				minCount = min(minCount, g.counts[d])
+			}
 		}
+	default:
+		for _, d := range g.domains {
+			if g.filterAdmits(t, d) {
+				n++
+				minCount = min(minCount, g.counts[d])
+			}
+		}
+	}
+	if n < int(s.minDomains) || n == 0 {
+		minCount = 0
 	}
 	a := admissibleDomains{low: minCount}
 	for _, d := range g.domains {
@@ -128,6 +142,20 @@ func (s *spreadRule) admitsTaints(taints []corev1.Taint) bool {
 		return tolerates(s.filterTolerations, taints)
 	}
 	return tolerates(s.filterTolerations, schedulingTaints(taints))
+}
+
+// filterAdmits reports whether spread g's node filter admits a node in domain d of g's key:
+// some filter term allows d (every domain when g has no affinity filter).
+func (g *topologyGroup) filterAdmits(t *topology, d string) bool {
+	if g.spread.filterTerms == nil {
+		return true
+	}
+	for _, term := range g.spread.filterTerms {
+		if t.get(term, g.key).Has(d) {
+			return true
+		}
+	}
+	return false
 }
 
 // passesFilter reports whether a node with these requirements and taints counts for a
