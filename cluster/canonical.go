@@ -28,7 +28,7 @@ func (s *Snapshot) Canonical() *Snapshot {
 	c.objs.InstanceTypes = make(map[string]cloudprovider.InstanceTypes, len(s.objs.InstanceTypes))
 	for _, pool := range slices.Sorted(maps.Keys(s.objs.InstanceTypes)) {
 		c.objs.InstanceTypes[pool] = slices.SortedStableFunc(slices.Values(s.objs.InstanceTypes[pool]), func(a, b *cloudprovider.InstanceType) int {
-			return cmp.Compare(a.Name, b.Name)
+			return cmp.Compare(typeName(a), typeName(b)) // a nil entry first: the engines skip it
 		})
 	}
 	c.nodes = slices.SortedStableFunc(slices.Values(s.nodes), func(a, b *Node) int {
@@ -49,4 +49,11 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+func typeName(it *cloudprovider.InstanceType) string {
+	if it == nil {
+		return ""
+	}
+	return it.Name
 }

@@ -190,7 +190,7 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 		// Karpenter's own choices can leave out pods that take more from the others than
 		// they give: placed first, the pods Karpenter mode places may leave out fewer
 		// (starved.go).
-		first, err := karpenterPlaced(snap, opts, cache, tune, res)
+		first, err := karpenterPlaced(snap, opts, tune, res)
 		if err != nil {
 			return nil, err
 		}

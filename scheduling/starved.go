@@ -25,9 +25,12 @@ import (
 // of a NodePool whose team label seven app-4 pods avoid, while Karpenter refused app-0 and
 // placed app-4 (the pods left out, placed first, included app-0 again). The default's next
 // try places those pods first.
-func karpenterPlaced(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver), res *Result) (map[*corev1.Pod]bool, error) {
+func karpenterPlaced(snap *cluster.Snapshot, opts Options, tune []func(*solver), res *Result) (map[*corev1.Pod]bool, error) {
 	opts.Packing = PackingKarpenter
-	k, _, err := solveOnce(snap, opts, cache, variant{}, tune)
+	// On the canonical order, as preferences.go reads Karpenter mode: it breaks ties in input
+	// order, and the default's plan must not. Its forms differ from the default's: it shares
+	// no Cache with it.
+	k, _, err := solveOnce(snap.Canonical(), opts, nil, variant{}, tune)
 	if err != nil || len(k.PodErrors) >= len(res.PodErrors) {
 		return nil, err
 	}
