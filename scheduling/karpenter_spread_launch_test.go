@@ -57,6 +57,12 @@ func TestKarpenterModeSpreadTakesALaunchableDomain(t *testing.T) {
 		// in b (difftest plan:956005 minimised; karpenter-plan: web-0 in b in 9 of 12 runs,
 		// no web pod in 3). Taking a every time left every web pod pending.
 		{"spread-tie-anti-affinity", 2, []launch{{"pool-ac", "test-zone-a", "on-demand"}, {"pool-any", "test-zone-b", "on-demand"}}},
+		// The same refusal, for a pod with a preference: web prefers family r, so its first
+		// attempt opens a NodeClaim, draws a and is refused; Karpenter relaxes the preference
+		// and web joins filler's open NodeClaim in b, redrawing only a pod every relaxation
+		// fails (difftest plan:956594 minimised; karpenter-plan: 9 of 11 runs; an r5 NodeClaim
+		// in b in 2). Redrawing at once opened the r5.
+		{"spread-tie-anti-affinity-relaxed", 3, []launch{{"pool-any", "test-zone-a", "on-demand"}, {"pool-any", "test-zone-b", "on-demand"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

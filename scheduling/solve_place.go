@@ -135,6 +135,21 @@ func (s *solver) trySchedule(p *podData) (podFailure, bool) {
 	if !s.karpenter && s.onExistingByAnyTerm(p) {
 		return podFailure{}, true
 	}
+	s.topo.othersMissed = false
+	failure, ok := s.tryForms(p)
+	if ok || !s.topo.othersMissed || failure.deferred() {
+		return failure, ok
+	}
+	// An attempt's spread took a tied domain the pod's other groups refuse, and every
+	// relaxation failed: Karpenter's queue retries the pod with new draws (othersRefuse).
+	s.topo.redrawOthers = true
+	failure, ok = s.tryForms(p)
+	s.topo.redrawOthers = false
+	return failure, ok
+}
+
+// tryForms is one pass of trySchedule over p's relaxations.
+func (s *solver) tryForms(p *podData) (podFailure, bool) {
 	var failure podFailure
 	for f := p.form; f != nil; f = f.relax(s.pns()) {
 		if f != p.form {

@@ -56,6 +56,9 @@ type topology struct {
 	// first one; missedDraw: an attempt without redraw took a tied domain the probe says
 	// cannot launch (add then retries the pod with redraw).
 	redraw, missedDraw bool
+	// redrawOthers: a tie skips the domains the pod's other groups refuse (trySchedule's
+	// retry); othersMissed: an attempt without it took a tied domain they refuse.
+	redrawOthers, othersMissed bool
 	// twins are the Karpenter-mode spread groups a relaxation makes, with twinSet to find
 	// them (karpenter_relax.go).
 	twins   []*topologyGroup

@@ -93,20 +93,29 @@ func (t *topology) firstDiscoveredLaunchable(g *topologyGroup, ds []string) stri
 }
 
 // draw is the first domain of ds in order, or with redraw the first the probed NodeClaim can
-// launch in and the pod's other groups admit (see firstLaunchable).
+// launch in (see firstLaunchable); with redrawOthers, the first that the pod's other groups on
+// the key admit too (othersRefuse).
 func (t *topology) draw(g *topologyGroup, ds []string, order func(a, b string) int) string {
 	first := slices.MinFunc(ds, order)
-	if t.probe.c == nil || t.probe.launches(g, first) && !t.othersRefuse(g, first) {
+	if t.probe.c == nil {
 		return first
 	}
-	if !t.redraw {
+	launches := t.probe.launches(g, first)
+	if launches && !t.othersRefuse(g, first) {
+		return first
+	}
+	switch {
+	case !launches && !t.redraw:
 		t.missedDraw = true
+		return first
+	case launches && !t.redrawOthers:
+		t.othersMissed = true
 		return first
 	}
 	sorted := slices.Clone(ds)
 	slices.SortStableFunc(sorted, order)
 	for _, d := range sorted {
-		if d != first && t.probe.launches(g, d) && !t.othersRefuse(g, d) {
+		if d != first && t.probe.launches(g, d) && (!t.redrawOthers || !t.othersRefuse(g, d)) {
 			return d
 		}
 	}
@@ -115,10 +124,12 @@ func (t *topology) draw(g *topologyGroup, ds []string, order func(a, b string) i
 
 // othersRefuse reports whether another spread, pod affinity or (inverse) anti-affinity of the
 // probed pod on g's key admits no pod in domain d. Karpenter draws each group's domain on its
-// own and intersects them: a draw another group refuses fails the NodePool, and the pod's
-// retries draw again until one lands where every group admits it (difftest plan:956005: a
-// zone spread's first tied zone is one an anti-affinity keeps the pod out of; plan:956129:
-// one the pod's affinity does not hold).
+// own and intersects them: a draw another group refuses fails the NodePool; the pod's next
+// attempt is relaxed and draws again, and a pod that fails every attempt is retried from the
+// queue with fresh draws until one lands where every group admits it. So trySchedule redraws
+// such a refusal only once the whole relaxation has failed (difftest plan:956005: a zone
+// spread's first tied zone is one an anti-affinity keeps the pod out of; plan:956129: one the
+// pod's affinity does not hold; plan:956594: the relaxed attempt joins an open NodeClaim).
 func (t *topology) othersRefuse(g *topologyGroup, d string) bool {
 	p, f := t.probe.pod, t.probe.form
 	if p == nil {
