@@ -105,3 +105,39 @@ func TestKarpenterModeTakesTheIgnoreSpreadMinimumOverThePodsDomains(t *testing.T
 	assert.Equal(t, "default/p", vs[0].Pod)
 	assert.Empty(t, unexplained(opts, vs), "the property accepts Karpenter's own defect")
 }
+
+// TestKarpenterModeStartsAffinityBesideOutOfReachMatches is TestPropSolveIsValid/Karpenter's
+// failure after a0cfe19, minimised. cache requires zone affinity to app cache and may only run
+// in zone 2; the one running cache pod is on node-1 in zone 1. Karpenter's topology finds no
+// compatible domain holding a match and starts the group in zone 2 (a NodeClaim there);
+// kube-scheduler would never bind the pod, so verify names the affinity it breaks and the
+// property accepts it in Karpenter mode only. The default leaves the pod pending.
+func TestKarpenterModeStartsAffinityBesideOutOfReachMatches(t *testing.T) {
+	cache := map[string]string{"app": "cache"}
+	w := &world{Objects: cluster.Objects{
+		Pods: []*corev1.Pod{fake.Pod("cache").Requests("100m", "100Mi").Labels(cache).
+			NodeSelector(v1.LabelTopologyZone, fake.TestZone2).PodAffinity(v1.LabelTopologyZone, cache).Obj()},
+		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(4)},
+		WellKnownLabels: fake.WellKnownLabels()}}
+	running := fake.Pod("cache-running").Requests("100m", "100Mi").Labels(cache).Obj()
+	running.Status.Phase = corev1.PodRunning
+	w.addNode("node-1", "", fake.TestZone1, 4, running)
+	snap := w.snap(t)
+
+	opts := scheduling.Options{Packing: scheduling.PackingKarpenter}
+	res, err := scheduling.Solve(snap, opts)
+	require.NoError(t, err)
+	require.Empty(t, res.PodErrors, "Karpenter starts the group in zone 2")
+	require.Len(t, res.NewNodeClaims, 1)
+	vs := verify.Solve(snap, opts, res)
+	require.Len(t, vs, 1, "Karpenter's plan breaks the affinity once: %v", vs)
+	assert.Equal(t, verify.PodAffinityBootstrap, vs[0].Code)
+	assert.Equal(t, "default/cache", vs[0].Pod)
+	assert.Empty(t, unexplained(opts, vs), "the property accepts Karpenter's own defect")
+	assert.NotEmpty(t, unexplained(scheduling.Options{}, vs), "in the default mode the same violation is a failure")
+
+	def := mustSolve(t, snap, scheduling.Options{})
+	require.Len(t, def.PodErrors, 1, "the default keeps the affinity")
+	assert.Equal(t, "cache", def.PodErrors[0].Pod.Name)
+}

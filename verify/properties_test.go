@@ -162,7 +162,9 @@ func TestPropSolveIsValid(t *testing.T) {
 // Ignore it takes the minimum over the pod's own domains:
 // TestKarpenterModeTakesTheIgnoreSpreadMinimumOverThePodsDomains; and it lets a pod a
 // hostname spread only selects join a node holding the spread's pods:
-// TopologySpreadAsLaunched); the CLI reports each such
+// TopologySpreadAsLaunched), and it starts a required self-affinity's group anew when every
+// match is in a domain the pod cannot reach (PodAffinityBootstrap:
+// TestKarpenterModeStartsAffinityBesideOutOfReachMatches); the CLI reports each such
 // violation by its pod and its node or NodeClaim (cmd/nodeplan
 // TestKarpenterModeReportsViolations), so one that names no pod or no place is unexplained.
 func unexplained(opts scheduling.Options, vs []verify.Violation) []verify.Violation {
@@ -171,8 +173,9 @@ func unexplained(opts scheduling.Options, vs []verify.Violation) []verify.Violat
 	}
 	var out []verify.Violation
 	for _, v := range vs {
-		spread := v.Code == verify.TopologySpread || v.Code == verify.TopologySpreadAffinityIgnored || v.Code == verify.TopologySpreadAsLaunched
-		if !spread || v.Pod == "" || (v.Node == "" && v.Claim < 0) {
+		karpenters := v.Code == verify.TopologySpread || v.Code == verify.TopologySpreadAffinityIgnored ||
+			v.Code == verify.TopologySpreadAsLaunched || v.Code == verify.PodAffinityBootstrap
+		if !karpenters || v.Pod == "" || (v.Node == "" && v.Claim < 0) {
 			out = append(out, v)
 		}
 	}
