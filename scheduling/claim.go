@@ -776,6 +776,7 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 	}
 	s.claims = append(s.claims, c)
 	s.insertClaim(c)
+	s.korderAdd(c)
 	s.lastChange = claimChange{c: c}
 	return c, Cause{}
 }

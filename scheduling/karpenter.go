@@ -99,6 +99,7 @@ func (s *solver) karpenterRound(pods []*podData, errs map[*podData]podFailure) [
 	s.dropRuns()
 	s.head, s.tail = nil, nil
 	clear(s.lastOfCount)
+	s.korderReset()
 	return queue
 }
 

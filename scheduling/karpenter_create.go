@@ -26,6 +26,9 @@ type claimChange struct {
 // creationOrder are the round's NodeClaims in the order Karpenter's provisioner creates
 // them: its scheduler's list as the last pod left it.
 func (s *solver) creationOrder() []*claim {
+	if s.karpenter && !s.korderOff {
+		return slices.Clone(s.korder)
+	}
 	var order []*claim
 	x := s.lastChange.c
 	if x != nil && s.lastChange.joined && s.lastChange.prev == nil {
@@ -135,6 +138,7 @@ func (s *solver) dropClaim(c *claim) {
 		}
 	}
 	s.unlink(c)
+	s.korderDrop(c)
 	s.claims = slices.DeleteFunc(s.claims, func(x *claim) bool { return x == c })
 	if c.counted != nil {
 		c.t.remaining.add(c.counted)

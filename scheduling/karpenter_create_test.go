@@ -94,3 +94,29 @@ func TestKarpenterModeRefusedNodeClaimsCountNowhere(t *testing.T) {
 	assert.Equal(t, "pool-2/test-zone-a", at["app-0-6"])
 	assert.InDelta(t, 0.2561, res.Price(), 1e-6)
 }
+
+// TestKarpenterModeSortsNodeClaimsAsKarpenter: before each pod tries the round's NodeClaims
+// Karpenter sorts its slice of them by pod count with sort.Slice, which past 12 NodeClaims
+// does not keep the order of those with as many pods. In claim-order-unstable a-0 … a-13
+// (required hostname anti-affinity) open 14 NodeClaims; b-0 joins a-0's, the first; the
+// sort before b-1 then puts a-6's first among the one-pod NodeClaims, and the one before b-2
+// a-8's (karpenter-plan 3 of 3). The old Karpenter mode kept them stable: a-1, then a-2.
+func TestKarpenterModeSortsNodeClaimsAsKarpenter(t *testing.T) {
+	res := solveCase(t, filepath.Join("karpmode", "claim-order-unstable"), scheduling.PackingKarpenter)
+	assert.Empty(t, res.PodErrors)
+	with := map[string]string{}
+	for _, c := range res.NewNodeClaims {
+		var a, b string
+		for _, p := range c.Pods {
+			if p.Labels["app"] == "a" {
+				a = p.Name
+			} else {
+				b = p.Name
+			}
+		}
+		if b != "" {
+			with[b] = a
+		}
+	}
+	assert.Equal(t, map[string]string{"b-0": "a-0", "b-1": "a-6", "b-2": "a-8"}, with)
+}

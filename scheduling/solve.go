@@ -92,7 +92,11 @@ type solver struct {
 	launched  []*claim
 	// lastChange is what the last pod to reach the NodeClaims did to them (karpenter_create.go).
 	lastChange claimChange
-	round      int // the current round, from 1
+	// korder is Karpenter's slice of the round's NodeClaims, korderOff set once it stopped
+	// keeping it (karpenter_order.go).
+	korder    []*claim
+	korderOff bool
+	round     int // the current round, from 1
 	// minValuesRound: a round after minValues refused pods (rounds.go).
 	minValuesRound bool
 	// groupIDs number the topology groups for the repack's shapes (packing_repack.go).

@@ -260,6 +260,7 @@ func (s *solver) addOnce(p *podData, f *podForm) (podFailure, bool) {
 		}
 	}
 	s.lastChange = claimChange{} // Karpenter re-sorts its NodeClaims here (karpenter_create.go)
+	s.korderSort()
 	if !p.claimsExhausted(f, len(s.claims)) && !s.noDomainFor(p, f) {
 		s.runKeys().track(s.filterBuf)
 		// A NodeClaim whose cheapest remaining type still has room for the pod takes it at no
