@@ -413,6 +413,15 @@ func (s *solver) raiseFloors(p *podData, f *podForm) {
 			g.floor = max(g.floor, s.topo.admissible(g, p, f).low)
 		}
 	}
+	if s.topo.capCarriers {
+		// Under the cap, p kept a carrier's domain within maxSkew of the minimum of its
+		// time: that minimum may not drop either (host_spread_cap.go).
+		for _, g := range p.selectedBy {
+			if !g.hostname && len(g.carriedIn) > 0 && !f.carries(g) {
+				g.floor = max(g.floor, g.capLow(s.topo))
+			}
+		}
+	}
 }
 
 // settleDeferred settles, at the end of a round, every NodeClaim holding pods a spread

@@ -53,11 +53,12 @@
 //     can always be made, as Karpenter counts). Among the placed pods with one constraint
 //     in one domain, those with the smallest allowance bind first (those that do not select
 //     themselves before them, placed pods without the constraint last), so each finds the
-//     running pods plus the self-selecting members bound before it. Over
-//     kubernetes.io/hostname a member's node must also hold, once every pod is bound, at
-//     most maxSkew more of the pods the constraint selects than the least populated node
-//     the filter admits: kube-scheduler checks the constraint only when it binds a member,
-//     so the placed pods it only selects may bind first (TopologySpreadAsLaunched).
+//     running pods plus the self-selecting members bound before it. A member's domain
+//     must also hold, once every pod is bound, at most maxSkew more of the pods the
+//     constraint selects than the least populated domain of the nodes the filter admits
+//     (0 with fewer of them than minDomains): kube-scheduler checks the constraint only
+//     when it binds a member, so the placed pods it only selects may bind first
+//     (TopologySpreadAsLaunched; over zones, difftest default plan:930000).
 //     Eligible domains are
 //     the values of the key on every node of the final placement the filter admits, plus
 //     every value a usable NodePool could launch: for each of its instance types and each

@@ -95,11 +95,11 @@ func spreadSelector(p *corev1.Pod, c corev1.TopologySpreadConstraint) labels.Sel
 // kubernetes.io/hostname) in the final placement without the pod. Binding the pods with
 // the smallest allowance first (those that do not select themselves, and so add nothing,
 // before them; the placed pods that do not carry the constraint last), each finds the
-// running pods plus the members bound before it that select themselves. Over
-// kubernetes.io/hostname the plan must also hold once every pod is bound, whatever the
-// order: kube-scheduler checks a spread only when it binds a pod that carries it, so pods
-// the spread only selects may bind first; a member's node may then hold at most maxSkew
-// more of the pods the spread selects than the least populated node the filter admits.
+// running pods plus the members bound before it that select themselves. The plan must
+// also hold once every pod is bound, whatever the order: kube-scheduler checks a spread
+// only when it binds a pod that carries it, so pods the spread only selects may bind first;
+// a member's domain may then hold at most maxSkew more of the pods the spread selects than
+// the least populated domain of the nodes the filter admits.
 func (w *world) checkSpread() []Violation {
 	type member struct {
 		pod              *corev1.Pod
@@ -107,6 +107,9 @@ func (w *world) checkSpread() []Violation {
 		allow, low, self int
 		karpAllow        int
 		maxSkew          int32
+		// minDomains is the member's own (0: none): members with other minDomains share
+		// the group.
+		minDomains int32
 	}
 	type group struct {
 		ns, key string
@@ -197,7 +200,7 @@ func (w *world) checkSpread() []Violation {
 				}
 			}
 			g.domains[d] = append(g.domains[d], member{pod: p, loc: l, allow: low + int(c.MaxSkew) - self, low: low, self: self,
-				maxSkew: c.MaxSkew, karpAllow: karpLow + int(c.MaxSkew) - self})
+				maxSkew: c.MaxSkew, karpAllow: karpLow + int(c.MaxSkew) - self, minDomains: derefMinDomains(c.MinDomains)})
 		}
 	}
 	for _, sig := range order {
@@ -214,12 +217,31 @@ func (w *world) checkSpread() []Violation {
 				placed[d]++
 			}
 		}
-		// Over hostnames a node holds its pods as launched, whatever order they bind in: a
-		// member's node may hold at most the least populated node's count plus maxSkew of
-		// the pods the spread selects (see finalSkew).
-		hostname, least := v1.NormalizeLabelKey(g.key) == v1.LabelHostname, math.MaxInt
-		for _, n := range g.counts {
-			least = min(least, n)
+		// A member's domain holds its pods as launched, whatever order they bind in: it may
+		// hold at most the least populated domain's count plus maxSkew of the pods the spread
+		// selects, over the domains of the nodes the filter admits (zero with fewer than
+		// minDomains of them; hostnames: every node, as the cap models them).
+		hostname := v1.NormalizeLabelKey(g.key) == v1.LabelHostname
+		least, liveN := math.MaxInt, 0
+		if hostname {
+			for _, n := range g.counts {
+				least = min(least, n)
+			}
+		} else {
+			// Over other keys, the domains of the nodes that stay (a deleting node's goes
+			// with it).
+			live := w.liveDomains(g.key, g.filter)
+			for d := range live {
+				least = min(least, g.counts[d])
+			}
+			liveN = len(live)
+		}
+		// A member with minDomains above the domains' number is held to a minimum of zero.
+		leastFor := func(minDomains int32) int {
+			if !hostname && liveN < int(minDomains) {
+				return 0
+			}
+			return least
 		}
 		for _, d := range sortedKeysOf(g.domains) {
 			ms := g.domains[d]
@@ -244,7 +266,7 @@ func (w *world) checkSpread() []Violation {
 					v.Pod, v.Key = key(m.pod), g.key
 					v.Got, v.Limit = int64(before+m.self-m.low), int64(m.maxSkew)
 					out = append(out, v)
-				} else if skew := g.counts[d] - least; hostname && skew > int(m.maxSkew) {
+				} else if skew := g.counts[d] - leastFor(m.minDomains); skew > int(m.maxSkew) {
 					v := m.loc.violation(TopologySpreadAsLaunched)
 					v.Pod, v.Key = key(m.pod), g.key
 					v.Got, v.Limit = int64(skew), int64(m.maxSkew)
@@ -263,6 +285,26 @@ func sortedKeysOf[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// derefMinDomains is a constraint's minDomains (0: none).
+func derefMinDomains(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// liveDomains are the values of key on the nodes of the final placement that f admits and
+// that are not being deleted.
+func (w *world) liveDomains(k string, f spreadFilter) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range w.locs {
+		if d, ok := l.labels[k]; ok && !l.marked && f.passes(l) {
+			out[d] = true
+		}
+	}
 	return out
 }
 

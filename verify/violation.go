@@ -62,11 +62,11 @@ const (
 	// when, as Karpenter does, the minimum leaves out the domains the pod's own node
 	// affinity excludes; kube-scheduler counts them under Ignore and will not bind the pod.
 	TopologySpreadAffinityIgnored ViolationCode = "TopologySpreadAffinityIgnored"
-	// TopologySpreadAsLaunched: the pod's DoNotSchedule spread over kubernetes.io/hostname
-	// holds only if kube-scheduler binds the pod before the pods the spread merely selects
-	// (it checks a spread only when it binds a pod that carries it): once all are bound, the
-	// pod's node holds Got more of the selected pods than the least populated node the
-	// spread counts, above maxSkew (Limit).
+	// TopologySpreadAsLaunched: the pod's DoNotSchedule spread holds only if kube-scheduler
+	// binds the pod before the pods the spread merely selects (it checks a spread only when
+	// it binds a pod that carries it): once all are bound, the pod's domain (its node, over
+	// kubernetes.io/hostname) holds Got more of the selected pods than the least populated
+	// domain the spread counts, above maxSkew (Limit).
 	TopologySpreadAsLaunched ViolationCode = "TopologySpreadAsLaunched"
 	// PodAffinity: no pod the pod's required affinity over Key selects is in its domain.
 	PodAffinity ViolationCode = "PodAffinity"
@@ -245,7 +245,7 @@ var describe = map[ViolationCode]string{
 	TopologySpread:                "DoNotSchedule topology spread broken",
 	PodAffinity:                   "required pod affinity not met",
 	TopologySpreadAffinityIgnored: "spread under nodeAffinityPolicy Ignore holds only with Karpenter's minimum",
-	TopologySpreadAsLaunched:      "hostname spread holds only if its pods bind before the pods it merely selects",
+	TopologySpreadAsLaunched:      "spread holds only if its pods bind before the pods it merely selects",
 	PodAffinityBootstrap:          "required pod affinity started a second domain",
 	PodAntiAffinity:               "required pod anti-affinity broken",
 	NodePoolLimit:                 "NodePool limit exceeded",
