@@ -1,6 +1,11 @@
 package scheduling
 
-import "github.com/nodeplan/nodeplan/requirements"
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/requirements"
+)
 
 // A required hostname spread whose selector also picks pods that do not carry it: such a pod
 // joining a host that holds a carrier raises the carrier's count there, and kube-scheduler
@@ -131,6 +136,10 @@ func (s *solver) carriersOverSkew() bool {
 				see(e.host, g.hostCount(e.host))
 			}
 		}
+		// A Deleting node is still a domain until it goes, holding the pods that stay.
+		if d := s.deletingHostLow(g); d < low {
+			low = d
+		}
 		for _, c := range s.claims {
 			if !g.passesFilter(c.reqs, c.t.taints, s.wellKnown) {
 				continue
@@ -148,6 +157,33 @@ func (s *solver) carriersOverSkew() bool {
 		}
 	}
 	return false
+}
+
+// deletingHostLow is the least count of hostname spread g over the Deleting nodes its filter
+// passes (1<<30: none): kube-scheduler counts such a node, with the pods not planned again
+// here, until it is gone, so a carrier bound meanwhile is held against it (verify does).
+func (s *solver) deletingHostLow(g *topologyGroup) int32 {
+	low := int32(1 << 30)
+	var replanned map[*corev1.Pod]bool
+	for i, n := range s.nodes {
+		if !s.isDeleting(i) || s.recs[i].claimDeleting || !g.passesFilter(s.recs[i].reqs, s.countingTaints(i), s.wellKnown) {
+			continue
+		}
+		if replanned == nil {
+			replanned = make(map[*corev1.Pod]bool, len(s.pending))
+			for _, p := range s.pending {
+				replanned[p] = true
+			}
+		}
+		c := int32(0)
+		for _, p := range n.Pods {
+			if p != nil && !cluster.IsTerminal(p) && p.DeletionTimestamp == nil && !replanned[p] && g.selects(p) {
+				c++
+			}
+		}
+		low = min(low, c)
+	}
+	return low
 }
 
 // narrowCapped narrows r, the requirement on g's key (not the hostname) of a node that
