@@ -339,7 +339,9 @@ func TestExistingNodeOfAnyRequiredTerm(t *testing.T) {
 	}
 	require.Len(t, onNode3, 1)
 	assert.Contains(t, []string{"app-1-0", "app-1-1"}, onNode3[0])
-	require.Len(t, res.PodErrors, 1, "the zone spread leaves room for one app-1 pod in zone a")
+	// Zone c, which pool-0 allows but no instance type offers, can hold no node: it keeps
+	// the spread's minimum at zero no more (nodeDomain), and both app-1 pods run.
+	assert.Empty(t, res.PodErrors)
 }
 
 // TestContainedRequiredTermIsDropped: required node-affinity terms are ORed, so one that

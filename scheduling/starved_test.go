@@ -130,7 +130,8 @@ func TestStarvedRetryNeverPlacesFewer(t *testing.T) {
 // and the plan ends with a zone spread skewed as the first plan's already was; the old guard
 // refused any such skew in a second try only (plan:910085, plan:890036).
 // karpenter-refusal-frees: the pods Karpenter mode places, placed first, keep out the three
-// app-0 pods that kept seven app-4 pods out (plan:930122).
+// app-0 pods that kept seven app-4 pods out (plan:930122). spread-filter-domains: a spread's
+// minimum is over the domains where a node passing its filter can be (plan:952340).
 func TestSecondTriesPlaceAsManyAsKarpenter(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -139,6 +140,7 @@ func TestSecondTriesPlaceAsManyAsKarpenter(t *testing.T) {
 		{"retry-spread-as-first", 0},
 		{"retry-spread-as-first-zone", 0},
 		{"karpenter-refusal-frees", 5},
+		{"spread-filter-domains", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,6 +36,9 @@ type topologyGroup struct {
 	// carriedIn counts, per domain of a key other than the hostname, the pods placed there
 	// this Solve that carry this required spread (default mode: host_spread_cap.go).
 	carriedIn map[string]int32
+	// filterDomains are, for a default-mode spread with a node filter, the domains where a
+	// node passing it can be (filterDomains; nil until read).
+	filterDomains map[string]bool
 	// floor is the highest minimum a pod carrying this spread was placed against: the
 	// minimum may not drop below it (keepsFloors).
 	floor int
