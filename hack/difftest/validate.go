@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -422,7 +423,7 @@ func (w *world) checkPodAffinity(holders []*holder, add func(string, string, str
 		}
 	}
 	matches := func(term corev1.PodAffinityTerm, owner, q *corev1.Pod) bool {
-		if q.Namespace != owner.Namespace && len(term.Namespaces) == 0 {
+		if !w.termNamespace(term, owner, q.Namespace) {
 			return false
 		}
 		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
@@ -494,6 +495,34 @@ func (w *world) checkPodAffinity(holders []*holder, add func(string, string, str
 			}
 		}
 	}
+}
+
+// termNamespace reports whether an affinity term of owner selects pods of namespace ns: the
+// owner's own when the term names none and has no namespaceSelector, else the namespaces it
+// lists and those whose labels its namespaceSelector matches (an empty one: every namespace).
+func (w *world) termNamespace(term corev1.PodAffinityTerm, owner *corev1.Pod, ns string) bool {
+	if len(term.Namespaces) == 0 && term.NamespaceSelector == nil {
+		return ns == owner.Namespace
+	}
+	if slices.Contains(term.Namespaces, ns) {
+		return true
+	}
+	if term.NamespaceSelector == nil {
+		return false
+	}
+	sel, err := metav1.LabelSelectorAsSelector(term.NamespaceSelector)
+	if err != nil {
+		return false
+	}
+	if sel.Empty() {
+		return true
+	}
+	for _, n := range w.set.Namespaces {
+		if n.Name == ns {
+			return sel.Matches(labels.Set(n.Labels))
+		}
+	}
+	return false
 }
 
 // checkSpread checks DoNotSchedule topology spread over the domains pods landed in plus, for

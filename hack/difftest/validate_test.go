@@ -65,3 +65,16 @@ func loadWorldAndPlan(t *testing.T, name string) (*world, *planOutput) {
 	}
 	return w, o
 }
+
+// TestAffinityNamespaceSelectorSelectsEveryNamespace: an affinity term with an empty
+// namespaceSelector selects the pods of every namespace. plan:950292: team-b/app-3-0's zone
+// affinity to app-0 is met by default/app-0-1 on the same node; the checker looked in team-b
+// alone and reported affinity-zone, a rule the plan keeps.
+func TestAffinityNamespaceSelectorSelectsEveryNamespace(t *testing.T) {
+	w, o := loadWorldAndPlan(t, "affinity-namespace-selector")
+	for _, v := range w.validatePlan(o) {
+		if v.Pod == "team-b/app-3-0" {
+			t.Errorf("violation %s", v)
+		}
+	}
+}
