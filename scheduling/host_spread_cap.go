@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/cluster"
@@ -184,6 +186,55 @@ func (s *solver) deletingHostLow(g *topologyGroup) int32 {
 		low = min(low, c)
 	}
 	return low
+}
+
+// capScan is, for one scan of the open NodeClaims under the cap, a spread p only selects
+// and its domains split as narrowCapped splits them.
+type capScan struct {
+	g                *topologyGroup
+	capped, uncapped []string
+}
+
+// capScans lists the spreads that cap p (form f) in some domain, for capRefuses.
+func (s *solver) capScans(p *podData, f *podForm) []capScan {
+	var out []capScan
+	for _, g := range p.selectedBy {
+		if g.hostname || len(g.carriedIn) == 0 || f.carries(g) {
+			continue
+		}
+		low := g.capLow(s.topo)
+		var cs capScan
+		for _, d := range g.domains {
+			if g.carriedIn[d] > 0 && int32(g.counts[d]+1-low) > g.spread.maxSkew {
+				cs.capped = append(cs.capped, d)
+			} else {
+				cs.uncapped = append(cs.uncapped, d)
+			}
+		}
+		if len(cs.capped) > 0 {
+			cs.g = g
+			out = append(out, cs)
+		}
+	}
+	return out
+}
+
+// capRefuses reports, under the cap, whether c refuses the pod of caps whatever the pod's
+// own requirements narrow c to: c passes the spread's filter on every option and each
+// domain c may launch in is capped (as narrowCapped refuses it). A cheap test before
+// tryAdd: on the benchmark mix most pods under the cap otherwise narrowed seven NodeClaims
+// each only to be refused (20,000 pods: 1.45 s of Solve against 0.30 s).
+func (s *solver) capRefuses(caps []capScan, c *claim) bool {
+	for _, cs := range caps {
+		if pass, decided := cs.g.filterDecided(c.reqs, nil, s.wellKnown); !pass || !decided {
+			continue
+		}
+		r := s.topo.get(c.reqs, cs.g.key)
+		if !slices.ContainsFunc(cs.uncapped, r.Has) && slices.ContainsFunc(cs.capped, r.Has) {
+			return true
+		}
+	}
+	return false
 }
 
 // narrowCapped narrows r, the requirement on g's key (not the hostname) of a node that

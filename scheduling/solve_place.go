@@ -294,6 +294,10 @@ func (s *solver) addOnce(p *podData, f *podForm) (podFailure, bool) {
 // onHead only to one whose cheapest remaining type has the room; s.filterBuf holds p's domain
 // filters.
 func (s *solver) addToOpenClaim(p *podData, f *podForm, onHead bool) bool {
+	var caps []capScan
+	if s.topo.capCarriers && !s.opts.withoutIndexes {
+		caps = s.capScans(p, f)
+	}
 	for c := s.head; c != nil; c = c.next {
 		if last := c.skip(p, s.filterBuf, onHead); last != nil && !s.opts.withoutIndexes {
 			c = last // no claim of c's run has the room in a domain p may take: each is refused
@@ -303,6 +307,9 @@ func (s *solver) addToOpenClaim(p *podData, f *podForm, onHead bool) bool {
 			continue
 		}
 		if len(s.filterBuf) > 0 && (rejectedByFilters(s.filterBuf, c.values) || s.domainsRefuse(c)) {
+			continue
+		}
+		if len(caps) > 0 && s.capRefuses(caps, c) {
 			continue
 		}
 		if c.tryAdd(s, p, f) {
