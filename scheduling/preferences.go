@@ -90,19 +90,14 @@ func hasPreference(p *corev1.Pod) bool {
 // preferencesAtKarpentersPrice is res, the default's plan, or, when res costs more than
 // Karpenter mode's plan of the same input, the plan without preferences if it leaves out
 // no more pods (and none of a higher priority) and costs less.
-func preferencesAtKarpentersPrice(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver), res *Result) (*Result, error) {
-	kopts := opts
-	kopts.Packing = PackingKarpenter
-	// Karpenter mode breaks ties in input order, as Karpenter's map order does; the
-	// canonical order keeps the default's plan independent of it. Its forms differ from the
-	// default's: it shares no Cache with it.
-	k, err := solveBest(snap.Canonical(), kopts, nil, tune)
+func preferencesAtKarpentersPrice(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver), res *Result, karp *karpenterAnswer) (*Result, error) {
+	k, err := karp.get()
 	if err != nil || res.Price() <= k.Price()+priceEpsilon {
 		return res, err
 	}
 	iopts := opts
 	iopts.PreferencePolicy = PreferencesIgnore
-	alt, err := solveBest(snap, iopts, cache, tune)
+	alt, err := solveBest(snap, iopts, cache, tune, newKarpenterAnswer(snap, iopts, tune))
 	if err != nil {
 		return nil, err
 	}

@@ -140,15 +140,17 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 			res, err = nil, cluster.Internal(opSolve, r)
 		}
 	}()
-	res, err = solveBest(snap, opts, cache, tune)
+	karp := newKarpenterAnswer(snap, opts, tune)
+	res, err = solveBest(snap, opts, cache, tune, karp)
 	if err != nil || !guardsPreferences(opts, res) {
 		return res, err
 	}
-	return preferencesAtKarpentersPrice(snap, opts, cache, tune, res)
+	return preferencesAtKarpentersPrice(snap, opts, cache, tune, res, karp)
 }
 
-// solveBest is solve without the guard on the price of preferences (preferences.go).
-func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver)) (*Result, error) {
+// solveBest is solve without the guard on the price of preferences (preferences.go); karp is
+// Karpenter mode's answer for the same snapshot and opts.
+func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver), karp *karpenterAnswer) (*Result, error) {
 	v := variant{}
 	res, info, err := solveOnce(snap, opts, cache, v, tune)
 	if err == nil && info.overSkew {
@@ -194,7 +196,7 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 		// Karpenter's own choices can leave out pods that take more from the others than
 		// they give: placed first, the pods Karpenter mode places may leave out fewer
 		// (starved.go).
-		first, err := karpenterPlaced(snap, opts, tune, res)
+		first, err := karpenterPlaced(karp, res)
 		if err != nil {
 			return nil, err
 		}

@@ -4,8 +4,6 @@ import (
 	"maps"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/nodeplan/nodeplan/cluster"
 )
 
 // The default's queue is first-fit decreasing: a pod placed early can take what a later
@@ -15,8 +13,9 @@ import (
 // ones that fit an existing node). When a plan leaves valid pods out, the default packing
 // solves once more with those pods at the head of the queue and keeps that plan when it
 // leaves out less (leavesOutLess): never fewer pods than the first order, Karpenter's, nor a
-// pod for more pods of a lower priority; a plan placing as many of each keeps the first. A plan that places every pod (the benchmarks', most
-// clusters') costs nothing more, nor do disruption's simulations (SkipRepack).
+// pod for more pods of a lower priority; a plan placing as many of each keeps the first. A
+// plan that places every pod (the benchmarks', most clusters') costs nothing more, nor do
+// disruption's simulations (SkipRepack).
 
 // karpenterPlaced are the pods res leaves out that Karpenter mode places, when Karpenter mode
 // leaves out fewer pods than res (nil otherwise). First-fit decreasing may place pods that
@@ -25,12 +24,8 @@ import (
 // of a NodePool whose team label seven app-4 pods avoid, while Karpenter refused app-0 and
 // placed app-4 (the pods left out, placed first, included app-0 again). The default's next
 // try places those pods first.
-func karpenterPlaced(snap *cluster.Snapshot, opts Options, tune []func(*solver), res *Result) (map[*corev1.Pod]bool, error) {
-	opts.Packing = PackingKarpenter
-	// On the canonical order, as preferences.go reads Karpenter mode: it breaks ties in input
-	// order, and the default's plan must not. Its forms differ from the default's: it shares
-	// no Cache with it.
-	k, _, err := solveOnce(snap.Canonical(), opts, nil, variant{}, tune)
+func karpenterPlaced(karp *karpenterAnswer, res *Result) (map[*corev1.Pod]bool, error) {
+	k, err := karp.get()
 	if err != nil || len(k.PodErrors) >= len(res.PodErrors) {
 		return nil, err
 	}
