@@ -248,7 +248,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 	pl := placement{reqs: merged, types: types, loose: loose, promise: promise, changed: len(changed) > 0 || len(promise) != len(c.promise)}
 	// Unchanged, c launches on the option its deferred pods count at if that fits p too.
 	unchanged := len(changed) == 0 && len(promise) == 0 && len(c.promise) == 0 && c.launchAt >= 0 && fitsPod(c.launchAt)
-	if len(c.deferred) > 0 && !s.karpenter && !unchanged && (!s.keepsFloors(c, pl, fitsPod) || !s.keepsCarriers(c, p, f, pl, fitsPod)) {
+	if len(c.deferred) > 0 && !s.karpenter && !unchanged && !s.keepsDeferred(c, p, f, pl, fitsPod) {
 		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonTopologySpread})
 	}
 	if !s.keepsReservation(c, merged, types, fitsPod) || !s.launchesUnheld(c, merged, types, fitsPod) {
@@ -258,7 +258,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 		out := types.filter(fitsPod)
 		if key, have, want := t.minValuesShortfall(out, merged); key != "" {
 			if s.opts.MinValuesPolicy != MinValuesBestEffort {
-				if pl, ok := c.promiseMinValues(s, p, merged, changed, promise, fitsPod); ok && s.keepsFloors(c, pl, fitsPod) && s.keepsCarriers(c, p, f, pl, fitsPod) {
+				if pl, ok := c.promiseMinValues(s, p, merged, changed, promise, fitsPod); ok && s.keepsDeferred(c, p, f, pl, fitsPod) {
 					return pl, true
 				}
 				s.claimMinValuesRefused = true

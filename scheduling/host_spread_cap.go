@@ -33,7 +33,7 @@ import (
 // off the domains where it would raise a carrier's domain above maxSkew over the least
 // populated one (narrowCapped; a carrier on a NodeClaim still open on the key holds every
 // domain it may launch in), and a pod joining a NodeClaim may not move the pods counted
-// where its cheapest option launches into such a domain (keepsCarriers). The plan is judged
+// where its cheapest option launches into such a domain (keepsCarrier). The plan is judged
 // as launched by spreadsOverSkew, on the domains the result's NodeClaims launch in.
 //
 // The same holds the other way for a spread with a node filter: a NodeClaim whose filter is
@@ -211,7 +211,7 @@ func (s *solver) capScans(p *podData, f *podForm) []capScan {
 		cs := capScan{g: g}
 		capped := false
 		for _, d := range g.domains {
-			if g.carriedIn[d] > 0 && int32(g.counts[d]+1-low) > g.spread.maxSkew {
+			if g.caps(d, low) {
 				capped = true
 			} else {
 				cs.uncapped = append(cs.uncapped, d)
@@ -267,7 +267,7 @@ func (g *topologyGroup) narrowCapped(t *topology, r *requirements.Requirement) *
 		if !r.Has(d) {
 			continue
 		}
-		if g.carriedIn[d] > 0 && int32(g.counts[d]+1-low) > g.spread.maxSkew {
+		if g.caps(d, low) {
 			capped = true
 			continue
 		}
@@ -280,6 +280,12 @@ func (g *topologyGroup) narrowCapped(t *topology, r *requirements.Requirement) *
 		return nil
 	}
 	return requirements.MustNew(g.key, requirements.In, keep...)
+}
+
+// caps reports whether one more pod g selects in domain d, which holds a carrier of g placed
+// this Solve, would put d above maxSkew over low (capLow).
+func (g *topologyGroup) caps(d string, low int) bool {
+	return g.carriedIn[d] > 0 && int32(g.counts[d]+1-low) > g.spread.maxSkew
 }
 
 // capLow is the least count of spread g (not the hostname) over the domains its filter
@@ -302,45 +308,17 @@ func (g *topologyGroup) capLow(t *topology) int {
 	return low
 }
 
-// keepsCarriers reports whether placing p (form f) on c with placement pl (fits: the types
-// that fit p) keeps every domain holding a carrier of a required spread within maxSkew once
-// the pods c holds counted where its cheapest option launches (trackDeferred) move with
-// that option: a pod joining c may move them, p with them when the spread only selects it,
-// into a carrier's domain (the BenchmarkSolve mix at 1,000 pods: a zone spread 2 over).
-func (s *solver) keepsCarriers(c *claim, p *podData, f *podForm, pl placement, fits func(int) bool) bool {
-	moving := false
-	for i := range c.deferred {
-		if d := &c.deferred[i]; d.at != "" && !d.g.hostname && len(d.g.carriedIn) > 0 {
-			moving = true
-		}
+// keepsCarrier reports whether d's pods moving from d.at to to, a domain holding a carrier of
+// d's spread, with p (form f) when the spread only selects it, keep that domain within maxSkew
+// of the minimum (keepsDeferred): a pod joining a NodeClaim may move the pods it holds into a
+// carrier's domain (the BenchmarkSolve mix at 1,000 pods: a zone spread 2 over).
+func (s *solver) keepsCarrier(d *deferredCount, to string, p *podData, f *podForm) bool {
+	n := d.g.counts[to] + d.n
+	if p.selfSelects(d.g) && !f.carries(d.g) {
+		n++
 	}
-	if !moving {
-		return true
-	}
-	counting := pl.reqs
-	if len(pl.promise) > 0 {
-		counting = pl.reqs.Union(pl.promise)
-	}
-	l, ok := cheapestLaunch(c.t, counting, pl.types, fits)
-	for i := range c.deferred {
-		d := &c.deferred[i]
-		if d.at == "" || d.g.hostname || len(d.g.carriedIn) == 0 {
-			continue
-		}
-		to := s.deferredDomain(c, d, counting, l, ok)
-		if to == d.at || to == "" || d.g.carriedIn[to] == 0 {
-			continue
-		}
-		n := d.g.counts[to] + d.n
-		if p.selfSelects(d.g) && !f.carries(d.g) {
-			n++
-		}
-		d.g.counts[d.at] -= d.n
-		low := d.g.capLow(s.topo)
-		d.g.counts[d.at] += d.n
-		if int32(n-low) > d.g.spread.maxSkew {
-			return false
-		}
-	}
-	return true
+	d.g.counts[d.at] -= d.n
+	low := d.g.capLow(s.topo)
+	d.g.counts[d.at] += d.n
+	return int32(n-low) <= d.g.spread.maxSkew
 }

@@ -368,16 +368,19 @@ func (s *solver) deferredDomain(c *claim, d *deferredCount, counting requirement
 	return v
 }
 
-// keepsFloors reports whether placing a pod on c with placement pl (fits: the types that fit
-// it) leaves every spread's minimum at or above its floor: the pods c holds counted where its
-// cheapest option launches (trackDeferred) move with that option, and a pod that carries the
-// spread was placed against the minimum of its time, which must not drop below it.
-func (s *solver) keepsFloors(c *claim, pl placement, fits func(int) bool) bool {
+// keepsDeferred reports whether placing p (form f) on c with placement pl (fits: the types
+// that fit p) keeps the spreads whose pods c holds counted where its cheapest option
+// launches (trackDeferred): those pods move with that option, and a move must leave every
+// spread's minimum at or above its floor (a pod that carries the spread was placed against
+// the minimum of its time) and every domain holding a carrier within maxSkew (keepsCarrier).
+// The launch is found once for both.
+func (s *solver) keepsDeferred(c *claim, p *podData, f *podForm, pl placement, fits func(int) bool) bool {
+	watched := func(d *deferredCount) bool {
+		return d.at != "" && !d.g.hostname && (d.g.floor > 0 || len(d.g.carriedIn) > 0)
+	}
 	moving := false
 	for i := range c.deferred {
-		if d := &c.deferred[i]; d.at != "" && !d.g.hostname && d.g.floor > 0 {
-			moving = true
-		}
+		moving = moving || watched(&c.deferred[i])
 	}
 	if !moving {
 		return true
@@ -389,24 +392,37 @@ func (s *solver) keepsFloors(c *claim, pl placement, fits func(int) bool) bool {
 	l, ok := cheapestLaunch(c.t, counting, pl.types, fits)
 	for i := range c.deferred {
 		d := &c.deferred[i]
-		if d.at == "" || d.g.hostname || d.g.floor == 0 || s.deferredDomain(c, d, counting, l, ok) == d.at {
+		if !watched(d) {
 			continue
 		}
-		low := d.g.counts[d.at] - d.n
-		for _, dom := range d.g.domains {
-			if dom != d.at {
-				low = min(low, d.g.counts[dom])
-			}
+		to := s.deferredDomain(c, d, counting, l, ok)
+		if to == d.at {
+			continue
 		}
-		if low < d.g.floor {
+		if d.g.floor > 0 && !d.keepsFloor() {
+			return false
+		}
+		if to != "" && d.g.carriedIn[to] > 0 && !s.keepsCarrier(d, to, p, f) {
 			return false
 		}
 	}
 	return true
 }
 
+// keepsFloor reports whether d's spread keeps its minimum at or above its floor once d's
+// pods leave d.at.
+func (d *deferredCount) keepsFloor() bool {
+	low := d.g.counts[d.at] - d.n
+	for _, dom := range d.g.domains {
+		if dom != d.at {
+			low = min(low, d.g.counts[dom])
+		}
+	}
+	return low >= d.g.floor
+}
+
 // raiseFloors records, for each spread p (form f) carries, the minimum p was placed
-// against (keepsFloors).
+// against (keepsDeferred).
 func (s *solver) raiseFloors(p *podData, f *podForm) {
 	for _, g := range f.spread {
 		if !g.hostname {

@@ -40,7 +40,7 @@ type topologyGroup struct {
 	// node passing it can be (filterDomains; nil until read).
 	filterDomains map[string]bool
 	// floor is the highest minimum a pod carrying this spread was placed against: the
-	// minimum may not drop below it (keepsFloors).
+	// minimum may not drop below it (keepsDeferred).
 	floor int
 	// pinned counts, per domain, the pending pods an inverse group repels whose own node
 	// requirements pin them to that domain (nil for the other groups).
