@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"sigs.k8s.io/yaml"
 
@@ -103,7 +104,14 @@ func loadWorld(dir string) (*world, error) {
 		}
 		ct := catalogType{labels: t.Labels, allocatable: alloc, cpuCapacity: t.Capacity[corev1.ResourceCPU]}
 		for _, o := range t.Offerings {
-			if o.Available == nil || *o.Available {
+			// As the catalog file reads it (aws/catalog): a reserved offering is available by
+			// default only while its reservation has capacity left (plan:980218: zone c's
+			// empty reservation is no domain a reserved node can be in).
+			avail := o.CapacityType != v1.CapacityTypeReserved || o.ReservationCapacity > 0
+			if o.Available != nil {
+				avail = *o.Available
+			}
+			if avail {
 				ct.offers = append(ct.offers, [2]string{o.Zone, o.CapacityType})
 				zones[o.Zone] = true
 				if o.CapacityType == v1.CapacityTypeReserved {
@@ -426,7 +434,7 @@ func (w *world) checkPodAffinity(holders []*holder, add func(string, string, str
 		if !w.termNamespace(term, owner, q.Namespace) {
 			return false
 		}
-		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+		sel, err := withLabelKeys(term.LabelSelector, owner, term.MatchLabelKeys, term.MismatchLabelKeys)
 		return err == nil && sel.Matches(labels.Set(q.Labels))
 	}
 	// boundMatch reports whether a pod bound before the plan (not one it places) matches
@@ -546,6 +554,35 @@ func (w *world) spreadCounts(tsc corev1.TopologySpreadConstraint, p *corev1.Pod,
 	return true
 }
 
+// withLabelKeys is selector sel of owner's spread or affinity term as kube-scheduler reads
+// it: each of the match keys the owner has a label for adds "key in (owner's value)", each
+// mismatch key "key notin (owner's value)" (plan:980142: a capacity-type spread with
+// matchLabelKeys [version] counted a bound pod of the old version).
+func withLabelKeys(sel *metav1.LabelSelector, owner *corev1.Pod, match, mismatch []string) (labels.Selector, error) {
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil, err
+	}
+	for i, keys := range [][]string{match, mismatch} {
+		op := selection.In
+		if i == 1 {
+			op = selection.NotIn
+		}
+		for _, k := range keys {
+			v, ok := owner.Labels[k]
+			if !ok {
+				continue
+			}
+			r, err := labels.NewRequirement(k, op, []string{v})
+			if err != nil {
+				return nil, err
+			}
+			s = s.Add(*r)
+		}
+	}
+	return s, nil
+}
+
 // spreadID names a DoNotSchedule spread by namespace, key, selector and skew.
 func spreadID(p *corev1.Pod, tsc corev1.TopologySpreadConstraint, sel labels.Selector) string {
 	return fmt.Sprintf("%s|%s|%s|%d", p.Namespace, tsc.TopologyKey, sel.String(), tsc.MaxSkew)
@@ -557,7 +594,7 @@ func carries(q *corev1.Pod, id string) bool {
 		if tsc.WhenUnsatisfiable != corev1.DoNotSchedule {
 			continue
 		}
-		if sel, err := metav1.LabelSelectorAsSelector(tsc.LabelSelector); err == nil && spreadID(q, tsc, sel) == id {
+		if sel, err := withLabelKeys(tsc.LabelSelector, q, tsc.MatchLabelKeys, nil); err == nil && spreadID(q, tsc, sel) == id {
 			return true
 		}
 	}
@@ -575,7 +612,7 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 				if tsc.WhenUnsatisfiable != corev1.DoNotSchedule {
 					continue
 				}
-				sel, err := metav1.LabelSelectorAsSelector(tsc.LabelSelector)
+				sel, err := withLabelKeys(tsc.LabelSelector, p, tsc.MatchLabelKeys, nil)
 				if err != nil {
 					continue
 				}

@@ -78,3 +78,33 @@ func TestAffinityNamespaceSelectorSelectsEveryNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestSpreadDomainsNeedReservationCapacity: a reserved offering whose reservation has no
+// capacity left is unavailable, as the catalog file reads it, so no node requiring reserved
+// capacity can be in its zone. plan:980218 minimised: pods requiring capacity-type reserved,
+// spread over zones, all on the one reservation with capacity (zone b); the checker counted
+// zone c, whose reservation is empty, as an empty domain (skew 3 > 1), where kube-scheduler
+// counts only the nodes that pass the pods' nodeSelector.
+func TestSpreadDomainsNeedReservationCapacity(t *testing.T) {
+	w, o := loadWorldAndPlan(t, "spread-empty-reservation")
+	if len(o.NodeClaims) != 1 || len(o.NodeClaims[0].Pods) != 3 || o.NodeClaims[0].Zone != "test-zone-b" {
+		t.Fatalf("the plan has %d NodeClaims, want 1 in zone b with the 3 pods", len(o.NodeClaims))
+	}
+	if vs := w.validatePlan(o); len(vs) != 0 {
+		t.Errorf("violations %v", vs)
+	}
+}
+
+// TestSpreadSelectorHasMatchLabelKeys: a spread with matchLabelKeys counts only the pods with
+// the carrier's values of those keys. plan:980142 minimised: app-1 (version v2) spread over
+// capacity types with matchLabelKeys [version] lands on spot node-0 beside a bound app-1 pod
+// of version v1; the checker counted that pod (spot 2, on-demand 0: skew 2 > 1).
+func TestSpreadSelectorHasMatchLabelKeys(t *testing.T) {
+	w, o := loadWorldAndPlan(t, "spread-match-label-keys")
+	if len(o.ExistingNodes) != 1 || len(o.NodeClaims) != 0 {
+		t.Fatalf("the plan has %d NodeClaims, want app-1-0 on node-0", len(o.NodeClaims))
+	}
+	if vs := w.validatePlan(o); len(vs) != 0 {
+		t.Errorf("violations %v", vs)
+	}
+}
