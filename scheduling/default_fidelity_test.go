@@ -222,7 +222,8 @@ spec:
 // with the pod's nodeSelector can never be met. Merged, the two read team=pool-2 and team
 // DoesNotExist as DoesNotExist, and the old Solve placed the pod on a node without the label
 // (difftest default plan:830064, a violation). Now such a term is dropped: the next term is
-// in force, and a pod with none left is refused.
+// in force, and a pod with none left is refused. Karpenter mode keeps the term, as Karpenter
+// does (TestKarpenterModeMergesConflictingRequiredTerm).
 func TestNodeSelectorConflictingTermIsNeverMet(t *testing.T) {
 	pod := func(terms string) string {
 		return teamedPod(`
@@ -252,6 +253,64 @@ func TestNodeSelectorConflictingTermIsNeverMet(t *testing.T) {
 			require.Empty(t, res.PodErrors)
 			require.Len(t, res.NewNodeClaims, 1)
 			assert.Equal(t, "teamed", res.NewNodeClaims[0].NodePool)
+		})
+	}
+}
+
+// TestKarpenterModeMergesConflictingRequiredTerm: Karpenter merges the nodeSelector with the
+// first required node-affinity term even when they conflict, and its requirements read the
+// conflict as DoesNotExist on the key: the pod launches on the NodePool without the label
+// (karpenter-plan: 3 of 3 runs, with or without a second term that the teamed NodePool
+// meets, since the first term is tried first), and binds to an existing node without the
+// label (difftest plan:981166: two 4-CPU pods selecting team=pool-0 with a term team
+// DoesNotExist took node-0 before the pods that fit there). Karpenter mode gives that answer
+// and reports it.
+func TestKarpenterModeMergesConflictingRequiredTerm(t *testing.T) {
+	pod := func(terms string) string {
+		return teamedPod(`
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:` + terms)
+	}
+	const node = `
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-0
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  labels: {karpenter.sh/nodepool: plain, karpenter.sh/initialized: "true", karpenter.sh/registered: "true", kubernetes.io/hostname: node-0, node.kubernetes.io/instance-type: m5-1x4, karpenter.sh/capacity-type: on-demand, topology.kubernetes.io/zone: test-zone-a, kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+spec: {providerID: "fake:///test-zone-a/node-0"}
+status:
+  allocatable: {cpu: "1", memory: 4Gi, pods: "29"}
+  capacity: {cpu: "1", memory: 4Gi, pods: "29"}
+  conditions: [{type: Ready, status: "True"}]
+`
+	const conflicting = `
+        - matchExpressions: [{key: team, operator: DoesNotExist}]`
+	cases := []struct {
+		name, input string
+		onNode      bool
+	}{
+		{"only-term-conflicts", teamedPools + pod(conflicting), false},
+		{"first-term-conflicts", teamedPools + pod(conflicting+`
+        - matchExpressions: [{key: team, operator: Exists}]`), false},
+		{"existing-node-without-label", teamedPools + node + pod(conflicting), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := fidelityInput(t, tc.input, teamedType, scheduling.PackingKarpenter)
+			res, err := scheduling.Solve(in.snap, in.opts)
+			require.NoError(t, err)
+			require.Empty(t, res.PodErrors)
+			if tc.onNode {
+				assert.Empty(t, res.NewNodeClaims)
+				require.Len(t, res.Bindings, 1)
+				assert.Equal(t, "node-0", res.Bindings[0].To)
+			} else {
+				require.Len(t, res.NewNodeClaims, 1)
+				assert.Equal(t, "plain", res.NewNodeClaims[0].NodePool)
+			}
+			assert.Equal(t, []verify.ViolationCode{verify.NodeSelectorMismatch}, violationCodes(in.snap, in.opts, res))
 		})
 	}
 }

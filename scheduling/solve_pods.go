@@ -150,7 +150,10 @@ func nodeForm(pod *corev1.Pod) (*podForm, error) {
 // formFor builds a pod's unrelaxed scheduling form.
 func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 	ignore := s.opts.PreferencePolicy == PreferencesIgnore
-	sel, terms, preferred, err := nodeRequirementsForPod(pod, ignore, false, false)
+	// Karpenter mode keeps a required term that conflicts with the node selector, merged
+	// with it as DoesNotExist on the key, as Karpenter's requirements read it: the pod goes
+	// to a node or NodePool without the label, where it can never bind.
+	sel, terms, preferred, err := nodeRequirementsForPod(pod, ignore, false, s.karpenter)
 	if err != nil {
 		return nil, err
 	}
