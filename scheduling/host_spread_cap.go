@@ -289,12 +289,14 @@ func (g *topologyGroup) caps(d string, low int) bool {
 }
 
 // capLow is the least count of spread g (not the hostname) over the domains its filter
-// admits (zero with fewer than minDomains of them): the least a carrier's domain is held to
-// as launched, since counts only grow.
+// admits where a node it counts can be (launchable; zero with fewer than minDomains of
+// them): the least a carrier's domain is held to as launched, since counts only grow and a
+// domain no node can be in never counts (cluster.TestUserProperty: a zone no offering was
+// available in held the cap at zero and two pods out).
 func (g *topologyGroup) capLow(t *topology) int {
 	low, n := -1, 0
 	for _, d := range g.domains {
-		if !g.filterAdmits(t, d) {
+		if !g.filterAdmits(t, d) || !t.launchable(g, d) {
 			continue
 		}
 		n++

@@ -155,7 +155,13 @@ func (s *solver) spreadBreaks(res *Result) map[spreadBreak]bool {
 		passes = append(passes, func(g *topologyGroup) bool { return g.passesFilter(e.reqs, e.taints, s.wellKnown) })
 	}
 	for _, c := range s.claims {
-		passes = append(passes, func(g *topologyGroup) bool { return g.passesFilter(c.countingReqs(), c.t.taints, s.wellKnown) })
+		// As launched, the node has its instance type's labels too: a NodeClaim open on the
+		// filter's key may launch as a type that fails it.
+		reqs := c.countingReqs()
+		if nc := byHost[c.hostname]; nc != nil && nc.InstanceType != nil {
+			reqs = reqs.Union(nc.InstanceType.Requirements)
+		}
+		passes = append(passes, func(g *topologyGroup) bool { return g.passesFilter(reqs, c.t.taints, s.wellKnown) })
 	}
 	present := map[*topologyGroup]map[string]bool{}
 	lowest := func(g *topologyGroup) int {

@@ -23,6 +23,9 @@ type topology struct {
 	selectCache map[string]podSelection
 	hosts       hostIDs
 	exists      map[string]*requirements.Requirement
+	// nodeDomains are, per key, the domains where a node can be (launchable; read on first
+	// use: every offering of the catalog).
+	nodeDomains map[string]map[string]bool
 	// claimHosts marks the host ids of NodeClaims opened in this Solve.
 	claimHosts map[int32]bool
 	// termCache maps the text of an affinity term to its group.

@@ -244,53 +244,74 @@ func (g *topologyGroup) filterTerms() []requirements.Requirements {
 // counts fewer).
 func (t *topology) nodeDomain(g *topologyGroup, d string) bool {
 	if g.filterDomains == nil {
-		g.filterDomains = map[string]bool{}
-		meets := func(r requirements.Requirements) bool {
-			for _, term := range g.spread.filterTerms {
-				if r.IsCompatible(term, t.wellKnown) {
-					return true
-				}
-			}
-			return false
+		g.filterDomains = t.domainsOfNodes(g.key, g.spread.filterTerms)
+	}
+	return g.filterDomains[d]
+}
+
+// launchable reports whether d is a domain where a node that g counts can be (nodeDomain;
+// for a spread without a node filter, any node): the least count as launched is over such
+// domains only, since a domain no node is in is none of kube-scheduler's.
+func (t *topology) launchable(g *topologyGroup, d string) bool {
+	if hasFilter(g) {
+		return t.nodeDomain(g, d)
+	}
+	doms, ok := t.nodeDomains[g.key]
+	if !ok {
+		doms = t.domainsOfNodes(g.key, nil)
+		if t.nodeDomains == nil {
+			t.nodeDomains = map[string]map[string]bool{}
 		}
-		for _, n := range t.universe.existing() {
-			v, ok := n.labels[g.key]
-			if !ok || g.filterDomains[v] {
+		t.nodeDomains[g.key] = doms
+	}
+	return doms[d]
+}
+
+// domainsOfNodes are the values of key where a node meeting one of terms (nil: any node) can
+// be, as nodeDomain reads them.
+func (t *topology) domainsOfNodes(key string, terms []requirements.Requirements) map[string]bool {
+	out := map[string]bool{}
+	meets := func(r requirements.Requirements, within bool) bool {
+		if terms == nil {
+			return true
+		}
+		for _, term := range terms {
+			if within && termWithin(r, term, nil) || !within && r.IsCompatible(term, t.wellKnown) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range t.universe.existing() {
+		if v, ok := n.labels[key]; ok && !out[v] && meets(n.reqs, true) { // a node's labels are all it has
+			out[v] = true
+		}
+	}
+	for _, p := range t.universe.pools {
+		pr, constrained := p.reqs[key]
+		for _, it := range p.types {
+			if it == nil {
 				continue
 			}
-			for _, term := range g.spread.filterTerms {
-				if termWithin(n.reqs, term, nil) { // a node's labels are all it has
-					g.filterDomains[v] = true
-					break
-				}
-			}
-		}
-		for _, p := range t.universe.pools {
-			pr, constrained := p.reqs[g.key]
-			for _, it := range p.types {
-				if it == nil {
+			for _, o := range it.Offerings {
+				if o == nil || !o.Available {
 					continue
 				}
-				for _, o := range it.Offerings {
-					if o == nil || !o.Available {
-						continue
+				r := it.Requirements.Union(o.Requirements)
+				for k, pk := range p.reqs {
+					if !r.Has(k) {
+						r[k] = pk // a label the NodePool adds
 					}
-					r := it.Requirements.Union(o.Requirements)
-					for k, pk := range p.reqs {
-						if !r.Has(k) {
-							r[k] = pk // a label the NodePool adds
-						}
-					}
-					v := singleValue(r.Get(g.key))
-					if v == "" || g.filterDomains[v] || constrained && !pr.Has(v) {
-						continue
-					}
-					if meets(r) {
-						g.filterDomains[v] = true
-					}
+				}
+				v := singleValue(r.Get(key))
+				if v == "" || out[v] || constrained && !pr.Has(v) {
+					continue
+				}
+				if meets(r, false) {
+					out[v] = true
 				}
 			}
 		}
 	}
-	return g.filterDomains[d]
+	return out
 }
