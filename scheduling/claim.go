@@ -734,11 +734,15 @@ func (s *solver) nextHostname() string {
 func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 	hostname := s.nextHostname()
 	if t.nodesLeft == 0 || s.karpenter && t.nodesLimited && t.nodesLeft < 0 {
+		s.boundByLimits()
 		return nil, s.limitedCause(t, p, f, hostname, newBitset(len(t.types)), Cause{Code: ReasonNodePoolLimit, NodePool: t.name, Resource: "nodes"})
 	}
 	types, cut := t.all, false
 	if t.hasLimits {
 		types, cut = t.withinLimits()
+		if cut {
+			s.boundByLimits()
+		}
 		if types.empty() {
 			s.limitRefused = true
 			return nil, s.limitedCause(t, p, f, hostname, types, Cause{Code: ReasonNodePoolLimit, NodePool: t.name})

@@ -76,6 +76,7 @@ func (s *solver) createClaims(errs map[*podData]podFailure) int {
 		}
 		u := usage[t]
 		if cause, exceeded := s.exceededCause(t, u); exceeded {
+			s.boundByLimits()
 			for _, p := range c.pods {
 				errs[p] = singleFailure(cause)
 			}

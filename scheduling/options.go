@@ -129,6 +129,10 @@ type Result struct {
 	Bindings []cluster.Move
 	// PodErrors holds a reason for every pod that could not be placed, by namespace and name.
 	PodErrors []PodError
+	// LimitsBound reports whether a NodePool's limits took instance types out of a new
+	// NodeClaim or refused one in this Solve (or in another plan it compared this one with):
+	// only then can more room under the limits give another Result.
+	LimitsBound bool
 }
 
 // NodeClaim is a node to launch.

@@ -350,10 +350,12 @@ func (s *solver) withinLimits(t *template, buckets []*repackBucket) bool {
 		}
 	}
 	if t.nodesLeft >= 0 && nodes > t.nodesLeft {
+		s.boundByLimits()
 		return false
 	}
 	for r, lim := range t.limited {
 		if lim && remaining[r] < 0 {
+			s.boundByLimits()
 			return false
 		}
 	}

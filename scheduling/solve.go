@@ -83,6 +83,10 @@ type solver struct {
 	// limitRefused is set when a NodePool's remaining limits refused a new NodeClaim in the
 	// current round (rounds.go).
 	limitRefused bool
+	// limitsBound, when set, is raised when a NodePool's limits take instance types out of a
+	// new NodeClaim or refuse one: shared by every Solve one call to solve makes
+	// (Result.LimitsBound).
+	limitsBound *bool
 	// claimMinValuesRefused is set when an open NodeClaim's minValues refused a pod in the
 	// current round (rounds.go: the pod's own failure names only the NodePools).
 	claimMinValuesRefused bool
@@ -140,12 +144,27 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 			res, err = nil, cluster.Internal(opSolve, r)
 		}
 	}()
+	bound := false
+	tune = append(tune[:len(tune):len(tune)], func(s *solver) { s.limitsBound = &bound })
+	defer func() {
+		if res != nil {
+			res.LimitsBound = bound
+		}
+	}()
 	karp := newKarpenterAnswer(snap, opts, tune)
 	res, err = solveBest(snap, opts, cache, tune, karp)
 	if err != nil || !guardsPreferences(opts, res) {
 		return res, err
 	}
 	return preferencesAtKarpentersPrice(snap, opts, cache, tune, res, karp)
+}
+
+// boundByLimits records that a NodePool's limits took instance types out of a new NodeClaim
+// or refused one (Result.LimitsBound).
+func (s *solver) boundByLimits() {
+	if s.limitsBound != nil {
+		*s.limitsBound = true
+	}
 }
 
 // solveBest is solve without the guard on the price of preferences (preferences.go); karp is
