@@ -124,9 +124,12 @@ func withinBudget(cands []*node, b budgetLeft) []*node {
 // one cheaper node (spot by one of at least 15 cheaper spot types).
 type singleNode struct {
 	consolidation
-	// failed candidates found no consolidation: the state only gets tighter within a Plan.
+	// failed candidates found no consolidation: the state only gets tighter within a Plan
+	// (see givesUp).
 	failed map[*node]bool
 }
+
+func (m *singleNode) givenUp() map[*node]bool { return m.failed }
 
 func (*singleNode) kind() Method { return MethodSingleNode }
 

@@ -7,9 +7,12 @@ import "sort"
 // nodes as they need. It is eventual: pods that forbid a graceful disruption do not stop it
 // when a terminationGracePeriod ends their wait (they stay until then).
 type drift struct {
-	// failed candidates could not be replaced: the state only gets tighter within a Plan.
+	// failed candidates could not be replaced: the state only gets tighter within a Plan
+	// (see givesUp).
 	failed map[*node]bool
 }
+
+func (m *drift) givenUp() map[*node]bool { return m.failed }
 
 func (*drift) kind() Method        { return MethodDrift }
 func (*drift) reason() ReasonCode  { return ReasonDrifted }

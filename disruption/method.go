@@ -41,6 +41,15 @@ func methods(opts Options) []method {
 	return []method{emptiness{}, &drift{failed: map[*node]bool{}}, multiNode{}, &singleNode{failed: map[*node]bool{}}}
 }
 
+// givesUp is a method that does not try again, within a Plan, the candidates it gave up on:
+// the state only gets tighter from one command to the next, except under NodePool limits
+// (state.retryLimited).
+type givesUp interface {
+	method
+	// givenUp are the candidates it gave up on; retryLimited takes some out.
+	givenUp() map[*node]bool
+}
+
 // proposal is a command a method would start: its candidates and the simulation that
 // justified it (nil: none ran).
 type proposal struct {

@@ -46,6 +46,10 @@ type state struct {
 	commands    []Command
 	// cache lets the many simulations of one Plan share per-pod and per-node work.
 	cache *scheduling.Cache
+	// limitBound are the candidates of simulations that NodePool limits bound
+	// (scheduling.Result.LimitsBound) since the last command that gave a limited NodePool
+	// room back: a method that gave up on one of them tries it again then (retryLimited).
+	limitBound map[*node]bool
 	// marks are the last marked snapshots simulations forked, without and with
 	// consolidation's closed nodes (simulate.go).
 	marks [2]marks
@@ -88,6 +92,7 @@ func planWith(snap *cluster.Snapshot, now time.Time, opts Options, ms []method) 
 		reasons:          map[*node]Blocker{},
 		methods:          ms,
 		uninit:           map[string]bool{},
+		limitBound:       map[*node]bool{},
 		cache:            opts.Cache,
 		mech:             mechState{forceful: map[*node]bool{}, repair: map[*node]Blocker{}, claimName: map[*scheduling.NodeClaim]string{}},
 	}
@@ -143,6 +148,9 @@ func planWith(snap *cluster.Snapshot, now time.Time, opts Options, ms []method) 
 			}
 			if p != nil { // as Karpenter's controller: after a command, start again from the first method
 				s.commit(p.cmd, p.cands, p.sim)
+				if s.loosensLimits(p.cands) {
+					s.retryLimited()
+				}
 				progress = true
 				break
 			}
@@ -409,3 +417,36 @@ func joinNames(ns []*node) string {
 
 // isNominated reports whether the provisioner or an earlier command sends pods to n.
 func (s *state) isNominated(n *node) bool { return n.nominated }
+
+// loosensLimits reports whether taking cands gives a NodePool with limits room back: no later
+// simulation counts their capacity against it (Karpenter's scheduler subtracts only the
+// nodes not marked for deletion from the limits), while their replacements count in their
+// own NodePools.
+func (s *state) loosensLimits(cands []*node) bool {
+	for _, c := range cands {
+		if np := s.pools[c.poolName]; np != nil && len(np.Spec.Limits) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// retryLimited is the exception to "the state only gets tighter within a Plan": a method
+// that gave up on a candidate whose simulation NodePool limits bound tries it again once a
+// command gave a limited NodePool room back, as Karpenter's controller simulates every
+// candidate again at every pass (a drifted node whose replacement the cpu limit refused is
+// replaced once an earlier command's node no longer counts). Simulations the limits did not
+// bind would plan the same with more room, so their candidates stay given up.
+func (s *state) retryLimited() {
+	for _, m := range s.methods {
+		if g, ok := m.(givesUp); ok {
+			f := g.givenUp()
+			for n := range f {
+				if s.limitBound[n] {
+					delete(f, n)
+				}
+			}
+		}
+	}
+	clear(s.limitBound)
+}

@@ -53,6 +53,11 @@ func (s *state) simulateIn(base *cluster.Snapshot, cands []*node, podsOf func(*n
 		return nil, fmt.Errorf("disruption: simulating %s: %w", joinNames(cands), err)
 	}
 	sim.res = res
+	if res.LimitsBound {
+		for _, c := range cands {
+			s.limitBound[c] = true
+		}
+	}
 	for i := range res.PodErrors {
 		// Every pod that is not merely pending must find a home: the candidates' pods, and
 		// those of deleting nodes (Karpenter's AllNonPendingPodsScheduled).
