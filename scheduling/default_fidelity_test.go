@@ -467,3 +467,23 @@ func TestPreferencesCostNoMoreThanKarpenter(t *testing.T) {
 		})
 	}
 }
+
+// TestRetryPlacesAnAffinityTargetFirstAndKeepsOffAFilter: a second try places first, with
+// the pods left out, the pods their required pod affinity selects, and they take their turns
+// before the others; a pod a spread with a node filter only selects, capped in every domain
+// it may use, takes a node that fails the filter, where kube-scheduler does not count it.
+// difftest default plan:980196, minimised: app-1 needs app-0's zone c (app-0's volume), four
+// larger app-2 pods whose zone spread counts app-1 fill zone c first, and app-0's own zone
+// spread over on-demand nodes counts app-1 too. Karpenter placed app-1 on a spot node in c.
+func TestRetryPlacesAnAffinityTargetFirstAndKeepsOffAFilter(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "retry-affinity-filter"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	for _, c := range res.NewNodeClaims {
+		for _, p := range c.Pods {
+			if p.Name == "app-1-0" {
+				assert.Equal(t, "test-zone-c", c.Offering.Zone())
+				assert.Equal(t, "spot", c.Offering.CapacityType())
+			}
+		}
+	}
+}

@@ -291,6 +291,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 	for _, p := range pods {
 		p.first = v.first[p.pod]
 	}
+	firstAffinity(pods)
 	s.unpinned, s.strictCap = v.unpinned, v.strictCap
 	s.countPinned(pods)
 	errs := s.run(pods)

@@ -51,6 +51,31 @@ func (s *solver) run(pods []*podData) map[*podData]podFailure {
 // and returns how many it placed.
 func (s *solver) runQueue(queue []*podData, errs map[*podData]podFailure) (placed int) {
 	sortQueue(queue)
+	n := 0
+	for n < len(queue) && queue[n].first {
+		n++
+	}
+	if n == 0 || n == len(queue) {
+		return s.runTurns(queue, errs)
+	}
+	// A second try's pods placed first take their turns among themselves before the
+	// others': one may need another placed first (a required pod affinity, firstAffinity),
+	// where retried behind the rest it finds what they took (plan:980196).
+	head := slices.Clone(queue[:n])
+	placed = s.runTurns(head, errs)
+	rest := queue[n:]
+	for _, p := range head {
+		if _, failed := errs[p]; failed {
+			rest = append(rest, p)
+		}
+	}
+	return placed + s.runTurns(rest, errs)
+}
+
+// runTurns places the pods of queue in its order, a pod that fails retried behind the
+// others while anything else makes progress; it records the reason of each that fails in
+// errs and returns how many it placed.
+func (s *solver) runTurns(queue []*podData, errs map[*podData]podFailure) (placed int) {
 	lastLen := make(map[*podData]int, len(queue))
 	for len(queue) > 0 {
 		p := queue[0]

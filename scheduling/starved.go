@@ -45,6 +45,41 @@ func karpenterPlaced(karp *karpenterAnswer, res *Result) (map[*corev1.Pod]bool, 
 	return out, nil
 }
 
+// firstAffinity places first too the pods a required pod affinity of a pod placed first
+// selects: the pod needs one of them placed before it. difftest default plan:980196: app-1
+// needs zone c, where its affinity's app-0 pod is pinned by its volume, and the zone spread
+// of eight larger app-2 pods counts app-1; placed first alone, app-1 found no app-0 yet and
+// was retried behind the app-2 pods, which had filled zone c by then (Karpenter's tie draws
+// left room there).
+func firstAffinity(pods []*podData) {
+	var needed map[*topologyGroup]bool
+	for _, p := range pods {
+		if !p.first || p.form == nil {
+			continue
+		}
+		for _, g := range p.form.requiredAffinity {
+			if needed == nil {
+				needed = map[*topologyGroup]bool{}
+			}
+			needed[g] = true
+		}
+	}
+	if needed == nil {
+		return
+	}
+	for _, p := range pods {
+		if p.first || p.invalid != nil {
+			continue
+		}
+		for _, g := range p.selectedBy {
+			if needed[g] {
+				p.first = true
+				break
+			}
+		}
+	}
+}
+
 // starved are the valid pods the Solve left out (nil: none).
 func starved(pods []*podData, errs map[*podData]podFailure) map[*corev1.Pod]bool {
 	var out map[*corev1.Pod]bool

@@ -86,6 +86,13 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 			cur := t.current(narrowed, nodeReqs, g.key)
 			next := g.narrowCapped(t, cur)
 			if next == nil {
+				// No domain is left where the node may pass the spread's filter; on a node
+				// that fails it kube-scheduler does not count the pod, so the node may
+				// still take it, held to fail the filter (plan:980196).
+				if failing, ok := t.failFilter(g, nodeReqs, narrowed); ok {
+					narrowed = failing
+					continue
+				}
 				return nil, g, false
 			}
 			if next != cur {
@@ -97,6 +104,50 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 		}
 	}
 	return t.settleInverse(p, nodeReqs, narrowed), nil, true
+}
+
+// failFilter adds to narrowed what holds a node with requirements nodeReqs to fail spread
+// g's node filter: every filter term is one In or NotIn requirement on a key the node names,
+// and the node is narrowed to its complement. ok=false when the filter is not of that form or
+// the node cannot fail it.
+func (t *topology) failFilter(g *topologyGroup, nodeReqs, narrowed requirements.Requirements) (requirements.Requirements, bool) {
+	if g.spread == nil || g.spread.filterTerms == nil {
+		return narrowed, false
+	}
+	out := requirements.Requirements{}
+	for _, term := range g.spread.filterTerms {
+		if len(term) != 1 {
+			return narrowed, false
+		}
+		for k, r := range term {
+			if _, named := nodeReqs[k]; !named {
+				return narrowed, false
+			}
+			if _, _, _, bounded := r.Bounds(); bounded || len(r.Values()) == 0 {
+				return narrowed, false
+			}
+			op := requirements.NotIn
+			if r.Operator() == requirements.NotIn {
+				op = requirements.In
+			}
+			cur := out[k]
+			if cur == nil {
+				cur = t.current(narrowed, nodeReqs, k)
+			}
+			next := cur.Intersection(requirements.MustNew(k, op, r.Values()...))
+			if next.IsEmpty() {
+				return narrowed, false
+			}
+			out[k] = next
+		}
+	}
+	if narrowed == nil {
+		return out, true
+	}
+	for k, r := range out {
+		narrowed[k] = r
+	}
+	return narrowed, true
 }
 
 // narrowFor adds g's narrowing of g's key to narrowed, or returns ok=false when g allows no
