@@ -372,11 +372,12 @@ func (s *solver) deferredDomain(c *claim, d *deferredCount, counting requirement
 // that fit p) keeps the spreads whose pods c holds counted where its cheapest option
 // launches (trackDeferred): those pods move with that option, and a move must leave every
 // spread's minimum at or above its floor (a pod that carries the spread was placed against
-// the minimum of its time) and every domain holding a carrier within maxSkew (keepsCarrier).
+// the minimum of its time) and every domain holding a carrier, p's own included, within maxSkew
+// (keepsCarrier).
 // The launch is found once for both.
 func (s *solver) keepsDeferred(c *claim, p *podData, f *podForm, pl placement, fits func(int) bool) bool {
 	watched := func(d *deferredCount) bool {
-		return d.at != "" && !d.g.hostname && (d.g.floor > 0 || len(d.g.carriedIn) > 0)
+		return d.at != "" && !d.g.hostname && (d.g.floor > 0 || len(d.g.carriedIn) > 0 || f.carriesRequired(d.g))
 	}
 	moving := false
 	for i := range c.deferred {
@@ -402,7 +403,8 @@ func (s *solver) keepsDeferred(c *claim, p *podData, f *podForm, pl placement, f
 		if d.g.floor > 0 && !d.keepsFloor() {
 			return false
 		}
-		if to != "" && d.g.carriedIn[to] > 0 && !s.keepsCarrier(d, to, p, f) {
+		// p itself carries the spread into to: its own check counted the pods before they moved.
+		if to != "" && (d.g.carriedIn[to] > 0 || f.carriesRequired(d.g)) && !s.keepsCarrier(d, to, p, f) {
 			return false
 		}
 	}

@@ -131,6 +131,12 @@ func (f *podForm) spreadsBeyondHosts() bool {
 // carries reports whether g is one of the form's spread constraints.
 func (f *podForm) carries(g *topologyGroup) bool { return slices.Contains(f.spread, g) }
 
+// carriesRequired reports whether g is one of the form's DoNotSchedule spreads.
+func (f *podForm) carriesRequired(g *topologyGroup) bool {
+	i := slices.Index(f.spread, g)
+	return i >= 0 && !f.scheduleAnyway[i]
+}
+
 // relax returns the form with one preference removed, in Karpenter's order, or nil when
 // nothing is left to relax; pns says whether the last step tolerates PreferNoSchedule taints.
 func (f *podForm) relax(pns pnsRelax) *podForm {
