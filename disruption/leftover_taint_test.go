@@ -57,6 +57,20 @@ func TestLeftoverDisruptedTaint(t *testing.T) {
 			provisioned: 1,
 		},
 		{
+			// The first pass gives a up (no cheaper node for its pod while t is tainted) before
+			// b's command; the next pass sees t untainted and a's pod moves there, so a is
+			// simulated again.
+			name: "a candidate given up on in the first pass is tried again once the taint is gone",
+			in: func() *fixture {
+				t := tainted(testNode("t", "p", "large", "", bound("t1", "1")))
+				t.Pods[0].Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: "true"}
+				return input([]*v1.NodePool{pool("p")},
+					testNode("a", "p", "medium", "", bound("a1", "3")),
+					testNode("b", "p", "medium", "", bound("b1", "1500m")), t)
+			},
+			commands: []string{"single-node Underutilized [b] [small/on-demand]", "single-node Underutilized [a] []"},
+		},
+		{
 			name: "an unmanaged node keeps its taint",
 			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")},

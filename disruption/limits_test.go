@@ -18,7 +18,8 @@ import (
 // and its controller simulates every candidate again at every pass. So a drifted node whose
 // replacement the limit refused while another node still counted is replaced once an
 // earlier command took that node (seed disrupt:982041), and stays when even then the limit
-// leaves too little.
+// leaves too little. Each case was checked against karpenter-disrupt (Karpenter 2266468,
+// the NodeClaims hash-drifted).
 //
 // a (large, 8 cpu) drifted first: its 7-cpu pod needs a large replacement. b (medium)
 // drifted later: its 1.5-cpu pod fits on c (medium), not on a. With b and c counted the limit leaves

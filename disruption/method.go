@@ -43,12 +43,14 @@ func methods(opts Options) []method {
 
 // givesUp is a method that does not try again, within a Plan, the candidates it gave up on:
 // the state only gets tighter from one command to the next, except under NodePool limits
-// (state.retryLimited).
+// (state.retryLimited) and when leftover disrupted taints are cleared (clearLeftoverTaints).
 type givesUp interface {
 	method
-	// givenUp are the candidates it gave up on; retryLimited takes some out.
+	// givenUp are the candidates it gave up on; state.retry takes some out.
 	givenUp() map[*node]bool
 }
+
+var _, _, _ givesUp = (*drift)(nil), (*singleNode)(nil), (*split)(nil)
 
 // proposal is a command a method would start: its candidates and the simulation that
 // justified it (nil: none ran).

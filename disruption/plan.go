@@ -340,6 +340,11 @@ func (s *state) clearLeftoverTaints() {
 		}
 	}
 	s.base = s.base.WithoutDisruptedTaint(names...)
+	if len(names) > 0 {
+		// The untainted nodes take pods again: the state got looser, so every candidate
+		// given up on in the first pass is simulated again, as Karpenter's next pass does.
+		s.retry(func(*node) bool { return true })
+	}
 }
 
 // candidates are the nodes of cmd.
@@ -438,15 +443,20 @@ func (s *state) loosensLimits(cands []*node) bool {
 // replaced once an earlier command's node no longer counts). Simulations the limits did not
 // bind would plan the same with more room, so their candidates stay given up.
 func (s *state) retryLimited() {
+	s.retry(func(n *node) bool { return s.limitBound[n] })
+	clear(s.limitBound)
+}
+
+// retry makes every method that gives up on candidates (givesUp) try again those again says.
+func (s *state) retry(again func(*node) bool) {
 	for _, m := range s.methods {
 		if g, ok := m.(givesUp); ok {
 			f := g.givenUp()
 			for n := range f {
-				if s.limitBound[n] {
+				if again(n) {
 					delete(f, n)
 				}
 			}
 		}
 	}
-	clear(s.limitBound)
 }
