@@ -232,6 +232,26 @@ func (s *solver) capScans(p *podData, f *podForm) []capScan {
 	return out
 }
 
+// capPasses reports whether capRefuses finds every NodeClaim passing s's node filter, decided
+// (filterDecided without taints): s honours no taint or admits none, and has no filter or a
+// term that admits every node (a carrier without node affinity: one empty term).
+func (s *spreadRule) capPasses() bool {
+	return s.admitsTaints(nil) && (s.filterTerms == nil || slices.ContainsFunc(s.filterTerms, func(t requirements.Requirements) bool { return len(t) == 0 }))
+}
+
+// capRefusesAll reports whether capRefuses refuses every NodeClaim: a spread every NodeClaim
+// passes leaves p no domain its own filters admit (maxSkew 1: the least populated domains of
+// that spread and of p's own spread do not meet). BenchmarkSolve at 20,000 pods visited 2.9
+// million NodeClaims, 1.2 million of them only for capRefuses to refuse them one by one.
+func (s *solver) capRefusesAll(caps []capScan) bool {
+	for _, cs := range caps {
+		if cs.filtered && len(cs.uncapped) == 0 && cs.g.spread.capPasses() {
+			return true
+		}
+	}
+	return false
+}
+
 // capRefuses reports, under the cap, whether c refuses the pod of caps whatever the pod's
 // own requirements narrow c to: c passes the spread's filter on every option and no domain
 // c may launch in is left uncapped (among those p's filters admit), as narrowCapped refuses

@@ -321,7 +321,9 @@ func (s *solver) addOnce(p *podData, f *podForm) (podFailure, bool) {
 func (s *solver) addToOpenClaim(p *podData, f *podForm, onHead bool) bool {
 	var caps []capScan
 	if s.topo.capCarriers && !s.opts.withoutIndexes {
-		caps = s.capScans(p, f)
+		if caps = s.capScans(p, f); s.capRefusesAll(caps) {
+			return false
+		}
 	}
 	for c := s.head; c != nil; c = c.next {
 		if last := c.skip(p, s.filterBuf, onHead); last != nil && !s.opts.withoutIndexes {
