@@ -54,10 +54,12 @@ func (affinityRule) admissible(t *topology, g *topologyGroup, self bool, strict 
 		}
 	}
 	// A pod may start its group only where no pod matches anywhere, as kube-scheduler
-	// binds it. Karpenter also starts one when the matches are only out of the pod's reach
-	// (TopologyGroup.anyCompatiblePodDomain), launching a node the pod is never bound to:
-	// Karpenter mode does too, and verify reports the broken affinity (difftest plan:956396).
-	if len(a.domains) == 0 && self && (g.total == 0 || t.karpenter && g.countsAny()) {
+	// binds it. Karpenter starts one whenever no domain in the pod's reach counts a match:
+	// when the matches are only out of its reach (TopologyGroup.anyCompatiblePodDomain),
+	// launching a node the pod is never bound to (verify reports the broken affinity,
+	// difftest plan:956396), and when they are only on open NodeClaims whose domain is not
+	// decided yet, which its Record counts nowhere (plan:964343). Karpenter mode does too.
+	if len(a.domains) == 0 && self && (g.total == 0 || t.karpenter) {
 		a.domains, a.bootstrap = g.domains, true
 	}
 	return a
