@@ -149,6 +149,25 @@ func (s *solver) spreadBreaks(res *Result) map[spreadBreak]bool {
 		})
 	}
 	launched = append(launched, onClaim...)
+	// A node counts for a spread only when it passes the spread's node filter.
+	passes := make([]func(g *topologyGroup) bool, 0, len(launched))
+	for _, e := range s.existing {
+		passes = append(passes, func(g *topologyGroup) bool { return g.passesFilter(e.reqs, e.taints, s.wellKnown) })
+	}
+	for _, c := range s.claims {
+		// As launched, the node has its instance type's and offering's labels too: a
+		// NodeClaim open on the filter's key may launch as a type or capacity type that
+		// fails it (verify TestPropSolveIsValidFound: a spot-only spread read zone 3 as
+		// holding none of its pods where only an on-demand NodeClaim launched).
+		reqs := c.countingReqs()
+		if nc := byHost[c.hostname]; nc != nil && nc.InstanceType != nil {
+			reqs = reqs.Union(nc.InstanceType.Requirements)
+			if nc.Offering != nil {
+				reqs = reqs.Union(nc.Offering.Requirements)
+			}
+		}
+		passes = append(passes, func(g *topologyGroup) bool { return g.passesFilter(reqs, c.t.taints, s.wellKnown) })
+	}
 	// The counts as launched: the pods a spread selects on a NodeClaim the result launches
 	// elsewhere than topology counted them count there.
 	adjusted := map[*topologyGroup]map[string]int{}
@@ -183,20 +202,6 @@ func (s *solver) spreadBreaks(res *Result) map[spreadBreak]bool {
 		}
 		adjusted[g] = m
 		return m
-	}
-	// A node counts for a spread only when it passes the spread's node filter.
-	passes := make([]func(g *topologyGroup) bool, 0, len(launched))
-	for _, e := range s.existing {
-		passes = append(passes, func(g *topologyGroup) bool { return g.passesFilter(e.reqs, e.taints, s.wellKnown) })
-	}
-	for _, c := range s.claims {
-		// As launched, the node has its instance type's labels too: a NodeClaim open on the
-		// filter's key may launch as a type that fails it.
-		reqs := c.countingReqs()
-		if nc := byHost[c.hostname]; nc != nil && nc.InstanceType != nil {
-			reqs = reqs.Union(nc.InstanceType.Requirements)
-		}
-		passes = append(passes, func(g *topologyGroup) bool { return g.passesFilter(reqs, c.t.taints, s.wellKnown) })
 	}
 	present := map[*topologyGroup]map[string]bool{}
 	lowest := func(g *topologyGroup) int {

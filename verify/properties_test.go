@@ -1,9 +1,13 @@
 package verify_test
 
 import (
+	"flag"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -135,20 +139,44 @@ func drawSolveWorld(t *rapid.T) (*world, scheduling.Options) {
 // spreads Karpenter's own plan breaks, each named with its pod and place (unexplained).
 func TestPropSolveIsValid(t *testing.T) {
 	for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
-		t.Run(string(packing), func(t *testing.T) {
-			rapid.Check(t, func(t *rapid.T) {
-				w, opts := drawSolveWorld(t)
-				opts.Packing = packing
-				snap := w.snap(t)
-				res, err := scheduling.Solve(snap, opts)
-				if err != nil {
-					t.Fatalf("Solve: %v", err)
-				}
-				vs := verify.Solve(snap, opts, res)
-				if bad := unexplained(opts, vs); len(bad) > 0 {
-					t.Fatalf("%d violations (%d unexplained):\n%s", len(vs), len(bad), describe(snap, res, vs))
-				}
-			})
+		t.Run(string(packing), func(t *testing.T) { rapid.Check(t, solveIsValid(packing)) })
+	}
+}
+
+// solveIsValid is TestPropSolveIsValid's property for one packing.
+func solveIsValid(packing scheduling.Packing) func(*rapid.T) {
+	return func(t *rapid.T) {
+		w, opts := drawSolveWorld(t)
+		opts.Packing = packing
+		snap := w.snap(t)
+		res, err := scheduling.Solve(snap, opts)
+		if err != nil {
+			t.Fatalf("Solve: %v", err)
+		}
+		vs := verify.Solve(snap, opts, res)
+		if bad := unexplained(opts, vs); len(bad) > 0 {
+			t.Fatalf("%d violations (%d unexplained):\n%s", len(vs), len(bad), describe(snap, res, vs))
+		}
+	}
+}
+
+// TestPropSolveIsValidFound replays the draws of TestPropSolveIsValid that once found a broken
+// rule (testdata/rapid-found, one file per draw, named after its packing), as a fuzz corpus
+// does.
+func TestPropSolveIsValidFound(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "rapid-found", "*.fail"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, file := range files {
+		packing := scheduling.PackingCostAware
+		if strings.HasPrefix(filepath.Base(file), string(scheduling.PackingKarpenter)) {
+			packing = scheduling.PackingKarpenter
+		}
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			old := flag.Lookup("rapid.failfile").Value.String()
+			require.NoError(t, flag.Set("rapid.failfile", file))
+			t.Cleanup(func() { _ = flag.Set("rapid.failfile", old) })
+			rapid.Check(t, solveIsValid(packing))
 		})
 	}
 }
