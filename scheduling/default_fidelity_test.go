@@ -487,3 +487,18 @@ func TestRetryPlacesAnAffinityTargetFirstAndKeepsOffAFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestHostnameSpreadFillsToTheLeastNode: pods carrying a hostname spread that a NodePool
+// limit leaves out join the plan's nodes up to the least populated one's count plus maxSkew:
+// once no NodeClaim opens, kube-scheduler's minimum is over the nodes there are. Five app-1
+// pods of maxSkew 1 under a two-node limit: two nodes with 2 and 3 (skew 1), where the old
+// default placed one per node (the minimum read as zero, as another node could launch) and
+// left three out (difftest default plan:980130, 960186: Karpenter placed two per node).
+func TestHostnameSpreadFillsToTheLeastNode(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "host-floor-limit"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 2)
+	per := []int{len(res.NewNodeClaims[0].Pods), len(res.NewNodeClaims[1].Pods)}
+	slices.Sort(per)
+	assert.Equal(t, []int{2, 3}, per)
+}

@@ -126,7 +126,19 @@ func (s *solver) carriersOverSkew() bool {
 		if !g.hostname || g.spread == nil || len(g.carriers) == 0 {
 			continue
 		}
-		low, high := int32(1<<30), int32(-1)
+		if low, high := s.hostSpan(g); high >= 0 && high-low > g.spread.maxSkew {
+			return true
+		}
+	}
+	return false
+}
+
+// hostSpan is, for required hostname spread g, the least count over the nodes it counts
+// (existing nodes, Deleting ones, the plan's NodeClaims) and the highest over the hosts
+// holding a carrier placed this Solve (-1: none).
+func (s *solver) hostSpan(g *topologyGroup) (low, high int32) {
+	low, high = int32(1<<30), int32(-1)
+	{
 		see := func(host, n int32) {
 			low = min(low, n)
 			if g.carried(host) {
@@ -154,11 +166,8 @@ func (s *solver) carriersOverSkew() bool {
 			}
 			see(c.host, n)
 		}
-		if high >= 0 && high-low > g.spread.maxSkew {
-			return true
-		}
 	}
-	return false
+	return low, high
 }
 
 // deletingHostLow is the least count of hostname spread g over the Deleting nodes its filter

@@ -111,6 +111,8 @@ type solver struct {
 	// strictCap: a pod the cap refuses everywhere stays unplaced (host_spread_cap.go);
 	// uncapped: a pod was placed without the cap.
 	strictCap, uncapped bool
+	// noNewClaims: a pod may join existing nodes and NodeClaims only (fillHostFloors).
+	noNewClaims bool
 }
 
 // Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),
@@ -229,6 +231,15 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 				res = alt
 			}
 		}
+		if leftOutCarryHostSpread(res) {
+			alt, altInfo, err := solveOnce(snap, opts, cache, variant{hostFloor: true}, tune)
+			if err != nil {
+				return nil, err
+			}
+			if leavesOutLess(alt, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
+				res = alt
+			}
+		}
 	}
 	return res, nil
 }
@@ -252,6 +263,9 @@ type variant struct {
 	strictCap bool
 	// first are pods placed ahead of the others in the queue (starved.go).
 	first map[*corev1.Pod]bool
+	// hostFloor: the pods left out try the nodes once more with each hostname spread's
+	// minimum at its least count over the nodes (host_floor.go).
+	hostFloor bool
 }
 
 // onceInfo is what one Solve tells solve about its plan.
@@ -295,7 +309,10 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 	s.unpinned, s.strictCap = v.unpinned, v.strictCap
 	s.countPinned(pods)
 	errs := s.run(pods)
-	if !s.karpenter && !s.opts.SkipRepack {
+	if v.hostFloor {
+		s.fillHostFloors(pods, errs)
+	}
+	if !s.karpenter && !s.opts.SkipRepack && !v.hostFloor {
 		s.repack()
 	}
 	var info onceInfo
@@ -314,5 +331,8 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 	// A first-order plan with a pod placed without the cap, or planned with it strict, is
 	// judged on every key; a second try is compared on the other keys (breaksMore).
 	info.overSkew = (s.uncapped || v.strictCap) && (s.carriersOverSkew() || v.first == nil && len(info.spreadBreaks) > 0)
+	if v.hostFloor {
+		info.overSkew = s.carriersOverSkew()
+	}
 	return res, info, nil
 }

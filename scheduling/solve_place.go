@@ -297,6 +297,9 @@ func (s *solver) addOnce(p *podData, f *podForm) (podFailure, bool) {
 			return podFailure{}, true
 		}
 	}
+	if s.noNewClaims {
+		return singleFailure(Cause{Code: ReasonTopologySpread}), false
+	}
 	if len(s.templates) == 0 {
 		// Every usable NodePool was dropped (its requirements left no instance type).
 		return noNodePoolFailure(s.templateErrors), false

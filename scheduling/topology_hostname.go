@@ -74,7 +74,7 @@ func (p *podData) hostBlocked(f *podForm, host int32, capCarriers bool) *topolog
 // anti-affinity (or an inverse anti-affinity blocking p) forbids it to join.
 func (p *podData) claimsExhausted(f *podForm, claims int) bool {
 	for _, g := range f.owned {
-		if g.hostname && g.rule.exclusiveHost(p.selfSelects(g)) && g.occupiedClaims >= claims {
+		if g.hostname && g.hostFloor == 0 && g.rule.exclusiveHost(p.selfSelects(g)) && g.occupiedClaims >= claims {
 			return true
 		}
 	}

@@ -126,8 +126,8 @@ func (s *spreadRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains
 }
 
 // allowsHost: a new host is always an empty domain, so the minimum is zero.
-func (s *spreadRule) allowsHost(_ *topologyGroup, self bool, count int32) bool {
-	return count+int32(boolInt(self)) <= s.maxSkew
+func (s *spreadRule) allowsHost(g *topologyGroup, self bool, count int32) bool {
+	return count+int32(boolInt(self)) <= s.maxSkew+g.hostFloor
 }
 
 // admitsTaints reports whether a node with these taints counts (it always does unless the

@@ -91,8 +91,8 @@ func spreadSelector(p *corev1.Pod, c corev1.TopologySpreadConstraint) labels.Sel
 // the pods it counts there are the running ones (bound, not terminating) and the placed
 // ones; a placed pod carrying the constraint may find at most minimum + maxSkew − (1 if
 // it selects itself) of them before it, where the minimum is over the eligible domains
-// (see eligibleDomains; 0 with fewer than minDomains of them, and always 0 for
-// kubernetes.io/hostname) in the final placement without the pod. Binding the pods with
+// (see eligibleDomains; for kubernetes.io/hostname the nodes of the final placement; 0 with
+// fewer than minDomains of them) in the final placement without the pod. Binding the pods with
 // the smallest allowance first (those that do not select themselves, and so add nothing,
 // before them; the placed pods that do not carry the constraint last), each finds the
 // running pods plus the members bound before it that select themselves. The plan must
@@ -160,7 +160,18 @@ func (w *world) checkSpread() []Violation {
 				return g.counts[dom]
 			}
 			low := 0
-			if v1.NormalizeLabelKey(k) != v1.LabelHostname {
+			if v1.NormalizeLabelKey(k) == v1.LabelHostname {
+				// Every node the filter admits is a domain, those of the final placement
+				// among them: their least count, as kube-scheduler finds it once the
+				// plan's nodes are there (0 with fewer than minDomains of them).
+				low = math.MaxInt
+				for dom := range g.counts {
+					low = min(low, others(dom))
+				}
+				if low == math.MaxInt || (c.MinDomains != nil && len(g.counts) < int(*c.MinDomains)) {
+					low = 0
+				}
+			} else {
 				dsig := k + "\x00" + f.signature()
 				doms, done := domains[dsig]
 				if !done {
