@@ -624,7 +624,7 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 				counts := map[string]int{}
 				placedIn := map[string]bool{} // domains the plan put a pod carrying the spread in
 				if tsc.TopologyKey != corev1.LabelHostname {
-					for _, d := range w.domains(tsc.TopologyKey, p) {
+					for _, d := range w.domains(tsc.TopologyKey, p, holders) {
 						counts[d] = 0
 					}
 				}
@@ -676,10 +676,17 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 }
 
 // domains are the values of key (zone or capacity type) that the input's catalog offers and
-// the pod's required node affinity allows for that key, within some NodePool.
-func (w *world) domains(k string, p *corev1.Pod) []string {
+// the pod's required node affinity allows for that key, within some NodePool that can still
+// launch a node there: one below its nodes limit (the plan's nodes counted, holders) with an
+// instance type its requirements admit offered there (plan:960280: zone c, offered only by
+// types of the wrong family or arch for one NodePool and by a NodePool at its nodes limit, is
+// no domain kube-scheduler can see).
+func (w *world) domains(k string, p *corev1.Pod, holders []*holder) []string {
 	vals := map[string]bool{}
 	for _, np := range w.set.NodePools {
+		if w.atNodesLimit(np.Name, holders) {
+			continue
+		}
 		allowed := func(v string) bool {
 			for _, r := range np.Spec.Template.Spec.Requirements {
 				if r.Key == k && r.Operator == corev1.NodeSelectorOpIn {
@@ -698,7 +705,7 @@ func (w *world) domains(k string, p *corev1.Pod) []string {
 				continue
 			}
 			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{k: v}}}
-			if ok, _ := onlyKey(p, k).Match(node); ok && w.launchableFor(p, k, v) {
+			if ok, _ := onlyKey(p, k).Match(node); ok && w.launchableFor(p, np, k, v) {
 				vals[v] = true
 			}
 		}
@@ -715,21 +722,56 @@ func (w *world) domains(k string, p *corev1.Pod) []string {
 // affinity (its nodeSelector and any one of its terms): kube-scheduler counts only nodes
 // that match, so a value no such node can have is no domain of p's spread (plan:880056: terms
 // "zone c" or "cpu > 4", and the catalog's only types in zones a and b have 2 vCPUs).
-func (w *world) launchableFor(p *corev1.Pod, k, v string) bool {
+func (w *world) launchableFor(p *corev1.Pod, np *v1.NodePool, k, v string) bool {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(p)
+	term := corev1.NodeSelectorTerm{}
+	for _, r := range np.Spec.Template.Spec.Requirements {
+		term.MatchExpressions = append(term.MatchExpressions, corev1.NodeSelectorRequirement{Key: r.Key, Operator: r.Operator, Values: r.Values})
+	}
+	pool := nodeaffinity.NewLazyErrorNodeSelector(&corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}})
 	for name, t := range w.types {
 		for _, o := range t.offers {
 			if k == corev1.LabelTopologyZone && o[0] != v || k == v1.CapacityTypeLabelKey && o[1] != v {
 				continue
 			}
-			labels := map[string]string{corev1.LabelTopologyZone: o[0], v1.CapacityTypeLabelKey: o[1], corev1.LabelInstanceTypeStable: name}
+			labels := map[string]string{corev1.LabelTopologyZone: o[0], v1.CapacityTypeLabelKey: o[1], corev1.LabelInstanceTypeStable: name,
+				v1.NodePoolLabelKey: np.Name}
 			for lk, lv := range t.labels {
 				labels[lk] = lv
 			}
-			if ok, _ := affinity.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}}); ok {
+			for lk, lv := range np.Spec.Template.ObjectMeta.Labels {
+				labels[lk] = lv
+			}
+			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}}
+			if inPool, _ := pool.Match(node); !inPool {
+				continue
+			}
+			if ok, _ := affinity.Match(node); ok {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// atNodesLimit reports whether NodePool pool has as many nodes as its nodes limit allows,
+// the plan's counted (holders).
+func (w *world) atNodesLimit(pool string, holders []*holder) bool {
+	for _, np := range w.set.NodePools {
+		if np.Name != pool || np.Spec.Limits == nil {
+			continue
+		}
+		lim, ok := np.Spec.Limits[corev1.ResourceName("nodes")]
+		if !ok {
+			return false
+		}
+		n := int64(0)
+		for _, h := range holders {
+			if h.pool == pool {
+				n++
+			}
+		}
+		return n >= lim.Value()
 	}
 	return false
 }

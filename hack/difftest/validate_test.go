@@ -108,3 +108,16 @@ func TestSpreadSelectorHasMatchLabelKeys(t *testing.T) {
 		t.Errorf("violations %v", vs)
 	}
 }
+
+// TestSpreadDomainsAreWhereANodePoolCanLaunch: a zone is a domain of a pod's spread only if
+// some NodePool can still launch a node there: an instance type its requirements admit is
+// offered there, and it is below its nodes limit. plan:960280 minimised: zone c is offered
+// only by an arm64 type, which pool-0 (amd64) cannot launch and pool-1 (at its one-node limit)
+// no longer can; two app-0 pods in each of zones a and b keep the zone spread, where the
+// checker read zone c as an empty domain (skew 2 > 1).
+func TestSpreadDomainsAreWhereANodePoolCanLaunch(t *testing.T) {
+	w, o := loadWorldAndPlan(t, "spread-pool-domains")
+	if vs := w.validatePlan(o); len(vs) != 0 {
+		t.Errorf("violations %v", vs)
+	}
+}
