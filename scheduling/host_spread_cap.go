@@ -350,6 +350,9 @@ func (s *solver) keepsCarrier(d *deferredCount, to string, p *podData, f *podFor
 	if p.selfSelects(d.g) {
 		n++
 	}
+	if d.at == "" { // uncounted until now: no domain loses them
+		return int32(n-d.g.capLow(s.topo)) <= d.g.spread.maxSkew
+	}
 	d.g.counts[d.at] -= d.n
 	low := d.g.capLow(s.topo)
 	d.g.counts[d.at] += d.n

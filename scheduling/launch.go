@@ -376,8 +376,10 @@ func (s *solver) deferredDomain(c *claim, d *deferredCount, counting requirement
 // (keepsCarrier).
 // The launch is found once for both.
 func (s *solver) keepsDeferred(c *claim, p *podData, f *podForm, pl placement, fits func(int) bool) bool {
+	// Pods left uncounted (at "": the NodeClaim's filter undecided) that p's joining counts
+	// raise their new domain as pods that move do.
 	watched := func(d *deferredCount) bool {
-		return d.at != "" && !d.g.hostname && (d.g.floor > 0 || len(d.g.carriedIn) > 0 || f.carriesRequired(d.g))
+		return !d.g.hostname && (d.at != "" && d.g.floor > 0 || len(d.g.carriedIn) > 0 || f.carriesRequired(d.g))
 	}
 	moving := false
 	for i := range c.deferred {
@@ -400,7 +402,7 @@ func (s *solver) keepsDeferred(c *claim, p *podData, f *podForm, pl placement, f
 		if to == d.at {
 			continue
 		}
-		if d.g.floor > 0 && !d.keepsFloor() {
+		if d.at != "" && d.g.floor > 0 && !d.keepsFloor() {
 			return false
 		}
 		// p itself carries the spread into to: its own check counted the pods before they moved.
