@@ -3,6 +3,7 @@ package scheduling_test
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -501,4 +502,23 @@ func TestHostnameSpreadFillsToTheLeastNode(t *testing.T) {
 	per := []int{len(res.NewNodeClaims[0].Pods), len(res.NewNodeClaims[1].Pods)}
 	slices.Sort(per)
 	assert.Equal(t, []int{2, 3}, per)
+}
+
+// TestMinValuesRoundAfterALimitRefusal: the round a NodePool limit refusal starts is also
+// the round in which pods minValues refused join a NodeClaim of an earlier round whose
+// cheapest option meets them, as Karpenter's next round binds them to the launched node.
+// difftest default plan:960246: three app-2 pods of family r (one r type, minValues 2) were
+// left out when a limit refusal had started the next round (recountLimited) before the
+// minValues round could; Karpenter places them on app-1's r7g-8x64.
+func TestMinValuesRoundAfterALimitRefusal(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "minvalues-after-limit"), scheduling.PackingCostAware)
+	var onClaim []string
+	for _, c := range res.NewNodeClaims {
+		for _, p := range c.Pods {
+			if strings.HasPrefix(p.Name, "app-2-") {
+				onClaim = append(onClaim, p.Name)
+			}
+		}
+	}
+	assert.ElementsMatch(t, []string{"app-2-0", "app-2-1", "app-2-2"}, onClaim)
 }
