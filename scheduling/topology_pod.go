@@ -154,7 +154,15 @@ func (t *topology) failFilter(g *topologyGroup, nodeReqs, narrowed requirements.
 // domain there.
 func (t *topology) narrowFor(g *topologyGroup, p *podData, f *podForm, nodeReqs, narrowed requirements.Requirements, host int32) (requirements.Requirements, bool) {
 	cur := t.current(narrowed, nodeReqs, g.key)
-	next := g.allowed(t, p, f, cur, host)
+	from := cur
+	if _, spread := g.rule.(*spreadRule); spread && t.karpenter && !g.hostname {
+		// Karpenter takes each group's domain over the node's own domains and intersects
+		// them: a spread's least populated domain is not sought among those the pod's other
+		// groups left (difftest plan:964651: a zone spread drew zone a among its tied
+		// domains, where another spread's count was above its minimum in b and c).
+		from = t.get(nodeReqs, g.key)
+	}
+	next := g.allowed(t, p, f, from, host)
 	if next == nil {
 		return narrowed, false
 	}
