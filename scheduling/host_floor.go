@@ -64,6 +64,18 @@ func (s *solver) raiseHostFloors() bool {
 	return rose
 }
 
+// leftOutForMinValues reports whether res leaves out a pod a NodePool refused for minValues.
+func leftOutForMinValues(res *Result) bool {
+	for _, e := range res.PodErrors {
+		for _, c := range e.Causes {
+			if c.Code == ReasonMinValues {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // leftOutCarryHostSpread reports whether res leaves out a pod that carries a required
 // hostname spread.
 func leftOutCarryHostSpread(res *Result) bool {

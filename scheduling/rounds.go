@@ -82,15 +82,16 @@ func (s *solver) laterRound(pods []*podData, errs map[*podData]podFailure) ([]*p
 	settled := s.settleOpen(u)
 	// Karpenter's next round finds the NodeClaims launched, where minValues no longer counts:
 	// a pod whose requirements leave a NodeClaim too few types may join one whose cheapest
-	// option meets them (claim.promiseMinValues), also in the round a limit refusal starts
-	// (difftest default plan:960246: three app-2 pods of family r, whose one r type is fewer
-	// than minValues, stayed out when a limit refusal started the next round).
+	// option meets them (claim.promiseMinValues). In the default's second try (solveBest's
+	// limitMinValues) also in the round a limit refusal starts (difftest default plan:960246:
+	// three app-2 pods of family r, whose one r type is fewer than minValues, stayed out when
+	// a limit refusal started the next round; plan:960442 places one pod fewer so).
 	minValues := refusedForMinValues(queue, errs) || s.claimMinValuesRefused
 	if s.limitRefused {
 		recount := &roundUndo{remaining: map[*template]vec{}}
 		if s.recountLimited(recount) {
 			u.claims, u.remaining = recount.claims, recount.remaining
-			s.minValuesRound = s.minValuesRound || minValues
+			s.minValuesRound = s.minValuesRound || minValues && s.limitMinValues
 			return queue, u
 		}
 		recount.apply(s.topo)

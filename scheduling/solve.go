@@ -113,6 +113,8 @@ type solver struct {
 	strictCap, uncapped bool
 	// noNewClaims: a pod may join existing nodes and NodeClaims only (fillHostFloors).
 	noNewClaims bool
+	// limitMinValues: the round a limit refusal starts is a minValues round too (rounds.go).
+	limitMinValues bool
 }
 
 // Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),
@@ -231,13 +233,22 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 				res = alt
 			}
 		}
-		if leftOutCarryHostSpread(res) {
-			alt, altInfo, err := solveOnce(snap, opts, cache, variant{hostFloor: true}, tune)
+		for _, alt := range []struct {
+			when bool
+			v    variant
+		}{
+			{leftOutCarryHostSpread(res), variant{hostFloor: true}},
+			{leftOutForMinValues(res), variant{limitMinValues: true}},
+		} {
+			if !alt.when {
+				continue
+			}
+			altRes, altInfo, err := solveOnce(snap, opts, cache, alt.v, tune)
 			if err != nil {
 				return nil, err
 			}
-			if leavesOutLess(alt, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
-				res = alt
+			if leavesOutLess(altRes, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
+				res = altRes
 			}
 		}
 	}
@@ -266,6 +277,8 @@ type variant struct {
 	// hostFloor: the pods left out try the nodes once more with each hostname spread's
 	// minimum at its least count over the nodes (host_floor.go).
 	hostFloor bool
+	// limitMinValues: the round a limit refusal starts is a minValues round too (rounds.go).
+	limitMinValues bool
 }
 
 // onceInfo is what one Solve tells solve about its plan.
@@ -306,7 +319,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 		p.first = v.first[p.pod]
 	}
 	firstAffinity(pods)
-	s.unpinned, s.strictCap = v.unpinned, v.strictCap
+	s.unpinned, s.strictCap, s.limitMinValues = v.unpinned, v.strictCap, v.limitMinValues
 	s.countPinned(pods)
 	errs := s.run(pods)
 	if v.hostFloor {
