@@ -115,6 +115,10 @@ type solver struct {
 	noNewClaims bool
 	// limitMinValues: the round a limit refusal starts is a minValues round too (rounds.go).
 	limitMinValues bool
+	// capWaits: a pod refused only under the cap waits for a minimum to rise (cap_wait.go);
+	// waitCap: the pod trySchedule just failed waits; waiting are those that wait.
+	capWaits, waitCap bool
+	waiting           []capWaiter
 }
 
 // Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),

@@ -77,22 +77,50 @@ func (s *solver) runQueue(queue []*podData, errs map[*podData]podFailure) (place
 // errs and returns how many it placed.
 func (s *solver) runTurns(queue []*podData, errs map[*podData]podFailure) (placed int) {
 	lastLen := make(map[*podData]int, len(queue))
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		if n, ok := lastLen[p]; ok && n == len(queue)+1 {
-			break // a full turn of the queue placed nothing: the rest keep their reasons
+	s.capWaits = !s.karpenter
+	defer func() { s.capWaits = false }()
+	var ready []*podData // waiting pods a minimum of which rose (cap_wait.go), tried first
+	for {
+		if len(ready) == 0 && len(s.waiting) > 0 && (len(queue) == 0 || lastLen[queue[0]] == len(queue)) {
+			// Nothing left can raise a minimum: the pods still waiting take their turn as
+			// any pod that failed, their fallback included.
+			s.capWaits = false
+			for _, w := range s.waiting {
+				queue = append(queue, w.p)
+			}
+			s.waiting = s.waiting[:0]
+			clear(lastLen)
+		}
+		var p *podData
+		switch {
+		case len(ready) > 0:
+			p, ready = ready[0], ready[1:]
+		case len(queue) > 0:
+			p, queue = queue[0], queue[1:]
+			if n, ok := lastLen[p]; ok && n == len(queue)+1 {
+				return placed // a full turn of the queue placed nothing: the rest keep their reasons
+			}
+		default:
+			return placed
 		}
 		if failure, ok := s.trySchedule(p); !ok {
 			errs[p] = failure
+			if s.waitCap {
+				s.waitCap = false
+				delete(lastLen, p)
+				s.wait(p)
+				continue
+			}
 			queue = append(queue, p)
 			lastLen[p] = len(queue)
 			continue
 		}
 		delete(errs, p)
 		placed++
+		if len(s.waiting) > 0 {
+			ready = s.release(ready)
+		}
 	}
-	return placed
 }
 
 // sortQueue sorts the queue by queueKey.compare, equal pods in their order: a stable sort,
@@ -162,7 +190,7 @@ func (s *solver) trySchedule(p *podData) (podFailure, bool) {
 	}
 	s.topo.othersMissed = false
 	failure, ok := s.tryForms(p)
-	if ok || !s.topo.othersMissed || failure.deferred() {
+	if ok || !s.topo.othersMissed || failure.deferred() || s.waitCap {
 		return failure, ok
 	}
 	// An attempt's spread took a tied domain the pod's other groups refuse, and every
@@ -186,6 +214,9 @@ func (s *solver) tryForms(p *podData) (podFailure, bool) {
 		}
 		if failure.deferred() {
 			return failure, false // Karpenter relaxes no pod its reservations held back
+		}
+		if s.waitCap {
+			return failure, false // relaxed only once its wait is over (cap_wait.go)
 		}
 	}
 	return failure, false
@@ -244,6 +275,10 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 		s.topo.capCarriers = true
 		failure, ok := s.addOnce(p, f)
 		s.topo.capCarriers = false
+		if !ok && s.waitsForCap(p, f) {
+			s.waitCap = true // before its fallback, the pod waits (cap_wait.go)
+			return failure, false
+		}
 		if ok || s.strictCap {
 			return failure, ok
 		}
