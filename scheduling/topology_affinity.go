@@ -65,16 +65,6 @@ func (affinityRule) admissible(t *topology, g *topologyGroup, self bool, strict 
 	return a
 }
 
-// countsAny reports whether a domain of g counts a pod.
-func (g *topologyGroup) countsAny() bool {
-	for _, n := range g.counts {
-		if n > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // narrow: the admissible domains the node allows; a pod starting the group takes the node's
 // single domain, or every domain the node allows, and its NodeClaim settles in the cheapest
 // of them (the round's end counts it there, rounds.go). In Karpenter mode it takes the first
