@@ -522,3 +522,17 @@ func TestMinValuesRoundAfterALimitRefusal(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"app-2-0", "app-2-1", "app-2-2"}, onClaim)
 }
+
+// TestAntiAffinityIgnoresNodesWithoutTheKey: a required anti-affinity on a label a NodePool
+// does not define keeps no pod off that NodePool's nodes, which never have the label, and
+// counts none there (kube-scheduler's term applies only to nodes with its key). difftest
+// default plan:960634: app-5's anti-affinity on "team" with the one team domain taken; the
+// default required a free team and left all five pods out, where Karpenter placed them on
+// pool-2, which has no team label.
+func TestAntiAffinityIgnoresNodesWithoutTheKey(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "anti-affinity-keyless"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	for _, c := range res.NewNodeClaims {
+		assert.Equal(t, "pool-2", c.NodePool)
+	}
+}

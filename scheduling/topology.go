@@ -218,16 +218,28 @@ func (t *topology) record(p *podData, f *podForm, inverse []*topologyGroup, node
 			deferred = t.withDeferred(deferred, g)
 			continue
 		}
-		if !g.passesFilter(nodeReqs, taints, t.wellKnown) {
+		if !g.passesFilter(nodeReqs, taints, t.wellKnown) || t.keyless(g, nodeReqs) {
 			continue
 		}
 		open = t.recordIn(g, t.get(nodeReqs, g.key), open, made)
 	}
 	t.pinPending(p, -1)
 	for _, g := range inverse {
-		open = t.recordIn(g, t.get(nodeReqs, g.key), open, made)
+		if !t.keyless(g, nodeReqs) {
+			open = t.recordIn(g, t.get(nodeReqs, g.key), open, made)
+		}
 	}
 	return open, deferred
+}
+
+// keyless reports, in the default mode, whether anti-affinity group g's key is one a node
+// with requirements nodeReqs never has: not well-known and neither its NodePool's labels nor
+// its requirements name it (a NodeClaim never takes a label its NodePool does not define).
+// kube-scheduler's anti-affinity counts no pod on such a node and keeps none off it
+// (difftest default plan:960634: five app-5 pods with an anti-affinity on "team" belong on
+// pool-2's nodes, which have no team label; the default required the one free team).
+func (t *topology) keyless(g *topologyGroup, nodeReqs requirements.Requirements) bool {
+	return !t.karpenter && !g.hostname && !g.rule.needsKey() && !t.wellKnown[g.key] && !nodeReqs.Has(g.key)
 }
 
 // recordIn is recordDomains for record: the open count it makes appended to open, the

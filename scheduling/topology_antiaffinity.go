@@ -134,7 +134,7 @@ func (s *solver) reachable(p *podData) bool {
 // pending pods are pinned to, so it does not take their place.
 func (t *topology) settleInverse(p *podData, nodeReqs, narrowed requirements.Requirements) requirements.Requirements {
 	for _, g := range p.inverse {
-		if g.hostname {
+		if g.hostname || t.keyless(g, nodeReqs) && !narrowed.Has(g.key) {
 			continue
 		}
 		cur := t.current(narrowed, nodeReqs, g.key)

@@ -153,6 +153,9 @@ func (t *topology) failFilter(g *topologyGroup, nodeReqs, narrowed requirements.
 // narrowFor adds g's narrowing of g's key to narrowed, or returns ok=false when g allows no
 // domain there.
 func (t *topology) narrowFor(g *topologyGroup, p *podData, f *podForm, nodeReqs, narrowed requirements.Requirements, host int32) (requirements.Requirements, bool) {
+	if t.keyless(g, nodeReqs) && !narrowed.Has(g.key) {
+		return narrowed, true
+	}
 	cur := t.current(narrowed, nodeReqs, g.key)
 	from := cur
 	if _, spread := g.rule.(*spreadRule); spread && t.karpenter && !g.hostname {
