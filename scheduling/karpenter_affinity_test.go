@@ -65,3 +65,21 @@ func TestKarpenterModeAffinityStartsBesideMatchesOnOpenClaims(t *testing.T) {
 		assert.Equal(t, 1, c.Round, "%s", c.Pods[0].Name)
 	}
 }
+
+// TestKarpenterModeAffinityCountsMatchesInDomainsItsGroupDidNotKnow: a pod affinity group
+// knows the domains of the NodePools its creator tolerates, and Karpenter's Record adds the
+// domain of any match it counts. db-0 opens a NodeClaim on the tainted spot NodePool, which
+// web-0 (capacity-type affinity to every pod with a version label) does not tolerate; the
+// match holds spot, within web-0's reach, so web-0 starts nothing on the on-demand NodePool
+// and stays pending (karpenter-plan: 3 of 3 runs). Karpenter mode saw no match in its
+// group's domains and started the group on demand (difftest plan:964991: four app-1 pods).
+func TestKarpenterModeAffinityCountsMatchesInDomainsItsGroupDidNotKnow(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("karpmode", "affinity-match-in-untolerated-pool"))
+	in := fidelityInput(t, manifests, types, scheduling.PackingKarpenter)
+	res, err := scheduling.Solve(in.snap, in.opts)
+	require.NoError(t, err)
+	require.Len(t, res.NewNodeClaims, 1)
+	assert.Equal(t, "spot", res.NewNodeClaims[0].NodePool)
+	require.Len(t, res.PodErrors, 1)
+	assert.Equal(t, "web-0", res.PodErrors[0].Pod.Name)
+}

@@ -1,6 +1,10 @@
 package scheduling
 
-import "github.com/nodeplan/nodeplan/requirements"
+import (
+	"slices"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
 
 // affinityRule is a pod affinity term: a pod may join a domain holding a pod the group
 // selects, or start the group anywhere when it selects itself and no pod matches yet.
@@ -52,6 +56,20 @@ func (affinityRule) admissible(t *topology, g *topologyGroup, self bool, strict 
 		if g.counts[d] > 0 && pr.Has(d) {
 			a.domains = append(a.domains, d)
 		}
+	}
+	if t.karpenter && len(g.counts) > len(a.domains) {
+		// Karpenter's Record registers a domain its group did not know when it counts a
+		// match there (a NodePool whose taints the group's creator does not tolerate): the
+		// match holds it, and the pod may start the group elsewhere only when no match is
+		// in its reach (difftest plan:964991: app-0 on the spot NodePool app-1 does not
+		// tolerate kept app-1 out of the on-demand one).
+		n := len(a.domains)
+		for d, c := range g.counts {
+			if _, known := slices.BinarySearch(g.domains, d); c > 0 && !known && pr.Has(d) {
+				a.domains = append(a.domains, d)
+			}
+		}
+		slices.Sort(a.domains[n:])
 	}
 	// A pod may start its group only where no pod matches anywhere, as kube-scheduler
 	// binds it. Karpenter starts one whenever no domain in the pod's reach counts a match:
