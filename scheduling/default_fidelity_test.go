@@ -536,3 +536,24 @@ func TestAntiAffinityIgnoresNodesWithoutTheKey(t *testing.T) {
 		assert.Equal(t, "pool-2", c.NodePool)
 	}
 }
+
+// TestAffinityTargetsInKarpentersClaimOrder: when Karpenter mode places pods the default
+// leaves out, the default also tries Karpenter's order of open NodeClaims, fewest pods
+// first, without its preference for one whose cheapest type has the room. difftest default
+// plan:990091, minimised: four app-0 pods need a node with an app-3 pod (required hostname
+// affinity) and carry a zone spread of maxSkew 2. The default put both app-3 pods on the
+// zone-a NodeClaim that had the room, so only two app-0 pods could follow; Karpenter put one
+// app-3 pod on each of two NodeClaims in zones a and b and placed all four.
+func TestAffinityTargetsInKarpentersClaimOrder(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "affinity-targets-karpenter-order"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	hosts := map[string]bool{}
+	for _, c := range res.NewNodeClaims {
+		for _, p := range c.Pods {
+			if strings.HasPrefix(p.Name, "app-3-") {
+				hosts[c.Hostname] = true
+			}
+		}
+	}
+	assert.Len(t, hosts, 2, "each app-3 pod on a NodeClaim of its own")
+}

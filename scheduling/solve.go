@@ -115,6 +115,9 @@ type solver struct {
 	noNewClaims bool
 	// limitMinValues: the round a limit refusal starts is a minValues round too (rounds.go).
 	limitMinValues bool
+	// karpenterOrder: a pod joins the open NodeClaims in Karpenter's fewest-pods-first
+	// order only, not first one whose cheapest type has its room (starved.go).
+	karpenterOrder bool
 	// capWaits: a pod refused only under the cap waits for a minimum to rise (cap_wait.go);
 	// waitCap: the pod trySchedule just failed waits; waiting are those that wait.
 	capWaits, waitCap bool
@@ -236,6 +239,21 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 			if leavesOutLess(alt, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
 				res = alt
 			}
+			// Still short of Karpenter: its order of open NodeClaims, fewest pods first,
+			// without the default's preference for one with room on its cheapest type
+			// (starved.go: karpenterOrder).
+			if first, err = karpenterPlaced(karp, res); err != nil {
+				return nil, err
+			}
+			if first != nil {
+				alt, altInfo, err := solveOnce(snap, opts, cache, variant{karpenterOrder: true}, tune)
+				if err != nil {
+					return nil, err
+				}
+				if leavesOutLess(alt, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
+					res = alt
+				}
+			}
 		}
 		for _, alt := range []struct {
 			when bool
@@ -283,6 +301,8 @@ type variant struct {
 	hostFloor bool
 	// limitMinValues: the round a limit refusal starts is a minValues round too (rounds.go).
 	limitMinValues bool
+	// karpenterOrder: pods join open NodeClaims in Karpenter's order alone (starved.go).
+	karpenterOrder bool
 }
 
 // onceInfo is what one Solve tells solve about its plan.
@@ -323,7 +343,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 		p.first = v.first[p.pod]
 	}
 	firstAffinity(pods)
-	s.unpinned, s.strictCap, s.limitMinValues = v.unpinned, v.strictCap, v.limitMinValues
+	s.unpinned, s.strictCap, s.limitMinValues, s.karpenterOrder = v.unpinned, v.strictCap, v.limitMinValues, v.karpenterOrder
 	s.countPinned(pods)
 	errs := s.run(pods)
 	if v.hostFloor {
@@ -342,7 +362,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 		}
 	}
 	res := s.result(pods, errs)
-	if v.first != nil || info.starved != nil || s.uncapped || v.strictCap {
+	if v.first != nil || info.starved != nil || s.uncapped || v.strictCap || v.karpenterOrder {
 		info.spreadBreaks = s.spreadBreaks(res)
 	}
 	// A first-order plan with a pod placed without the cap, or planned with it strict, is

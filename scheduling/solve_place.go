@@ -324,8 +324,9 @@ func (s *solver) addOnce(p *podData, f *podForm) (podFailure, bool) {
 	if !p.claimsExhausted(f, len(s.claims)) && !s.noDomainFor(p, f) {
 		s.runKeys().track(s.filterBuf)
 		// A NodeClaim whose cheapest remaining type still has room for the pod takes it at no
-		// extra cost; only then fall back to Karpenter's fewest-pods-first order.
-		if s.opts.Packing != PackingKarpenter && s.addToOpenClaim(p, f, true) {
+		// extra cost; only then fall back to Karpenter's fewest-pods-first order (alone in
+		// the default's karpenterOrder variant).
+		if s.opts.Packing != PackingKarpenter && !s.karpenterOrder && s.addToOpenClaim(p, f, true) {
 			return podFailure{}, true
 		}
 		if s.addToOpenClaim(p, f, false) {
