@@ -557,3 +557,22 @@ func TestAffinityTargetsInKarpentersClaimOrder(t *testing.T) {
 	}
 	assert.Len(t, hosts, 2, "each app-3 pod on a NodeClaim of its own")
 }
+
+// TestSpreadIgnoresADomainOnlyALimitedNodePoolOffers: a spread's minimum is over the domains
+// a node can be in, and a NodePool whose limits its nodes have used up launches none.
+// difftest default plan:990122, minimised: a capacity-type spread of maxSkew 1 with one
+// app-1 pod on an on-demand node; pool-0 offers spot, on-demand and reserved, but its cpu
+// limit is taken by its spot node. "reserved", where no node can be, held the minimum at
+// zero and kept app-1-1 out; kube-scheduler, counting spot and on-demand, binds both app-1
+// pods to the spot node (skew 1), as Karpenter placed them.
+func TestSpreadIgnoresADomainOnlyALimitedNodePoolOffers(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "spread-limited-domain"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	require.Empty(t, res.NewNodeClaims)
+	var on []string
+	for _, b := range res.Bindings {
+		assert.Equal(t, "node-0", b.To)
+		on = append(on, b.Pod.Name)
+	}
+	assert.ElementsMatch(t, []string{"app-1-0", "app-1-1"}, on)
+}

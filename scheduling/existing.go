@@ -219,6 +219,21 @@ func sortByOrder(nodes []*existingNode, at []int) {
 	}
 }
 
+// markStartTypes records, per template, the types its NodePool's limits leave room for once
+// the existing nodes are counted (template.startTypes).
+func (s *solver) markStartTypes() {
+	for _, t := range s.templates {
+		switch {
+		case t.nodesLeft == 0:
+			t.startTypes = newBitset(len(t.types))
+		case t.hasLimits:
+			t.startTypes, _ = t.withinLimits()
+		default:
+			t.startTypes = t.all
+		}
+	}
+}
+
 // countLimits counts the nodes that take pods against their NodePools' limits.
 func (s *solver) countLimits() {
 	var limited []*template

@@ -811,9 +811,10 @@ func hostPortClashes(placed, bound []*corev1.Pod) []string {
 	return out
 }
 
-// zoneUniverse is the set of zones a zone spread counts (Karpenter section 1.14.1): the zone
-// values of the NodePools that can launch something, the zones of their instance types'
-// available compatible offerings, and the zones of existing nodes.
+// zoneUniverse is the set of zones a zone spread counts, where a node can be: the zones of
+// the available compatible offerings of the instance types a NodePool can launch (its
+// requirements admit the type and its limits, the existing nodes counted, leave room for
+// it), and the zones of existing nodes.
 func zoneUniverse(in *cluster.Snapshot) map[string]bool {
 	out := map[string]bool{}
 	for _, np := range in.NodePools() {
@@ -821,29 +822,43 @@ func zoneUniverse(in *cluster.Snapshot) map[string]bool {
 		if err != nil {
 			panic(err)
 		}
-		zones := map[string]bool{}
-		survives := false
-		for _, it := range in.InstanceTypes()[np.Name] {
-			if !it.Requirements.HasIntersection(reqs) {
+		used := corev1.ResourceList{}
+		nodes := int64(0)
+		for _, n := range in.Nodes() {
+			if n.Node == nil || n.Node.Labels[v1.NodePoolLabelKey] != np.Name {
 				continue
 			}
-			ofs := it.Offerings.Available().Compatible(reqs)
-			if len(ofs) > 0 {
-				survives = true
+			nodes++
+			for r, q := range n.Node.Status.Capacity {
+				sum := used[r]
+				sum.Add(q)
+				used[r] = sum
 			}
-			for _, o := range ofs {
-				zones[o.Zone()] = true
+		}
+		room := func(it *cloudprovider.InstanceType) bool {
+			for r, lim := range np.Spec.Limits {
+				if r == "nodes" {
+					if nodes+1 > lim.Value() {
+						return false
+					}
+					continue
+				}
+				sum := used[r].DeepCopy()
+				if q, ok := it.Capacity[r]; ok {
+					sum.Add(q)
+				}
+				if sum.Cmp(lim) > 0 {
+					return false
+				}
 			}
+			return true
 		}
-		if !survives {
-			continue
-		}
-		for z := range zones {
-			out[z] = true
-		}
-		if reqs.Has(v1.LabelTopologyZone) && reqs.Get(v1.LabelTopologyZone).Operator() == requirements.In {
-			for _, z := range reqs.Get(v1.LabelTopologyZone).Values() {
-				out[z] = true
+		for _, it := range in.InstanceTypes()[np.Name] {
+			if !it.Requirements.HasIntersection(reqs) || !room(it) {
+				continue
+			}
+			for _, o := range it.Offerings.Available().Compatible(reqs) {
+				out[o.Zone()] = true
 			}
 		}
 	}

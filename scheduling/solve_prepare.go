@@ -66,6 +66,7 @@ func prepare(snap *cluster.Snapshot, opts Options, cache *Cache, placing bool) (
 	s.buildTemplateTypes()
 	s.buildReservations()
 	s.buildExisting()
+	s.markStartTypes()
 	if placing {
 		s.countBoundPods()
 	}

@@ -49,6 +49,10 @@ type template struct {
 	// may go below zero), a NodeClaim of the round none, and the NodePool launches nothing
 	// once nodesLeft is zero or less.
 	nodesLimited bool
+	// startTypes are the types the NodePool's limits left room for once the existing nodes
+	// were counted (markStartTypes): the Solve can launch no other (its NodeClaims only take
+	// room), so no node of another can be in a domain (domainsOfNodes).
+	startTypes bitset
 	// fitIndex orders the types by allocatable (template_fit.go), built per Solve on use.
 	fitIndex *typeFit
 }

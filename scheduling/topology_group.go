@@ -39,6 +39,9 @@ type topologyGroup struct {
 	// filterDomains are, for a default-mode spread with a node filter, the domains where a
 	// node passing it can be (filterDomains; nil until read).
 	filterDomains map[string]bool
+	// launchable are, for a default-mode spread over a key other than the hostname, the
+	// domains where a node it counts can be (launchableDomains; nil until read).
+	launchable map[string]bool
 	// hostFloor is, for a hostname spread, the least count over the nodes it counts once no
 	// NodeClaim opens any more (fillHostFloors); zero before.
 	hostFloor int32

@@ -3,6 +3,7 @@ package scheduling
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -61,9 +62,11 @@ func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict
 			}
 		}
 	default:
-		filtered := hasFilter(g)
+		// Over the domains a node the spread counts can be in (launchableDomains):
+		// kube-scheduler sees no other.
+		launchable := t.launchableDomains(g)
 		for _, d := range g.domains {
-			if g.filterAdmits(t, d) && (!filtered || t.nodeDomain(g, d)) {
+			if g.filterAdmits(t, d) && (launchable == nil || launchable[d]) {
 				n++
 				minCount = min(minCount, g.counts[d])
 			}
@@ -88,12 +91,13 @@ func (s *spreadRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains
 	var best []string
 	var mask uint64 // best as bits of g.domains, when it has at most 64
 	bestCount, j := 0, 0
+	filtered := !t.karpenter && hasFilter(g)
 	for i, d := range g.domains {
 		if j == len(adm.domains) || adm.domains[j] != d {
 			continue
 		}
 		j++
-		if !r.Has(d) || g.filterDomains != nil && !t.karpenter && !g.filterDomains[d] {
+		if !r.Has(d) || filtered && !t.nodeDomain(g, d) {
 			continue // no node the pod passes the filter of, the pod's own, can be there
 		}
 		switch c := g.counts[d]; {
@@ -232,44 +236,60 @@ func (g *topologyGroup) filterTerms() []requirements.Requirements {
 	return nil
 }
 
-// nodeDomain reports whether d is a domain where a node passing g's node filter can be: an
-// existing node's, or one a NodePool allows on g's key where an available offering of an
-// instance type has labels (the type's and offering's, then the NodePool's others) that meet
-// a filter term. kube-scheduler counts only nodes passing the filter, so a domain no such
-// node can be in never holds the spread's minimum at zero (difftest default plan:952340:
-// app-2's zone spread, maxSkew 2, over pods that need a10g GPUs offered in zone b only: the
-// default placed two of four where Karpenter and kube-scheduler place all four). A NodePool's
-// requirement on a label the type has, and its taints, are not read, so a domain counts
-// wherever the catalog could put such a node, as hack/difftest's checker reads it (verify
-// counts fewer).
+// nodeDomain reports whether d is a domain where a node passing g's node filter could be
+// (domainsOfNodes, loose: any type of a NodePool, whatever its requirements on other labels
+// and its limits): narrow keeps a pod's NodeClaim out of other domains.
 func (t *topology) nodeDomain(g *topologyGroup, d string) bool {
 	if g.filterDomains == nil {
-		g.filterDomains = t.domainsOfNodes(g.key, g.spread.filterTerms)
+		g.filterDomains = t.domainsOfNodes(g.key, g.spread.filterTerms, false)
 	}
 	return g.filterDomains[d]
 }
 
-// launchable reports whether d is a domain where a node that g counts can be (nodeDomain;
-// for a spread without a node filter, any node): the least count as launched is over such
-// domains only, since a domain no node is in is none of kube-scheduler's.
+// launchable reports whether d is a domain where a node that g counts can be
+// (launchableDomains): the least count as launched is over such domains only, since a
+// domain no node is in is none of kube-scheduler's.
 func (t *topology) launchable(g *topologyGroup, d string) bool {
+	return t.launchableDomains(g)[d]
+}
+
+// launchableDomains are the domains where a node that spread g counts can be (nil for a
+// hostname spread, whose domains are the nodes, a new NodeClaim one more): an existing
+// node's, or one a NodePool allows on g's key where an available offering, compatible with
+// the NodePool, of an instance type it can launch (its requirements admit the type, its
+// limits left room for it once the existing nodes were counted) has labels (the type's and
+// offering's, then the NodePool's others) that meet one of g's node filter terms (any,
+// without a filter). kube-scheduler counts only nodes passing the filter, so a domain no
+// such node can be in never holds the spread's minimum at zero (difftest default
+// plan:952340: app-2's zone spread, maxSkew 2, over pods that need a10g GPUs offered in zone
+// b only: the default placed two of four where Karpenter and kube-scheduler place all four;
+// plan:990122: "reserved", offered only by a NodePool whose cpu limit its nodes had used up,
+// held a capacity-type spread's minimum at zero and kept an app-1 pod out). A NodePool's
+// taints are not read, so a domain counts wherever such a node could be, as hack/difftest's
+// checker reads it (verify counts fewer: a NodePool's limits with the plan's nodes too).
+func (t *topology) launchableDomains(g *topologyGroup) map[string]bool {
+	if g.launchable != nil || g.hostname {
+		return g.launchable
+	}
 	if hasFilter(g) {
-		return t.nodeDomain(g, d)
+		g.launchable = t.domainsOfNodes(g.key, g.spread.filterTerms, true)
+		return g.launchable
 	}
 	doms, ok := t.nodeDomains[g.key]
 	if !ok {
-		doms = t.domainsOfNodes(g.key, nil)
+		doms = t.domainsOfNodes(g.key, nil, true)
 		if t.nodeDomains == nil {
 			t.nodeDomains = map[string]map[string]bool{}
 		}
 		t.nodeDomains[g.key] = doms
 	}
-	return doms[d]
+	g.launchable = doms
+	return doms
 }
 
 // domainsOfNodes are the values of key where a node meeting one of terms (nil: any node) can
-// be, as nodeDomain reads them.
-func (t *topology) domainsOfNodes(key string, terms []requirements.Requirements) map[string]bool {
+// be: launchable ones (strict, launchableDomains), or those nodeDomain reads.
+func (t *topology) domainsOfNodes(key string, terms []requirements.Requirements, strict bool) map[string]bool {
 	out := map[string]bool{}
 	meets := func(r requirements.Requirements, within bool) bool {
 		if terms == nil {
@@ -289,12 +309,9 @@ func (t *topology) domainsOfNodes(key string, terms []requirements.Requirements)
 	}
 	for _, p := range t.universe.pools {
 		pr, constrained := p.reqs[key]
-		for _, it := range p.types {
-			if it == nil {
-				continue
-			}
+		offer := func(it *cloudprovider.InstanceType) {
 			for _, o := range it.Offerings {
-				if o == nil || !o.Available {
+				if o == nil || !o.Available || strict && !offeringCompatible(o, p.reqs) {
 					continue
 				}
 				r := it.Requirements.Union(o.Requirements)
@@ -312,6 +329,25 @@ func (t *topology) domainsOfNodes(key string, terms []requirements.Requirements)
 				}
 			}
 		}
+		if !strict {
+			for _, it := range p.types {
+				if it != nil {
+					offer(it)
+				}
+			}
+			continue
+		}
+		if p.t == nil {
+			continue // the NodePool can launch nothing
+		}
+		types := p.t.startTypes
+		if types == nil {
+			types = p.t.all // before the limits were read (markStartTypes)
+		}
+		types.each(func(i int) bool {
+			offer(p.t.types[i].it)
+			return true
+		})
 	}
 	return out
 }

@@ -177,6 +177,9 @@ type offeringPool struct {
 	reqs   requirements.Requirements
 	taints []corev1.Taint
 	types  cloudprovider.InstanceTypes
+	// t is the NodePool's template (nil when it can launch nothing): the types it can launch
+	// a node of (domainsOfNodes).
+	t *template
 }
 
 // addOfferingPool records a ready NodePool (t: its template, nil when it can launch nothing)
@@ -193,7 +196,7 @@ func (s *solver) addOfferingPool(np *v1.NodePool, t *template, types cloudprovid
 	} else {
 		return
 	}
-	s.offeringPools = append(s.offeringPools, offeringPool{reqs: reqs, taints: np.Spec.Template.Spec.Taints, types: types})
+	s.offeringPools = append(s.offeringPools, offeringPool{reqs: reqs, taints: np.Spec.Template.Spec.Taints, types: types, t: t})
 }
 
 // offeredDomains maps each domain of key the pools name to the taints of those pools: the

@@ -61,8 +61,10 @@
 //     (TopologySpreadAsLaunched; over zones, difftest default plan:930000).
 //     Eligible domains are
 //     the values of the key on every node of the final placement the filter admits, plus
-//     every value a usable NodePool could launch: for each of its instance types and each
-//     available offering, the NodePool's requirements, template labels, type and offering
+//     every value a usable NodePool could launch: for each of its instance types its limits
+//     leave room for (its existing and launched nodes counted: a NodePool whose limits its
+//     nodes have used up launches no node anywhere) and each available offering, the
+//     NodePool's requirements, template labels, type and offering
 //     together, compatible with one of the pod's required node-affinity terms (under
 //     Honor) and with NodePool taints the pod tolerates (under taints Honor), define the
 //     key In a set of values. The pod's node must have the key. A breach that Karpenter's

@@ -128,26 +128,7 @@ func (w *world) checkLimits() []Violation {
 		if np == nil || len(np.Spec.Limits) == 0 {
 			continue
 		}
-		used := corev1.ResourceList{}
-		launched := 0
-		for _, l := range w.locs {
-			if l.pool != np.Name {
-				continue
-			}
-			switch {
-			case l.claim >= 0:
-				if !l.launched {
-					continue
-				}
-				launched++
-				addTo(used, l.nc.InstanceType.Capacity)
-			case !l.marked:
-				addTo(used, nodeCapacity(l))
-			default:
-				continue
-			}
-			addTo(used, corev1.ResourceList{"nodes": *resource.NewQuantity(1, resource.DecimalSI)})
-		}
+		used, launched := w.poolUsage(np.Name)
 		if launched == 0 {
 			continue
 		}
@@ -168,6 +149,49 @@ func (w *world) checkLimits() []Violation {
 		}
 	}
 	return out
+}
+
+// poolUsage is what NodePool pool's nodes take of its limits as launched: the capacity of
+// its existing nodes (not being deleted) and of the NodeClaims launched, one "nodes" each;
+// launched counts those NodeClaims.
+func (w *world) poolUsage(pool string) (used corev1.ResourceList, launched int) {
+	used = corev1.ResourceList{}
+	for _, l := range w.locs {
+		if l.pool != pool {
+			continue
+		}
+		switch {
+		case l.claim >= 0:
+			if !l.launched {
+				continue
+			}
+			launched++
+			addTo(used, l.nc.InstanceType.Capacity)
+		case !l.marked:
+			addTo(used, nodeCapacity(l))
+		default:
+			continue
+		}
+		addTo(used, corev1.ResourceList{"nodes": *resource.NewQuantity(1, resource.DecimalSI)})
+	}
+	return used, launched
+}
+
+// roomFor reports whether NodePool np's limits, with used taken, leave room for a node of
+// instance type it.
+func roomFor(np *v1.NodePool, used corev1.ResourceList, it *cloudprovider.InstanceType) bool {
+	for name, limit := range np.Spec.Limits {
+		got := used[name].DeepCopy()
+		if name == "nodes" {
+			got.Add(*resource.NewQuantity(1, resource.DecimalSI))
+		} else if q, ok := it.Capacity[name]; ok {
+			got.Add(q)
+		}
+		if got.Cmp(limit) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // nodeCapacity is an existing node's capacity (the NodeClaim's until the Node reports it,

@@ -342,7 +342,9 @@ func (w *world) countSelected(ns, k string, sel labels.Selector, f spreadFilter)
 
 // eligibleDomains are the values of key a node for the pod could have: those of the
 // nodes f admits, and those a usable NodePool could launch with one of its instance types
-// in one of their available offerings, where NodePool, template labels, type and offering
+// its limits leave room for (its nodes as launched counted: a NodePool whose limits its
+// nodes have used up launches no node anywhere) in one of their available offerings,
+// where NodePool, template labels, type and offering
 // together are compatible with one of the pod's required node-affinity terms (when the
 // filter honours affinity) and the pod tolerates the NodePool's taints (when it honours
 // taints).
@@ -372,8 +374,12 @@ func (w *world) eligibleDomains(k string, f spreadFilter) map[string]bool {
 			continue
 		}
 		base.Add(requirementValues(requirements.FromLabels(np.Spec.Template.ObjectMeta.Labels))...)
+		var used corev1.ResourceList
+		if len(np.Spec.Limits) > 0 {
+			used, _ = w.poolUsage(np.Name)
+		}
 		for _, it := range w.snap.InstanceTypes()[np.Name] {
-			if it == nil || !base.HasIntersection(it.Requirements) {
+			if it == nil || !base.HasIntersection(it.Requirements) || used != nil && !roomFor(np, used, it) {
 				continue
 			}
 			withType := base.Copy()

@@ -77,6 +77,7 @@ type catalogType struct {
 	labels      map[string]string
 	allocatable corev1.ResourceList
 	cpuCapacity resource.Quantity
+	capacity    corev1.ResourceList
 	offers      [][2]string // available offerings: zone, capacity type
 }
 
@@ -102,7 +103,7 @@ func loadWorld(dir string) (*world, error) {
 			a.Sub(q)
 			alloc[k] = a
 		}
-		ct := catalogType{labels: t.Labels, allocatable: alloc, cpuCapacity: t.Capacity[corev1.ResourceCPU]}
+		ct := catalogType{labels: t.Labels, allocatable: alloc, cpuCapacity: t.Capacity[corev1.ResourceCPU], capacity: t.Capacity}
 		for _, o := range t.Offerings {
 			// As the catalog file reads it (aws/catalog): a reserved offering is available by
 			// default only while its reservation has capacity left (plan:980218: zone c's
@@ -145,6 +146,7 @@ type holder struct {
 	taints      []corev1.Taint
 	allocatable corev1.ResourceList
 	cpuCapacity resource.Quantity
+	capacity    corev1.ResourceList
 	pods        []*corev1.Pod
 	isNew       bool
 	newPods     map[string]bool
@@ -160,7 +162,7 @@ func (w *world) validatePlan(o *planOutput) []violation {
 	byNode := map[string]*holder{}
 	for _, n := range w.set.Nodes {
 		h := &holder{name: n.Name, pool: n.Labels[v1.NodePoolLabelKey], labels: n.Labels, taints: n.Spec.Taints,
-			allocatable: n.Status.Allocatable, cpuCapacity: n.Status.Capacity[corev1.ResourceCPU], newPods: map[string]bool{}}
+			allocatable: n.Status.Allocatable, cpuCapacity: n.Status.Capacity[corev1.ResourceCPU], capacity: n.Status.Capacity, newPods: map[string]bool{}}
 		holders = append(holders, h)
 		byNode[n.Name] = h
 	}
@@ -207,7 +209,7 @@ func (w *world) validatePlan(o *planOutput) []violation {
 		l[corev1.LabelHostname] = fmt.Sprintf("new-claim-%d", i)
 		h := &holder{name: fmt.Sprintf("claim %d (%s %s)", i, c.InstanceType, c.Zone), pool: c.NodePool, labels: l,
 			allocatable: t.allocatable, isNew: true, newPods: map[string]bool{}}
-		h.cpuCapacity = t.cpuCapacity
+		h.cpuCapacity, h.capacity = t.cpuCapacity, t.capacity
 		for _, tt := range c.Taints {
 			h.taints = append(h.taints, corev1.Taint{Key: tt.Key, Value: tt.Value, Effect: corev1.TaintEffect(tt.Effect)})
 		}
@@ -677,14 +679,16 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 
 // domains are the values of key (zone or capacity type) that the input's catalog offers and
 // the pod's required node affinity allows for that key, within some NodePool that can still
-// launch a node there: one below its nodes limit (the plan's nodes counted, holders) with an
-// instance type its requirements admit offered there (plan:960280: zone c, offered only by
+// launch a node there: an instance type its requirements admit offered there, for which its
+// limits (the plan's nodes counted, holders) leave room (plan:960280: zone c, offered only by
 // types of the wrong family or arch for one NodePool and by a NodePool at its nodes limit, is
-// no domain kube-scheduler can see).
+// no domain kube-scheduler can see; plan:984082: on-demand, offered only by a NodePool whose
+// node had used up its cpu limit).
 func (w *world) domains(k string, p *corev1.Pod, holders []*holder) []string {
 	vals := map[string]bool{}
 	for _, np := range w.set.NodePools {
-		if w.atNodesLimit(np.Name, holders) {
+		used := w.poolUsed(np, holders)
+		if used != nil && used.nodesFull {
 			continue
 		}
 		allowed := func(v string) bool {
@@ -705,7 +709,7 @@ func (w *world) domains(k string, p *corev1.Pod, holders []*holder) []string {
 				continue
 			}
 			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{k: v}}}
-			if ok, _ := onlyKey(p, k).Match(node); ok && w.launchableFor(p, np, k, v) {
+			if ok, _ := onlyKey(p, k).Match(node); ok && w.launchableFor(p, np, k, v, used) {
 				vals[v] = true
 			}
 		}
@@ -722,7 +726,7 @@ func (w *world) domains(k string, p *corev1.Pod, holders []*holder) []string {
 // affinity (its nodeSelector and any one of its terms): kube-scheduler counts only nodes
 // that match, so a value no such node can have is no domain of p's spread (plan:880056: terms
 // "zone c" or "cpu > 4", and the catalog's only types in zones a and b have 2 vCPUs).
-func (w *world) launchableFor(p *corev1.Pod, np *v1.NodePool, k, v string) bool {
+func (w *world) launchableFor(p *corev1.Pod, np *v1.NodePool, k, v string, used *poolUse) bool {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(p)
 	term := corev1.NodeSelectorTerm{}
 	for _, r := range np.Spec.Template.Spec.Requirements {
@@ -730,6 +734,9 @@ func (w *world) launchableFor(p *corev1.Pod, np *v1.NodePool, k, v string) bool 
 	}
 	pool := nodeaffinity.NewLazyErrorNodeSelector(&corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}})
 	for name, t := range w.types {
+		if !used.roomFor(t.capacity) {
+			continue
+		}
 		for _, o := range t.offers {
 			if k == corev1.LabelTopologyZone && o[0] != v || k == v1.CapacityTypeLabelKey && o[1] != v {
 				continue
@@ -754,26 +761,59 @@ func (w *world) launchableFor(p *corev1.Pod, np *v1.NodePool, k, v string) bool 
 	return false
 }
 
-// atNodesLimit reports whether NodePool pool has as many nodes as its nodes limit allows,
-// the plan's counted (holders).
-func (w *world) atNodesLimit(pool string, holders []*holder) bool {
-	for _, np := range w.set.NodePools {
-		if np.Name != pool || np.Spec.Limits == nil {
+// poolUse is what a NodePool's nodes, the plan's counted, take of its limits (nil: it has
+// none).
+type poolUse struct {
+	limits    corev1.ResourceList
+	used      corev1.ResourceList
+	nodesFull bool // as many nodes as its nodes limit allows
+}
+
+// poolUsed sums the capacity of NodePool np's nodes, the plan's counted (holders).
+func (w *world) poolUsed(np *v1.NodePool, holders []*holder) *poolUse {
+	if len(np.Spec.Limits) == 0 {
+		return nil
+	}
+	u := &poolUse{limits: corev1.ResourceList(np.Spec.Limits), used: corev1.ResourceList{}}
+	n := int64(0)
+	for _, h := range holders {
+		if h.pool != np.Name {
 			continue
 		}
-		lim, ok := np.Spec.Limits[corev1.ResourceName("nodes")]
-		if !ok {
+		n++
+		for r, q := range h.capacity {
+			sum := u.used[r]
+			sum.Add(q)
+			u.used[r] = sum
+		}
+	}
+	if lim, ok := u.limits[corev1.ResourceName("nodes")]; ok && n >= lim.Value() {
+		u.nodesFull = true
+	}
+	return u
+}
+
+// roomFor reports whether the limits leave room for one more node of capacity c.
+func (u *poolUse) roomFor(c corev1.ResourceList) bool {
+	if u == nil {
+		return true
+	}
+	if u.nodesFull {
+		return false
+	}
+	for r, lim := range u.limits {
+		if r == "nodes" {
+			continue
+		}
+		sum := u.used[r].DeepCopy()
+		if q, ok := c[r]; ok {
+			sum.Add(q)
+		}
+		if sum.Cmp(lim) > 0 {
 			return false
 		}
-		n := int64(0)
-		for _, h := range holders {
-			if h.pool == pool {
-				n++
-			}
-		}
-		return n >= lim.Value()
 	}
-	return false
+	return true
 }
 
 // onlyKey is the pod's required node affinity restricted to terms on key k.
