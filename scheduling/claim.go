@@ -58,6 +58,9 @@ type claim struct {
 	promise  requirements.Requirements
 	launched bool
 	pre      *prelaunch
+	// node is the room of the node c launched as, when its DaemonSets are not the ones its
+	// type keeps room for in the NodePool (launchedRoom); nil otherwise.
+	node *nodeRoom
 	// holds is the capacity reservation the claim holds ("" none; reservations.go).
 	holds string
 	// reserved are the capacity reservations a Karpenter-mode NodeClaim holds, sorted
@@ -183,8 +186,8 @@ func (c *claim) check(s *solver, p *podData, f *podForm, why *Cause) (placement,
 func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged requirements.Requirements, changed []string, why *Cause) (placement, bool) {
 	t := c.t
 	fitsPod := func(i int) bool {
-		tt := t.types[i]
-		return fits2(c.requests, p.requests, tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports))
+		alloc, ports := c.typeRoom(i)
+		return fits2(c.requests, p.requests, alloc) && (len(p.ports) == 0 || !portsConflict(ports, p.ports))
 	}
 	merged, changed, types, status := c.narrowTopology(s, p, f, merged, changed, fitsPod, why)
 	if status == narrowedNoType && f.spreadsBeyondHosts() && !s.karpenter && len(c.pods) > 0 {
@@ -484,7 +487,7 @@ func (c *claim) keepFitting(s *solver, from bitset, ports []hostPort) {
 	t := c.t
 	kept := newBitset(len(t.types))
 	copy(kept, from)
-	if fit := t.fit(); len(ports) == 0 && !s.opts.withoutIndexes && fit.fitting(kept, c.requests) {
+	if fit := t.fit(); c.node == nil && len(ports) == 0 && !s.opts.withoutIndexes && fit.fitting(kept, c.requests) {
 		fit.maxAlloc(kept, c.maxAlloc)
 		c.types = kept
 		return
@@ -494,14 +497,25 @@ func (c *claim) keepFitting(s *solver, from bitset, ports []hostPort) {
 		c.maxAlloc[r] = -1 << 62
 	}
 	from.each(func(i int) bool {
-		tt := t.types[i]
-		if c.requests.fits(tt.alloc) && (len(ports) == 0 || !portsConflict(tt.daemonPorts, ports)) {
+		alloc, daemonPorts := c.typeRoom(i)
+		if c.requests.fits(alloc) && (len(ports) == 0 || !portsConflict(daemonPorts, ports)) {
 			kept.set(i)
-			c.maxAlloc.raise(tt.alloc)
+			c.maxAlloc.raise(alloc)
 		}
 		return true
 	})
 	c.types = kept
+}
+
+// typeRoom is the allocatable the pods of c may use on its type i and the host ports its
+// DaemonSets bind there: the launched node's (c.node) once it launched with other
+// DaemonSets than the type keeps room for.
+func (c *claim) typeRoom(i int) (vec, []hostPort) {
+	if c.node != nil {
+		return c.node.alloc, c.node.ports
+	}
+	tt := c.t.types[i]
+	return tt.alloc, tt.daemonPorts
 }
 
 // countingReqs are the claim's requirements with its promise: where its pods are counted.
@@ -519,14 +533,15 @@ func (c *claim) keepTypes(from bitset) {
 	t := c.t
 	c.types = newBitset(len(t.types))
 	copy(c.types, from)
-	if fit := t.fit(); fit.res != nil {
+	if fit := t.fit(); fit.res != nil && c.node == nil {
 		fit.maxAlloc(c.types, c.maxAlloc)
 	} else {
 		for r := range c.maxAlloc {
 			c.maxAlloc[r] = -1 << 62
 		}
 		c.types.each(func(i int) bool {
-			c.maxAlloc.raise(t.types[i].alloc)
+			alloc, _ := c.typeRoom(i)
+			c.maxAlloc.raise(alloc)
 			return true
 		})
 	}
@@ -535,11 +550,11 @@ func (c *claim) keepTypes(from bitset) {
 
 // setHead computes the room left on the cheapest remaining type.
 func (c *claim) setHead() {
-	t := c.t
 	old := room{c.headCPU, c.headMem, c.roomCPU, c.roomMem}
 	c.head = c.head[:0]
 	c.types.each(func(i int) bool {
-		c.head = append(c.head, t.types[i].alloc...)
+		alloc, _ := c.typeRoom(i)
+		c.head = append(c.head, alloc...)
 		c.head.sub(c.requests)
 		return false
 	})

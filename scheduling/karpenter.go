@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"slices"
+
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -150,6 +152,7 @@ func (s *solver) launch(c *claim) {
 	types.set(l.i)
 	c.reqs = reqs
 	c.setValues(s, c.reqs)
+	c.node = s.launchedRoom(c, l.i)
 	c.keepTypes(types)
 	if c.counted != nil {
 		// The next round counts the node at the type that launched.
@@ -161,6 +164,45 @@ func (s *solver) launch(c *claim) {
 		}
 		c.counted = launched.clone()
 	}
+}
+
+// nodeRoom is the room a NodeClaim launched between Karpenter's rounds offers the next
+// rounds' pods when its node runs other DaemonSets than the NodeClaim kept room for.
+type nodeRoom struct {
+	alloc vec        // the launched type's allocatable less the node's DaemonSets
+	ports []hostPort // the node's DaemonSets' host ports
+}
+
+// launchedRoom is the room of c launched as type i, nil when it is the type's room in c's
+// NodePool. An open NodeClaim keeps room for every DaemonSet its NodePool may run on the
+// type; Karpenter's next round takes the launched node as an existing one and keeps room
+// only for the DaemonSets whose node affinity its labels match and who tolerate its taints
+// (a DaemonSet of on-demand nodes takes nothing on a node launched spot).
+func (s *solver) launchedRoom(c *claim, i int) *nodeRoom {
+	tt := c.t.types[i]
+	reqs := c.reqs.Copy()
+	for _, k := range tt.it.Requirements.Keys() {
+		reqs.Add(tt.it.Requirements.Get(k))
+	}
+	labels := reqs.Labels()
+	labels[v1.NodeRegisteredLabelKey], labels[v1.NodeInitializedLabelKey] = "true", "true"
+	node := requirements.FromLabels(labels)
+	taints := schedulingTaints(c.t.taints)
+	overhead := make(vec, len(s.res.names))
+	var ports []hostPort
+	for _, d := range s.daemons {
+		if tolerates(d.form.tolerations, taints) && daemonCompatibleWithNode(d, node) {
+			overhead.add(d.requests)
+			ports = append(ports, d.ports...)
+		}
+	}
+	if slices.Equal(overhead, tt.overhead) && slices.Equal(ports, tt.daemonPorts) {
+		return nil
+	}
+	_, alloc := s.typeVecs(tt.it)
+	alloc = alloc.clone()
+	alloc.sub(overhead)
+	return &nodeRoom{alloc: alloc, ports: ports}
 }
 
 // launchedPasses reports whether a node launched with option l passes g's node filter, as
@@ -193,6 +235,7 @@ func (s *solver) restoreUnchanged() {
 	for _, c := range s.launched {
 		if p := c.pre; p != nil && !c.grownAfterLaunch() {
 			c.reqs, c.values, c.loose, c.relaxed = p.reqs, p.values, p.loose, p.relaxed
+			c.node = nil
 			c.keepTypes(p.types)
 		}
 	}

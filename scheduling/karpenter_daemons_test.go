@@ -32,3 +32,31 @@ func TestKarpenterModeCountsConflictingDaemonSet(t *testing.T) {
 		})
 	}
 }
+
+// TestKarpenterModeLaunchedNodeRunsOnlyItsDaemonSets: an open NodeClaim keeps room for every
+// DaemonSet its NodePool may run on a type, but Karpenter's next round takes the launched
+// node as an existing node and keeps room only for the DaemonSets its labels admit. od-agent
+// runs on on-demand nodes; web-0 opens a c7-2x4 NodeClaim (1.9 CPU left for pods with the
+// agent), web-1 neither fits beside it nor gets a second node under the 2-CPU limit, and the
+// NodeClaim launches spot. The next round binds web-1 to that node, where no agent runs
+// (karpenter-plan 3 of 3 runs: both pods on one spot c7-2x4). Karpenter mode kept the agent's
+// 100m on the launched node and left web-1 pending (difftest plan:991104: app-4-2). The
+// default mode still leaves it pending.
+func TestKarpenterModeLaunchedNodeRunsOnlyItsDaemonSets(t *testing.T) {
+	dir := filepath.Join("karpmode", "launched-node-daemonsets")
+	res := solveCase(t, dir, scheduling.PackingKarpenter)
+	assert.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 1)
+	c := res.NewNodeClaims[0]
+	require.NotNil(t, c.Offering)
+	assert.Equal(t, "spot", c.Offering.CapacityType())
+	var pods []string
+	for _, p := range c.Pods {
+		pods = append(pods, p.Name)
+	}
+	assert.ElementsMatch(t, []string{"web-0", "web-1"}, pods)
+
+	def := solveCase(t, dir, scheduling.PackingCostAware)
+	require.Len(t, def.PodErrors, 1)
+	assert.Equal(t, scheduling.ReasonNodePoolLimit, def.PodErrors[0].Code)
+}
