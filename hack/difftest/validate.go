@@ -688,7 +688,7 @@ func (w *world) domains(k string, p *corev1.Pod, holders []*holder) []string {
 	vals := map[string]bool{}
 	for _, np := range w.set.NodePools {
 		used := w.poolUsed(np, holders)
-		if used != nil && used.nodesFull {
+		if used != nil && used.nodesFull || !w.meetsMinValues(np) {
 			continue
 		}
 		allowed := func(v string) bool {
@@ -721,6 +721,56 @@ func (w *world) domains(k string, p *corev1.Pod, holders []*holder) []string {
 	return out
 }
 
+// meetsMinValues reports whether the catalog's types NodePool np admits, with an available
+// offering, hold as many values of each key as its minValues asks: a NodePool that cannot
+// meet them launches nothing, so it makes no domain (plan:971084: family c with minValues 3
+// over two c types; zone a, offered only there, was a false domain of app-1's zone spread).
+func (w *world) meetsMinValues(np *v1.NodePool) bool {
+	pool := poolSelector(np)
+	for _, r := range np.Spec.Template.Spec.Requirements {
+		if r.MinValues == nil {
+			continue
+		}
+		values := map[string]bool{}
+		for name, t := range w.types {
+			for _, o := range t.offers {
+				labels := offerLabels(np, name, t, o)
+				if ok, _ := pool.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}}); ok {
+					if v, has := labels[r.Key]; has {
+						values[v] = true
+					}
+				}
+			}
+		}
+		if len(values) < *r.MinValues {
+			return false
+		}
+	}
+	return true
+}
+
+// poolSelector matches the nodes NodePool np's requirements admit.
+func poolSelector(np *v1.NodePool) *nodeaffinity.LazyErrorNodeSelector {
+	term := corev1.NodeSelectorTerm{}
+	for _, r := range np.Spec.Template.Spec.Requirements {
+		term.MatchExpressions = append(term.MatchExpressions, corev1.NodeSelectorRequirement{Key: r.Key, Operator: r.Operator, Values: r.Values})
+	}
+	return nodeaffinity.NewLazyErrorNodeSelector(&corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}})
+}
+
+// offerLabels are the labels of a node NodePool np launches on offering o of type t.
+func offerLabels(np *v1.NodePool, name string, t catalogType, o [2]string) map[string]string {
+	labels := map[string]string{corev1.LabelTopologyZone: o[0], v1.CapacityTypeLabelKey: o[1], corev1.LabelInstanceTypeStable: name,
+		v1.NodePoolLabelKey: np.Name}
+	for lk, lv := range t.labels {
+		labels[lk] = lv
+	}
+	for lk, lv := range np.Spec.Template.ObjectMeta.Labels {
+		labels[lk] = lv
+	}
+	return labels
+}
+
 // launchableFor reports whether some catalog type has an available offering with value v
 // of key k (zone or capacity type) on which a node would match p's whole required node
 // affinity (its nodeSelector and any one of its terms): kube-scheduler counts only nodes
@@ -728,11 +778,7 @@ func (w *world) domains(k string, p *corev1.Pod, holders []*holder) []string {
 // "zone c" or "cpu > 4", and the catalog's only types in zones a and b have 2 vCPUs).
 func (w *world) launchableFor(p *corev1.Pod, np *v1.NodePool, k, v string, used *poolUse) bool {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(p)
-	term := corev1.NodeSelectorTerm{}
-	for _, r := range np.Spec.Template.Spec.Requirements {
-		term.MatchExpressions = append(term.MatchExpressions, corev1.NodeSelectorRequirement{Key: r.Key, Operator: r.Operator, Values: r.Values})
-	}
-	pool := nodeaffinity.NewLazyErrorNodeSelector(&corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}})
+	pool := poolSelector(np)
 	for name, t := range w.types {
 		if !used.roomFor(t.capacity) {
 			continue
@@ -741,14 +787,7 @@ func (w *world) launchableFor(p *corev1.Pod, np *v1.NodePool, k, v string, used 
 			if k == corev1.LabelTopologyZone && o[0] != v || k == v1.CapacityTypeLabelKey && o[1] != v {
 				continue
 			}
-			labels := map[string]string{corev1.LabelTopologyZone: o[0], v1.CapacityTypeLabelKey: o[1], corev1.LabelInstanceTypeStable: name,
-				v1.NodePoolLabelKey: np.Name}
-			for lk, lv := range t.labels {
-				labels[lk] = lv
-			}
-			for lk, lv := range np.Spec.Template.ObjectMeta.Labels {
-				labels[lk] = lv
-			}
+			labels := offerLabels(np, name, t, o)
 			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}}
 			if inPool, _ := pool.Match(node); !inPool {
 				continue

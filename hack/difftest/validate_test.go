@@ -121,3 +121,18 @@ func TestSpreadDomainsAreWhereANodePoolCanLaunch(t *testing.T) {
 		t.Errorf("violations %v", vs)
 	}
 }
+
+// TestSpreadDomainsNeedANodePoolThatMeetsMinValues: a NodePool whose minValues its admitted
+// types cannot meet launches nothing, so a zone only it offers is no domain of a spread.
+// plan:971084 minimised: pool-0 asks for 3 instance types of family c and the catalog has 2;
+// app-1-0 joins node-1 in zone c (c 2, b 1), where the checker read zone a, offered only by
+// pool-0's types, as an empty domain (skew 2 > 1).
+func TestSpreadDomainsNeedANodePoolThatMeetsMinValues(t *testing.T) {
+	w, o := loadWorldAndPlan(t, "spread-min-values-pool")
+	if len(o.ExistingNodes) != 1 || len(o.ExistingNodes[0].Pods) != 1 {
+		t.Fatalf("the plan binds %v, want app-1-0 on an existing node", o.ExistingNodes)
+	}
+	if vs := w.validatePlan(o); len(vs) != 0 {
+		t.Errorf("violations %v", vs)
+	}
+}
