@@ -128,3 +128,30 @@ func TestKarpenterModeSpreadTakesItsMinimumOverTheNodesDomains(t *testing.T) {
 	}
 	assert.Equal(t, 3, onNode0)
 }
+
+// TestKarpenterModeSpreadMissRetriesRelaxed: a spread tie where most tied domains cannot
+// launch the NodeClaim is most likely missed by Karpenter's draw, and its retry is the pod's
+// relaxed attempt, whose relaxed spread group (PreferNoSchedule tolerated: a new node
+// filter) is made before the pod lands and so counts it. app-0's zone spread ties zones a, b and c; only c keeps
+// pool-0's minValues 3. The first app-0 pod lands in c on its relaxed attempt; the others
+// then find c full in both groups and stay pending, and both app-3 pods join its NodeClaim
+// (karpenter-plan: 9 of 12 runs). Karpenter mode retried the unrelaxed form, so the second
+// app-0 pod's relaxed group was made after the first landed, found c empty and opened a
+// second NodeClaim there (difftest plan:991064, reduced).
+func TestKarpenterModeSpreadMissRetriesRelaxed(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("karpmode", "spread-miss-relaxed-retry"))
+	res := fidelityInput(t, manifests, types, scheduling.PackingKarpenter).solve(t)
+	require.Len(t, res.NewNodeClaims, 1)
+	c := res.NewNodeClaims[0]
+	require.NotNil(t, c.Offering)
+	assert.Equal(t, "test-zone-c", c.Offering.Zone())
+	apps := map[string]int{}
+	for _, p := range c.Pods {
+		apps[p.Labels["app"]]++
+	}
+	assert.Equal(t, map[string]int{"app-0": 1, "app-3": 2}, apps)
+	require.Len(t, res.PodErrors, 2)
+	for _, e := range res.PodErrors {
+		assert.Equal(t, "app-0", e.Pod.Labels["app"])
+	}
+}

@@ -168,6 +168,21 @@ func (f *podForm) relax(pns pnsRelax) *podForm {
 	return &n
 }
 
+// relaxBears reports whether relax's next form for f has spread groups of its own, which
+// Karpenter makes when the pod relaxes (karpenter_relax.go), without making the form.
+func (f *podForm) relaxBears(pns pnsRelax) bool {
+	switch {
+	case f.twins == nil:
+		return false
+	case len(f.requiredTerms) > 1:
+		return f.dropped < len(f.twins.byTerms)
+	case len(f.preferredAffinity) > 0 || len(f.preferredAnti) > 0 || len(f.preferredNode) > 0 ||
+		indexOf(f.scheduleAnyway, true) >= 0:
+		return false
+	}
+	return pns.adds(f.tolerations) && f.twins.tolerated != nil
+}
+
 func indexOf(bs []bool, b bool) int {
 	for i, x := range bs {
 		if x == b {

@@ -25,7 +25,11 @@ type solver struct {
 	offeringPools            []offeringPool
 	toleratePreferNoSchedule bool
 	topo                     *topology
-	existing                 []*existingNode
+	// canRelax: the form being tried relaxes into one with spread groups of its own
+	// (Karpenter mode, relaxBears); relaxedRedraw: a form of the pod most likely missed its
+	// draw, so its relaxed forms draw again (tryForms).
+	canRelax, relaxedRedraw bool
+	existing                []*existingNode
 	// room indexes the existing nodes' room left for placement's first fit, built once
 	// scanned (the nodes checked one by one) exceeds roomIndexAfter times their number
 	// (placeOnExisting).

@@ -202,14 +202,27 @@ func (s *solver) trySchedule(p *podData) (podFailure, bool) {
 }
 
 // tryForms is one pass of trySchedule over p's relaxations.
+//
+// In Karpenter mode, when an attempt's spreads took tied domains their NodeClaims cannot
+// launch in, and Karpenter's draws, as good as random, most likely miss there too (missOdds
+// over one half), and the pod's next relaxation gives it spread groups of its own
+// (relaxBears), the retry that draws again is that relaxed attempt, as in Karpenter's
+// trySchedule: the relaxed groups are made before the pod lands and count it (difftest
+// plan:991064: app-0-0 missed zone a of a, b and c, relaxed to tolerate PreferNoSchedule and
+// landed in c, so no later app-0 pod's relaxed spread found c empty). Otherwise the unrelaxed
+// form draws again, as before (plan:978197: pool-2 launches in two of three tied zones).
 func (s *solver) tryForms(p *podData) (podFailure, bool) {
 	var failure podFailure
+	defer func() { s.relaxedRedraw = false }()
 	for f := p.form; f != nil; f = f.relax(s.pns()) {
 		if f != p.form {
 			s.topo.bear(f.spread)
 		}
+		s.canRelax = s.karpenter && f.relaxBears(s.pns())
 		var ok bool
-		if failure, ok = s.add(p, f); ok {
+		failure, ok = s.add(p, f)
+		s.canRelax = false
+		if ok {
 			return podFailure{}, true
 		}
 		if failure.deferred() {
@@ -292,9 +305,20 @@ func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
 // addDrawn is add without the cap: addOnce, and in Karpenter mode once more after a missed
 // draw.
 func (s *solver) addDrawn(p *podData, f *podForm) (podFailure, bool) {
-	s.topo.missedDraw = false
+	if s.relaxedRedraw {
+		// An earlier form missed its draw: this relaxed attempt is the retry.
+		s.topo.redraw = true
+		failure, ok := s.addOnce(p, f)
+		s.topo.redraw = false
+		return failure, ok
+	}
+	s.topo.missedDraw, s.topo.missOdds, s.topo.missed = false, 1, s.topo.missed[:0]
 	failure, ok := s.addOnce(p, f)
 	if ok || !s.topo.missedDraw {
+		return failure, ok
+	}
+	if s.canRelax && s.topo.missOdds > 0.5 {
+		s.relaxedRedraw = true // the pod's relaxed form draws again (tryForms)
 		return failure, ok
 	}
 	s.topo.redraw = true

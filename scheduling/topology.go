@@ -59,6 +59,11 @@ type topology struct {
 	// first one; missedDraw: an attempt without redraw took a tied domain the probe says
 	// cannot launch (add then retries the pod with redraw).
 	redraw, missedDraw bool
+	// missOdds: the odds that Karpenter's draws miss where this attempt's missed: the
+	// product over its missed draws of the share of tied domains that do not launch
+	// (launchShare).
+	missOdds float64
+	missed   []drawKey // the draws missOdds counts
 	// redrawOthers: a tie skips the domains the pod's other groups refuse (trySchedule's
 	// retry); othersMissed: an attempt without it took a tied domain they refuse.
 	redrawOthers, othersMissed bool

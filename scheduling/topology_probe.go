@@ -107,6 +107,10 @@ func (t *topology) draw(g *topologyGroup, ds []string, order func(a, b string) i
 	switch {
 	case !launches && !t.redraw:
 		t.missedDraw = true
+		if k := t.probe.drawKey(g); !slices.Contains(t.missed, k) {
+			t.missed = append(t.missed, k) // a draw may be probed more than once
+			t.missOdds *= 1 - t.launchShare(g, ds)
+		}
 		return first
 	case launches && !t.redrawOthers:
 		t.othersMissed = true
@@ -120,6 +124,33 @@ func (t *topology) draw(g *topologyGroup, ds []string, order func(a, b string) i
 		}
 	}
 	return first
+}
+
+// drawKey is a group's draw for an open NodeClaim, or for a new one of a NodePool.
+type drawKey struct {
+	c *claim
+	t *template
+	g *topologyGroup
+}
+
+// drawKey is the key of g's draw for the probed NodeClaim.
+func (lp *launchProbe) drawKey(g *topologyGroup) drawKey {
+	if len(lp.c.pods) == 0 {
+		return drawKey{t: lp.c.t, g: g}
+	}
+	return drawKey{c: lp.c, g: g}
+}
+
+// launchShare is the share of the tied domains ds the probed NodeClaim launches in: the
+// odds that Karpenter's draw among them, in map order and so as good as random, lands in one.
+func (t *topology) launchShare(g *topologyGroup, ds []string) float64 {
+	n := 0
+	for _, d := range ds {
+		if t.probe.launches(g, d) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(ds))
 }
 
 // othersRefuse reports whether another spread, pod affinity or (inverse) anti-affinity of the
