@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -66,7 +67,10 @@ type claim struct {
 	// reserved are the capacity reservations a Karpenter-mode NodeClaim holds, sorted
 	// (karpenter_reservations.go).
 	reserved []string
-	round    int // the round that opened it (from 1)
+	// onHold: the claim launches on the reservation it holds, not its cheapest option
+	// (promiseMinValues).
+	onHold bool
+	round  int // the round that opened it (from 1)
 
 	count int
 	prev  *claim
@@ -86,8 +90,9 @@ type placement struct {
 	// reserved are the reservations the claim holds once the pod joins (Karpenter mode).
 	reserved []string
 	// unfit: types keeps options that do not fit the pod, dearer than the claim's launch
-	// (promiseMinValues).
-	unfit bool
+	// (promiseMinValues); onHold: the claim launches on a reservation, as Karpenter launches
+	// one before any cheaper offering, and its cheaper options do not fit the pod.
+	unfit, onHold bool
 }
 
 // tryAdd adds p (with form f) to c if it fits, and reports whether it did.
@@ -297,7 +302,7 @@ func (c *claim) promiseMinValues(s *solver, p *podData, merged requirements.Requ
 	if !s.minValuesRound || c.round >= s.round || c.launched {
 		return placement{}, false
 	}
-	types, unfit := c.types.filter(fitsPod), false
+	types, unfit, onHold := c.types.filter(fitsPod), false, c.onHold
 	if types.empty() {
 		return placement{}, false
 	}
@@ -306,8 +311,25 @@ func (c *claim) promiseMinValues(s *solver, p *podData, merged requirements.Requ
 		// to the node its cheapest launched as: c keeps them all (the ones that do not fit p
 		// stay dearer than its launch, which fits) when its cheapest fits p (difftest
 		// default plan:640035).
-		l, ok := cheapestLaunch(c.t, c.reqs, c.types, anyType)
-		if !ok || !fitsPod(l.i) || l.o.CapacityType() == v1.CapacityTypeReserved && l.o.ReservationID() != c.holds {
+		l, ok := cheapestLaunch(c.t, c.launchReqs(), c.types, anyType)
+		if !ok {
+			return placement{}, false
+		}
+		if !fitsPod(l.i) && !onHold {
+			// Karpenter launches a NodeClaim on a capacity reservation its types can use
+			// before any cheaper offering, and its next round binds p to that node: c
+			// holds the cheapest reservation with room, when that fits p, and launches on
+			// it (difftest default plan:990272: two pods refused for minValues ran on the
+			// reserved r7g-16x128 Karpenter launched, where the default launched a spot
+			// m7-4x16 and a second NodeClaim for a pod the NodePool's cpu limit then
+			// left no room to).
+			if l, ok = s.reservedLaunch(c); !ok || !fitsPod(l.i) {
+				return placement{}, false
+			}
+			promise = promise.Union(l.o.Requirements) // its zone, capacity type and reservation
+			onHold = true
+		}
+		if !fitsPod(l.i) || l.o.CapacityType() == v1.CapacityTypeReserved && l.o.ReservationID() != c.holds && !onHold {
 			return placement{}, false // a reservation c does not hold may be gone at launch
 		}
 		types, unfit = c.types, true
@@ -315,10 +337,49 @@ func (c *claim) promiseMinValues(s *solver, p *podData, merged requirements.Requ
 	for _, k := range changed {
 		promise = promise.Union(requirements.Requirements{k: merged[k]})
 	}
-	if l, ok := cheapestLaunch(c.t, c.reqs, types, anyType); !ok || !l.satisfies(promise) {
+	reqs := c.reqs
+	if onHold {
+		reqs = c.reqs.Union(promise) // its launch: the reservation
+	}
+	if l, ok := cheapestLaunch(c.t, reqs, types, anyType); !ok || !l.satisfies(promise) {
 		return placement{}, false
 	}
-	return placement{reqs: c.reqs, types: types, loose: c.loose, promise: promise, changed: true, unfit: unfit}, true
+	return placement{reqs: c.reqs, types: types, loose: c.loose, promise: promise, changed: true, unfit: unfit, onHold: onHold}, true
+}
+
+// reservedLaunch is where Karpenter launches c when its types can use a capacity
+// reservation: the cheapest available reserved offering, under c's requirements, of a
+// reservation c holds or that has room left, within what c counts against its NodePool's
+// limits (ok=false: none).
+func (s *solver) reservedLaunch(c *claim) (launchOption, bool) {
+	t := c.t
+	if !t.hasReserved || c.launched {
+		return launchOption{}, false
+	}
+	reqs := c.countingReqs()
+	var best launchOption
+	found := false
+	c.types.each(func(i int) bool {
+		tt := t.types[i]
+		if c.counted != nil {
+			for r, lim := range t.limited {
+				if lim && tt.capacity[r] > c.counted[r] {
+					return true
+				}
+			}
+		}
+		for _, o := range tt.it.Offerings {
+			if !o.Available || math.IsNaN(o.Price) || o.CapacityType() != v1.CapacityTypeReserved || !offeringCompatible(o, reqs) ||
+				o.ReservationID() != c.holds && s.reservationFull(o) {
+				continue
+			}
+			if !found || o.Price < best.o.Price {
+				best, found = launchOption{t: t, i: i, o: o, reqs: reqs}, true
+			}
+		}
+		return true
+	})
+	return best, found
 }
 
 // keepsMinValues reports whether the types of set that fit (fits) meet every minValues of
@@ -447,6 +508,7 @@ func (c *claim) commit(s *solver, p *podData, f *podForm, pl placement) {
 	c.setValues(s, counting)
 	c.relaxed = c.relaxed || pl.relaxed
 	c.requests.add(p.requests)
+	c.onHold = c.onHold || pl.onHold
 	if pl.unfit {
 		c.keepTypes(pl.types)
 	} else {
@@ -516,6 +578,15 @@ func (c *claim) typeRoom(i int) (vec, []hostPort) {
 	}
 	tt := c.t.types[i]
 	return tt.alloc, tt.daemonPorts
+}
+
+// launchReqs are the requirements the claim's launch is the cheapest option of: its own, or
+// with its promise when it launches on the reservation it holds (onHold).
+func (c *claim) launchReqs() requirements.Requirements {
+	if c.onHold {
+		return c.countingReqs()
+	}
+	return c.reqs
 }
 
 // countingReqs are the claim's requirements with its promise: where its pods are counted.
@@ -1017,7 +1088,11 @@ func (s *solver) finalize(c *claim, errs map[*podData]podFailure) *NodeClaim {
 		s.held[c.holds]-- // its own hold leaves the reservation room for it
 	}
 	if info := t.offerings(reqs); info.offers != nil {
-		s.reserve(t, out, reqs, fo, info, withMin, c.reserved)
+		held := c.reserved
+		if c.onHold && c.holds != "" {
+			held = []string{c.holds} // its cheaper options do not fit its pods
+		}
+		s.reserve(t, out, reqs, fo, info, withMin, held)
 	}
 	out.CapacityType = unnarrowed
 	if ct := reqs[v1.CapacityTypeLabelKey]; ct != nil && ct.Has(v1.CapacityTypeReserved) && ct.Len() == 1 {

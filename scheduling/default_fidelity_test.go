@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/scheduling"
 	"github.com/nodeplan/nodeplan/verify"
 )
@@ -575,4 +576,26 @@ func TestSpreadIgnoresADomainOnlyALimitedNodePoolOffers(t *testing.T) {
 		on = append(on, b.Pod.Name)
 	}
 	assert.ElementsMatch(t, []string{"app-1-0", "app-1-1"}, on)
+}
+
+// TestMinValuesPodJoinsTheReservationKarpenterLaunches: Karpenter launches a NodeClaim on a
+// capacity reservation its types can use before any cheaper offering, and its next round
+// binds the pods minValues refused to that node. The default held such a pod to the
+// NodeClaim's cheapest option, and the limit recount then narrowed the NodeClaim to it.
+// difftest default plan:990272: the default launched a spot m7-4x16 ($0.0714/h) and a
+// reserved c6-4x8 for a second pod, 5 pods in all, where Karpenter launched the reserved
+// r7g-16x128 ($0.0810/h) and placed 6. Here: two small pods and a big one minValues refuses
+// alone; under a 16-cpu limit Karpenter places all three on the reserved r7-16x128.
+func TestMinValuesPodJoinsTheReservationKarpenterLaunches(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "minvalues-reservation-launch"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 1)
+	c := res.NewNodeClaims[0]
+	assert.Equal(t, "r7-16x128", c.InstanceType.Name)
+	assert.Equal(t, "cr-r7-16x128-a", c.Offering.ReservationID())
+	assert.Len(t, c.Pods, 3)
+	assert.InDelta(t, 0.081, res.Price(), 1e-9)
+	assert.Equal(t, []string{"cr-r7-16x128-a"}, c.Requirements.Get(cloudprovider.ReservationIDLabel).Values())
+	karp := solveCase(t, filepath.Join("default15", "minvalues-reservation-launch"), scheduling.PackingKarpenter)
+	assert.Empty(t, karp.PodErrors)
 }

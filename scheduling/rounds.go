@@ -87,6 +87,16 @@ func (s *solver) laterRound(pods []*podData, errs map[*podData]podFailure) ([]*p
 	// three app-2 pods of family r, whose one r type is fewer than minValues, stayed out when
 	// a limit refusal started the next round; plan:960442 places one pod fewer so).
 	minValues := refusedForMinValues(queue, errs) || s.claimMinValuesRefused
+	s.limitRounds = s.limitRounds || s.limitRefused
+	if s.limitRefused && minValues && s.minValuesFirst && !s.minValuesRound {
+		// solveBest's minValuesFirst: the round a limit refusal starts is a minValues round
+		// alone, before the recount narrows each NodeClaim to its launch choice, so a pod
+		// minValues refused may still join a NodeClaim on a capacity reservation of a type
+		// larger than that choice, as Karpenter launches one (claim.promiseMinValues;
+		// difftest default plan:990272).
+		s.minValuesRound = true
+		return queue, u
+	}
 	if s.limitRefused {
 		recount := &roundUndo{remaining: map[*template]vec{}}
 		if s.recountLimited(recount) {
@@ -116,7 +126,7 @@ func (s *solver) settleOpen(u *roundUndo) bool {
 		if len(c.open) == 0 {
 			continue
 		}
-		l, ok := cheapestLaunch(c.t, c.reqs, c.types, anyType)
+		l, ok := cheapestLaunch(c.t, c.launchReqs(), c.types, anyType)
 		if !ok {
 			continue
 		}
@@ -175,7 +185,7 @@ func (s *solver) recountLimited(u *roundUndo) bool {
 		if c.counted == nil || !anyTrue(t.limited) {
 			continue
 		}
-		l, ok := cheapestLaunch(t, c.reqs, c.types, anyType)
+		l, ok := cheapestLaunch(t, c.launchReqs(), c.types, anyType)
 		if !ok {
 			continue
 		}

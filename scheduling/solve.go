@@ -117,8 +117,11 @@ type solver struct {
 	strictCap, uncapped bool
 	// noNewClaims: a pod may join existing nodes and NodeClaims only (fillHostFloors).
 	noNewClaims bool
-	// limitMinValues: the round a limit refusal starts is a minValues round too (rounds.go).
-	limitMinValues bool
+	// limitRounds: limits refused a pod in a round that ended (rounds.go).
+	limitRounds bool
+	// limitMinValues: the round a limit refusal starts is a minValues round too, and with
+	// minValuesFirst a minValues round alone (rounds.go).
+	limitMinValues, minValuesFirst bool
 	// karpenterOrder: a pod joins the open NodeClaims in Karpenter's fewest-pods-first
 	// order only, not first one whose cheapest type has its room (starved.go).
 	karpenterOrder bool
@@ -265,6 +268,7 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 		}{
 			{leftOutCarryHostSpread(res), variant{hostFloor: true}},
 			{leftOutForMinValues(res), variant{limitMinValues: true}},
+			{leftOutForMinValues(res) && info.limitRounds, variant{limitMinValues: true, minValuesFirst: true}},
 		} {
 			if !alt.when {
 				continue
@@ -303,8 +307,9 @@ type variant struct {
 	// hostFloor: the pods left out try the nodes once more with each hostname spread's
 	// minimum at its least count over the nodes (host_floor.go).
 	hostFloor bool
-	// limitMinValues: the round a limit refusal starts is a minValues round too (rounds.go).
-	limitMinValues bool
+	// limitMinValues: the round a limit refusal starts is a minValues round too (rounds.go);
+	// minValuesFirst: a minValues round alone, the recount the round after.
+	limitMinValues, minValuesFirst bool
 	// karpenterOrder: pods join open NodeClaims in Karpenter's order alone (starved.go).
 	karpenterOrder bool
 }
@@ -324,6 +329,8 @@ type onceInfo struct {
 	// starved are the valid pods the Solve left out (a Solve in the first queue order,
 	// in the default packing when it repairs its plan: starved.go).
 	starved map[*corev1.Pod]bool
+	// limitRounds: a NodePool's limits refused a pod and started a later round (rounds.go).
+	limitRounds bool
 }
 
 // solveOnce is one Solve of variant v.
@@ -347,7 +354,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 		p.first = v.first[p.pod]
 	}
 	firstAffinity(pods)
-	s.unpinned, s.strictCap, s.limitMinValues, s.karpenterOrder = v.unpinned, v.strictCap, v.limitMinValues, v.karpenterOrder
+	s.unpinned, s.strictCap, s.limitMinValues, s.minValuesFirst, s.karpenterOrder = v.unpinned, v.strictCap, v.limitMinValues, v.minValuesFirst, v.karpenterOrder
 	s.countPinned(pods)
 	errs := s.run(pods)
 	if v.hostFloor {
@@ -365,6 +372,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 			info.starved = starved(pods, errs)
 		}
 	}
+	info.limitRounds = s.limitRounds
 	res := s.result(pods, errs)
 	if v.first != nil || info.starved != nil || s.uncapped || v.strictCap || v.karpenterOrder {
 		info.spreadBreaks = s.spreadBreaks(res)
