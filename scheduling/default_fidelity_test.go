@@ -599,3 +599,23 @@ func TestMinValuesPodJoinsTheReservationKarpenterLaunches(t *testing.T) {
 	karp := solveCase(t, filepath.Join("default15", "minvalues-reservation-launch"), scheduling.PackingKarpenter)
 	assert.Empty(t, karp.PodErrors)
 }
+
+// TestSpreadCarrierGrowsANodeClaimOnlyWhenCheaper: a pod that carries a zone spread, which
+// the repack moves to no other zone, grows a NodeClaim into a dearer type only when that adds
+// no more than the NodeClaim it would open costs (solveBest's priceJoins try). difftest
+// default plan:990029: app-0-3 grew a zone-b m7g-1x4 ($0.0157/h) into a c5-4x8 ($0.0447/h)
+// where Karpenter opened an m7g-1x4 in zone c ($0.0143/h), $0.1568/h against $0.1278/h; the
+// NodePool's cpu limit kept the repack from splitting it. Here the third pod grew the zone-a
+// s-1x4 into a c-4x8 and the fourth opened zone b ($0.0604/h, $0.0443/h repacked); now two
+// s-1x4, one per zone ($0.0300/h).
+func TestSpreadCarrierGrowsANodeClaimOnlyWhenCheaper(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "spread-paid-join"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	zones := map[string]int{}
+	for _, c := range res.NewNodeClaims {
+		assert.Equal(t, "s-1x4", c.InstanceType.Name)
+		zones[c.Offering.Zone()] += len(c.Pods)
+	}
+	assert.Equal(t, map[string]int{"test-zone-a": 2, "test-zone-b": 2}, zones)
+	assert.InDelta(t, 0.03, res.Price(), 1e-9)
+}

@@ -44,11 +44,7 @@ func guardsPreferences(opts Options, res *Result) bool {
 	prefers := func(p *corev1.Pod) bool {
 		return hasPreference(p) || defaultsPrefer && len(p.Spec.TopologySpreadConstraints) == 0 && len(p.Labels) > 0
 	}
-	n := len(res.Bindings) + len(res.PodErrors)
-	for _, c := range res.NewNodeClaims {
-		n += len(c.Pods)
-	}
-	if n > guardMaxPods {
+	if planSize(res) > guardMaxPods {
 		return false
 	}
 	for _, c := range res.NewNodeClaims {
@@ -69,6 +65,15 @@ func guardsPreferences(opts Options, res *Result) bool {
 		}
 	}
 	return false
+}
+
+// planSize is how many pods res places or leaves out.
+func planSize(res *Result) int {
+	n := len(res.Bindings) + len(res.PodErrors)
+	for _, c := range res.NewNodeClaims {
+		n += len(c.Pods)
+	}
+	return n
 }
 
 // hasPreference reports whether the pod declares a preference of its own.

@@ -119,6 +119,9 @@ type solver struct {
 	noNewClaims bool
 	// limitRounds: limits refused a pod in a round that ended (rounds.go).
 	limitRounds bool
+	// priceJoins: a spread's carrier grows a NodeClaim only when that costs no more than a
+	// new one; spreadJoins: one grew a NodeClaim without (paid_joins.go).
+	priceJoins, spreadJoins bool
 	// limitMinValues: the round a limit refusal starts is a minValues round too, and with
 	// minValuesFirst a minValues round alone (rounds.go).
 	limitMinValues, minValuesFirst bool
@@ -282,6 +285,16 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 			}
 		}
 	}
+	if info.spreadJoins && opts.Packing != PackingKarpenter && !opts.SkipRepack && planSize(res) <= guardMaxPods {
+		// Spreads' carriers grew NodeClaims: priced, they may open cheaper ones (paid_joins.go).
+		alt, altInfo, err := solveOnce(snap, opts, cache, variant{priceJoins: true}, tune)
+		if err != nil {
+			return nil, err
+		}
+		if better(alt, res) && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) && reservationsHold(alt) {
+			res = alt
+		}
+	}
 	return res, nil
 }
 
@@ -312,6 +325,9 @@ type variant struct {
 	limitMinValues, minValuesFirst bool
 	// karpenterOrder: pods join open NodeClaims in Karpenter's order alone (starved.go).
 	karpenterOrder bool
+	// priceJoins: a spread's carrier grows a NodeClaim only when that costs no more than a
+	// new one (paid_joins.go).
+	priceJoins bool
 }
 
 // onceInfo is what one Solve tells solve about its plan.
@@ -331,6 +347,9 @@ type onceInfo struct {
 	starved map[*corev1.Pod]bool
 	// limitRounds: a NodePool's limits refused a pod and started a later round (rounds.go).
 	limitRounds bool
+	// spreadJoins: a spread's carrier joined a NodeClaim past its cheapest type's room
+	// (paid_joins.go).
+	spreadJoins bool
 }
 
 // solveOnce is one Solve of variant v.
@@ -355,6 +374,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 	}
 	firstAffinity(pods)
 	s.unpinned, s.strictCap, s.limitMinValues, s.minValuesFirst, s.karpenterOrder = v.unpinned, v.strictCap, v.limitMinValues, v.minValuesFirst, v.karpenterOrder
+	s.priceJoins = v.priceJoins
 	s.countPinned(pods)
 	errs := s.run(pods)
 	if v.hostFloor {
@@ -372,7 +392,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 			info.starved = starved(pods, errs)
 		}
 	}
-	info.limitRounds = s.limitRounds
+	info.limitRounds, info.spreadJoins = s.limitRounds, s.spreadJoins
 	res := s.result(pods, errs)
 	if v.first != nil || info.starved != nil || s.uncapped || v.strictCap || v.karpenterOrder {
 		info.spreadBreaks = s.spreadBreaks(res)

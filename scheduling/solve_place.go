@@ -328,7 +328,7 @@ func (s *solver) addDrawn(p *podData, f *podForm) (podFailure, bool) {
 }
 
 // addOnce is one attempt of add.
-func (s *solver) addOnce(p *podData, f *podForm) (podFailure, bool) {
+func (s *solver) addOnce(p *podData, f *podForm) (failure podFailure, ok bool) {
 	s.topo.beginAttempt()
 	if s.placeOnExisting(p, f) {
 		return podFailure{}, true
@@ -353,7 +353,26 @@ func (s *solver) addOnce(p *podData, f *podForm) (podFailure, bool) {
 		if s.opts.Packing != PackingKarpenter && !s.karpenterOrder && s.addToOpenClaim(p, f, true) {
 			return podFailure{}, true
 		}
-		if s.addToOpenClaim(p, f, false) {
+		// In solveBest's priceJoins try, a pod that carries a spread over another key than
+		// the hostname grows a NodeClaim only when that costs no more than the NodeClaim it
+		// would open (paid_joins.go).
+		spreads := !s.karpenter && f.spreadsBeyondHosts()
+		if spreads && s.priceJoins {
+			if c, extra, found := s.paidJoin(p, f); found {
+				if n, opens := s.newClaimPrice(p, f); !opens || extra <= n+priceEpsilon {
+					if s.addTo(c, p, f) {
+						return podFailure{}, true
+					}
+				} else {
+					defer func() {
+						if !ok && s.joinAnyOpen(p, f) {
+							failure, ok = podFailure{}, true
+						}
+					}()
+				}
+			}
+		} else if s.addToOpenClaim(p, f, false) {
+			s.spreadJoins = s.spreadJoins || spreads
 			return podFailure{}, true
 		}
 	}
@@ -382,10 +401,38 @@ func (s *solver) addOnce(p *podData, f *podForm) (podFailure, bool) {
 // onHead only to one whose cheapest remaining type has the room; s.filterBuf holds p's domain
 // filters.
 func (s *solver) addToOpenClaim(p *podData, f *podForm, onHead bool) bool {
+	c, pl, ok := s.openClaimFor(p, f, onHead)
+	if !ok {
+		return false
+	}
+	s.commitTo(c, p, f, pl)
+	return true
+}
+
+// addTo adds p (form f) to the open NodeClaim c if it takes it.
+func (s *solver) addTo(c *claim, p *podData, f *podForm) bool {
+	pl, ok := c.check(s, p, f, nil)
+	if ok {
+		s.commitTo(c, p, f, pl)
+	}
+	return ok
+}
+
+// commitTo adds p to the open NodeClaim c after a successful check.
+func (s *solver) commitTo(c *claim, p *podData, f *podForm, pl placement) {
+	c.commit(s, p, f, pl)
+	s.lastChange = claimChange{c: c, prev: c.prev, joined: true}
+	s.bumpCount(c)
+}
+
+// openClaimFor is the first open NodeClaim in list order that takes p (form f), with onHead
+// only one whose cheapest remaining type has the room, and the placement there; s.filterBuf
+// holds p's domain filters.
+func (s *solver) openClaimFor(p *podData, f *podForm, onHead bool) (*claim, placement, bool) {
 	var caps []capScan
 	if s.topo.capCarriers && !s.opts.withoutIndexes {
 		if caps = s.capScans(p, f); s.capRefusesAll(caps) {
-			return false
+			return nil, placement{}, false
 		}
 	}
 	for c := s.head; c != nil; c = c.next {
@@ -402,11 +449,9 @@ func (s *solver) addToOpenClaim(p *podData, f *podForm, onHead bool) bool {
 		if len(caps) > 0 && s.capRefuses(caps, c) {
 			continue
 		}
-		if c.tryAdd(s, p, f) {
-			s.lastChange = claimChange{c: c, prev: c.prev, joined: true}
-			s.bumpCount(c)
-			return true
+		if pl, ok := c.check(s, p, f, nil); ok {
+			return c, pl, true
 		}
 	}
-	return false
+	return nil, placement{}, false
 }
