@@ -619,3 +619,26 @@ func TestSpreadCarrierGrowsANodeClaimOnlyWhenCheaper(t *testing.T) {
 	assert.Equal(t, map[string]int{"test-zone-a": 2, "test-zone-b": 2}, zones)
 	assert.InDelta(t, 0.03, res.Price(), 1e-9)
 }
+
+// TestAffinityMatchOnAKeylessNodeCountsNowhere: a pod an affinity term selects, on a
+// NodeClaim of a NodePool that never gives its nodes the term's key, counts in no domain and
+// not in the group's total, as kube-scheduler counts matches only on nodes with the key; so a
+// pod whose term selects itself starts its group in the first round. difftest default
+// plan:964343, minimised: app-3, selected by app-4's affinity on "team", on pool-0, which has
+// no team label; the default counted it on its open NodeClaim, so app-4 waited for the next
+// round, and app-5 pods took pool-2's cpu limit first: one app-4 pod (hostname spread of
+// maxSkew 1) found no room. Karpenter placed both.
+func TestAffinityMatchOnAKeylessNodeCountsNowhere(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "affinity-keyless-match"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	hosts := map[string]bool{}
+	for _, c := range res.NewNodeClaims {
+		for _, p := range c.Pods {
+			if strings.HasPrefix(p.Name, "app-4-") {
+				assert.Equal(t, "pool-2", c.NodePool)
+				hosts[c.Hostname] = true
+			}
+		}
+	}
+	assert.Len(t, hosts, 2, "each app-4 pod on a NodeClaim of its own")
+}

@@ -223,7 +223,7 @@ func (t *topology) record(p *podData, f *podForm, inverse []*topologyGroup, node
 			deferred = t.withDeferred(deferred, g)
 			continue
 		}
-		if !g.passesFilter(nodeReqs, taints, t.wellKnown) || t.keyless(g, nodeReqs) {
+		if !g.passesFilter(nodeReqs, taints, t.wellKnown) || t.keyless(g, nodeReqs) || t.matchKeyless(g, nodeReqs) {
 			continue
 		}
 		open = t.recordIn(g, t.get(nodeReqs, g.key), open, made)
@@ -245,6 +245,21 @@ func (t *topology) record(p *podData, f *podForm, inverse []*topologyGroup, node
 // pool-2's nodes, which have no team label; the default required the one free team).
 func (t *topology) keyless(g *topologyGroup, nodeReqs requirements.Requirements) bool {
 	return !t.karpenter && !g.hostname && !g.rule.needsKey() && !t.wellKnown[g.key] && !nodeReqs.Has(g.key)
+}
+
+// matchKeyless reports, in the default mode, whether affinity group g's key is one a node
+// with requirements nodeReqs never has (keyless; or its requirements hold the key DoesNotExist).
+// kube-scheduler counts a pod's match only on a node with the term's key: a match on such a
+// node counts nowhere, not even in the group's total, which keeps a pod from starting the
+// group (difftest default plan:964343: app-2 pods on pool-0's open NodeClaims, which never
+// have a team label, kept app-4's team affinity from starting on pool-2 in the first round,
+// so app-5 pods took pool-2's cpu limit first).
+func (t *topology) matchKeyless(g *topologyGroup, nodeReqs requirements.Requirements) bool {
+	if t.karpenter || g.hostname || !g.rule.needsKey() || g.rule.repels() || t.wellKnown[g.key] {
+		return false
+	}
+	r, named := nodeReqs[g.key]
+	return !named || r.Operator() == requirements.DoesNotExist
 }
 
 // recordIn is recordDomains for record: the open count it makes appended to open, the
