@@ -642,3 +642,18 @@ func TestAffinityMatchOnAKeylessNodeCountsNowhere(t *testing.T) {
 	}
 	assert.Len(t, hosts, 2, "each app-4 pod on a NodeClaim of its own")
 }
+
+// TestSpreadIgnoresADomainOnlyANodePoolShortOfMinValuesOffers: a NodePool whose requirements
+// admit fewer instance types than its instance-type minValues launches no node, so a zone
+// only it offers is no domain of a spread (kube-scheduler sees only nodes). difftest default
+// plan:971084, minimised: app-1 pods on nodes in zones b and c; pool-0's family admits two
+// types, its minValues is 3, and only its types are offered in zone a. The default binds
+// app-1-0 to node-2 in zone b (skew 1 over b and c); verify counted zone a as an empty domain
+// (skew 2) and reported a broken spread. Karpenter, counting zone a, leaves the pod pending.
+func TestSpreadIgnoresADomainOnlyANodePoolShortOfMinValuesOffers(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "spread-minvalues-short-pool"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	require.Empty(t, res.NewNodeClaims)
+	require.Len(t, res.Bindings, 1)
+	assert.Equal(t, "node-2", res.Bindings[0].To)
+}

@@ -61,7 +61,9 @@
 //     (TopologySpreadAsLaunched; over zones, difftest default plan:930000).
 //     Eligible domains are
 //     the values of the key on every node of the final placement the filter admits, plus
-//     every value a usable NodePool could launch: for each of its instance types its limits
+//     every value a usable NodePool could launch (under the Strict minValues policy, one
+//     whose instance types meet its requirements' minValues; difftest default
+//     plan:971084): for each of its instance types its limits
 //     leave room for (its existing and launched nodes counted: a NodePool whose limits its
 //     nodes have used up launches no node anywhere) and each available offering, the
 //     NodePool's requirements, template labels, type and offering

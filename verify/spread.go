@@ -11,7 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // spreadConstraints are the pod's own constraints, or, when it has none, the cluster
@@ -374,6 +376,9 @@ func (w *world) eligibleDomains(k string, f spreadFilter) map[string]bool {
 			continue
 		}
 		base.Add(requirementValues(requirements.FromLabels(np.Spec.Template.ObjectMeta.Labels))...)
+		if w.opts.MinValuesPolicy != scheduling.MinValuesBestEffort && shortOfMinValues(base, w.snap.InstanceTypes()[np.Name]) {
+			continue
+		}
 		var used corev1.ResourceList
 		if len(np.Spec.Limits) > 0 {
 			used, _ = w.poolUsage(np.Name)
@@ -407,6 +412,49 @@ func (w *world) eligibleDomains(k string, f spreadFilter) map[string]bool {
 		}
 	}
 	return out
+}
+
+// shortOfMinValues reports whether a requirement of base (a NodePool's) with minValues finds
+// fewer values than that among the instance types base admits, in their available
+// compatible offerings: under the Strict minValues policy such a NodePool launches no node
+// (difftest default plan:971084: zone a, offered only by a NodePool whose family admits two
+// types where its instance-type minValues is 3, is no domain).
+func shortOfMinValues(base requirements.Requirements, types cloudprovider.InstanceTypes) bool {
+	if !base.HasMinValues() {
+		return false
+	}
+	seen := map[string]map[string]bool{}
+	for _, it := range types {
+		if it == nil || !base.HasIntersection(it.Requirements) {
+			continue
+		}
+		withType := base.Copy()
+		withType.Add(requirementValues(it.Requirements)...)
+		for _, o := range it.Offerings {
+			if o == nil || !o.Available || !withType.HasIntersection(o.Requirements) {
+				continue
+			}
+			r := withType.Copy()
+			r.Add(requirementValues(o.Requirements)...)
+			for _, k := range base.Keys() {
+				if base.Get(k).MinValues() == 0 || !r.Has(k) || r.Get(k).Operator() != requirements.In {
+					continue
+				}
+				if seen[k] == nil {
+					seen[k] = map[string]bool{}
+				}
+				for _, v := range r.Get(k).Values() {
+					seen[k][v] = true
+				}
+			}
+		}
+	}
+	for _, k := range base.Keys() {
+		if n := base.Get(k).MinValues(); n > 0 && len(seen[k]) < n {
+			return true
+		}
+	}
+	return false
 }
 
 // podTerms are the pod's nodeSelector ANDed with each of its required node-affinity terms

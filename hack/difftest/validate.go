@@ -688,7 +688,7 @@ func (w *world) domains(k string, p *corev1.Pod, holders []*holder) []string {
 	vals := map[string]bool{}
 	for _, np := range w.set.NodePools {
 		used := w.poolUsed(np, holders)
-		if used != nil && used.nodesFull || !w.meetsMinValues(np) {
+		if used != nil && used.nodesFull || w.shortOfMinValues(np) {
 			continue
 		}
 		allowed := func(v string) bool {
@@ -719,34 +719,6 @@ func (w *world) domains(k string, p *corev1.Pod, holders []*holder) []string {
 		out = append(out, v)
 	}
 	return out
-}
-
-// meetsMinValues reports whether the catalog's types NodePool np admits, with an available
-// offering, hold as many values of each key as its minValues asks: a NodePool that cannot
-// meet them launches nothing, so it makes no domain (plan:971084: family c with minValues 3
-// over two c types; zone a, offered only there, was a false domain of app-1's zone spread).
-func (w *world) meetsMinValues(np *v1.NodePool) bool {
-	pool := poolSelector(np)
-	for _, r := range np.Spec.Template.Spec.Requirements {
-		if r.MinValues == nil {
-			continue
-		}
-		values := map[string]bool{}
-		for name, t := range w.types {
-			for _, o := range t.offers {
-				labels := offerLabels(np, name, t, o)
-				if ok, _ := pool.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}}); ok {
-					if v, has := labels[r.Key]; has {
-						values[v] = true
-					}
-				}
-			}
-		}
-		if len(values) < *r.MinValues {
-			return false
-		}
-	}
-	return true
 }
 
 // poolSelector matches the nodes NodePool np's requirements admit.
@@ -795,6 +767,47 @@ func (w *world) launchableFor(p *corev1.Pod, np *v1.NodePool, k, v string, used 
 			if ok, _ := affinity.Match(node); ok {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// shortOfMinValues reports whether a requirement of NodePool np with minValues finds fewer
+// values than that among the catalog's types its requirements admit, with an available
+// offering: the NodePool launches no node at all, as a NodeClaim's options fall short
+// (plan:971084: zone a, offered only by a NodePool whose family admits two types where its
+// instance-type minValues is 3, is no domain kube-scheduler can see).
+func (w *world) shortOfMinValues(np *v1.NodePool) bool {
+	want := map[string]int{}
+	for _, r := range np.Spec.Template.Spec.Requirements {
+		if r.MinValues != nil && *r.MinValues > 0 {
+			want[r.Key] = max(want[r.Key], *r.MinValues)
+		}
+	}
+	if len(want) == 0 {
+		return false
+	}
+	pool := poolSelector(np)
+	seen := map[string]map[string]bool{}
+	for name, t := range w.types {
+		for _, o := range t.offers {
+			labels := offerLabels(np, name, t, o)
+			if ok, _ := pool.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}}); !ok {
+				continue
+			}
+			for k := range want {
+				if v, ok := labels[k]; ok {
+					if seen[k] == nil {
+						seen[k] = map[string]bool{}
+					}
+					seen[k][v] = true
+				}
+			}
+		}
+	}
+	for k, n := range want {
+		if len(seen[k]) < n {
+			return true
 		}
 	}
 	return false

@@ -122,15 +122,15 @@ func TestSpreadDomainsAreWhereANodePoolCanLaunch(t *testing.T) {
 	}
 }
 
-// TestSpreadDomainsNeedANodePoolThatMeetsMinValues: a NodePool whose minValues its admitted
-// types cannot meet launches nothing, so a zone only it offers is no domain of a spread.
-// plan:971084 minimised: pool-0 asks for 3 instance types of family c and the catalog has 2;
-// app-1-0 joins node-1 in zone c (c 2, b 1), where the checker read zone a, offered only by
-// pool-0's types, as an empty domain (skew 2 > 1).
-func TestSpreadDomainsNeedANodePoolThatMeetsMinValues(t *testing.T) {
-	w, o := loadWorldAndPlan(t, "spread-min-values-pool")
-	if len(o.ExistingNodes) != 1 || len(o.ExistingNodes[0].Pods) != 1 {
-		t.Fatalf("the plan binds %v, want app-1-0 on an existing node", o.ExistingNodes)
+// TestSpreadDomainsNeedANodePoolMeetingMinValues: a NodePool whose requirements admit fewer
+// instance types than its instance-type minValues launches no node, so a zone only it offers
+// is no domain. plan:971084 minimised: app-1-0 bound to node-2 in zone b beside app-1 pods in
+// zones b and c; only pool-0's two types (minValues 3) are offered in zone a, which the
+// checker read as an empty domain (skew 2 > 1).
+func TestSpreadDomainsNeedANodePoolMeetingMinValues(t *testing.T) {
+	w, o := loadWorldAndPlan(t, "spread-minvalues-short-pool")
+	if len(o.ExistingNodes) != 1 || len(o.NodeClaims) != 0 {
+		t.Fatalf("the plan has %d NodeClaims, want app-1-0 on node-2", len(o.NodeClaims))
 	}
 	if vs := w.validatePlan(o); len(vs) != 0 {
 		t.Errorf("violations %v", vs)
