@@ -183,6 +183,35 @@ func (f *podForm) relaxBears(pns pnsRelax) bool {
 	return pns.adds(f.tolerations) && f.twins.tolerated != nil
 }
 
+// withoutPreferences returns the form with every preference relaxed away and its required
+// node-affinity terms kept, or nil when it has no preference to relax.
+func (f *podForm) withoutPreferences(pns pnsRelax) *podForm {
+	anyway := indexOf(f.scheduleAnyway, true) >= 0
+	tolerate := pns.adds(f.tolerations)
+	if len(f.preferredAffinity) == 0 && len(f.preferredAnti) == 0 && len(f.preferredNode) == 0 && !anyway && !tolerate {
+		return nil
+	}
+	n := *f
+	n.owned, n.settling, n.settlingDone = nil, nil, false
+	n.preferredAffinity, n.preferredAnti, n.preferredNode = nil, nil, nil
+	if anyway {
+		n.spread, n.scheduleAnyway, n.spreadIdx = nil, nil, nil
+		for i, g := range f.spread {
+			if !f.scheduleAnyway[i] {
+				n.spread = append(n.spread, g)
+				n.scheduleAnyway = append(n.scheduleAnyway, false)
+				n.spreadIdx = append(n.spreadIdx, f.spreadIdx[i])
+			}
+		}
+	}
+	if tolerate {
+		n.tolerations = preferNoScheduleTolerated(f.tolerations)
+		n.spread = f.twins.tolerating(n.spread, n.spreadIdx)
+	}
+	n.derive()
+	return &n
+}
+
 func indexOf(bs []bool, b bool) int {
 	for i, x := range bs {
 		if x == b {
