@@ -673,3 +673,16 @@ func TestEachTermTriedWithoutPreferences(t *testing.T) {
 	require.Len(t, res.NewNodeClaims, 1)
 	assert.Len(t, res.NewNodeClaims[0].Pods, 3)
 }
+
+// TestAffinityWidensASpreadsDomains: a spread narrows a node to its least populated domains;
+// when a pod affinity on the same key finds no match there, any domain that keeps the skew
+// will do. difftest default plan:971384, minimised: app-1-1 has a zone affinity to app-1 and a
+// zone spread of maxSkew 2; an app-1 pod runs in zone a, zone b is empty. The spread took zone
+// b, where the affinity has no match, and the pod was left out; in zone a the skew is 2
+// (kube-scheduler binds it there, and in the seed Karpenter placed it there too).
+func TestAffinityWidensASpreadsDomains(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "affinity-widens-spread"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 1)
+	assert.Equal(t, "test-zone-a", res.NewNodeClaims[0].Offering.Zone())
+}

@@ -64,6 +64,17 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 	for _, g := range f.owned {
 		t.probe.narrowed = narrowed
 		if narrowed, ok = t.narrowFor(g, p, f, nodeReqs, narrowed, host); !ok {
+			if !t.karpenter && !t.widen && g.rule.bootstraps() && spreadsOn(f, g.key) {
+				// A spread narrowed the key to its least populated domains, where the
+				// affinity has no match: any domain that keeps the skew will do (difftest
+				// default plan:971384: app-1's zone spread of maxSkew 2 took zone b, empty,
+				// where its zone affinity needs zone a, which holds app-1-0 and keeps the
+				// skew; app-1-1 was left out, where Karpenter placed it in zone a).
+				t.widen = true
+				narrowed, failed, ok = t.requirementsFor(p, f, nodeReqs, host)
+				t.widen = false
+				return narrowed, failed, ok
+			}
 			return nil, g, false
 		}
 	}
@@ -104,6 +115,16 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 		}
 	}
 	return t.settleInverse(p, nodeReqs, narrowed), nil, true
+}
+
+// spreadsOn reports whether form f carries a spread on key (not the hostname's).
+func spreadsOn(f *podForm, key string) bool {
+	for _, g := range f.spread {
+		if !g.hostname && g.key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // failFilter adds to narrowed what holds a node with requirements nodeReqs to fail spread
