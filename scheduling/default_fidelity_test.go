@@ -686,3 +686,17 @@ func TestAffinityWidensASpreadsDomains(t *testing.T) {
 	require.Len(t, res.NewNodeClaims, 1)
 	assert.Equal(t, "test-zone-a", res.NewNodeClaims[0].Offering.Zone())
 }
+
+// TestAffinityStartsWherePinnedPeersCanFollow: a pod starting its zone affinity group goes to
+// the domain pending pods carrying the affinity are pinned to (their node requirements or
+// their volume), so they can join it. difftest default plan:971648, minimised: app-2-0 and
+// app-2-1 need a zone in common; app-2-1's volume is in zone b. app-2-0 started the group in
+// zone c, the cheapest, and app-2-1 was left out; Karpenter placed both in zone b there (here
+// it puts app-2-0 in zone c and app-2-1, breaking the affinity, in zone b).
+func TestAffinityStartsWherePinnedPeersCanFollow(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "affinity-starts-where-pinned"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	for _, c := range res.NewNodeClaims {
+		assert.Equal(t, "test-zone-b", c.Offering.Zone())
+	}
+}

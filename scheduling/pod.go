@@ -41,6 +41,9 @@ type podData struct {
 	// pinCounted: the pod counts, while pending, in the pinned domains of the inverse groups
 	// that repel it (countPinned).
 	pinCounted bool
+	// affinityPinned: the pod counts, while pending, in the pinned domains of its own required
+	// pod affinities (pinAffinity).
+	affinityPinned bool
 	// volumeAlternatives are the node requirements the pod's volumes allow (ORed; nil: any).
 	volumeAlternatives []requirements.Requirements
 	volumes            []volumeUse

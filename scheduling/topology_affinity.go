@@ -96,7 +96,7 @@ func (affinityRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains,
 				return r
 			}
 			if ds := allowedBy(g.domains, r); len(ds) > 0 {
-				return requirements.MustNew(g.key, requirements.In, ds...)
+				return requirements.MustNew(g.key, requirements.In, bootstrapPinned(g, ds)...)
 			}
 			return nil
 		}
@@ -110,6 +110,27 @@ func (affinityRule) narrow(t *topology, g *topologyGroup, adm admissibleDomains,
 		return nil
 	}
 	return requirements.MustNew(g.key, requirements.In, with...)
+}
+
+// bootstrapPinned are the domains of ds the most pending pods carrying g are pinned to, ds
+// when none is: a pod starting the group goes where they can follow it (difftest default
+// plan:971648: app-2-0 started its zone affinity in zone c, the cheapest, where app-2-1, its
+// volume in zone b, could never join it; Karpenter placed both in zone b).
+func bootstrapPinned(g *topologyGroup, ds []string) []string {
+	most := 0
+	for _, d := range ds {
+		most = max(most, g.pinned[d])
+	}
+	if most == 0 {
+		return ds
+	}
+	var out []string
+	for _, d := range ds {
+		if g.pinned[d] == most {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func (affinityRule) allowsHost(g *topologyGroup, self bool, count int32) bool {

@@ -79,6 +79,9 @@ func (p *podData) pinnedTo(t *topology, g *topologyGroup) string {
 // pinPending adds delta to the pending pods pinned to p's domain of every inverse group that
 // repels p (+1 while p is pending, -1 once it is placed; only for a pod countPinned counted).
 func (t *topology) pinPending(p *podData, delta int) {
+	if p.affinityPinned {
+		t.pinAffinity(p, delta)
+	}
 	if !p.pinCounted {
 		return
 	}
@@ -100,6 +103,36 @@ func (s *solver) countPinned(pods []*podData) {
 		if p.form != nil && len(p.blockedBy) > 0 && !s.unpinned[p.pod] && s.reachable(p) {
 			p.pinCounted = true
 			s.topo.pinPending(p, 1)
+		}
+		if p.form != nil && p.invalid == nil && len(p.form.requiredAffinity) > 0 {
+			p.affinityPinned = true
+			s.topo.pinAffinity(p, 1)
+		}
+	}
+}
+
+// affinityPinnedTo is the domain of affinity g's key a pending pod's own strict requirements,
+// or its volumes' one node requirement, pin it to, or "".
+func (p *podData) affinityPinnedTo(t *topology, g *topologyGroup) string {
+	if v := singleValue(t.get(p.form.strict, g.key)); v != "" {
+		return v
+	}
+	if len(p.volumeAlternatives) == 1 {
+		return singleValue(t.get(p.volumeAlternatives[0], g.key))
+	}
+	return ""
+}
+
+// pinAffinity adds delta to the pending pods pinned to p's domain of each of p's own required
+// pod affinities (+1 while p is pending, -1 once it is placed): a pod starting the group goes
+// where they can follow it (bootstrapPinned).
+func (t *topology) pinAffinity(p *podData, delta int) {
+	for _, g := range p.form.requiredAffinity {
+		if g.hostname {
+			continue
+		}
+		if v := p.affinityPinnedTo(t, g); v != "" {
+			g.pinned[v] += delta
 		}
 	}
 }

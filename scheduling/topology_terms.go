@@ -156,7 +156,7 @@ func (t *topology) parseAffinityGroup(rule topologyRule, pod *corev1.Pod, term c
 	if t.karpenter {
 		g.creator = pod
 	}
-	if rule.repels() {
+	if rule.repels() || rule.bootstraps() {
 		g.pinned = map[string]int{}
 	}
 	id := fmt.Sprintf("%s|%s|%s|%s", rule.name(), key, namespaceID(ns), sel.String())
