@@ -236,7 +236,7 @@ func (w *world) eachRepelled(owner *corev1.Pod, l *location, cache map[string]ma
 // domain holding members is seeded when a pod the term selects that is not a member runs
 // or is placed there (it can be bound first, the members after it). A member needs a pod
 // the term selects in its domain; all unseeded domains of a group but one break the
-// affinity, and that one too unless the members there select themselves and no pod the
+// affinity, and that one too unless a member there selects itself and no pod the
 // term selects was running before (the first member starts the group).
 func (w *world) affinityGroups(cache map[string]map[string][]*corev1.Pod) []Violation {
 	type member struct {
@@ -310,9 +310,13 @@ func (w *world) affinityGroups(cache map[string]map[string][]*corev1.Pod) []Viol
 		}
 		started := false
 		for _, d := range doms {
-			selfish := true
+			// One member here that selects itself can bind first, with no match anywhere (its
+			// own term's exception), and the others then find it (difftest plan:971646:
+			// app-4-0, whose zone affinity selects app-4, and app-1 pods, whose alike term
+			// selects it, on one NodeClaim).
+			selfish := false
 			for _, m := range byDom[d] {
-				selfish = selfish && m.at.selects(m.pod)
+				selfish = selfish || m.at.selects(m.pod)
 			}
 			if selfish && !ranBefore && !started {
 				started = true // the first member here starts the group

@@ -41,3 +41,32 @@ func TestAffinityGroupStartsBesideAMatchOnANodeWithoutTheKey(t *testing.T) {
 	require.Len(t, res.NewNodeClaims, 1, "both pods start the group on one NodeClaim of team pool-1")
 	assert.Empty(t, verify.Solve(snap, scheduling.Options{}, res))
 }
+
+// TestAffinityGroupStartsWithOneSelfSelectingMember: the members of a group (alike terms)
+// in its one unseeded domain need not all select themselves: one that does binds first,
+// with no match anywhere, and the others then find it. difftest plan:971646: app-4-0's zone
+// affinity selects app-4 (itself), app-1's selects app-4 too; verify reported both app-1
+// pods beside app-4-0 as a second domain of the group.
+func TestAffinityGroupStartsWithOneSelfSelectingMember(t *testing.T) {
+	db := map[string]string{"app": "db"}
+	starter := fake.Pod("db-0").Requests("100m", "100Mi").Labels(db).PodAffinity(corev1.LabelTopologyZone, db).Obj()
+	follower := func(name string) *corev1.Pod {
+		return fake.Pod(name).Requests("100m", "100Mi").Labels(map[string]string{"app": "web"}).PodAffinity(corev1.LabelTopologyZone, db).Obj()
+	}
+	w := &world{Objects: cluster.Objects{
+		Pods:            []*corev1.Pod{starter, follower("web-0"), follower("web-1")},
+		NodePools:       []*v1.NodePool{fake.NodePool("default").Obj()},
+		InstanceTypes:   map[string]cloudprovider.InstanceTypes{"default": fake.InstanceTypes(5)},
+		WellKnownLabels: fake.WellKnownLabels()}}
+	snap := w.snap(t)
+
+	res, err := scheduling.Solve(snap, scheduling.Options{})
+	require.NoError(t, err)
+	require.Empty(t, res.PodErrors)
+	zones := map[string]bool{}
+	for _, c := range res.NewNodeClaims {
+		zones[c.Offering.Zone()] = true
+	}
+	require.Len(t, zones, 1, "db-0 starts the group and both web pods join its zone")
+	assert.Empty(t, verify.Solve(snap, scheduling.Options{}, res))
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -449,6 +450,17 @@ func (w *world) checkPodAffinity(holders []*holder, add func(string, string, str
 		}
 		return false
 	}
+	// placedSeed reports whether a pod the plan places in domain d of term's key matches a's
+	// term and carries no alike term of its own.
+	placedSeed := func(a placed, term corev1.PodAffinityTerm, d string) bool {
+		for _, b := range all {
+			if b.p != a.p && b.h.newPods[key(b.p)] && b.h.labels[term.TopologyKey] == d && matches(term, a.p, b.p) &&
+				!carriesAlike(b.p, term) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, a := range all {
 		aff := a.p.Spec.Affinity
 		if aff == nil {
@@ -498,13 +510,32 @@ func (w *world) checkPodAffinity(holders []*holder, add func(string, string, str
 				// without a bound match binds only while no pod matches anywhere (its own
 				// term's exception), so a match bound elsewhere before the plan keeps it, and
 				// the rest of its group, pending (README: Karpenter launches such nodes).
+				// A matching pod the plan places there that carries no such term seeds the
+				// domain too: it can be bound first (plan:971646: app-0 pods, without pod
+				// affinity, on zone-b nodes ahead of app-2's).
 				if self && !boundMatch(a, term, func(b placed) bool { return b.h.labels[term.TopologyKey] == d }) &&
+					!placedSeed(a, term, d) &&
 					boundMatch(a, term, func(b placed) bool { _, keyed := b.h.labels[term.TopologyKey]; return keyed }) {
 					add("affinity-bootstrap-"+shortKey(term.TopologyKey), key(a.p), "no bound matching pod in %s=%s, one elsewhere", shortKey(term.TopologyKey), d)
 				}
 			}
 		}
 	}
+}
+
+// carriesAlike reports whether p has a required pod affinity term with term's key, selector
+// and namespaces.
+func carriesAlike(p *corev1.Pod, term corev1.PodAffinityTerm) bool {
+	if p.Spec.Affinity == nil || p.Spec.Affinity.PodAffinity == nil {
+		return false
+	}
+	for _, t := range p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if t.TopologyKey == term.TopologyKey && equality.Semantic.DeepEqual(t.LabelSelector, term.LabelSelector) &&
+			slices.Equal(t.Namespaces, term.Namespaces) && equality.Semantic.DeepEqual(t.NamespaceSelector, term.NamespaceSelector) {
+			return true
+		}
+	}
+	return false
 }
 
 // termNamespace reports whether an affinity term of owner selects pods of namespace ns: the

@@ -136,3 +136,15 @@ func TestSpreadDomainsNeedANodePoolMeetingMinValues(t *testing.T) {
 		t.Errorf("violations %v", vs)
 	}
 }
+
+// TestAffinityDomainSeededByAPlacedPodWithoutTheTerm: a pod the plan places in a domain that
+// a required pod affinity selects, and that carries no such term itself, can be bound first,
+// so the term's own pods may start there beside a match running elsewhere. plan:971646:
+// app-2-2 and app-2-3 on zone-b NodeClaims, where the plan binds app-0 pods (no pod
+// affinity) to nodes; the checker read zone b as a second start of app-2's group.
+func TestAffinityDomainSeededByAPlacedPodWithoutTheTerm(t *testing.T) {
+	w, o := loadWorldAndPlan(t, "affinity-placed-seed")
+	for _, v := range w.validatePlan(o) {
+		t.Errorf("violation %s", v)
+	}
+}
