@@ -262,6 +262,15 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 	if !s.keepsReservation(c, merged, types, fitsPod) || !s.launchesUnheld(c, merged, types, fitsPod) {
 		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonOfferingUnavailable})
 	}
+	if s.round == 1 && s.heldBack(c, merged, types, fitsPod) {
+		// Karpenter's strict reserved-offering mode: the pod waits for the next round, which
+		// finds the NodeClaims of the first launched (solver.strictReserved).
+		if s.strictReserved {
+			s.reservedDeferred = true
+			return placement{}, why != nil && t.reject(why, Cause{Code: ReasonOfferingUnavailable, Detail: reservedDetail})
+		}
+		s.reservedWaits = true
+	}
 	if t.hasMinValues && !c.launched {
 		out := types.filter(fitsPod)
 		if key, have, want := t.minValuesShortfall(out, merged); key != "" {

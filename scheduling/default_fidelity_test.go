@@ -700,3 +700,21 @@ func TestAffinityStartsWherePinnedPeersCanFollow(t *testing.T) {
 		assert.Equal(t, "test-zone-b", c.Offering.Zone())
 	}
 }
+
+// TestStrictReservationWaitsForTheLaunchedNode: a NodeClaim holding a capacity reservation
+// whose minValues keeps a smaller type among its options refuses further pods; Karpenter's
+// strict reserved-offering mode then refuses a new NodeClaim whose only reservation is held,
+// and its next round binds the pods to the reserved node launched, which has room. The default
+// opened on-demand NodeClaims for them (difftest default plan:993297: $1.1679/h with 4
+// NodeClaims where Karpenter launched 2 reserved ones at $0.1833/h). Minimised: six 2-cpu
+// pods, minValues 3 over m6-4x16, r5-8x64 and r5-16x128, the last reserved (one instance) and
+// cheapest: $0.4713/h with 3 NodeClaims, now Karpenter's one reserved r5-16x128 at $0.0981/h.
+func TestStrictReservationWaitsForTheLaunchedNode(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "reservation-strict-next-round"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 1)
+	c := res.NewNodeClaims[0]
+	assert.Equal(t, "cr-r5-16x128-c", c.Offering.ReservationID())
+	assert.Len(t, c.Pods, 6)
+	assert.InDelta(t, 0.0981, res.Price(), 1e-9)
+}

@@ -55,8 +55,10 @@ func (s *solver) paidJoin(p *podData, f *podForm) (c *claim, extra float64, foun
 // newClaimPrice is the price of the cheapest launch of the NodeClaim newClaim would open for
 // p, without opening it (opens=false: none would).
 func (s *solver) newClaimPrice(p *podData, f *podForm) (price float64, opens bool) {
-	minValuesRefused, limitRefused := s.claimMinValuesRefused, s.limitRefused
-	defer func() { s.claimMinValuesRefused, s.limitRefused = minValuesRefused, limitRefused }()
+	minValuesRefused, limitRefused, reservedDeferred, reservedWaits := s.claimMinValuesRefused, s.limitRefused, s.reservedDeferred, s.reservedWaits
+	defer func() {
+		s.claimMinValuesRefused, s.limitRefused, s.reservedDeferred, s.reservedWaits = minValuesRefused, limitRefused, reservedDeferred, reservedWaits
+	}()
 	hostname := s.nextHostname()
 	for _, t := range s.templates {
 		if t.nodesLeft == 0 {

@@ -125,6 +125,21 @@ func (s *solver) keepsReservation(c *claim, reqs requirements.Requirements, type
 	})
 }
 
+// heldBack reports whether c, a new NodeClaim, with requirements reqs and types, could launch
+// on a capacity reservation only other NodeClaims hold all of, and on none with room:
+// Karpenter's strict reserved-offering mode refuses the pod then, and its next round places
+// it (on a node its first round launched, or on a reservation the round released).
+func (s *solver) heldBack(c *claim, reqs requirements.Requirements, types bitset, fits func(int) bool) bool {
+	if s.karpenter || len(c.pods) > 0 || c.holds != "" || !c.t.hasReserved || s.fullReservations == 0 {
+		return false
+	}
+	return offersAny(c.t, reqs, types, fits, func(o *cloudprovider.Offering) bool {
+		return o.CapacityType() == v1.CapacityTypeReserved && s.reservations[o.ReservationID()] > 0
+	}) && !offersAny(c.t, reqs, types, fits, func(o *cloudprovider.Offering) bool {
+		return o.CapacityType() == v1.CapacityTypeReserved && !s.reservationFull(o)
+	})
+}
+
 // offersAny reports whether a type of types that fits (fits) has an available offering,
 // compatible with reqs, that want accepts.
 func offersAny(t *template, reqs requirements.Requirements, types bitset, fits func(int) bool, want func(*cloudprovider.Offering) bool) bool {

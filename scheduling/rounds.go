@@ -106,7 +106,9 @@ func (s *solver) laterRound(pods []*podData, errs map[*podData]podFailure) ([]*p
 		}
 		recount.apply(s.topo)
 	}
-	if minValues {
+	if minValues || s.reservedDeferred {
+		// A pod held back for a reservation (strictReserved) is tried again as Karpenter's
+		// next round tries it: on the NodeClaims launched, where minValues no longer counts.
 		s.minValuesRound = true
 		settled = true
 	}

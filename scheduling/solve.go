@@ -132,6 +132,10 @@ type solver struct {
 	// waitCap: the pod trySchedule just failed waits; waiting are those that wait.
 	capWaits, waitCap bool
 	waiting           []capWaiter
+	// strictReserved: in the first round a new NodeClaim refuses a pod whose every capacity
+	// reservation other NodeClaims hold (heldBack), and reservedDeferred is set when one did;
+	// reservedWaits: a new NodeClaim took such a pod where strictReserved was not set.
+	strictReserved, reservedDeferred, reservedWaits bool
 }
 
 // Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),
@@ -295,6 +299,17 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 			res = alt
 		}
 	}
+	if info.reservedWaits && opts.Packing != PackingKarpenter {
+		// A new NodeClaim took a pod Karpenter holds back for its next round: as Karpenter,
+		// the plan may place it on a node the first round launched instead (strictReserved).
+		alt, altInfo, err := solveOnce(snap, opts, cache, variant{strictReserved: true}, tune)
+		if err != nil {
+			return nil, err
+		}
+		if better(alt, res) && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) && reservationsHold(alt) {
+			res = alt
+		}
+	}
 	return res, nil
 }
 
@@ -328,6 +343,9 @@ type variant struct {
 	// priceJoins: a spread's carrier grows a NodeClaim only when that costs no more than a
 	// new one (paid_joins.go).
 	priceJoins bool
+	// strictReserved: Karpenter's strict reserved-offering mode in the first round
+	// (solver.strictReserved).
+	strictReserved bool
 }
 
 // onceInfo is what one Solve tells solve about its plan.
@@ -350,6 +368,9 @@ type onceInfo struct {
 	// spreadJoins: a spread's carrier joined a NodeClaim past its cheapest type's room
 	// (paid_joins.go).
 	spreadJoins bool
+	// reservedWaits: a new NodeClaim took a pod Karpenter's strict reserved-offering mode
+	// holds back for its next round (solver.reservedWaits).
+	reservedWaits bool
 }
 
 // solveOnce is one Solve of variant v.
@@ -374,7 +395,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 	}
 	firstAffinity(pods)
 	s.unpinned, s.strictCap, s.limitMinValues, s.minValuesFirst, s.karpenterOrder = v.unpinned, v.strictCap, v.limitMinValues, v.minValuesFirst, v.karpenterOrder
-	s.priceJoins = v.priceJoins
+	s.priceJoins, s.strictReserved = v.priceJoins, v.strictReserved
 	s.countPinned(pods)
 	errs := s.run(pods)
 	if v.hostFloor {
@@ -392,7 +413,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 			info.starved = starved(pods, errs)
 		}
 	}
-	info.limitRounds, info.spreadJoins = s.limitRounds, s.spreadJoins
+	info.limitRounds, info.spreadJoins, info.reservedWaits = s.limitRounds, s.spreadJoins, s.reservedWaits
 	res := s.result(pods, errs)
 	if v.first != nil || info.starved != nil || s.uncapped || v.strictCap || v.karpenterOrder {
 		info.spreadBreaks = s.spreadBreaks(res)

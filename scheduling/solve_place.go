@@ -25,7 +25,7 @@ func (s *solver) run(pods []*podData) map[*podData]podFailure {
 	var undo *roundUndo
 	for len(queue) > 0 {
 		s.round++
-		s.limitRefused, s.claimMinValuesRefused = false, false
+		s.limitRefused, s.claimMinValuesRefused, s.reservedDeferred = false, false, false
 		s.topo.startRound(queue)
 		s.startReservationRound()
 		placed := s.runQueue(queue, errs)
