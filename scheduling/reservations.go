@@ -73,6 +73,32 @@ func (s *solver) cheapestWithRoom(t *template, reqs requirements.Requirements, t
 	return best
 }
 
+// launchWithRoom is the option c launches on: its cheapest, unless that is a reserved
+// offering of a reservation c does not hold and other NodeClaims hold all of, when it is the
+// cheapest offering with room (as finalisation launches it: claim.reserve). The limit recount
+// keeps a NodeClaim's options no larger than it (difftest default plan:993225: the recount
+// kept app-1's NodeClaims to r7-2x16, whose only offering in their zone was a reservation
+// two other NodeClaims held, and they launched on it past its capacity, 4 > 2).
+func (s *solver) launchWithRoom(c *claim) (launchOption, bool) {
+	reqs := c.launchReqs()
+	l, ok := cheapestLaunch(c.t, reqs, c.types, anyType)
+	if !ok || s.karpenter || l.o.CapacityType() != v1.CapacityTypeReserved || l.o.ReservationID() == c.holds || !s.reservationFull(l.o) {
+		return l, ok
+	}
+	info := c.t.offerings(reqs)
+	var best launchOption
+	found := false
+	for _, i := range info.launchOrder(c.t) {
+		if !c.types.has(int(i)) {
+			continue
+		}
+		if o := s.withRoom(info, int(i), nil); o != nil && (!found || o.Price < best.o.Price) {
+			best, found = launchOption{t: c.t, i: int(i), o: o, reqs: reqs}, true
+		}
+	}
+	return best, found
+}
+
 // withRoom is the cheapest available offering of type i (info: under the NodeClaim's
 // requirements) that is not reserved or whose reservation has room left, and when held is
 // not empty is a reservation of held; nil when none is.

@@ -187,7 +187,7 @@ func (s *solver) recountLimited(u *roundUndo) bool {
 		if c.counted == nil || !anyTrue(t.limited) {
 			continue
 		}
-		l, ok := cheapestLaunch(t, c.launchReqs(), c.types, anyType)
+		l, ok := s.launchWithRoom(c)
 		if !ok {
 			continue
 		}
