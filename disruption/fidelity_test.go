@@ -103,6 +103,26 @@ func TestFidelity(t *testing.T) {
 			blocked: map[string]Blocker{"a": {Code: BlockPodUnschedulable, Pod: "default/x", Node: "u"}, "u": {Code: BlockUninitialized}},
 		},
 		{
+			// difftest disrupt:995032: s (pending) carries a maxSkew-1 hostname spread over
+			// app=web and goes to h first (larger); m's web pod, which s's spread only selects,
+			// joins h too in Karpenter's simulation (a spread binds only the pods that carry
+			// it), so m is deleted. Keeping s's host within its skew sent w to the
+			// uninitialized u and blocked m.
+			name: "a pod a spread only selects joins a host holding the spread's carrier",
+			in: func() *fixture {
+				in := input([]*v1.NodePool{pool("p")},
+					testNode("h", "p", "large", "", bound("z", "5")),
+					testNode("m", "p", "medium", "", bound("w", "1")),
+					uninitialized(testNode("u", "p", "large", "")))
+				in.Nodes[1].Pods[0].Labels["app"] = "web"
+				in.Pods = append(in.Pods, fake.Pod("s").Requests("1500m", "100Mi").Label("app", "web").
+					TopologySpread(v1.LabelHostname, 1, map[string]string{"app": "web"}).Obj())
+				return in
+			},
+			commands: []string{"single-node Underutilized [m] []"},
+			blocked:  map[string]Blocker{"h": {Code: BlockNominated}, "u": {Code: BlockUninitialized}},
+		},
+		{
 			name: "initialized nodes are tried before uninitialized ones",
 			in: func() *fixture {
 				return input([]*v1.NodePool{pool("p")},

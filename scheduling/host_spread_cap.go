@@ -76,6 +76,16 @@ func (g *topologyGroup) carried(host int32) bool {
 	return int(host) < len(g.carriers) && g.carriers[host] > 0
 }
 
+// capsCarriers is p.capsCarriers(f) outside disruption's simulations (SingleRound): Karpenter's
+// disruption controller simulates the candidates' pods as its scheduler places them, a pod
+// a spread only selects free to join a carrier's host (difftest disrupt:995032: node-03's
+// drift found node-02, which a moving app-0 pod carrying a maxSkew-2 hostname spread had
+// joined, capped for node-03's other app-0 pods, sent them to uninitialized node-07 and was
+// blocked; Karpenter's simulation puts them on node-02 and replaces node-03).
+func (s *solver) capsCarriers(p *podData, f *podForm) bool {
+	return !s.opts.SingleRound && p.capsCarriers(f)
+}
+
 // capsCarriers reports whether p (form f) is first placed under the cap: a spread that some
 // host or domain holds a carrier of selects it and it does not carry, or it carries a
 // required hostname spread with a node filter.

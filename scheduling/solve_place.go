@@ -273,7 +273,7 @@ func (s *solver) onExistingByAnyTerm(p *podData) bool {
 		s.topo.beginAttempt()
 		// Under the hostname-spread cap, as add's first attempt: the uncapped fallback comes
 		// only after every capped place, NodeClaims included (host_spread_cap.go).
-		s.topo.capCarriers = p.capsCarriers(f)
+		s.topo.capCarriers = s.capsCarriers(p, f)
 		placed := s.placeOnExisting(p, f)
 		s.topo.capCarriers = false
 		if placed {
@@ -305,7 +305,7 @@ func (s *solver) noDomainFor(p *podData, f *podForm) bool {
 // cannot launch; only when the pod fails everywhere does Karpenter retry it, drawing
 // again, so add then tries once more taking the first tied domain that launches.
 func (s *solver) add(p *podData, f *podForm) (podFailure, bool) {
-	if !s.karpenter && p.capsCarriers(f) {
+	if !s.karpenter && s.capsCarriers(p, f) {
 		// Keep the carriers of the hostname spreads that only select p within their skew
 		// while p has another place (host_spread_cap.go).
 		s.topo.capCarriers = true
