@@ -105,7 +105,12 @@ func claimedNodes(in *input) map[string]bool {
 }
 
 // withoutClaimlessDeletions is in with the deletionTimestamp (and finalizers) dropped from
-// every Node that no NodeClaim of the input names.
+// every Node that no NodeClaim of the input names. Such a Node's leftover
+// karpenter.sh/disrupted taint becomes difftest.nodeplan/deleting (same effect): Karpenter
+// leaves the taint on a Node with a deletionTimestamp (it lifts only the non-deleting ones'),
+// so the Node stays closed to pods; with the deletion dropped alone nodeplan, like Karpenter,
+// would lift it and send pods there (difftest disrupt:995193: node-08 took node-02's pod,
+// multi-node [node-02 node-06] ->0 where Karpenter's ->1).
 func withoutClaimlessDeletions(in *input) (*input, bool) {
 	claimed := claimedNodes(in)
 	c := in.clone()
@@ -118,8 +123,21 @@ func withoutClaimlessDeletions(in *input) (*input, bool) {
 		if name, _ := meta["name"].(string); !claimed[name] {
 			delete(meta, "deletionTimestamp")
 			delete(meta, "finalizers")
+			closeDisruptedTaint(d)
 			changed = true
 		}
 	}
 	return c, changed
+}
+
+// closeDisruptedTaint renames a Node document's karpenter.sh/disrupted taint to
+// difftest.nodeplan/deleting, which no pod tolerates and neither tool lifts.
+func closeDisruptedTaint(node map[string]any) {
+	spec, _ := node["spec"].(map[string]any)
+	taints, _ := spec["taints"].([]any)
+	for _, t := range taints {
+		if m, ok := t.(map[string]any); ok && m["key"] == "karpenter.sh/disrupted" {
+			m["key"] = "difftest.nodeplan/deleting"
+		}
+	}
 }
