@@ -742,3 +742,40 @@ func TestLimitRecountKeepsALaunchWithRoom(t *testing.T) {
 	assert.Equal(t, 2, reserved)
 	assert.InDelta(t, 0.8208, res.Price(), 1e-9)
 }
+
+// TestSpreadSettlesWhereItsOwnKeyIsFilteredToo: a pod joining a NodeClaim settles it on the
+// key of each spread it carries, even when another spread's node filter (the pod's node
+// affinity, on that key) already narrowed it there. difftest default plan:993274, minimised:
+// app-1 pods require zone NotIn [b] and carry a capacity-type spread and a zone spread of
+// maxSkew 1, both honouring that affinity. The capacity-type spread's filter left the
+// NodeClaim on zones a and c, the zone spread then took it as settled, so app-1-0 was counted
+// in no zone and app-1-1 joined it: skew 2 as launched (zone a is a domain, pool-0 launches
+// there). Karpenter and now the default put them in zones a and c.
+func TestSpreadSettlesWhereItsOwnKeyIsFilteredToo(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "spread-filter-term-pins"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	zones := map[string]int{}
+	for _, c := range res.NewNodeClaims {
+		zones[c.Offering.Zone()] += len(c.Pods)
+	}
+	assert.Equal(t, map[string]int{"test-zone-a": 1, "test-zone-c": 1}, zones)
+}
+
+// TestScheduleAnywaySpreadsRelaxInKarpentersOrder: Karpenter relaxes a pod's ScheduleAnyway
+// spreads one at a time, moving its last constraint into the removed one's place, so of
+// [hostname, capacity-type, zone] it drops the hostname spread, then the zone spread, then
+// the capacity-type one. difftest default plan:993261, minimised: the default dropped the
+// capacity-type spread second, so app-0-0 kept its zone spread's zone b, where the NodePool
+// (minValues 3 on instance types, a limit of 3 nodes) launched a 2Gi node for it alone; the
+// 3Gi app-1 pods could not join it and one was left out. Held to spot by its capacity-type
+// spread, app-0-0 goes to zone c beside app-1 pods and all are placed.
+func TestScheduleAnywaySpreadsRelaxInKarpentersOrder(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "spread-anyway-relax-order"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	placed := 0
+	for _, c := range res.NewNodeClaims {
+		placed += len(c.Pods)
+		assert.Equal(t, "spot", c.Offering.CapacityType())
+	}
+	assert.Equal(t, 6, placed)
+}

@@ -265,7 +265,7 @@ func (s *solver) settlement(t *template, groups []*topologyGroup, reqs requireme
 		if g.hostname {
 			return true
 		}
-		if _, done := out[g.key]; done {
+		if cur, done := out[g.key]; done && (singleValue(cur) != "" || cur.Operator() == requirements.DoesNotExist) {
 			return true
 		}
 		if cur := s.topo.get(reqs, g.key); singleValue(cur) != "" || cur.Operator() == requirements.DoesNotExist {

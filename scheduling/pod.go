@@ -157,10 +157,17 @@ func (f *podForm) relax(pns pnsRelax) *podForm {
 	case len(f.preferredNode) > 0:
 		n.preferredNode = f.preferredNode[1:]
 	case indexOf(f.scheduleAnyway, true) >= 0:
-		i := indexOf(f.scheduleAnyway, true)
-		n.spread = append(append([]*topologyGroup(nil), f.spread[:i]...), f.spread[i+1:]...)
-		n.scheduleAnyway = append(append([]bool(nil), f.scheduleAnyway[:i]...), f.scheduleAnyway[i+1:]...)
-		n.spreadIdx = append(append([]int(nil), f.spreadIdx[:i]...), f.spreadIdx[i+1:]...)
+		// Karpenter moves the last constraint into the removed one's place, so the next
+		// relaxation removes the first ScheduleAnyway one of that order (difftest
+		// plan:993261: of hostname, capacity-type and zone spreads, the zone spread goes
+		// second, not the capacity-type one).
+		i, last := indexOf(f.scheduleAnyway, true), len(f.spread)-1
+		n.spread = append([]*topologyGroup(nil), f.spread[:last]...)
+		n.scheduleAnyway = append([]bool(nil), f.scheduleAnyway[:last]...)
+		n.spreadIdx = append([]int(nil), f.spreadIdx[:last]...)
+		if i < last {
+			n.spread[i], n.scheduleAnyway[i], n.spreadIdx[i] = f.spread[last], f.scheduleAnyway[last], f.spreadIdx[last]
+		}
 	case pns.adds(f.tolerations):
 		n.tolerations = preferNoScheduleTolerated(f.tolerations)
 		n.spread = f.twins.tolerating(n.spread, n.spreadIdx)
