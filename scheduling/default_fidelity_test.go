@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/scheduling"
@@ -778,4 +779,21 @@ func TestScheduleAnywaySpreadsRelaxInKarpentersOrder(t *testing.T) {
 		assert.Equal(t, "spot", c.Offering.CapacityType())
 	}
 	assert.Equal(t, 6, placed)
+}
+
+// TestHostFloorKeepsMinDomains: with fewer nodes than a hostname spread's minDomains, its
+// global minimum is zero, so the floor raised once no NodeClaim can open (host_floor.go)
+// stays zero for it. difftest default plan:996043, minimised: a NodePool limited to 2 nodes,
+// three app-1 pods with a maxSkew-1 hostname spread, app-1-2's with minDomains 4. The floor
+// rose to 1 and app-1-0 joined app-1-2's node: skew 2 for app-1-2's spread as launched. Now
+// app-1-0 joins app-1-1, whose spread has no minDomains.
+func TestHostFloorKeepsMinDomains(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "host-floor-min-domains"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 2)
+	for _, c := range res.NewNodeClaims {
+		if slices.ContainsFunc(c.Pods, func(p *corev1.Pod) bool { return p.Name == "app-1-2" }) {
+			assert.Len(t, c.Pods, 1, "app-1-2 alone: its spread's minimum is zero")
+		}
+	}
 }

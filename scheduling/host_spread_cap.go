@@ -149,7 +149,9 @@ func (s *solver) carriersOverSkew() bool {
 func (s *solver) hostSpan(g *topologyGroup) (low, high int32) {
 	low, high = int32(1<<30), int32(-1)
 	{
+		hosts := 0
 		see := func(host, n int32) {
+			hosts++
 			low = min(low, n)
 			if g.carried(host) {
 				high = max(high, n)
@@ -161,9 +163,9 @@ func (s *solver) hostSpan(g *topologyGroup) (low, high int32) {
 			}
 		}
 		// A Deleting node is still a domain until it goes, holding the pods that stay.
-		if d := s.deletingHostLow(g); d < low {
-			low = d
-		}
+		d, deleting := s.deletingHostLow(g)
+		low = min(low, d)
+		hosts += deleting
 		for _, c := range s.claims {
 			if !g.passesFilter(c.reqs, c.t.taints, s.wellKnown) {
 				continue
@@ -176,6 +178,12 @@ func (s *solver) hostSpan(g *topologyGroup) (low, high int32) {
 			}
 			see(c.host, n)
 		}
+		if hosts > 0 && hosts < int(g.spread.minDomains) {
+			// Fewer nodes than minDomains: kube-scheduler's global minimum is zero (difftest
+			// default plan:996043: minDomains 4 over a NodePool limited to 2 nodes; the floor
+			// rose to 1 and a second app-1 pod joined a node, hostname skew 2 as launched).
+			low = 0
+		}
 	}
 	return low, high
 }
@@ -183,8 +191,8 @@ func (s *solver) hostSpan(g *topologyGroup) (low, high int32) {
 // deletingHostLow is the least count of hostname spread g over the Deleting nodes its filter
 // passes (1<<30: none): kube-scheduler counts such a node, with the pods not planned again
 // here, until it is gone, so a carrier bound meanwhile is held against it (verify does).
-func (s *solver) deletingHostLow(g *topologyGroup) int32 {
-	low := int32(1 << 30)
+func (s *solver) deletingHostLow(g *topologyGroup) (low int32, hosts int) {
+	low = int32(1 << 30)
 	var replanned map[*corev1.Pod]bool
 	for i, n := range s.nodes {
 		if !s.isDeleting(i) || s.recs[i].claimDeleting || !g.passesFilter(s.recs[i].reqs, s.countingTaints(i), s.wellKnown) {
@@ -203,8 +211,9 @@ func (s *solver) deletingHostLow(g *topologyGroup) int32 {
 			}
 		}
 		low = min(low, c)
+		hosts++
 	}
-	return low
+	return low, hosts
 }
 
 // capScan is, for one scan of the open NodeClaims under the cap, a spread p only selects:
