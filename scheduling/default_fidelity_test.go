@@ -797,3 +797,29 @@ func TestHostFloorKeepsMinDomains(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadJoinThatMovesTheLaunchIsNotFree: the default's first pass adds a pod to an open
+// NodeClaim whose cheapest type has the room, as a join at no extra cost; a pod whose
+// requirements take that type's only offering away (its volume's zone) moves the launch to a
+// dearer type, so that NodeClaim is not free to join. difftest default plan:993106,
+// minimised: app-3's two pods, one per host, open c-16 NodeClaims (spot only in zone a);
+// app-2's pods, their volumes in zone b, joined one each, growing both into zone-b c-32s
+// ($0.64/h), where one c-32 holds them both ($0.52/h).
+func TestHeadJoinThatMovesTheLaunchIsNotFree(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "head-join-priced"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 2)
+	assert.InDelta(t, 0.52, res.Price(), 1e-9)
+}
+
+// TestAntiAffinityCarrierGrowsANodeClaimOnlyWhenCheaper: a pod with a required anti-affinity
+// over the zone, as a spread's carrier, is tied to its domain and the repack does not move
+// it, so a NodeClaim it grew is priced as a carrier's (paid_joins.go). difftest default
+// plan:993068, minimised: app-4-0 (its volume in zone a) opens a c-2; app-0-0 joined it,
+// growing it into an r-4 ($0.266/h), where a c-1 of its own costs $0.036/h.
+func TestAntiAffinityCarrierGrowsANodeClaimOnlyWhenCheaper(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "anti-affinity-join-priced"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 2)
+	assert.InDelta(t, 0.104, res.Price(), 1e-9)
+}

@@ -19,6 +19,29 @@ import v1 "github.com/nodeplan/nodeplan/apis/v1"
 // try holds plans of up to guardMaxPods pods, as the guard on the price of preferences;
 // larger plans and disruption's simulations (SkipRepack) cost nothing more. Its plan is kept
 // only when its launches take no capacity reservation past its capacity (reservationsHold).
+// A pod held to its domain otherwise (tiedToDomain: a zone affinity or anti-affinity, a
+// volume) is priced the same way.
+
+// tiedToDomain reports whether p (form f) is held to its NodeClaim's domain beyond the
+// hostname, so the repack cannot move it to a cheaper NodeClaim elsewhere: it carries a
+// spread, or a required pod affinity or anti-affinity, over another key than the hostname,
+// or its volumes pin it. Such a pod that grew a NodeClaim is priced (priceJoins) as a
+// spread's carrier is: difftest default plan:993068 (app-0-2, a zone anti-affinity, grew
+// app-4-1's zone-a c7-2x4, pinned there by its volume, into an r5-4x32, $0.266/h, where a
+// c6-1x2 of its own costs $0.0359/h).
+func tiedToDomain(p *podData, f *podForm) bool {
+	if f.spreadsBeyondHosts() || len(p.volumeAlternatives) > 0 {
+		return true
+	}
+	for _, gs := range [][]*topologyGroup{f.requiredAffinity, f.requiredAnti} {
+		for _, g := range gs {
+			if !g.hostname {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // joinAnyOpen is addOnce's last resort for a pod whose new NodeClaim would have cost less
 // than growing an open one, when no new NodeClaim opened after all.

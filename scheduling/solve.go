@@ -119,9 +119,14 @@ type solver struct {
 	noNewClaims bool
 	// limitRounds: limits refused a pod in a round that ended (rounds.go).
 	limitRounds bool
-	// priceJoins: a spread's carrier grows a NodeClaim only when that costs no more than a
-	// new one; spreadJoins: one grew a NodeClaim without (paid_joins.go).
+	// priceJoins: a pod tied to its domain (a spread's carrier, tiedToDomain) grows a
+	// NodeClaim only when that costs no more than a new one; spreadJoins: one grew a
+	// NodeClaim without (paid_joins.go).
 	priceJoins, spreadJoins bool
+	// priceHeads: addToOpenClaim's free join is one that leaves the NodeClaim's cheapest
+	// launch at its price; watchHeads: note a free join that did not (headJoins)
+	// (headJoinCosts).
+	priceHeads, watchHeads, headJoins bool
 	// limitMinValues: the round a limit refusal starts is a minValues round too, and with
 	// minValuesFirst a minValues round alone (rounds.go).
 	limitMinValues, minValuesFirst bool
@@ -310,6 +315,17 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 			res = alt
 		}
 	}
+	if info.headJoins && opts.Packing != PackingKarpenter && !opts.SkipRepack && planSize(res) <= guardMaxPods {
+		// A free join raised its NodeClaim's launch: with such joins not free, the plan may
+		// be cheaper (headJoinCosts).
+		alt, altInfo, err := solveOnce(snap, opts, cache, variant{priceHeads: true, priceJoins: info.spreadJoins}, tune)
+		if err != nil {
+			return nil, err
+		}
+		if better(alt, res) && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) && reservationsHold(alt) {
+			res = alt
+		}
+	}
 	return res, nil
 }
 
@@ -346,6 +362,9 @@ type variant struct {
 	// strictReserved: Karpenter's strict reserved-offering mode in the first round
 	// (solver.strictReserved).
 	strictReserved bool
+	// priceHeads: a free join leaves the NodeClaim's cheapest launch at its price
+	// (headJoinCosts).
+	priceHeads bool
 }
 
 // onceInfo is what one Solve tells solve about its plan.
@@ -365,12 +384,14 @@ type onceInfo struct {
 	starved map[*corev1.Pod]bool
 	// limitRounds: a NodePool's limits refused a pod and started a later round (rounds.go).
 	limitRounds bool
-	// spreadJoins: a spread's carrier joined a NodeClaim past its cheapest type's room
-	// (paid_joins.go).
+	// spreadJoins: a pod tied to its domain (tiedToDomain) joined a NodeClaim past its
+	// cheapest type's room (paid_joins.go).
 	spreadJoins bool
 	// reservedWaits: a new NodeClaim took a pod Karpenter's strict reserved-offering mode
 	// holds back for its next round (solver.reservedWaits).
 	reservedWaits bool
+	// headJoins: a free join raised its NodeClaim's cheapest launch (headJoinCosts).
+	headJoins bool
 }
 
 // solveOnce is one Solve of variant v.
@@ -395,7 +416,8 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 	}
 	firstAffinity(pods)
 	s.unpinned, s.strictCap, s.limitMinValues, s.minValuesFirst, s.karpenterOrder = v.unpinned, v.strictCap, v.limitMinValues, v.minValuesFirst, v.karpenterOrder
-	s.priceJoins, s.strictReserved = v.priceJoins, v.strictReserved
+	s.priceJoins, s.strictReserved, s.priceHeads = v.priceJoins, v.strictReserved, v.priceHeads
+	s.watchHeads = !s.karpenter && !s.opts.SkipRepack && !v.priceHeads && len(pods) <= guardMaxPods
 	s.countPinned(pods)
 	errs := s.run(pods)
 	if v.hostFloor {
@@ -413,7 +435,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 			info.starved = starved(pods, errs)
 		}
 	}
-	info.limitRounds, info.spreadJoins, info.reservedWaits = s.limitRounds, s.spreadJoins, s.reservedWaits
+	info.limitRounds, info.spreadJoins, info.reservedWaits, info.headJoins = s.limitRounds, s.spreadJoins, s.reservedWaits, s.headJoins
 	res := s.result(pods, errs)
 	if v.first != nil || info.starved != nil || s.uncapped || v.strictCap || v.karpenterOrder {
 		info.spreadBreaks = s.spreadBreaks(res)

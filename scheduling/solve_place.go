@@ -376,10 +376,11 @@ func (s *solver) addOnce(p *podData, f *podForm) (failure podFailure, ok bool) {
 		if s.opts.Packing != PackingKarpenter && !s.karpenterOrder && s.addToOpenClaim(p, f, true) {
 			return podFailure{}, true
 		}
-		// In solveBest's priceJoins try, a pod that carries a spread over another key than
-		// the hostname grows a NodeClaim only when that costs no more than the NodeClaim it
-		// would open (paid_joins.go).
-		spreads := !s.karpenter && f.spreadsBeyondHosts()
+		// In solveBest's priceJoins try, a pod tied to its domain (a spread over another key
+		// than the hostname, a zone affinity or anti-affinity, a volume: tiedToDomain) grows
+		// a NodeClaim only when that costs no more than the NodeClaim it would open
+		// (paid_joins.go).
+		spreads := !s.karpenter && tiedToDomain(p, f)
 		if spreads && s.priceJoins {
 			if c, extra, found := s.paidJoin(p, f); found {
 				if n, opens := s.newClaimPrice(p, f); !opens || extra <= n+priceEpsilon {
@@ -473,8 +474,39 @@ func (s *solver) openClaimFor(p *podData, f *podForm, onHead bool) (*claim, plac
 			continue
 		}
 		if pl, ok := c.check(s, p, f, nil); ok {
+			if onHead && pl.changed && (s.priceHeads || s.watchHeads && !s.headJoins) && s.headJoinCosts(c, p, pl) {
+				if s.priceHeads {
+					continue
+				}
+				s.headJoins = true
+			}
 			return c, pl, true
 		}
 	}
 	return nil, placement{}, false
+}
+
+// headJoinCosts reports whether p, joining c with placement pl, raises the price of c's
+// cheapest launch: its requirements (a zone its volume or node affinity pins it to) take
+// the offering of c's cheapest type that has the room, so the join is not the free one
+// addToOpenClaim's first pass looks for (difftest default plan:993106: app-2's pods, their
+// volumes in zone b, joined app-3's NodeClaims one each, whose cheapest type, a c5-16x32,
+// had the room only in zone a, growing four into c7-32x64s where one holds them all). As a
+// rule it made other plans dearer (plan:996662: the greedy's later choices), so
+// solveBest only notes such a join (watchHeads, plans of up to guardMaxPods pods) and plans
+// once more with them not free (priceHeads), keeping the plan when it is better.
+func (s *solver) headJoinCosts(c *claim, p *podData, pl placement) bool {
+	before, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, anyType)
+	if !ok {
+		return false
+	}
+	reqs := pl.reqs
+	if len(pl.promise) > 0 {
+		reqs = reqs.Union(pl.promise)
+	}
+	after, ok := cheapestLaunch(c.t, reqs, pl.types, func(i int) bool {
+		tt := c.t.types[i]
+		return fits2(c.requests, p.requests, tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports))
+	})
+	return ok && after.o.Price > before.o.Price+priceEpsilon
 }
