@@ -823,3 +823,22 @@ func TestAntiAffinityCarrierGrowsANodeClaimOnlyWhenCheaper(t *testing.T) {
 	require.Len(t, res.NewNodeClaims, 2)
 	assert.InDelta(t, 0.104, res.Price(), 1e-9)
 }
+
+// TestPreferenceNeverPinsPastAReservation: a ScheduleAnyway capacity-type spread whose least
+// populated domain is "reserved" pinned NodeClaims to capacity a 2-instance reservation alone
+// offers, and five launched on it (verify: ReservationExceeded). The default plans without
+// preferences when its plan breaks a reservation, keeping that plan if it holds them and
+// leaves out no more pods. difftest default plan:993113, as generated.
+func TestPreferenceNeverPinsPastAReservation(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "preference-pins-full-reservation"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	launched := map[string]int{}
+	for _, c := range res.NewNodeClaims {
+		if c.Offering.ReservationID() != "" {
+			launched[c.Offering.ReservationID()]++
+		}
+	}
+	for id, n := range launched {
+		assert.LessOrEqual(t, n, 2, "launches on %s", id)
+	}
+}

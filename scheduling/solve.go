@@ -183,10 +183,27 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 	}()
 	karp := newKarpenterAnswer(snap, opts, tune)
 	res, err = solveBest(snap, opts, cache, tune, karp)
-	if err != nil || !guardsPreferences(opts, res) {
+	if err == nil && guardsPreferences(opts, res) {
+		res, err = preferencesAtKarpentersPrice(snap, opts, cache, tune, res, karp)
+	}
+	if err != nil || opts.Packing == PackingKarpenter || opts.SkipRepack || opts.PreferencePolicy == PreferencesIgnore ||
+		reservationsHold(res) {
 		return res, err
 	}
-	return preferencesAtKarpentersPrice(snap, opts, cache, tune, res, karp)
+	// A preference pinned NodeClaims to capacity only a full reservation offers (a
+	// ScheduleAnyway capacity-type spread's least populated "reserved"), so they launch on it
+	// past its capacity: the plan without preferences, if it keeps the reservations and
+	// leaves out no more pods (difftest plan:993113: five launches of a 2-instance one).
+	iopts := opts
+	iopts.PreferencePolicy = PreferencesIgnore
+	alt, err := solveBest(snap, iopts, cache, tune, newKarpenterAnswer(snap, iopts, tune))
+	if err != nil {
+		return nil, err
+	}
+	if reservationsHold(alt) && leavesOutLess(alt, res) >= 0 {
+		res = alt
+	}
+	return res, nil
 }
 
 // boundByLimits records that a NodePool's limits took instance types out of a new NodeClaim
