@@ -190,10 +190,7 @@ func (c *claim) check(s *solver, p *podData, f *podForm, why *Cause) (placement,
 // merged: topology narrows the requirements, and some remaining instance type must fit.
 func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged requirements.Requirements, changed []string, why *Cause) (placement, bool) {
 	t := c.t
-	fitsPod := func(i int) bool {
-		alloc, ports := c.typeRoom(i)
-		return fits2(c.requests, p.requests, alloc) && (len(p.ports) == 0 || !portsConflict(ports, p.ports))
-	}
+	fitsPod := c.fitsWith(p)
 	merged, changed, types, status := c.narrowTopology(s, p, f, merged, changed, fitsPod, why)
 	if status == narrowedNoType && f.spreadsBeyondHosts() && !s.karpenter && len(c.pods) > 0 {
 		// Maybe none of the spreads' least populated domains can launch on c, which holds
@@ -576,6 +573,38 @@ func (c *claim) keepFitting(s *solver, from bitset, ports []hostPort) {
 		return true
 	})
 	c.types = kept
+}
+
+// fitsWith reports, for type index i, whether c's pods and p fit on it together, host
+// ports included.
+func (c *claim) fitsWith(p *podData) func(int) bool {
+	return func(i int) bool {
+		alloc, ports := c.typeRoom(i)
+		return fits2(c.requests, p.requests, alloc) && (len(p.ports) == 0 || !portsConflict(ports, p.ports))
+	}
+}
+
+// launchReqs are the requirements the claim's launch is the cheapest option of once the pod
+// joins with pl: its requirements with its promise.
+func (pl placement) launchReqs() requirements.Requirements {
+	if len(pl.promise) == 0 {
+		return pl.reqs
+	}
+	return pl.reqs.Union(pl.promise)
+}
+
+// joinCost is what p joining c with placement pl adds to the price of c's cheapest launch
+// (comparable=false: c or the joined claim has no launch to price).
+func (c *claim) joinCost(p *podData, pl placement) (extra float64, comparable bool) {
+	before, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, anyType)
+	if !ok {
+		return 0, false
+	}
+	after, ok := cheapestLaunch(c.t, pl.launchReqs(), pl.types, c.fitsWith(p))
+	if !ok {
+		return 0, false
+	}
+	return after.o.Price - before.o.Price, true
 }
 
 // typeRoom is the allocatable the pods of c may use on its type i and the host ports its

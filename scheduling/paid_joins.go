@@ -60,19 +60,8 @@ func (s *solver) paidJoin(p *podData, f *podForm) (c *claim, extra float64, foun
 	if !found {
 		return nil, 0, false
 	}
-	before, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, anyType)
-	reqs := pl.reqs
-	if len(pl.promise) > 0 {
-		reqs = reqs.Union(pl.promise)
-	}
-	after, ok2 := cheapestLaunch(c.t, reqs, pl.types, func(i int) bool {
-		tt := c.t.types[i]
-		return fits2(c.requests, p.requests, tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports))
-	})
-	if !ok || !ok2 {
-		return c, 0, true // no price to compare: join, as before
-	}
-	return c, after.o.Price - before.o.Price, true
+	extra, _ = c.joinCost(p, pl) // no price to compare: join, as before
+	return c, extra, true
 }
 
 // newClaimPrice is the price of the cheapest launch of the NodeClaim newClaim would open for
@@ -97,11 +86,7 @@ func (s *solver) newClaimPrice(p *podData, f *podForm) (price float64, opens boo
 		if !ok {
 			continue
 		}
-		reqs := pl.reqs
-		if len(pl.promise) > 0 {
-			reqs = reqs.Union(pl.promise)
-		}
-		l, ok := cheapestLaunch(t, reqs, pl.types, func(i int) bool {
+		l, ok := cheapestLaunch(t, pl.launchReqs(), pl.types, func(i int) bool {
 			tt := t.types[i]
 			return p.requests.fits(tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports))
 		})

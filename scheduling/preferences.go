@@ -67,6 +67,16 @@ func guardsPreferences(opts Options, res *Result) bool {
 	return false
 }
 
+// newPlainAnswer is the default's plan of the input with preferences ignored (as
+// PreferencesIgnore), made when first asked: the guard on their price and the check of the
+// reservations they pin NodeClaims to both read it (solve).
+func newPlainAnswer(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver)) *lazyPlan {
+	opts.PreferencePolicy = PreferencesIgnore
+	return &lazyPlan{plan: func() (*Result, error) {
+		return solveBest(snap, opts, cache, tune, newKarpenterAnswer(snap, opts, tune))
+	}}
+}
+
 // planSize is how many pods res places or leaves out.
 func planSize(res *Result) int {
 	n := len(res.Bindings) + len(res.PodErrors)
@@ -93,16 +103,14 @@ func hasPreference(p *corev1.Pod) bool {
 }
 
 // preferencesAtKarpentersPrice is res, the default's plan, or, when res costs more than
-// Karpenter mode's plan of the same input, the plan without preferences if it leaves out
-// no more pods (and none of a higher priority) and costs less.
-func preferencesAtKarpentersPrice(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver), res *Result, karp *karpenterAnswer) (*Result, error) {
+// Karpenter mode's plan of the same input (karp), the plan without preferences (plain) if it
+// leaves out no more pods (and none of a higher priority) and costs less.
+func preferencesAtKarpentersPrice(res *Result, karp, plain *lazyPlan) (*Result, error) {
 	k, err := karp.get()
 	if err != nil || res.Price() <= k.Price()+priceEpsilon {
 		return res, err
 	}
-	iopts := opts
-	iopts.PreferencePolicy = PreferencesIgnore
-	alt, err := solveBest(snap, iopts, cache, tune, newKarpenterAnswer(snap, iopts, tune))
+	alt, err := plain.get()
 	if err != nil {
 		return nil, err
 	}

@@ -109,38 +109,25 @@ type solver struct {
 	minValuesRound bool
 	// groupIDs number the topology groups for the repack's shapes (packing_repack.go).
 	groupIDs map[*topologyGroup]int
-	// unpinned are pending pods that hold no domain against a zone anti-affinity
-	// (unpinned.go).
-	unpinned map[*corev1.Pod]bool
-	// strictCap: a pod the cap refuses everywhere stays unplaced (host_spread_cap.go);
-	// uncapped: a pod was placed without the cap.
-	strictCap, uncapped bool
+	// variant is how this Solve differs from solve's first (solveOnce); noted is what it
+	// tells solveBest about its plan, for the second tries (onceInfo).
+	variant
+	noted
+	// uncapped: a pod was placed without the cap (host_spread_cap.go).
+	uncapped bool
 	// noNewClaims: a pod may join existing nodes and NodeClaims only (fillHostFloors).
 	noNewClaims bool
-	// limitRounds: limits refused a pod in a round that ended (rounds.go).
-	limitRounds bool
-	// priceJoins: a pod tied to its domain (a spread's carrier, tiedToDomain) grows a
-	// NodeClaim only when that costs no more than a new one; spreadJoins: one grew a
-	// NodeClaim without (paid_joins.go).
-	priceJoins, spreadJoins bool
-	// priceHeads: addToOpenClaim's free join is one that leaves the NodeClaim's cheapest
-	// launch at its price; watchHeads: note a free join that did not (headJoins)
-	// (headJoinCosts).
-	priceHeads, watchHeads, headJoins bool
-	// limitMinValues: the round a limit refusal starts is a minValues round too, and with
-	// minValuesFirst a minValues round alone (rounds.go).
-	limitMinValues, minValuesFirst bool
-	// karpenterOrder: a pod joins the open NodeClaims in Karpenter's fewest-pods-first
-	// order only, not first one whose cheapest type has its room (starved.go).
-	karpenterOrder bool
+	// watchTries: the plan is small enough for the second tries that price joins
+	// (guardMaxPods; not Karpenter mode, not disruption's simulations): note the joins they
+	// would price (noted.spreadJoins, noted.headJoins).
+	watchTries bool
 	// capWaits: a pod refused only under the cap waits for a minimum to rise (cap_wait.go);
 	// waitCap: the pod trySchedule just failed waits; waiting are those that wait.
 	capWaits, waitCap bool
 	waiting           []capWaiter
-	// strictReserved: in the first round a new NodeClaim refuses a pod whose every capacity
-	// reservation other NodeClaims hold (heldBack), and reservedDeferred is set when one did;
-	// reservedWaits: a new NodeClaim took such a pod where strictReserved was not set.
-	strictReserved, reservedDeferred, reservedWaits bool
+	// reservedDeferred: in the first round of a strictReserved Solve a new NodeClaim refused
+	// a pod whose every capacity reservation other NodeClaims hold (heldBack).
+	reservedDeferred bool
 }
 
 // Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),
@@ -181,10 +168,10 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 			res.LimitsBound = bound
 		}
 	}()
-	karp := newKarpenterAnswer(snap, opts, tune)
+	karp, plain := newKarpenterAnswer(snap, opts, tune), newPlainAnswer(snap, opts, cache, tune)
 	res, err = solveBest(snap, opts, cache, tune, karp)
 	if err == nil && guardsPreferences(opts, res) {
-		res, err = preferencesAtKarpentersPrice(snap, opts, cache, tune, res, karp)
+		res, err = preferencesAtKarpentersPrice(res, karp, plain)
 	}
 	if err != nil || opts.Packing == PackingKarpenter || opts.SkipRepack || opts.PreferencePolicy == PreferencesIgnore ||
 		reservationsHold(res) {
@@ -194,9 +181,7 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 	// ScheduleAnyway capacity-type spread's least populated "reserved"), so they launch on it
 	// past its capacity: the plan without preferences, if it keeps the reservations and
 	// leaves out no more pods (difftest plan:993113: five launches of a 2-instance one).
-	iopts := opts
-	iopts.PreferencePolicy = PreferencesIgnore
-	alt, err := solveBest(snap, iopts, cache, tune, newKarpenterAnswer(snap, iopts, tune))
+	alt, err := plain.get()
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +201,7 @@ func (s *solver) boundByLimits() {
 
 // solveBest is solve without the guard on the price of preferences (preferences.go); karp is
 // Karpenter mode's answer for the same snapshot and opts.
-func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver), karp *karpenterAnswer) (*Result, error) {
+func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver), karp *lazyPlan) (*Result, error) {
 	v := variant{}
 	res, info, err := solveOnce(snap, opts, cache, v, tune)
 	if err == nil && info.overSkew {
@@ -248,16 +233,23 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 			res, v, info.starved, info.spreadBreaks = alt, u, altInfo.starved, altInfo.spreadBreaks
 		}
 	}
+	// try plans variant v and keeps its plan when keep says it beats res and it breaks no
+	// spread over the cap, nor one of a kind the plan before it keeps (breaksMore).
+	try := func(v variant, keep func(alt *Result) bool) error {
+		alt, altInfo, err := solveOnce(snap, opts, cache, v, tune)
+		if err == nil && keep(alt) && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
+			res = alt
+		}
+		return err
+	}
+	leavesOutFewer := func(alt *Result) bool { return leavesOutLess(alt, res) > 0 }
+	betterHolding := func(alt *Result) bool { return better(alt, res) && reservationsHold(alt) }
 	if len(info.starved) > 0 && !opts.firstOrderOnly {
 		// The greedy's order gave the room, a limit or a domain the pods left out needed to
 		// pods placed before them: placed first, they may leave out fewer (starved.go).
 		v.first = info.starved
-		alt, altInfo, err := solveOnce(snap, opts, cache, v, tune)
-		if err != nil {
+		if err := try(v, leavesOutFewer); err != nil {
 			return nil, err
-		}
-		if leavesOutLess(alt, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
-			res = alt
 		}
 		// Karpenter's own choices can leave out pods that take more from the others than
 		// they give: placed first, the pods Karpenter mode places may leave out fewer
@@ -268,12 +260,8 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 		}
 		if first != nil {
 			v.first = first
-			alt, altInfo, err := solveOnce(snap, opts, cache, v, tune)
-			if err != nil {
+			if err := try(v, leavesOutFewer); err != nil {
 				return nil, err
-			}
-			if leavesOutLess(alt, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
-				res = alt
 			}
 			// Still short of Karpenter: its order of open NodeClaims, fewest pods first,
 			// without the default's preference for one with room on its cheapest type
@@ -282,12 +270,8 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 				return nil, err
 			}
 			if first != nil {
-				alt, altInfo, err := solveOnce(snap, opts, cache, variant{karpenterOrder: true}, tune)
-				if err != nil {
+				if err := try(variant{karpenterOrder: true}, leavesOutFewer); err != nil {
 					return nil, err
-				}
-				if leavesOutLess(alt, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
-					res = alt
 				}
 			}
 		}
@@ -302,45 +286,30 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 			if !alt.when {
 				continue
 			}
-			altRes, altInfo, err := solveOnce(snap, opts, cache, alt.v, tune)
-			if err != nil {
+			if err := try(alt.v, leavesOutFewer); err != nil {
 				return nil, err
 			}
-			if leavesOutLess(altRes, res) > 0 && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) {
-				res = altRes
-			}
 		}
 	}
-	if info.spreadJoins && opts.Packing != PackingKarpenter && !opts.SkipRepack && planSize(res) <= guardMaxPods {
+	priced := opts.Packing != PackingKarpenter && !opts.SkipRepack && planSize(res) <= guardMaxPods
+	for _, alt := range []struct {
+		when bool
+		v    variant
+	}{
 		// Spreads' carriers grew NodeClaims: priced, they may open cheaper ones (paid_joins.go).
-		alt, altInfo, err := solveOnce(snap, opts, cache, variant{priceJoins: true}, tune)
-		if err != nil {
-			return nil, err
-		}
-		if better(alt, res) && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) && reservationsHold(alt) {
-			res = alt
-		}
-	}
-	if info.reservedWaits && opts.Packing != PackingKarpenter {
+		{info.spreadJoins && priced, variant{priceJoins: true}},
 		// A new NodeClaim took a pod Karpenter holds back for its next round: as Karpenter,
 		// the plan may place it on a node the first round launched instead (strictReserved).
-		alt, altInfo, err := solveOnce(snap, opts, cache, variant{strictReserved: true}, tune)
-		if err != nil {
-			return nil, err
-		}
-		if better(alt, res) && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) && reservationsHold(alt) {
-			res = alt
-		}
-	}
-	if info.headJoins && opts.Packing != PackingKarpenter && !opts.SkipRepack && planSize(res) <= guardMaxPods {
+		{info.reservedWaits && opts.Packing != PackingKarpenter, variant{strictReserved: true}},
 		// A free join raised its NodeClaim's launch: with such joins not free, the plan may
 		// be cheaper (headJoinCosts).
-		alt, altInfo, err := solveOnce(snap, opts, cache, variant{priceHeads: true, priceJoins: info.spreadJoins}, tune)
-		if err != nil {
-			return nil, err
+		{info.headJoins && priced, variant{priceHeads: true, priceJoins: info.spreadJoins}},
+	} {
+		if !alt.when {
+			continue
 		}
-		if better(alt, res) && !altInfo.overSkew && !breaksMore(altInfo.spreadBreaks, info.spreadBreaks) && reservationsHold(alt) {
-			res = alt
+		if err := try(alt.v, betterHolding); err != nil {
+			return nil, err
 		}
 	}
 	return res, nil
@@ -371,17 +340,33 @@ type variant struct {
 	// limitMinValues: the round a limit refusal starts is a minValues round too (rounds.go);
 	// minValuesFirst: a minValues round alone, the recount the round after.
 	limitMinValues, minValuesFirst bool
-	// karpenterOrder: pods join open NodeClaims in Karpenter's order alone (starved.go).
+	// karpenterOrder: a pod joins the open NodeClaims in Karpenter's fewest-pods-first order
+	// only, not first one whose cheapest type has its room (starved.go).
 	karpenterOrder bool
-	// priceJoins: a spread's carrier grows a NodeClaim only when that costs no more than a
-	// new one (paid_joins.go).
+	// priceJoins: a pod tied to its domain (a spread's carrier, tiedToDomain) grows a
+	// NodeClaim only when that costs no more than a new one (paid_joins.go).
 	priceJoins bool
-	// strictReserved: Karpenter's strict reserved-offering mode in the first round
-	// (solver.strictReserved).
+	// strictReserved: in the first round a new NodeClaim refuses a pod whose every capacity
+	// reservation other NodeClaims hold (heldBack), as Karpenter's strict reserved-offering
+	// mode does.
 	strictReserved bool
-	// priceHeads: a free join leaves the NodeClaim's cheapest launch at its price
-	// (headJoinCosts).
+	// priceHeads: addToOpenClaim's free join is one that leaves the NodeClaim's cheapest
+	// launch at its price (headJoinCosts).
 	priceHeads bool
+}
+
+// noted is what a Solve notes for solveBest's second tries.
+type noted struct {
+	// limitRounds: a NodePool's limits refused a pod and started a later round (rounds.go).
+	limitRounds bool
+	// spreadJoins: a pod tied to its domain (tiedToDomain) joined a NodeClaim past its
+	// cheapest type's room (paid_joins.go).
+	spreadJoins bool
+	// reservedWaits: a new NodeClaim took a pod Karpenter's strict reserved-offering mode
+	// holds back for its next round (variant.strictReserved).
+	reservedWaits bool
+	// headJoins: a free join raised its NodeClaim's cheapest launch (headJoinCosts).
+	headJoins bool
 }
 
 // onceInfo is what one Solve tells solve about its plan.
@@ -399,16 +384,7 @@ type onceInfo struct {
 	// starved are the valid pods the Solve left out (a Solve in the first queue order,
 	// in the default packing when it repairs its plan: starved.go).
 	starved map[*corev1.Pod]bool
-	// limitRounds: a NodePool's limits refused a pod and started a later round (rounds.go).
-	limitRounds bool
-	// spreadJoins: a pod tied to its domain (tiedToDomain) joined a NodeClaim past its
-	// cheapest type's room (paid_joins.go).
-	spreadJoins bool
-	// reservedWaits: a new NodeClaim took a pod Karpenter's strict reserved-offering mode
-	// holds back for its next round (solver.reservedWaits).
-	reservedWaits bool
-	// headJoins: a free join raised its NodeClaim's cheapest launch (headJoinCosts).
-	headJoins bool
+	noted
 }
 
 // solveOnce is one Solve of variant v.
@@ -432,9 +408,8 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 		p.first = v.first[p.pod]
 	}
 	firstAffinity(pods)
-	s.unpinned, s.strictCap, s.limitMinValues, s.minValuesFirst, s.karpenterOrder = v.unpinned, v.strictCap, v.limitMinValues, v.minValuesFirst, v.karpenterOrder
-	s.priceJoins, s.strictReserved, s.priceHeads = v.priceJoins, v.strictReserved, v.priceHeads
-	s.watchHeads = !s.karpenter && !s.opts.SkipRepack && !v.priceHeads && len(pods) <= guardMaxPods
+	s.variant = v
+	s.watchTries = !s.karpenter && !s.opts.SkipRepack && len(pods) <= guardMaxPods
 	s.countPinned(pods)
 	errs := s.run(pods)
 	if v.hostFloor {
@@ -452,7 +427,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 			info.starved = starved(pods, errs)
 		}
 	}
-	info.limitRounds, info.spreadJoins, info.reservedWaits, info.headJoins = s.limitRounds, s.spreadJoins, s.reservedWaits, s.headJoins
+	info.noted = s.noted
 	res := s.result(pods, errs)
 	if v.first != nil || info.starved != nil || s.uncapped || v.strictCap || v.karpenterOrder {
 		info.spreadBreaks = s.spreadBreaks(res)

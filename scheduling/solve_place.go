@@ -249,9 +249,7 @@ func (s *solver) tryForms(p *podData) (podFailure, bool) {
 			if _, ok := s.add(p, bare); ok {
 				return podFailure{}, true
 			}
-			if s.waitCap {
-				s.waitCap = false
-			}
+			s.waitCap = false
 		}
 		f = f.relax(s.pns()) // drops the first term
 	}
@@ -380,8 +378,9 @@ func (s *solver) addOnce(p *podData, f *podForm) (failure podFailure, ok bool) {
 		// than the hostname, a zone affinity or anti-affinity, a volume: tiedToDomain) grows
 		// a NodeClaim only when that costs no more than the NodeClaim it would open
 		// (paid_joins.go).
-		spreads := !s.karpenter && tiedToDomain(p, f)
-		if spreads && s.priceJoins {
+		// Read only where a try prices it: the plan is small enough (watchTries), or this is it.
+		tied := (s.priceJoins || s.watchTries) && tiedToDomain(p, f)
+		if tied && s.priceJoins {
 			if c, extra, found := s.paidJoin(p, f); found {
 				if n, opens := s.newClaimPrice(p, f); !opens || extra <= n+priceEpsilon {
 					if s.addTo(c, p, f) {
@@ -396,7 +395,7 @@ func (s *solver) addOnce(p *podData, f *podForm) (failure podFailure, ok bool) {
 				}
 			}
 		} else if s.addToOpenClaim(p, f, false) {
-			s.spreadJoins = s.spreadJoins || spreads
+			s.spreadJoins = s.spreadJoins || tied
 			return podFailure{}, true
 		}
 	}
@@ -474,7 +473,7 @@ func (s *solver) openClaimFor(p *podData, f *podForm, onHead bool) (*claim, plac
 			continue
 		}
 		if pl, ok := c.check(s, p, f, nil); ok {
-			if onHead && pl.changed && (s.priceHeads || s.watchHeads && !s.headJoins) && s.headJoinCosts(c, p, pl) {
+			if onHead && pl.changed && (s.priceHeads || s.watchTries && !s.headJoins) && headJoinCosts(c, p, pl) {
 				if s.priceHeads {
 					continue
 				}
@@ -493,20 +492,9 @@ func (s *solver) openClaimFor(p *podData, f *podForm, onHead bool) (*claim, plac
 // volumes in zone b, joined app-3's NodeClaims one each, whose cheapest type, a c5-16x32,
 // had the room only in zone a, growing four into c7-32x64s where one holds them all). As a
 // rule it made other plans dearer (plan:996662: the greedy's later choices), so
-// solveBest only notes such a join (watchHeads, plans of up to guardMaxPods pods) and plans
+// solveBest only notes such a join (watchTries, plans of up to guardMaxPods pods) and plans
 // once more with them not free (priceHeads), keeping the plan when it is better.
-func (s *solver) headJoinCosts(c *claim, p *podData, pl placement) bool {
-	before, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, anyType)
-	if !ok {
-		return false
-	}
-	reqs := pl.reqs
-	if len(pl.promise) > 0 {
-		reqs = reqs.Union(pl.promise)
-	}
-	after, ok := cheapestLaunch(c.t, reqs, pl.types, func(i int) bool {
-		tt := c.t.types[i]
-		return fits2(c.requests, p.requests, tt.alloc) && (len(p.ports) == 0 || !portsConflict(tt.daemonPorts, p.ports))
-	})
-	return ok && after.o.Price > before.o.Price+priceEpsilon
+func headJoinCosts(c *claim, p *podData, pl placement) bool {
+	extra, ok := c.joinCost(p, pl)
+	return ok && extra > priceEpsilon
 }

@@ -24,7 +24,7 @@ import (
 // of a NodePool whose team label seven app-4 pods avoid, while Karpenter refused app-0 and
 // placed app-4 (the pods left out, placed first, included app-0 again). The default's next
 // try places those pods first.
-func karpenterPlaced(karp *karpenterAnswer, res *Result) (map[*corev1.Pod]bool, error) {
+func karpenterPlaced(karp *lazyPlan, res *Result) (map[*corev1.Pod]bool, error) {
 	k, err := karp.get()
 	if err != nil || len(k.PodErrors) >= len(res.PodErrors) {
 		return nil, err
