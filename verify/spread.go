@@ -383,35 +383,45 @@ func (w *world) eligibleDomains(k string, f spreadFilter) map[string]bool {
 		if len(np.Spec.Limits) > 0 {
 			used, _ = w.poolUsage(np.Name)
 		}
-		for _, it := range w.snap.InstanceTypes()[np.Name] {
-			if it == nil || !base.HasIntersection(it.Requirements) || used != nil && !roomFor(np, used, it) {
-				continue
-			}
-			withType := base.Copy()
-			withType.Add(requirementValues(it.Requirements)...)
-			for _, o := range it.Offerings {
-				if o == nil || !o.Available || !withType.HasIntersection(o.Requirements) {
+		roomy := func(it *cloudprovider.InstanceType) bool { return used == nil || roomFor(np, used, it) }
+		eachLaunch(base, w.snap.InstanceTypes()[np.Name], roomy, func(r requirements.Requirements) {
+			for _, t := range terms {
+				if !r.IsCompatible(t, nil) {
 					continue
 				}
-				r := withType.Copy()
-				r.Add(requirementValues(o.Requirements)...)
-				for _, t := range terms {
-					if !r.IsCompatible(t, nil) {
-						continue
-					}
-					rt := r.Copy()
-					rt.Add(requirementValues(t)...)
-					if !rt.Has(nk) || rt.Get(nk).Operator() != requirements.In {
-						continue
-					}
-					for _, v := range rt.Get(nk).Values() {
-						out[v] = true
-					}
+				rt := r.Copy()
+				rt.Add(requirementValues(t)...)
+				if !rt.Has(nk) || rt.Get(nk).Operator() != requirements.In {
+					continue
+				}
+				for _, v := range rt.Get(nk).Values() {
+					out[v] = true
 				}
 			}
-		}
+		})
 	}
 	return out
+}
+
+// eachLaunch calls f with the requirements of each node a NodePool with requirements base
+// can launch: base with those of an instance type of types it admits and keep accepts, and
+// of one of the type's available offerings compatible with them.
+func eachLaunch(base requirements.Requirements, types cloudprovider.InstanceTypes, keep func(*cloudprovider.InstanceType) bool, f func(requirements.Requirements)) {
+	for _, it := range types {
+		if it == nil || !base.HasIntersection(it.Requirements) || !keep(it) {
+			continue
+		}
+		withType := base.Copy()
+		withType.Add(requirementValues(it.Requirements)...)
+		for _, o := range it.Offerings {
+			if o == nil || !o.Available || !withType.HasIntersection(o.Requirements) {
+				continue
+			}
+			r := withType.Copy()
+			r.Add(requirementValues(o.Requirements)...)
+			f(r)
+		}
+	}
 }
 
 // shortOfMinValues reports whether a requirement of base (a NodePool's) with minValues finds
@@ -424,31 +434,20 @@ func shortOfMinValues(base requirements.Requirements, types cloudprovider.Instan
 		return false
 	}
 	seen := map[string]map[string]bool{}
-	for _, it := range types {
-		if it == nil || !base.HasIntersection(it.Requirements) {
-			continue
-		}
-		withType := base.Copy()
-		withType.Add(requirementValues(it.Requirements)...)
-		for _, o := range it.Offerings {
-			if o == nil || !o.Available || !withType.HasIntersection(o.Requirements) {
+	every := func(*cloudprovider.InstanceType) bool { return true }
+	eachLaunch(base, types, every, func(r requirements.Requirements) {
+		for _, k := range base.Keys() {
+			if base.Get(k).MinValues() == 0 || !r.Has(k) || r.Get(k).Operator() != requirements.In {
 				continue
 			}
-			r := withType.Copy()
-			r.Add(requirementValues(o.Requirements)...)
-			for _, k := range base.Keys() {
-				if base.Get(k).MinValues() == 0 || !r.Has(k) || r.Get(k).Operator() != requirements.In {
-					continue
-				}
-				if seen[k] == nil {
-					seen[k] = map[string]bool{}
-				}
-				for _, v := range r.Get(k).Values() {
-					seen[k][v] = true
-				}
+			if seen[k] == nil {
+				seen[k] = map[string]bool{}
+			}
+			for _, v := range r.Get(k).Values() {
+				seen[k][v] = true
 			}
 		}
-	}
+	})
 	for _, k := range base.Keys() {
 		if n := base.Get(k).MinValues(); n > 0 && len(seen[k]) < n {
 			return true
