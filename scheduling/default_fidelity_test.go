@@ -549,15 +549,7 @@ func TestAntiAffinityIgnoresNodesWithoutTheKey(t *testing.T) {
 func TestAffinityTargetsInKarpentersClaimOrder(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "affinity-targets-karpenter-order"), scheduling.PackingCostAware)
 	require.Empty(t, res.PodErrors)
-	hosts := map[string]bool{}
-	for _, c := range res.NewNodeClaims {
-		for _, p := range c.Pods {
-			if strings.HasPrefix(p.Name, "app-3-") {
-				hosts[c.Hostname] = true
-			}
-		}
-	}
-	assert.Len(t, hosts, 2, "each app-3 pod on a NodeClaim of its own")
+	assert.Len(t, claimsOf(res, "app-3-"), 2, "each app-3 pod on a NodeClaim of its own")
 }
 
 // TestSpreadIgnoresADomainOnlyALimitedNodePoolOffers: a spread's minimum is over the domains
@@ -612,12 +604,10 @@ func TestMinValuesPodJoinsTheReservationKarpenterLaunches(t *testing.T) {
 func TestSpreadCarrierGrowsANodeClaimOnlyWhenCheaper(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "spread-paid-join"), scheduling.PackingCostAware)
 	require.Empty(t, res.PodErrors)
-	zones := map[string]int{}
 	for _, c := range res.NewNodeClaims {
 		assert.Equal(t, "s-1x4", c.InstanceType.Name)
-		zones[c.Offering.Zone()] += len(c.Pods)
 	}
-	assert.Equal(t, map[string]int{"test-zone-a": 2, "test-zone-b": 2}, zones)
+	assert.Equal(t, map[string]int{"test-zone-a": 2, "test-zone-b": 2}, podsPerZone(res))
 	assert.InDelta(t, 0.03, res.Price(), 1e-9)
 }
 
@@ -632,16 +622,11 @@ func TestSpreadCarrierGrowsANodeClaimOnlyWhenCheaper(t *testing.T) {
 func TestAffinityMatchOnAKeylessNodeCountsNowhere(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "affinity-keyless-match"), scheduling.PackingCostAware)
 	require.Empty(t, res.PodErrors)
-	hosts := map[string]bool{}
-	for _, c := range res.NewNodeClaims {
-		for _, p := range c.Pods {
-			if strings.HasPrefix(p.Name, "app-4-") {
-				assert.Equal(t, "pool-2", c.NodePool)
-				hosts[c.Hostname] = true
-			}
-		}
+	app4 := claimsOf(res, "app-4-")
+	assert.Len(t, app4, 2, "each app-4 pod on a NodeClaim of its own")
+	for _, c := range app4 {
+		assert.Equal(t, "pool-2", c.NodePool)
 	}
-	assert.Len(t, hosts, 2, "each app-4 pod on a NodeClaim of its own")
 }
 
 // TestSpreadIgnoresADomainOnlyANodePoolShortOfMinValuesOffers: a NodePool whose requirements
@@ -755,11 +740,7 @@ func TestLimitRecountKeepsALaunchWithRoom(t *testing.T) {
 func TestSpreadSettlesWhereItsOwnKeyIsFilteredToo(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "spread-filter-term-pins"), scheduling.PackingCostAware)
 	require.Empty(t, res.PodErrors)
-	zones := map[string]int{}
-	for _, c := range res.NewNodeClaims {
-		zones[c.Offering.Zone()] += len(c.Pods)
-	}
-	assert.Equal(t, map[string]int{"test-zone-a": 1, "test-zone-c": 1}, zones)
+	assert.Equal(t, map[string]int{"test-zone-a": 1, "test-zone-c": 1}, podsPerZone(res))
 }
 
 // TestScheduleAnywaySpreadsRelaxInKarpentersOrder: Karpenter relaxes a pod's ScheduleAnyway

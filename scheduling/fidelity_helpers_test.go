@@ -1,8 +1,10 @@
 package scheduling_test
 
 import (
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -222,4 +224,24 @@ func solveCase(t *testing.T, dir string, packing scheduling.Packing) *scheduling
 	t.Helper()
 	manifests, types := testdataCase(t, dir)
 	return fidelityInput(t, manifests, types, packing).solve(t)
+}
+
+// podsPerZone counts the pods of res's new NodeClaims per zone they launch in.
+func podsPerZone(res *scheduling.Result) map[string]int {
+	out := map[string]int{}
+	for _, c := range res.NewNodeClaims {
+		out[c.Offering.Zone()] += len(c.Pods)
+	}
+	return out
+}
+
+// claimsOf are res's new NodeClaims that hold a pod whose name starts with prefix.
+func claimsOf(res *scheduling.Result, prefix string) []*scheduling.NodeClaim {
+	var out []*scheduling.NodeClaim
+	for _, c := range res.NewNodeClaims {
+		if slices.ContainsFunc(c.Pods, func(p *corev1.Pod) bool { return strings.HasPrefix(p.Name, prefix) }) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -22,18 +22,11 @@ import (
 // plan:956486, minimised).
 func TestKarpenterModeHonoredTaintsReadAnUninitializedNodesOwnTaints(t *testing.T) {
 	manifests, types := testdataCase(t, filepath.Join("karpmode", "spread-honor-startup-taint"))
-	zones := func(res *scheduling.Result) map[string]int {
-		out := map[string]int{}
-		for _, c := range res.NewNodeClaims {
-			out[c.Offering.Zone()] += len(c.Pods)
-		}
-		return out
-	}
 	in := fidelityInput(t, manifests, types, scheduling.PackingKarpenter)
 	res, err := scheduling.Solve(in.snap, in.opts)
 	require.NoError(t, err)
 	assert.Empty(t, res.PodErrors)
-	assert.Equal(t, map[string]int{"test-zone-a": 1, "test-zone-b": 1}, zones(res))
+	assert.Equal(t, map[string]int{"test-zone-a": 1, "test-zone-b": 1}, podsPerZone(res))
 	// As launched, zone b holds three web pods against zone a's one: verify reports it.
 	vs := verify.Solve(in.snap, in.opts, res)
 	require.Len(t, vs, 1)
@@ -41,5 +34,5 @@ func TestKarpenterModeHonoredTaintsReadAnUninitializedNodesOwnTaints(t *testing.
 
 	def := fidelityInput(t, manifests, types, scheduling.PackingCostAware).solve(t)
 	assert.Empty(t, def.PodErrors)
-	assert.Equal(t, map[string]int{"test-zone-a": 2}, zones(def))
+	assert.Equal(t, map[string]int{"test-zone-a": 2}, podsPerZone(def))
 }

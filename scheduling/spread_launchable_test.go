@@ -63,11 +63,7 @@ func TestSpreadAsLaunchedCountsOnlyDomainsANodeCanBeIn(t *testing.T) {
 		launchablePod("db-x", "db", false, "") + launchablePod("db-y", "db", false, "")
 	res := fidelityInput(t, manifests, launchableTypes, scheduling.PackingCostAware).solve(t)
 	assert.Empty(t, res.PodErrors)
-	zones := map[string]int{}
-	for _, c := range res.NewNodeClaims {
-		zones[c.Offering.Zone()] += len(c.Pods)
-	}
-	assert.Equal(t, map[string]int{"test-zone-a": 2, "test-zone-c": 2}, zones)
+	assert.Equal(t, map[string]int{"test-zone-a": 2, "test-zone-c": 2}, podsPerZone(res))
 }
 
 // TestSpreadBreaksReadsTheLaunchedInstanceType: web-c's zone spread counts only amd64 nodes
