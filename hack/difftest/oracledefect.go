@@ -1,5 +1,10 @@
 package main
 
+import (
+	"cmp"
+	"slices"
+)
+
 // oracleDocs are the documents karpenter-disrupt is given for in: in's, plus, for every bound
 // PersistentVolumeClaim, a copy of its PersistentVolume in the claim's namespace.
 // karpenter-disrupt serves Karpenter from controller-runtime's fake client, which keys a
@@ -45,4 +50,53 @@ func oracleDocs(in *input) []map[string]any {
 		docs = append(docs[:len(docs):len(docs)], c)
 	}
 	return docs
+}
+
+// oracleCatalog is the catalog karpenter-disrupt is given for in, or nil when it is in's own:
+// for a disrupt input, every type's offerings with the cheapest available one first. The
+// oracle's fake cloud provider launches a NodeClaim (one the provisioner creates before the
+// disruption passes, or a replacement) on the first compatible available offering as listed,
+// where a real cloud launches the cheapest (EC2 Fleet's lowest-price and price-capacity-optimized
+// strategies) and nodeplan assumes it does. Listed as generated, disrupt:998637's provisioned
+// NodeClaim took c6g-4x8's first offering, on-demand in zone a at $0.1119/h, not its spot
+// offering in zone c at $0.0359/h; a zone-a volume's pod then had a place on it, so Karpenter
+// blocked node-02's drift, which it replaces once the catalog lists the spot offering first.
+// Offerings of one price keep their order, so the oracle's ties stay as they were.
+func oracleCatalog(in *input) map[string]any {
+	if in.Kind != "disrupt" || in.Catalog == nil {
+		return nil
+	}
+	c := deepCopy(in.Catalog)
+	types, _ := c["instanceTypes"].([]any)
+	for _, t := range types {
+		m, _ := t.(map[string]any)
+		offs, _ := m["offerings"].([]any)
+		slices.SortStableFunc(offs, func(a, b any) int {
+			return cmp.Or(cmpBool(!offerAvailable(a), !offerAvailable(b)), cmp.Compare(offerPrice(a), offerPrice(b)))
+		})
+	}
+	return c
+}
+
+func offerAvailable(o any) bool {
+	m, _ := o.(map[string]any)
+	avail, listed := m["available"].(bool)
+	return !listed || avail
+}
+
+func offerPrice(o any) float64 {
+	m, _ := o.(map[string]any)
+	p, _ := m["price"].(float64)
+	return p
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }

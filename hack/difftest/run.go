@@ -51,6 +51,15 @@ func (in *input) write(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "instance-types.yaml"), cat, 0o644); err != nil {
 		return err
 	}
+	if oc := oracleCatalog(in); oc != nil {
+		cat, err := yaml.Marshal(oc)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, oracleInstanceTypes), cat, 0o644); err != nil {
+			return err
+		}
+	}
 	meta := fmt.Sprintf("kind: %s\nseed: %d\nnow: %s\nfeatures: %s\n", in.Kind, in.Seed, in.Now, strings.Join(in.Features, " "))
 	return os.WriteFile(filepath.Join(dir, "features.txt"), []byte(meta), 0o644)
 }
@@ -71,12 +80,17 @@ func (in *input) args(dir string) []string {
 // it (oracleDocs).
 const oracleInput = "oracle-input.yaml"
 
-// oracleArgs are args with the oracle's own input file when write put one in dir.
+// oracleInstanceTypes is the catalog the oracle reads instead of instance-types.yaml when write
+// puts one in dir (oracleCatalog).
+const oracleInstanceTypes = "oracle-instance-types.yaml"
+
+// oracleArgs are args with the oracle's own input file and catalog when write put them in dir.
 func (in *input) oracleArgs(dir string) []string {
 	a := in.args(dir)
-	if _, err := os.Stat(filepath.Join(dir, oracleInput)); err == nil {
-		i := slices.Index(a, "-f")
-		a[i+1] = filepath.Join(dir, oracleInput)
+	for flag, file := range map[string]string{"-f": oracleInput, "--instance-types": oracleInstanceTypes} {
+		if _, err := os.Stat(filepath.Join(dir, file)); err == nil {
+			a[slices.Index(a, flag)+1] = filepath.Join(dir, file)
+		}
 	}
 	return a
 }
