@@ -231,7 +231,8 @@ const balancedK = 2
 // balancedRejects scores a consolidation for every Balanced NodePool among the candidates
 // (reference §3.13): savings are attributed to each NodePool by its share of the candidates'
 // price; score = (pool savings / pool cost) / (candidates' disruption cost / pool disruption
-// cost). Every Balanced NodePool must reach 1/k; other policies always pass.
+// cost). Every Balanced NodePool must reach 1/k; other policies always pass. A NodePool's
+// cost is Karpenter's cluster cost: its nodes' and the NodeClaims launched so far.
 func (s *state) balancedRejects(cands []*node, savings float64) Blocker {
 	candPrice := totalPrice(cands)
 	pools := map[string][]*node{}
@@ -247,7 +248,7 @@ func (s *state) balancedRejects(cands []*node, savings float64) Blocker {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		var totalCost, totalDisruption, poolPrice, poolDisruption float64
+		totalCost, totalDisruption, poolPrice, poolDisruption := s.launchedPrice[name], 0.0, 0.0, 0.0
 		for _, n := range s.nodes {
 			if n.poolName == name && n.pool != nil {
 				totalCost += n.price

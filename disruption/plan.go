@@ -37,13 +37,17 @@ type state struct {
 	// number) first sends pods (by node name): they may receive pods but are no candidates.
 	nominated   map[string]int
 	provisioned []*scheduling.NodeClaim // what the provisioner pass launches
-	pending     []PodMove               // where it puts the pending pods
-	disrupting  map[string]int          // NodePool -> counted nodes disrupting (input + commands)
-	counted     map[string]int          // NodePool -> counted nodes (countedNodes)
-	reasons     map[*node]Blocker       // why a method kept a node (keep)
-	methods     []method                // the graceful and eventual methods, in order
-	uninit      map[string]bool
-	commands    []Command
+	// launchedPrice is, per NodePool, the $/h of the NodeClaims launched so far (the
+	// provisioner's and earlier commands' replacements): Karpenter's cluster cost, a Balanced
+	// NodePool's total price, counts them once launched.
+	launchedPrice map[string]float64
+	pending       []PodMove         // where it puts the pending pods
+	disrupting    map[string]int    // NodePool -> counted nodes disrupting (input + commands)
+	counted       map[string]int    // NodePool -> counted nodes (countedNodes)
+	reasons       map[*node]Blocker // why a method kept a node (keep)
+	methods       []method          // the graceful and eventual methods, in order
+	uninit        map[string]bool
+	commands      []Command
 	// cache lets the many simulations of one Plan share per-pod and per-node work.
 	cache *scheduling.Cache
 	// limitBound are the candidates of simulations that NodePool limits bound
@@ -89,6 +93,7 @@ func planWith(snap *cluster.Snapshot, now time.Time, opts Options, ms []method) 
 		taken:            map[*node]bool{},
 		nominated:        map[string]int{},
 		disrupting:       map[string]int{},
+		launchedPrice:    map[string]float64{},
 		reasons:          map[*node]Blocker{},
 		methods:          ms,
 		uninit:           map[string]bool{},
@@ -407,6 +412,7 @@ func (s *state) addInflight(c *scheduling.NodeClaim, name string) bool {
 	nc.Status.Allocatable = c.InstanceType.Allocatable()
 	nc.Status.Capacity = c.InstanceType.Capacity
 	s.base = s.base.WithInFlight(nc)
+	s.launchedPrice[c.NodePool] += c.Offering.Price
 	s.mech.claimName[c] = name
 	s.uninit[name] = true
 	return true

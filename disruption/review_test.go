@@ -11,6 +11,7 @@ import (
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
+	"github.com/nodeplan/nodeplan/fake"
 )
 
 // Regressions found in review; each failed before its fix.
@@ -114,4 +115,34 @@ func TestInstanceTypeNotFoundIsDrift(t *testing.T) {
 	res, err = plan(t, input([]*v1.NodePool{pool("p")}, young))
 	require.NoError(t, err)
 	assert.Empty(t, res.Commands, "not checked before the node is an hour old")
+}
+
+// A Balanced NodePool's cost is Karpenter's cluster cost, which counts the NodeClaims the
+// provisioner launched before the pass (difftest disrupt:1002591: pool-1's $0.1885/h claim
+// for an expired node's pod turned a 0.69 score into Karpenter's 0.39, and the move away).
+func TestBalancedCountsLaunchedNodeClaimsInTheNodePoolsCost(t *testing.T) {
+	balanced := func(np *v1.NodePool) { np.Spec.Disruption.ConsolidationPolicy = v1.ConsolidationPolicyBalanced }
+	nodes := func() []*cluster.Node {
+		return []*cluster.Node{
+			testNode("n1", "p", "large", "", bound("small", "1")),
+			testNode("m1", "p", "large", "", bound("big", "6"), bound("side", "500m")),
+		}
+	}
+	res, err := plan(t, input([]*v1.NodePool{pool("p", balanced)}, nodes()...))
+	require.NoError(t, err)
+	require.Len(t, res.Commands, 1, "%v", res.Blocked)
+	assert.Equal(t, []string{"n1"}, res.Commands[0].Candidates, "(0.4 saved / 0.8) / (2 of 5 disruption cost: 1 a node, 1 a pod) = 1.25")
+
+	in := input([]*v1.NodePool{pool("p", balanced)}, nodes()...)
+	for _, name := range []string{"w1", "w2", "w3", "w4", "w5"} { // fit on neither node: five larges launched
+		in.Pods = append(in.Pods, fake.Pod(name).Requests("7500m", "100Mi").Obj())
+	}
+	res, err = plan(t, in)
+	require.NoError(t, err)
+	require.Len(t, res.Provisioned, 5)
+	assert.Empty(t, res.Commands, "%v", cmdSummary(res))
+	b := firstBlockerOf(res, "n1")
+	assert.Equal(t, BlockBalanced, b.Code, blockedReason(res, "n1"))
+	// (0.4 saved / (0.8 + 2.0 launched)) / (2 of 5)
+	assert.InDelta(t, 0.4/2.8/(2.0/5), b.Score, 1e-9)
 }
