@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -36,6 +37,39 @@ func (cfg *config) deletingNodeAndMirrorMatches(in *input, oracle []result) bool
 // disruptMatchesWith runs nodeplan on in changed by change (when it changes anything) and says
 // whether that matches one of the oracle runs on in.
 func (cfg *config) disruptMatchesWith(in *input, oracle []result, tag string, change func(*input) (*input, bool)) bool {
+	return cfg.disruptMatchesRun(in, oracle, tag, change, cfg.npArgs)
+}
+
+// defaultPackingMatches says whether nodeplan matches one of the oracle runs with
+// --packing Karpenter, on the input itself or read without the deliberate differences above:
+// the default packing's own rules in disrupt's simulations (README's differences, such as a
+// spread's minimum over the domains a node can be in, and its counting of an open NodeClaim
+// where it launches) are then the whole difference. It names the input changes it needed
+// ("" for none); ok is false when none is enough.
+func (cfg *config) defaultPackingMatches(in *input, oracle []result) (changes string, ok bool) {
+	if slices.Contains(cfg.npArgs, "--packing") {
+		return "", false
+	}
+	args := append(cfg.npArgs[:len(cfg.npArgs):len(cfg.npArgs)], "--packing", "Karpenter")
+	asIs := func(in *input) (*input, bool) { return in, true }
+	both := func(in *input) (*input, bool) {
+		a, deleted := withoutClaimlessDeletions(in)
+		b, mirrored := withoutOwnerlessMirrorAnnotations(a)
+		return b, deleted || mirrored
+	}
+	for _, c := range []struct {
+		name   string
+		change func(*input) (*input, bool)
+	}{{"", asIs}, {"deleting-node", withoutClaimlessDeletions}, {"mirror-annotation", withoutOwnerlessMirrorAnnotations}, {"deleting-node+mirror-annotation", both}} {
+		if cfg.disruptMatchesRun(in, oracle, "packing", c.change, args) {
+			return c.name, true
+		}
+	}
+	return "", false
+}
+
+// disruptMatchesRun is disruptMatchesWith with these nodeplan arguments.
+func (cfg *config) disruptMatchesRun(in *input, oracle []result, tag string, change func(*input) (*input, bool), args []string) bool {
 	c, changed := change(in)
 	if !changed {
 		return false
@@ -44,7 +78,7 @@ func (cfg *config) disruptMatchesWith(in *input, oracle []result, tag string, ch
 	if err := c.write(dir); err != nil {
 		return false
 	}
-	res := run(cfg.nodeplan, append(c.args(dir), cfg.npArgs...), cfg.timeout)
+	res := run(cfg.nodeplan, append(c.args(dir), args...), cfg.timeout)
 	if res.Exit != 0 {
 		return false
 	}

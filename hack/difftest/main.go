@@ -316,6 +316,15 @@ func (cfg *config) evaluate(in *input) *caseResult {
 		} else if in.Kind == "disrupt" && cfg.deletingNodeAndMirrorMatches(in, cr.Oracle) {
 			// both deliberate readings together are the whole difference.
 			cr.Class = "deleting-node+mirror-annotation:" + cr.Class
+		} else if in.Kind == "disrupt" {
+			if changes, ok := cfg.defaultPackingMatches(in, cr.Oracle); ok {
+				// the default packing's rules in the simulations (with those readings) are
+				// the whole difference: named, not counted as deliberate.
+				if changes != "" {
+					changes += "+"
+				}
+				cr.Class = changes + "default-packing:" + cr.Class
+			}
 		}
 	}
 	cr.Details = append(cr.Details, best.Details...)
