@@ -10,15 +10,22 @@ func SolveWithoutIndexes(snap *cluster.Snapshot, opts Options) (*Result, error) 
 }
 
 // SolveFirstOrder is Solve without the default's second try in another queue order
-// (starved.go), for the tests that hold the repair alone or compare the two.
+// (starved.go), for the tests that compare the two.
 func SolveFirstOrder(snap *cluster.Snapshot, opts Options) (*Result, error) {
 	opts.firstOrderOnly = true
 	return Solve(snap, opts)
 }
 
-// SolveRepairOnly is SolveFirstOrder without the guard on the price of preferences
-// (preferences.go): the first pass and its repair alone.
-func SolveRepairOnly(snap *cluster.Snapshot, opts Options) (*Result, error) {
+// SolveUnguarded is SolveFirstOrder without the guard on the price of preferences
+// (preferences.go): the repaired first plan and the second tries that may replace it.
+func SolveUnguarded(snap *cluster.Snapshot, opts Options) (*Result, error) {
 	opts.firstOrderOnly, opts.unguarded = true, true
+	return Solve(snap, opts)
+}
+
+// SolveRepairOnly is SolveUnguarded without its second tries (Options.repairOnly): the
+// first pass and its repair alone.
+func SolveRepairOnly(snap *cluster.Snapshot, opts Options) (*Result, error) {
+	opts.unguarded, opts.repairOnly = true, true
 	return Solve(snap, opts)
 }

@@ -71,11 +71,16 @@ type Options struct {
 	// topology.domainsRefuse): tests hold the indexed answers to these.
 	withoutIndexes bool
 	// firstOrderOnly keeps the default's plan in its first queue order, without the second
-	// try that places the pods it left out first (starved.go): tests hold the repair alone.
+	// try that places the pods it left out first (starved.go): tests compare the two.
 	firstOrderOnly bool
 	// unguarded keeps the default's plan of pods with preferences even when it costs more
 	// than Karpenter's (preferences.go): tests hold the repair alone.
 	unguarded bool
+	// repairOnly keeps the default's first plan, its first pass and repair: no second try
+	// replaces it (unpinned.go, starved.go, paid_joins.go, strictReserved; a Solve with
+	// SkipRepack makes none of them either), nor the plan without preferences that keeps the
+	// reservations: tests hold the repair alone to SkipRepack's plan.
+	repairOnly bool
 }
 
 // launches reports whether the cloud launches nodes with np's NodeClass (see NodeClasses).
