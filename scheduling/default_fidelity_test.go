@@ -823,3 +823,39 @@ func TestPreferenceNeverPinsPastAReservation(t *testing.T) {
 		assert.LessOrEqual(t, n, 2, "launches on %s", id)
 	}
 }
+
+// TestSpreadHoldsWhenThePodBindsNow: a pod placed on an initialized node binds before the
+// plan's NodeClaims launch, so its spread holds against the pods already on nodes. pending-0
+// can only launch on an on-demand NodeClaim (its only type offers nothing else) and the
+// default counts it there; pending-1's capacity-type spread (maxSkew 1, minDomains 2: a
+// minimum of zero) then refused on-demand node-01, where kube-scheduler binds it before
+// pending-0's node exists, as Karpenter plans it (difftest disrupt:1002946: nodeplan left
+// pending-1 pending and consolidated node-01). A carrier of the spread on a NodeClaim in the
+// node's domain binds after it and must find it there: then the node is refused as before.
+func TestSpreadHoldsWhenThePodBindsNow(t *testing.T) {
+	manifests, types := testdataCase(t, filepath.Join("default15", "spread-binds-now"))
+	for _, simulation := range []bool{false, true} {
+		in := fidelityInput(t, manifests, types, scheduling.PackingCostAware)
+		in.opts.SingleRound, in.opts.SkipRepack = simulation, simulation // disruption's
+		res := in.solve(t)
+		assert.Empty(t, res.PodErrors, "simulation %v", simulation)
+		require.Len(t, res.Bindings, 1)
+		assert.Equal(t, "pending-1", res.Bindings[0].Pod.Name)
+		assert.Equal(t, "node-01", res.Bindings[0].To)
+		require.Len(t, res.NewNodeClaims, 1)
+		assert.Equal(t, "on-demand", res.NewNodeClaims[0].Offering.CapacityType())
+	}
+
+	carrier := strings.Replace(strings.SplitAfter(manifests, "---\n")[5], `"name":"pending-1"`, `"name":"pending-2"`, 1)
+	carrier = strings.Replace(carrier, `"cpu":"250m"`, `"cpu":"1500m"`, 1)
+	carrier = strings.Replace(carrier, `"tolerations":[{"effect":"NoSchedule","key":"team","operator":"Equal","value":"pool-1"}],`, "", 1)
+	require.Contains(t, carrier, "pending-2")
+	// The first pass places pending-2 (largest) on an on-demand NodeClaim and leaves out
+	// pending-0 and pending-1 (node-01 refused: pending-2 would find pending-1 there); the
+	// second try places pending-0 and pending-1 first, and pending-2 is left out.
+	res := fidelityInput(t, manifests+"---\n"+carrier, types, scheduling.PackingCostAware).solve(t)
+	require.Len(t, res.PodErrors, 1)
+	assert.Equal(t, "pending-2", res.PodErrors[0].Pod.Name)
+	require.Len(t, res.Bindings, 1)
+	assert.Equal(t, "node-01", res.Bindings[0].To)
+}

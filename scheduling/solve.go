@@ -115,6 +115,9 @@ type solver struct {
 	noted
 	// uncapped: a pod was placed without the cap (host_spread_cap.go).
 	uncapped bool
+	// heldNow: the existing node check just passed holds the pod's spreads over the nodes'
+	// counts alone (existingNode.check, holdNow).
+	heldNow bool
 	// noNewClaims: a pod may join existing nodes and NodeClaims only (fillHostFloors).
 	noNewClaims bool
 	// watchTries: the plan is small enough for the second tries that price joins
@@ -283,6 +286,9 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 			when bool
 			v    variant
 		}{
+			// A spread refused a node that takes the pod now for pods of NodeClaims that
+			// bind after it (existingNode.check).
+			{info.heldBack, variant{bindNow: true, first: info.starved}},
 			{leftOutCarryHostSpread(res), variant{hostFloor: true}},
 			{leftOutForMinValues(res), variant{limitMinValues: true}},
 			{leftOutForMinValues(res) && info.limitRounds, variant{limitMinValues: true, minValuesFirst: true}},
@@ -357,6 +363,9 @@ type variant struct {
 	// priceHeads: addToOpenClaim's free join is one that leaves the NodeClaim's cheapest
 	// launch at its price (headJoinCosts).
 	priceHeads bool
+	// bindNow: a spread may also hold over the nodes' counts alone on a node that takes the
+	// pod now (existingNode.check; always in disruption's simulations, one Solve each).
+	bindNow bool
 }
 
 // noted is what a Solve notes for solveBest's second tries.
@@ -371,6 +380,9 @@ type noted struct {
 	reservedWaits bool
 	// headJoins: a free join raised its NodeClaim's cheapest launch (headJoinCosts).
 	headJoins bool
+	// heldBack: a spread refused a pod a node that takes it now, where it holds over the
+	// nodes' counts alone (variant.bindNow).
+	heldBack bool
 }
 
 // onceInfo is what one Solve tells solve about its plan.

@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -239,14 +240,69 @@ func (s *solver) spreadBreaks(res *Result) map[spreadBreak]bool {
 		}
 		return max(low, 0)
 	}
+	// A pod on a node that takes it now binds before the NodeClaims' pods: its spread holds
+	// too if it holds over the nodes' counts alone (topologyGroup.nodeCounts), against the
+	// least of the existing nodes' domains.
+	// later are, per spread, the domains where a carrier is on a NodeClaim or a node not
+	// initialized: it binds after the pods of the nodes that take them now.
+	later := map[*topologyGroup]map[string]bool{}
+	laterIn := func(g *topologyGroup) map[string]bool {
+		if m, ok := later[g]; ok {
+			return m
+		}
+		m := map[string]bool{}
+		carries := func(f *podForm) bool {
+			return slices.ContainsFunc(g.family.groups, func(h *topologyGroup) bool { return f.carriesRequired(h) })
+		}
+		for j, c := range s.claims {
+			for _, p := range c.pods {
+				if carries(p.form) {
+					m[onClaim[j](g.key)] = true
+				}
+			}
+		}
+		for _, i := range s.placedOn {
+			if e := s.existing[i]; !e.bindsNow {
+				for _, p := range e.placed {
+					if carries(p.form) {
+						m[launched[i](g.key)] = true
+					}
+				}
+			}
+		}
+		later[g] = m
+		return m
+	}
+	holdsNow := func(g *topologyGroup, d string) bool {
+		if laterIn(g)[d] {
+			return false
+		}
+		low, n := -1, 0
+		seen := map[string]bool{}
+		for i := range s.existing {
+			v := launched[i](g.key)
+			if v == "" || seen[v] || !passes[i](g) {
+				continue
+			}
+			seen[v] = true
+			n++
+			if low < 0 || g.nodeCounts[v] < low {
+				low = g.nodeCounts[v]
+			}
+		}
+		if n < int(g.spread.minDomains) || low < 0 {
+			low = 0
+		}
+		return g.nodeCounts[d]-low <= int(g.spread.maxSkew)
+	}
 	var out map[spreadBreak]bool
-	over := func(p *podData, domainOf func(key string) string) {
+	over := func(p *podData, domainOf func(key string) string, now bool) {
 		f := p.form
 		for i, g := range f.spread {
 			if g.hostname || f.scheduleAnyway[i] {
 				continue
 			}
-			if d := domainOf(g.key); d != "" && countsOf(g)[d]-lowest(g) > int(g.spread.maxSkew) {
+			if d := domainOf(g.key); d != "" && countsOf(g)[d]-lowest(g) > int(g.spread.maxSkew) && !(now && holdsNow(g, d)) {
 				if out == nil {
 					out = map[spreadBreak]bool{}
 				}
@@ -256,12 +312,12 @@ func (s *solver) spreadBreaks(res *Result) map[spreadBreak]bool {
 	}
 	for _, i := range s.placedOn {
 		for _, p := range s.existing[i].placed {
-			over(p, launched[i])
+			over(p, launched[i], s.existing[i].bindsNow)
 		}
 	}
 	for j, c := range s.claims {
 		for _, p := range c.pods {
-			over(p, onClaim[j])
+			over(p, onClaim[j], false)
 		}
 	}
 	return out

@@ -41,8 +41,13 @@ type topology struct {
 	keyIDs map[string]int
 	// tieBuf is scratch space for the least populated domains of a spread.
 	tieBuf []string
-	// admCache holds the admissible domains of the current attempt (see beginAttempt).
-	admCache map[*topologyGroup]admissibleDomains
+	// admCache holds the admissible domains of the current attempt (see beginAttempt);
+	// admNowCache those over the nodes' counts alone (admissibleNow).
+	admCache, admNowCache map[*topologyGroup]admissibleDomains
+	// families group the spreads by what they count (spreadFamily).
+	families map[string]*spreadFamily
+	// bindingNow: the check is of a node that takes the pod now (admissibleNow).
+	bindingNow bool
 	// karpenter: Karpenter mode (karpenter.go) counts and settles as Karpenter does.
 	karpenter bool
 	// capCarriers: a pod a hostname spread only selects may not raise a host holding a pod
@@ -83,6 +88,8 @@ func newTopology(universe *universe, wellKnown requirements.KeySet) *topology {
 		claimHosts:  map[int32]bool{},
 		termCache:   map[string]*topologyGroup{},
 		admCache:    map[*topologyGroup]admissibleDomains{},
+		admNowCache: map[*topologyGroup]admissibleDomains{},
+		families:    map[string]*spreadFamily{},
 		keyIDs:      map[string]int{},
 		exists:      map[string]*requirements.Requirement{},
 	}
@@ -100,7 +107,7 @@ func (t *topology) intern(g *topologyGroup, id string) *topologyGroup {
 	if have, ok := t.groups[id]; ok {
 		return have
 	}
-	g.counts = map[string]int{}
+	g.counts, g.nodeCounts = map[string]int{}, map[string]int{}
 	g.hostname = g.key == v1.LabelHostname
 	if !g.hostname {
 		g.domains = t.universe.domains(g, t.wellKnown)

@@ -21,8 +21,23 @@ type topologyGroup struct {
 	namespaces map[string]bool // nil: every namespace
 	selector   labels.Selector
 
-	counts  map[string]int
-	total   int
+	counts map[string]int
+	total  int
+	// nodeCounts are, in the default mode, the counts of a spread over a key other than the
+	// hostname on the nodes that take pods now: the bound pods and those placed on
+	// initialized existing nodes (bindsNow). Such a pod binds before any pod of a NodeClaim
+	// not launched yet, so its spread may also hold against these alone (admissibleNow).
+	nodeCounts map[string]int
+	// carriedNow counts, per domain, the pods of carriedIn placed on initialized existing
+	// nodes (bindsNow): where carriedIn counts more, a carrier binds later and must find
+	// the pods before it, so nodeCounts alone do not decide there.
+	carriedNow map[string]int32
+	// heldNow counts, per domain, the carriers placed on a node that takes them now only
+	// because the spread holds over nodeCounts (admissibleNow): any pod the spread selects
+	// that joins such a node in that domain must keep it so (keepsHeldNow).
+	heldNow map[string]int32
+	// family are the spreads counting what this one counts (nil for the other rules).
+	family  *spreadFamily
 	domains []string // sorted domains of key (not used for hostname)
 	// single caches `key In [domain]` per domain, multi `key In [domains...]` per set.
 	single map[string]*requirements.Requirement

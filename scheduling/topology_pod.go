@@ -21,6 +21,9 @@ func (p *podData) selfSelects(g *topologyGroup) bool { return slices.Contains(p.
 // admissible is, for pod p (form f), the domains of g it may join now (see each rule's
 // admissible). Computed once per attempt.
 func (t *topology) admissible(g *topologyGroup, p *podData, f *podForm) admissibleDomains {
+	if t.bindingNow && g.spread != nil && !g.hostname {
+		return t.admissibleNow(g, p, f)
+	}
 	if a, ok := t.admCache[g]; ok {
 		return a
 	}
@@ -29,8 +32,23 @@ func (t *topology) admissible(g *topologyGroup, p *podData, f *podForm) admissib
 	return a
 }
 
+// admissibleNow is admissible for spread g over its nodeCounts: what the pod may join on a
+// node that takes it now, before any NodeClaim of the plan launches and its pods bind
+// (kube-scheduler checks a spread when it binds the pod that carries it).
+func (t *topology) admissibleNow(g *topologyGroup, p *podData, f *podForm) admissibleDomains {
+	if a, ok := t.admNowCache[g]; ok {
+		return a
+	}
+	a := g.spread.admissibleWith(t, g, p.selfSelects(g), f.strict, g.nodeCounts)
+	t.admNowCache[g] = a
+	return a
+}
+
 // beginAttempt forgets what was computed for the previous pod or form.
-func (t *topology) beginAttempt() { clear(t.admCache) }
+func (t *topology) beginAttempt() {
+	clear(t.admCache)
+	clear(t.admNowCache)
+}
 
 // allowed narrows the node requirement r for g's key for the pod p with form f, or returns
 // nil when no domain is allowed. host is the candidate's host id.

@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"slices"
 
 	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -43,6 +44,20 @@ func (*spreadRule) unsettle(t *topology, oc openCount, v string) { t.unsettleEve
 // admissible: the domains within maxSkew of the global minimum, over the domains the pod's
 // strict node requirements allow (zero with fewer than minDomains of them).
 func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict requirements.Requirements) admissibleDomains {
+	a := s.admissibleWith(t, g, self, strict, g.counts)
+	if g.family != nil && slices.ContainsFunc(g.family.groups, func(h *topologyGroup) bool { return len(h.heldNow) > 0 }) {
+		// A carrier held in a domain by the nodes' counts alone binds before the NodeClaims'
+		// pods: no carrier that binds later may join it there (verify's TopologySpreadAsLaunched);
+		// a node that takes the pod now may still, over the nodes' counts (admissibleNow).
+		a.domains = slices.DeleteFunc(slices.Clone(a.domains), func(d string) bool {
+			return slices.ContainsFunc(g.family.groups, func(h *topologyGroup) bool { return h.heldNow[d] > 0 })
+		})
+	}
+	return a
+}
+
+// admissibleWith is admissible over these counts of g's domains.
+func (s *spreadRule) admissibleWith(t *topology, g *topologyGroup, self bool, strict requirements.Requirements, counts map[string]int) admissibleDomains {
 	// The global minimum is over the domains the pod's strict node requirements allow
 	// (preferred node affinity never narrows it); under nodeAffinityPolicy Ignore every
 	// node counts, so over every domain, as kube-scheduler checks it. Karpenter narrows it
@@ -58,7 +73,7 @@ func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict
 		for _, d := range g.domains {
 			if t.get(strict, g.key).Has(d) {
 				n++
-				minCount = min(minCount, g.counts[d])
+				minCount = min(minCount, counts[d])
 			}
 		}
 	default:
@@ -68,7 +83,7 @@ func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict
 		for _, d := range g.domains {
 			if g.filterAdmits(t, d) && (launchable == nil || launchable[d]) {
 				n++
-				minCount = min(minCount, g.counts[d])
+				minCount = min(minCount, counts[d])
 			}
 		}
 	}
@@ -77,11 +92,28 @@ func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict
 	}
 	a := admissibleDomains{low: minCount}
 	for _, d := range g.domains {
-		if g.counts[d]+boolInt(self)-minCount <= int(s.maxSkew) {
+		if counts[d]+boolInt(self)-minCount <= int(s.maxSkew) {
 			a.domains = append(a.domains, d)
 		}
 	}
 	return a
+}
+
+// nowLow is the global minimum of spread g over its nodeCounts, over the domains admissible
+// takes it over (the default mode's; zero with fewer than minDomains of them).
+func (t *topology) nowLow(g *topologyGroup) int {
+	minCount, n := int(^uint(0)>>1), 0
+	launchable := t.launchableDomains(g)
+	for _, d := range g.domains {
+		if g.filterAdmits(t, d) && (launchable == nil || launchable[d]) {
+			n++
+			minCount = min(minCount, g.nodeCounts[d])
+		}
+	}
+	if n < int(g.spread.minDomains) || n == 0 {
+		return 0
+	}
+	return minCount
 }
 
 // narrow: the least populated admissible domains the node allows; the NodeClaim settles in

@@ -242,9 +242,25 @@ func (t *topology) parseSpreadGroup(pod *corev1.Pod, c corev1.TopologySpreadCons
 		rule: rule, spread: rule, key: v1.NormalizeLabelKey(c.TopologyKey),
 		namespaces: map[string]bool{pod.Namespace: true}, selector: sel,
 	}
-	id := fmt.Sprintf("%s|%s|%s|%s|%d|%d|%s", rule.name(), g.key, pod.Namespace, sel.String(), rule.maxSkew, rule.minDomains, t.spreadFilterID(c, strictTerms, tolerations))
-	return t.intern(g, id), nil
+	filter := t.spreadFilterID(c, strictTerms, tolerations)
+	id := fmt.Sprintf("%s|%s|%s|%s|%d|%d|%s", rule.name(), g.key, pod.Namespace, sel.String(), rule.maxSkew, rule.minDomains, filter)
+	g = t.intern(g, id)
+	if g.family == nil {
+		famID := fmt.Sprintf("%s|%s|%s|%s", g.key, pod.Namespace, sel.String(), filter)
+		fam := t.families[famID]
+		if fam == nil {
+			fam = &spreadFamily{}
+			t.families[famID] = fam
+		}
+		fam.groups = append(fam.groups, g)
+		g.family = fam
+	}
+	return g, nil
 }
+
+// spreadFamily are the spreads that count the same pods on the same nodes, whatever their
+// maxSkew and minDomains: kube-scheduler checks each of them against the same counts.
+type spreadFamily struct{ groups []*topologyGroup }
 
 // labelSelectorFor selects pods with exactly these labels' values.
 func labelSelectorFor(lbls map[string]string) *metav1.LabelSelector {

@@ -58,7 +58,12 @@
 //     constraint selects than the least populated domain of the nodes the filter admits
 //     (0 with fewer of them than minDomains): kube-scheduler checks the constraint only
 //     when it binds a member, so the placed pods it only selects may bind first
-//     (TopologySpreadAsLaunched; over zones, difftest default plan:930000).
+//     (TopologySpreadAsLaunched; over zones, difftest default plan:930000). Unless every
+//     member in that domain is on an initialized Node not being deleted: those bind now,
+//     before any pod of a new or in-flight NodeClaim or of a node not initialized yet, so it
+//     is enough that the domain holds at most maxSkew more than the least populated domain
+//     of the Nodes the filter admits, counting the bound pods and the pods placed on such
+//     Nodes (difftest disrupt:1002946).
 //     Eligible domains are
 //     the values of the key on every node of the final placement the filter admits, plus
 //     every value a usable NodePool could launch (under the Strict minValues policy, one

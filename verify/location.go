@@ -32,6 +32,9 @@ type location struct {
 	// bound are the pods already there that stay; placed the pods the plan puts there.
 	bound, placed []*corev1.Pod
 	marked        bool
+	// bindsNow: an initialized Node not being deleted, which takes pods now: the pods placed
+	// there bind before those of NodeClaims that have not launched or nodes not initialized.
+	bindsNow bool
 	// launched is false for a claim without instance type or offering (its labels are then
 	// only its requirements' and no resource check is possible).
 	launched bool
@@ -118,6 +121,7 @@ func existingLocation(n *cluster.Node, typesByName map[string]*cloudprovider.Ins
 	l.pool = l.labels[v1.NodePoolLabelKey]
 	_, managed := l.labels[v1.NodePoolLabelKey]
 	initialized := !managed || (n.Node != nil && l.labels[v1.NodeInitializedLabelKey] == "true")
+	l.bindsNow = initialized && n.Node != nil && !l.marked
 	var taints, startup []corev1.Taint
 	if n.Node != nil {
 		taints = n.Node.Spec.Taints

@@ -266,6 +266,12 @@ func (w *world) checkSpread() []Violation {
 				}
 				return ms[i].allow < ms[j].allow
 			})
+			// Members all on nodes that take pods now bind before the NodeClaims' pods
+			// (holdsNow); one elsewhere binds after them and must find them there.
+			allNow := true
+			for _, m := range ms {
+				allNow = allNow && m.loc.bindsNow
+			}
 			counted := 0
 			for _, m := range ms {
 				before := running + counted
@@ -279,7 +285,7 @@ func (w *world) checkSpread() []Violation {
 					v.Pod, v.Key = key(m.pod), g.key
 					v.Got, v.Limit = int64(before+m.self-m.low), int64(m.maxSkew)
 					out = append(out, v)
-				} else if skew := g.counts[d] - leastFor(m.minDomains); skew > int(m.maxSkew) {
+				} else if skew := g.counts[d] - leastFor(m.minDomains); skew > int(m.maxSkew) && !(allNow && !hostname && w.holdsNow(g.ns, g.key, g.sel, g.filter, d, m.minDomains, m.maxSkew)) {
 					v := m.loc.violation(TopologySpreadAsLaunched)
 					v.Pod, v.Key = key(m.pod), g.key
 					v.Got, v.Limit = int64(skew), int64(m.maxSkew)
@@ -319,6 +325,42 @@ func (w *world) liveDomains(k string, f spreadFilter) map[string]bool {
 		}
 	}
 	return out
+}
+
+// holdsNow reports whether a spread member placed in domain d on a node that takes pods now
+// (bindsNow) keeps its skew among the pods that can be there when it binds: kube-scheduler
+// binds it before any pod of a NodeClaim not launched yet or of a node not initialized, so
+// those count only the pods already bound and the pods placed on such nodes, in any order,
+// over the domains of the Nodes that stay (zero with fewer than minDomains of them).
+func (w *world) holdsNow(ns, k string, sel labels.Selector, f spreadFilter, d string, minDomains, maxSkew int32) bool {
+	counts := map[string]int{}
+	nodes := map[string]bool{}
+	for _, l := range w.locs {
+		dom, ok := l.labels[k]
+		if !ok || !f.passes(l) {
+			continue
+		}
+		if l.claim < 0 && l.node != nil && l.node.Node != nil && !l.marked {
+			nodes[dom] = true
+		}
+		pods := l.bound
+		if l.bindsNow {
+			pods = l.pods()
+		}
+		for _, q := range pods {
+			if q.Namespace == ns && !isTerminating(q) && sel.Matches(labels.Set(q.Labels)) {
+				counts[dom]++
+			}
+		}
+	}
+	least := math.MaxInt
+	for dom := range nodes {
+		least = min(least, counts[dom])
+	}
+	if least == math.MaxInt || len(nodes) < int(minDomains) {
+		least = 0
+	}
+	return counts[d]-least <= int(maxSkew)
 }
 
 // countSelected counts, per domain of key, the pods sel selects in namespace ns on the

@@ -682,30 +682,87 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 				if len(counts) == 0 {
 					continue
 				}
-				// kube-scheduler checks the skew of the domain it binds a carrying pod in; a
-				// domain only other pods fill never is.
-				lo, hi := 1<<30, 0
-				for d, c := range counts {
-					lo = min(lo, c)
-					if placedIn[d] {
-						hi = max(hi, c)
-					}
-				}
-				if tsc.MinDomains != nil && len(counts) < int(*tsc.MinDomains) {
-					lo = 0 // fewer domains than minDomains: the global minimum is zero
-				}
-				if hi-lo > int(tsc.MaxSkew) {
+				if skew := carriersSkew(counts, placedIn, tsc.MinDomains); skew > int(tsc.MaxSkew) && !w.holdsNow(tsc, p, sel, id, holders) {
 					// A constraint selecting other pods only binds when its own pods are placed;
 					// the final counts can exceed it legitimately, so it is its own kind.
 					kind := "spread-"
 					if !sel.Matches(labels.Set(p.Labels)) {
 						kind = "spread-other-"
 					}
-					add(kind+shortKey(tsc.TopologyKey), key(p), "skew %d > %d: %v", hi-lo, tsc.MaxSkew, counts)
+					add(kind+shortKey(tsc.TopologyKey), key(p), "skew %d > %d: %v", skew, tsc.MaxSkew, counts)
 				}
 			}
 		}
 	}
+}
+
+// bindsNow says whether node g takes pods now: an existing, initialized node (or one no
+// NodePool manages). The pods the plan puts there bind before those of its NodeClaims.
+func bindsNow(g *holder) bool {
+	_, managed := g.labels["karpenter.sh/nodepool"]
+	return !g.isNew && (!managed || g.labels["karpenter.sh/initialized"] == "true")
+}
+
+// holdsNow says whether spread id, every carrier of which the plan places on nodes that take
+// pods now, keeps its skew as those pods bind, before any NodeClaim launches: over the
+// existing nodes' domains, counting the pods bound there and those the plan puts on nodes
+// that take them now (difftest disrupt:1002946).
+func (w *world) holdsNow(tsc corev1.TopologySpreadConstraint, p *corev1.Pod, sel labels.Selector, id string, holders []*holder) bool {
+	if tsc.TopologyKey == corev1.LabelHostname {
+		return false
+	}
+	counts, placedIn := map[string]int{}, map[string]bool{}
+	for _, g := range holders {
+		if g.isNew || !w.spreadCounts(tsc, p, g) {
+			for _, q := range g.pods {
+				if g.newPods[key(q)] && carries(q, id) {
+					return false // a carrier binds later
+				}
+			}
+			continue
+		}
+		d, ok := g.labels[tsc.TopologyKey]
+		if !ok {
+			continue
+		}
+		counts[d] += 0
+		now := bindsNow(g)
+		for _, q := range g.pods {
+			if !g.newPods[key(q)] {
+				if q.Namespace == p.Namespace && sel.Matches(labels.Set(q.Labels)) {
+					counts[d]++
+				}
+				continue
+			}
+			if carries(q, id) {
+				if !now {
+					return false
+				}
+				placedIn[d] = true
+			}
+			if now && q.Namespace == p.Namespace && sel.Matches(labels.Set(q.Labels)) {
+				counts[d]++
+			}
+		}
+	}
+	return carriersSkew(counts, placedIn, tsc.MinDomains) <= int(tsc.MaxSkew)
+}
+
+// carriersSkew is the most a domain holding a carrier (placedIn) holds above the least
+// populated domain of counts (zero with fewer domains than minDomains). kube-scheduler checks
+// the skew of the domain it binds a carrying pod in; a domain only other pods fill never is.
+func carriersSkew(counts map[string]int, placedIn map[string]bool, minDomains *int32) int {
+	lo, hi := 1<<30, 0
+	for d, c := range counts {
+		lo = min(lo, c)
+		if placedIn[d] {
+			hi = max(hi, c)
+		}
+	}
+	if minDomains != nil && len(counts) < int(*minDomains) {
+		lo = 0 // fewer domains than minDomains: the global minimum is zero
+	}
+	return hi - lo
 }
 
 // domains are the values of key (zone or capacity type) that the input's catalog offers and
