@@ -301,6 +301,19 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 			}
 		}
 	}
+	if len(info.starved) > 0 && !opts.firstOrderOnly {
+		// Karpenter mode places as many pods of each priority, other ones, for less: its pods
+		// placed first may cost less too (starved.go: karpenterCheaperSet).
+		first, err := karpenterCheaperSet(karp, res)
+		if err != nil {
+			return nil, err
+		}
+		if first != nil {
+			if err := try(variant{first: first}, func(alt *Result) bool { return better(alt, res) }); err != nil {
+				return nil, err
+			}
+		}
+	}
 	priced := opts.Packing != PackingKarpenter && !opts.SkipRepack && planSize(res) <= guardMaxPods
 	for _, alt := range []struct {
 		when bool
