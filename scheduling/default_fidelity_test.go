@@ -150,6 +150,24 @@ func TestUnplacedPinnedPodsHoldNoZone(t *testing.T) {
 	assert.InDelta(t, 0.039, res.Price(), 1e-9)
 }
 
+// TestSelfAffinityMatchedEverywherePinsNothing: a pod of a zone pod affinity that selects
+// itself pins the NodeClaim it joins only where its peers need it: when every zone the
+// NodeClaim may launch in already holds a pod the affinity matches, the NodeClaim stays open,
+// and a later pod whose type only one of them offers may join it. Before, app-0-0's
+// NodeClaim was pinned to zone b (its cheapest r6-2x16) and app-1-0, whose four GPUs only
+// zone c offers, opened a second NodeClaim: $2.9418 where Karpenter pays $2.8224 (difftest
+// default plan:1000289, minimised).
+func TestSelfAffinityMatchedEverywherePinsNothing(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "affinity-matched-everywhere"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 1)
+	c := res.NewNodeClaims[0]
+	assert.Len(t, c.Pods, 2)
+	assert.Equal(t, "g6-16x64-l4", c.InstanceType.Name)
+	assert.Equal(t, "test-zone-c", c.Offering.Zone())
+	assert.InDelta(t, 2.8224, res.Price(), 1e-9)
+}
+
 // TestMinValuesPodJoinsTheLaunchedType: a pod that an open NodeClaim's minValues refuses
 // (the NodeClaim's types that fit both pods are fewer than minValues asks) joins it in a later
 // round when the type it launches fits, as Karpenter's next round binds it to the node that

@@ -282,7 +282,7 @@ func (s *solver) settlement(t *template, groups []*topologyGroup, reqs requireme
 		return true
 	}
 	for _, g := range groups {
-		if (pinsCounted(g) || selfAffinity(g)) && !pinOpen(g) {
+		if (pinsCounted(g) || selfAffinity(g) && !s.matchedEverywhere(g, reqs)) && !pinOpen(g) {
 			return nil, false
 		}
 		if !hasFilter(g) || g.hostname {
@@ -312,6 +312,27 @@ func (s *solver) settlement(t *template, groups []*topologyGroup, reqs requireme
 		}
 	}
 	return out, true
+}
+
+// matchedEverywhere reports whether pod affinity g counts a pod it matches in every domain
+// of its key a NodeClaim with requirements reqs may launch in: a pod of g joining it then
+// need not pin it, as its peers find a match wherever it launches (difftest default
+// plan:1000289: app-0-0's NodeClaim, open on zones b and c, each with app-0 pods bound, was
+// pinned to zone b, its cheapest r6-2x16, and app-1-0, whose four GPUs only zone c offers,
+// could no longer join it as Karpenter's did).
+func (s *solver) matchedEverywhere(g *topologyGroup, reqs requirements.Requirements) bool {
+	r := s.topo.get(reqs, g.key)
+	n := 0
+	for _, d := range g.domains {
+		if !r.Has(d) {
+			continue
+		}
+		if g.counts[d] == 0 {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // trackDeferred keeps the pods c holds uncounted (deferSelected) counted where c's cheapest
