@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -181,6 +182,19 @@ func (s *Snapshot) mark(names []string, set func(*Node)) *Snapshot {
 	}
 	return &c
 }
+
+// DoNotDisruptAt is the snapshot with scheduling.Solve judging the pods of deleting nodes'
+// karpenter.sh/do-not-disrupt at now (DoNotDisrupt): a pod whose duration has not elapsed
+// stays in place, as Karpenter's CurrentlyReschedulablePods leaves it out, where without a
+// time Solve, which has no clock, keeps only "true" in place. disruption.Plan sets its time.
+func (s *Snapshot) DoNotDisruptAt(now time.Time) *Snapshot {
+	c := *s
+	c.doNotDisruptAt = now
+	return &c
+}
+
+// DoNotDisruptTime is the time DoNotDisruptAt set (zero: none).
+func (s *Snapshot) DoNotDisruptTime() time.Time { return s.doNotDisruptAt }
 
 // WithMoving is the snapshot with these pods to place again (see Moving), after the ones
 // it already moves: what a simulation does with the pods of the nodes it removed with

@@ -3,6 +3,7 @@ package cluster
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -82,6 +83,9 @@ type Snapshot struct {
 	names *podNames
 	// dropped is how Without made the snapshot (see DroppedFrom); nil when it did not.
 	dropped *dropped
+	// doNotDisruptAt is when scheduling.Solve judges a duration of karpenter.sh/do-not-disrupt
+	// on the pods of deleting nodes (DoNotDisruptAt; zero: only "true" counts).
+	doNotDisruptAt time.Time
 }
 
 // nameIndex maps the name pods bind to onto a position in nodes. Forks that keep every

@@ -115,7 +115,9 @@ func planWith(snap *cluster.Snapshot, now time.Time, opts Options, ms []method) 
 	}
 	sort.Strings(s.names)
 	s.pdbs = snap.PDBLimits()
-	s.base = snap.ByName()
+	// Karpenter's simulations and provisioner leave a deleting node's pod whose
+	// do-not-disrupt duration runs at now where it is (CurrentlyReschedulablePods).
+	s.base = snap.ByName().DoNotDisruptAt(now)
 	sns := s.base.Nodes()
 	for i := 1; i < len(sns); i++ {
 		if sns[i].Name() == sns[i-1].Name() {

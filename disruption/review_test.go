@@ -146,3 +146,28 @@ func TestBalancedCountsLaunchedNodeClaimsInTheNodePoolsCost(t *testing.T) {
 	// (0.4 saved / (0.8 + 2.0 launched)) / (2 of 5)
 	assert.InDelta(t, 0.4/2.8/(2.0/5), b.Score, 1e-9)
 }
+
+// The pods of a deleting node whose karpenter.sh/do-not-disrupt duration still runs stay
+// where they are in every simulation and in the provisioner's pass, as Karpenter's
+// CurrentlyReschedulablePods leaves them out: the node a pod would go to is not nominated
+// (difftest disrupt:1004925: a drifted node's pod with do-not-disrupt 30h, planned again in
+// each later simulation, nominated node-05, which Karpenter's multi-node command took).
+func TestDoNotDisruptDurationKeepsADeletingNodesPodInPlace(t *testing.T) {
+	run := func(annotation string) *Result {
+		held := bound("held", "1")
+		held.Annotations = map[string]string{v1.DoNotDisruptAnnotationKey: annotation} // started at t0, an hour ago
+		expired := withClaim(testNode("a", "p", "small", "", held), func(nc *v1.NodeClaim) {
+			nc.Spec.ExpireAfter = v1.MustParseNillableDuration("30m")
+		})
+		res, err := plan(t, input([]*v1.NodePool{pool("p")}, expired, testNode("c", "p", "small", "")))
+		require.NoError(t, err)
+		return res
+	}
+	res := run("30h")
+	assert.Contains(t, cmdSummary(res), "emptiness Empty [c] []", "held stays on a: c is empty and not nominated")
+	assert.Empty(t, res.Provisioned)
+
+	res = run("30m") // elapsed: the pod moves, and c takes it
+	assert.NotContains(t, cmdSummary(res), "emptiness Empty [c] []")
+	assert.Equal(t, BlockNominated, firstBlocker(res, "c"), blockedReason(res, "c"))
+}

@@ -3,22 +3,24 @@ package scheduling
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	v1 "github.com/nodeplan/nodeplan/apis/v1"
 	"github.com/nodeplan/nodeplan/cluster"
 )
 
 // reschedulablePods are the pods of Deleting nodes that must find a new home (a pod with
 // karpenter.sh/do-not-disrupt, or one whose eviction PodDisruptionBudgets forbid for good,
 // keeps its node's deletion waiting instead; one a PDB only holds back for now is planned, as
-// Karpenter's CurrentlyReschedulablePods plans it). Solve has no clock, so only
-// do-not-disrupt=true counts here (a duration is judged by disruption.Plan, which knows the
-// time).
+// Karpenter's CurrentlyReschedulablePods plans it). Solve has no clock: do-not-disrupt=true
+// counts, and a duration only at the snapshot's DoNotDisruptAt time (disruption.Plan's now;
+// difftest disrupt:1004925: a drifted node's pod with do-not-disrupt 30h was planned again in
+// each later simulation, and the node it went to was nominated, where Karpenter leaves it).
 func (s *solver) reschedulablePods() []*corev1.Pod {
 	var out []*corev1.Pod
 	pdbs := s.snap.PDBLimits()
 	if b := s.base; b != nil {
 		for _, i := range b.deleting {
 			if !s.gone.has(i) {
-				out = append(out, b.recs[i].movesUnder(pdbs)...)
+				out = s.appendMoving(out, b.recs[i].movesUnder(pdbs))
 			}
 		}
 		return out
@@ -27,7 +29,25 @@ func (s *solver) reschedulablePods() []*corev1.Pod {
 		if !s.isDeleting(i) {
 			continue
 		}
-		out = append(out, f.movesUnder(pdbs)...)
+		out = s.appendMoving(out, f.movesUnder(pdbs))
+	}
+	return out
+}
+
+// appendMoving appends to out the pods of moves whose do-not-disrupt duration, judged at the
+// snapshot's DoNotDisruptAt time, is not active.
+func (s *solver) appendMoving(out, moves []*corev1.Pod) []*corev1.Pod {
+	at := s.snap.DoNotDisruptTime()
+	if at.IsZero() {
+		return append(out, moves...)
+	}
+	for _, p := range moves {
+		if _, ok := p.Annotations[v1.DoNotDisruptAnnotationKey]; ok {
+			if active, _ := cluster.DoNotDisrupt(p, at); active {
+				continue
+			}
+		}
+		out = append(out, p)
 	}
 	return out
 }

@@ -135,7 +135,8 @@ type solver struct {
 
 // Solve places the snapshot's pending pods, then its moving pods (cluster.Snapshot.Moving),
 // then the reschedulable pods of its Deleting nodes (not DaemonSet or static pods, not
-// terminal, without karpenter.sh/do-not-disrupt=true, not kept in place by a
+// terminal, without karpenter.sh/do-not-disrupt=true or a duration active at the snapshot's
+// DoNotDisruptAt time, not kept in place by a
 // PodDisruptionBudget of snap.PDBLimits), against the bound pods of the other nodes. Deleting
 // nodes take no pods; a node ClosedToMoves takes no pod with spec.nodeName unless it comes
 // from a Deleting node. Solve never modifies snap.
