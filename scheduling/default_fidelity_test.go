@@ -159,9 +159,7 @@ func TestUnplacedPinnedPodsHoldNoZone(t *testing.T) {
 // default plan:1000289, minimised).
 func TestSelfAffinityMatchedEverywherePinsNothing(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "affinity-matched-everywhere"), scheduling.PackingCostAware)
-	require.Empty(t, res.PodErrors)
-	require.Len(t, res.NewNodeClaims, 1)
-	c := res.NewNodeClaims[0]
+	c := soleClaim(t, res)
 	assert.Len(t, c.Pods, 2)
 	assert.Equal(t, "g6-16x64-l4", c.InstanceType.Name)
 	assert.Equal(t, "test-zone-c", c.Offering.Zone())
@@ -177,9 +175,7 @@ func TestSelfAffinityMatchedEverywherePinsNothing(t *testing.T) {
 // minimised).
 func TestMinValuesPodJoinsTheLaunchedType(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "minvalues-join-launched"), scheduling.PackingCostAware)
-	require.Empty(t, res.PodErrors)
-	require.Len(t, res.NewNodeClaims, 1)
-	c := res.NewNodeClaims[0]
+	c := soleClaim(t, res)
 	assert.Len(t, c.Pods, 2)
 	assert.Equal(t, "r5g-2x16", c.InstanceType.Name)
 	assert.Len(t, c.InstanceTypeOptions, 2) // minValues 2, as created
@@ -449,9 +445,7 @@ func TestContainedRequiredTermIsDropped(t *testing.T) {
 // default plan:830098, minimised; the full input was dearer by 11 NodeClaims to 10).
 func TestNodeClaimMovesToAnotherReservation(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "reservation-move"), scheduling.PackingCostAware)
-	require.Empty(t, res.PodErrors)
-	require.Len(t, res.NewNodeClaims, 1)
-	c := res.NewNodeClaims[0]
+	c := soleClaim(t, res)
 	assert.Len(t, c.Pods, 3)
 	assert.Equal(t, "r7g-8x64", c.InstanceType.Name)
 	assert.Equal(t, "cr-r7g-8x64-b", c.Offering.ReservationID())
@@ -599,9 +593,7 @@ func TestSpreadIgnoresADomainOnlyALimitedNodePoolOffers(t *testing.T) {
 // alone; under a 16-cpu limit Karpenter places all three on the reserved r7-16x128.
 func TestMinValuesPodJoinsTheReservationKarpenterLaunches(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "minvalues-reservation-launch"), scheduling.PackingCostAware)
-	require.Empty(t, res.PodErrors)
-	require.Len(t, res.NewNodeClaims, 1)
-	c := res.NewNodeClaims[0]
+	c := soleClaim(t, res)
 	assert.Equal(t, "r7-16x128", c.InstanceType.Name)
 	assert.Equal(t, "cr-r7-16x128-a", c.Offering.ReservationID())
 	assert.Len(t, c.Pods, 3)
@@ -715,9 +707,7 @@ func TestAffinityStartsWherePinnedPeersCanFollow(t *testing.T) {
 // cheapest: $0.4713/h with 3 NodeClaims, now Karpenter's one reserved r5-16x128 at $0.0981/h.
 func TestStrictReservationWaitsForTheLaunchedNode(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "reservation-strict-next-round"), scheduling.PackingCostAware)
-	require.Empty(t, res.PodErrors)
-	require.Len(t, res.NewNodeClaims, 1)
-	c := res.NewNodeClaims[0]
+	c := soleClaim(t, res)
 	assert.Equal(t, "cr-r5-16x128-c", c.Offering.ReservationID())
 	assert.Len(t, c.Pods, 6)
 	assert.InDelta(t, 0.0981, res.Price(), 1e-9)

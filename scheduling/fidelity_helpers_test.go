@@ -226,6 +226,14 @@ func solveCase(t *testing.T, dir string, packing scheduling.Packing) *scheduling
 	return fidelityInput(t, manifests, types, packing).solve(t)
 }
 
+// soleClaim is the one new NodeClaim of res, a plan that places every pod.
+func soleClaim(t *testing.T, res *scheduling.Result) *scheduling.NodeClaim {
+	t.Helper()
+	require.Empty(t, res.PodErrors)
+	require.Len(t, res.NewNodeClaims, 1)
+	return res.NewNodeClaims[0]
+}
+
 // podsPerZone counts the pods of res's new NodeClaims per zone they launch in.
 func podsPerZone(res *scheduling.Result) map[string]int {
 	out := map[string]int{}

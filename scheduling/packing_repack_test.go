@@ -1,10 +1,8 @@
 package scheduling_test
 
 import (
-	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -199,18 +197,7 @@ func TestPropRepackNeverDearer(t *testing.T) {
 // SolveRepairOnly now makes no second try (Options.repairOnly), and the second tries are
 // held to the repaired plan by what keeps them (better).
 func TestPropRepackNeverDearerFound(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "rapid-found", "RepackNeverDearer-*.fail"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			old := flag.Lookup("rapid.failfile").Value.String()
-			require.NoError(t, flag.Set("rapid.failfile", file))
-			t.Cleanup(func() { _ = flag.Set("rapid.failfile", old) })
-			changed := 0
-			rapid.Check(t, repackNeverDearer(&changed))
-		})
-	}
+	replayFound(t, "RepackNeverDearer", repackNeverDearer)
 }
 
 // repackNeverDearer is TestPropRepackNeverDearer's property on a scenario; changed counts

@@ -301,11 +301,9 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 				return nil, err
 			}
 		}
-	}
-	if len(info.starved) > 0 && !opts.firstOrderOnly {
 		// Karpenter mode places as many pods of each priority, other ones, for less: its pods
 		// placed first may cost less too (starved.go: karpenterCheaperSet).
-		first, err := karpenterCheaperSet(karp, res)
+		first, err = karpenterCheaperSet(karp, res)
 		if err != nil {
 			return nil, err
 		}

@@ -34,7 +34,13 @@ func TestPropStarvedRetryPlacesMore(t *testing.T) {
 // TestPropStarvedRetryFound replays the draws of TestPropStarvedRetryPlacesMore that once
 // failed it (testdata/rapid-found/StarvedRetry-*.fail), as a fuzz corpus does.
 func TestPropStarvedRetryFound(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "rapid-found", "StarvedRetry-*.fail"))
+	replayFound(t, "StarvedRetry", starvedRetryNoWorse)
+}
+
+// replayFound replays each testdata/rapid-found/<prefix>-*.fail (draws that once failed a
+// property, kept as a fuzz corpus keeps them) against the property prop makes.
+func replayFound(t *testing.T, prefix string, prop func(changed *int) func(*rapid.T)) {
+	files, err := filepath.Glob(filepath.Join("testdata", "rapid-found", prefix+"-*.fail"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, file := range files {
@@ -43,7 +49,7 @@ func TestPropStarvedRetryFound(t *testing.T) {
 			require.NoError(t, flag.Set("rapid.failfile", file))
 			t.Cleanup(func() { _ = flag.Set("rapid.failfile", old) })
 			changed := 0
-			rapid.Check(t, starvedRetryNoWorse(&changed))
+			rapid.Check(t, prop(&changed))
 		})
 	}
 }

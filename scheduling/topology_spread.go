@@ -67,28 +67,21 @@ func (s *spreadRule) admissibleWith(t *topology, g *topologyGroup, self bool, st
 	// only of the term the pod's form is placed under (difftest default plan:890140: a pod
 	// placed under its second term, capacity-type In [spot], counted spot alone and went
 	// there 11 above reserved).
-	minCount, n := int(^uint(0)>>1), 0
-	switch {
-	case t.karpenter:
+	var minCount int
+	if t.karpenter {
+		n := 0
+		minCount = int(^uint(0) >> 1)
 		for _, d := range g.domains {
 			if t.get(strict, g.key).Has(d) {
 				n++
 				minCount = min(minCount, counts[d])
 			}
 		}
-	default:
-		// Over the domains a node the spread counts can be in (launchableDomains):
-		// kube-scheduler sees no other.
-		launchable := t.launchableDomains(g)
-		for _, d := range g.domains {
-			if g.filterAdmits(t, d) && (launchable == nil || launchable[d]) {
-				n++
-				minCount = min(minCount, counts[d])
-			}
+		if n < int(s.minDomains) || n == 0 {
+			minCount = 0
 		}
-	}
-	if n < int(s.minDomains) || n == 0 {
-		minCount = 0
+	} else {
+		minCount = t.defaultLow(g, counts)
 	}
 	a := admissibleDomains{low: minCount}
 	for _, d := range g.domains {
@@ -99,15 +92,19 @@ func (s *spreadRule) admissibleWith(t *topology, g *topologyGroup, self bool, st
 	return a
 }
 
-// nowLow is the global minimum of spread g over its nodeCounts, over the domains admissible
-// takes it over (the default mode's; zero with fewer than minDomains of them).
-func (t *topology) nowLow(g *topologyGroup) int {
+// nowLow is the global minimum of spread g over its nodeCounts (defaultLow).
+func (t *topology) nowLow(g *topologyGroup) int { return t.defaultLow(g, g.nodeCounts) }
+
+// defaultLow is the default mode's global minimum of spread g over these counts: over the
+// domains a node the spread counts can be in (launchableDomains), as kube-scheduler sees no
+// other; zero with fewer than minDomains of them.
+func (t *topology) defaultLow(g *topologyGroup, counts map[string]int) int {
 	minCount, n := int(^uint(0)>>1), 0
 	launchable := t.launchableDomains(g)
 	for _, d := range g.domains {
 		if g.filterAdmits(t, d) && (launchable == nil || launchable[d]) {
 			n++
-			minCount = min(minCount, g.nodeCounts[d])
+			minCount = min(minCount, counts[d])
 		}
 	}
 	if n < int(g.spread.minDomains) || n == 0 {
