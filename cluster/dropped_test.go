@@ -51,3 +51,29 @@ func TestDroppedFrom(t *testing.T) {
 		assert.False(t, ok, name)
 	}
 }
+
+// TestLeaving: Leaving is Without (the same nodes, DroppedFrom the same) that also lists the
+// nodes it dropped, with their pods, in Left; later forks keep them, and plain Without adds
+// none.
+func TestLeaving(t *testing.T) {
+	s := twoNodes(t)
+	l := s.Leaving("b", "unknown")
+	w := s.Without("b")
+	assert.Equal(t, w.Nodes(), l.Nodes())
+	parent, at, ok := l.DroppedFrom()
+	require.True(t, ok)
+	assert.Equal(t, s.Nodes(), parent)
+	assert.Equal(t, []int{1}, at)
+	require.Len(t, l.Left(), 1)
+	assert.Same(t, s.Nodes()[1], l.Left()[0], "the node with its pods, as it was")
+	assert.Empty(t, w.Left())
+	assert.Empty(t, s.Leaving("unknown").Left())
+
+	both := l.WithMoving(&corev1.Pod{}).Leaving("a")
+	assert.Empty(t, both.Nodes())
+	require.Len(t, both.Left(), 2)
+	assert.Equal(t, "b", both.Left()[0].Name())
+	assert.Equal(t, "a", both.Left()[1].Name())
+	assert.Len(t, both.Without().Left(), 2, "a fork keeps what was left")
+	assert.Len(t, l.Left(), 1, "the parent is unchanged")
+}

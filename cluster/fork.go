@@ -130,6 +130,27 @@ func (s *Snapshot) Without(names ...string) *Snapshot {
 	return &c
 }
 
+// Leaving is Without for nodes a simulation takes away while their pods still run there:
+// Karpenter's disruption simulation schedules to none of its candidates, yet its topology
+// counts every bound pod it does not plan again where that pod runs, so a candidate's pod a
+// PodDisruptionBudget keeps in place holds its zone for a moving pod with affinity to it
+// (difftest disrupt:1005359). scheduling.Solve counts the pods of Left that are neither
+// terminal nor terminating and not among the snapshot's pending or moving pods.
+func (s *Snapshot) Leaving(names ...string) *Snapshot {
+	c := s.Without(names...)
+	if c.dropped == nil || len(c.dropped.at) == 0 {
+		return c
+	}
+	c.left = slices.Clip(slices.Clone(s.left))
+	for _, i := range c.dropped.at {
+		c.left = append(c.left, s.nodes[i])
+	}
+	return c
+}
+
+// Left are the nodes Leaving dropped, in the order of the snapshots they were dropped from.
+func (s *Snapshot) Left() []*Node { return s.left }
+
 // Deleting is the snapshot as if the named nodes were marked for deletion (Karpenter's
 // MarkedForDeletion; see Node.MarkedDeleting): they take no new pods, and scheduling.Solve
 // plans their reschedulable pods again with the pending ones, except pods with

@@ -83,6 +83,8 @@ type Snapshot struct {
 	names *podNames
 	// dropped is how Without made the snapshot (see DroppedFrom); nil when it did not.
 	dropped *dropped
+	// left are the nodes Leaving dropped, whose pods that do not move still run (Left).
+	left []*Node
 	// doNotDisruptAt is when scheduling.Solve judges a duration of karpenter.sh/do-not-disrupt
 	// on the pods of deleting nodes (DoNotDisruptAt; zero: only "true" counts).
 	doNotDisruptAt time.Time

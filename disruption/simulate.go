@@ -24,7 +24,8 @@ func (s *state) simulate(cands []*node, podsOf func(*node) []*corev1.Pod) (*simu
 	return s.simulateFor(cands, podsOf, false)
 }
 
-// simulateFor forks the snapshot: without the candidates, the taken nodes marked deleting,
+// simulateFor forks the snapshot: leaving the candidates (their pods that do not move still
+// count where they run, cluster.Snapshot.Leaving), the taken nodes marked deleting,
 // (for consolidation, Karpenter's consolidateAfter rule for destinations) the nodes under
 // consolidateAfter closed to moves, and the candidates' pods moving.
 func (s *state) simulateFor(cands []*node, podsOf func(*node) []*corev1.Pod, consolidation bool) (*simulation, error) {
@@ -47,7 +48,7 @@ func (s *state) simulateIn(base *cluster.Snapshot, cands []*node, podsOf func(*n
 			}
 		}
 	}
-	fork := s.marked(base, consolidation).Without(gone...).WithMoving(moving...)
+	fork := s.marked(base, consolidation).Leaving(gone...).WithMoving(moving...)
 	res, err := s.cache.Solve(fork, s.simOptions())
 	if err != nil {
 		return nil, fmt.Errorf("disruption: simulating %s: %w", joinNames(cands), err)

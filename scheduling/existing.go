@@ -358,10 +358,15 @@ func (s *solver) taintsOf(f *nodeFacts) []corev1.Taint {
 // (difftest plan:956486), though its pods may join it (their placement reads the effective
 // taints, and counts them).
 func (s *solver) countingTaints(i int) []corev1.Taint {
-	if s.karpenter && s.nodes[i].Node != nil {
-		return s.recs[i].nodeTaints
+	return s.countingTaintsOf(s.nodes[i], s.recs[i])
+}
+
+// countingTaintsOf is countingTaints of node n with facts f.
+func (s *solver) countingTaintsOf(n *cluster.Node, f *nodeFacts) []corev1.Taint {
+	if s.karpenter && n.Node != nil {
+		return f.nodeTaints
 	}
-	return s.taintsOf(s.recs[i])
+	return s.taintsOf(f)
 }
 
 // unmanagedAsKarpenter reports whether this Solve reads the node as Karpenter's state does a
@@ -438,32 +443,43 @@ func (s *solver) countBoundPods() {
 		return
 	}
 	// Pods of nodes marked for deletion are counted where they are unless they are being
-	// planned again in this Solve (a PDB or a DaemonSet can keep them in place).
+	// planned again in this Solve (a PDB or a DaemonSet can keep them in place); so are the
+	// pods that stay on the nodes the snapshot is leaving (Karpenter's topology counts every
+	// bound pod it does not schedule).
 	replanned := make(map[*corev1.Pod]bool, len(s.pending))
 	for _, p := range s.pending {
 		replanned[p] = true
 	}
 	for i, n := range s.nodes {
-		f := s.recs[i]
-		if f.claimDeleting {
+		if f := s.recs[i]; !f.claimDeleting {
+			s.countBoundOn(n, f, s.countingTaints(i), replanned)
+		}
+	}
+	for i, n := range s.leftNodes {
+		if f := s.leftRecs[i]; !f.claimDeleting {
+			s.countBoundOn(n, f, s.countingTaintsOf(n, f), replanned)
+		}
+	}
+}
+
+// countBoundOn counts the pods bound to node n (facts f, counting taints) that are not
+// replanned.
+func (s *solver) countBoundOn(n *cluster.Node, f *nodeFacts, taints []corev1.Taint, replanned map[*corev1.Pod]bool) {
+	reqs := f.reqs
+	for _, bp := range n.Pods {
+		if bp == nil || cluster.IsTerminal(bp) || bp.DeletionTimestamp != nil || replanned[bp] {
 			continue
 		}
-		reqs, taints := f.reqs, s.countingTaints(i)
-		for _, bp := range n.Pods {
-			if bp == nil || cluster.IsTerminal(bp) || bp.DeletionTimestamp != nil || replanned[bp] {
-				continue
+		selected, _ := s.topo.selecting(bp)
+		for _, g := range selected {
+			if v := singleValue(s.topo.get(reqs, g.key)); v != "" && g.passesFilter(reqs, taints, nil) {
+				s.topo.count(g, v)
+				g.nodeCounts[v]++
 			}
-			selected, _ := s.topo.selecting(bp)
-			for _, g := range selected {
-				if v := singleValue(s.topo.get(reqs, g.key)); v != "" && g.passesFilter(reqs, taints, nil) {
-					s.topo.count(g, v)
-					g.nodeCounts[v]++
-				}
-			}
-			for _, g := range s.inverseGroups(bp) {
-				if v := singleValue(s.topo.get(reqs, g.key)); v != "" {
-					s.topo.count(g, v)
-				}
+		}
+		for _, g := range s.inverseGroups(bp) {
+			if v := singleValue(s.topo.get(reqs, g.key)); v != "" {
+				s.topo.count(g, v)
 			}
 		}
 	}

@@ -104,10 +104,29 @@ func newNodeStore() *nodeStore {
 // readNodes reads the snapshot's nodes (those with a Node or a NodeClaim into s.nodes, with
 // their facts in s.recs), validating each the first time it is met (checkNode).
 func (s *solver) readNodes() error {
-	if s.readFromBase() {
-		return nil
+	if !s.readFromBase() {
+		if err := s.readList(s.snap.Nodes()); err != nil {
+			return err
+		}
 	}
-	return s.readList(s.snap.Nodes())
+	return s.readLeft()
+}
+
+// readLeft reads the facts of the nodes the snapshot is leaving (cluster.Snapshot.Leaving):
+// they take no pod, but their pods that stay count in the topology (countBoundPods).
+func (s *solver) readLeft() error {
+	s.leftNodes, s.leftRecs = nil, nil
+	for _, n := range s.snap.Left() {
+		if n == nil || n.Node == nil && n.NodeClaim == nil {
+			continue
+		}
+		f, err := s.lookupFacts(n)
+		if err != nil {
+			return err
+		}
+		s.leftNodes, s.leftRecs = append(s.leftNodes, n), append(s.leftRecs, f)
+	}
+	return nil
 }
 
 // readList is readNodes of these nodes.

@@ -64,6 +64,10 @@ type solver struct {
 	// nodes are the snapshot's nodes that have a Node or a NodeClaim, recs their facts.
 	nodes []*cluster.Node
 	recs  []*nodeFacts
+	// leftNodes are the nodes the snapshot is leaving (cluster.Snapshot.Leaving), leftRecs
+	// their facts: no pod goes there, their staying pods count where they run.
+	leftNodes []*cluster.Node
+	leftRecs  []*nodeFacts
 	// base is the Cache's reading of the node list the snapshot was made from by Without,
 	// when the nodes were read from it (existing_base.go); gone are the indexes there of the
 	// nodes the snapshot dropped.

@@ -79,6 +79,11 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 			}
 		}
 	}
+	for _, f := range s.leftRecs {
+		for _, bp := range f.inverse {
+			s.inverseGroups(bp)
+		}
+	}
 	for _, p := range pods {
 		p.selectedBy, p.blockedBy = s.topo.selecting(p.pod)
 	}

@@ -32,6 +32,9 @@ type location struct {
 	// bound are the pods already there that stay; placed the pods the plan puts there.
 	bound, placed []*corev1.Pod
 	marked        bool
+	// left: a node the snapshot is leaving (cluster.Snapshot.Leaving), marked too; its pods
+	// that stay count where they run, and none may be planned again.
+	left bool
 	// bindsNow: an initialized Node not being deleted, which takes pods now: the pods placed
 	// there bind before those of NodeClaims that have not launched or nodes not initialized.
 	bindsNow bool

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
@@ -60,19 +62,39 @@ func newWorld(snap *cluster.Snapshot, opts scheduling.Options) *world {
 		}
 	}
 	for _, n := range snap.Nodes() {
-		if n == nil || (n.Node == nil && n.NodeClaim == nil) {
-			continue
-		}
-		l := existingLocation(n, w.typesByName, w.pools)
-		if w.byName[l.name] != nil {
-			continue
-		}
-		l.finish()
-		w.byName[l.name] = l
-		w.locs = append(w.locs, l)
+		w.addExisting(n, nil)
 	}
-	w.namespaces = namespaceLabels(snap.Namespaces(), w.pods, snap.Nodes())
+	// The nodes the snapshot is leaving take no pod, but their pods that stay still run
+	// there: counted as a deleting node's (cluster.Snapshot.Leaving).
+	toPlace := map[*corev1.Pod]bool{}
+	for _, p := range w.pods {
+		toPlace[p] = true
+	}
+	for _, n := range snap.Left() {
+		w.addExisting(n, toPlace)
+	}
+	w.namespaces = namespaceLabels(snap.Namespaces(), w.pods, append(slices.Clip(snap.Nodes()), snap.Left()...))
 	return w
+}
+
+// addExisting adds node n's location, unless it is neither Node nor NodeClaim or a location
+// of its name is there already. When n is a node the snapshot is leaving (moving not nil),
+// the location is marked, takes pods after nothing, and keeps only the pods not moving.
+func (w *world) addExisting(n *cluster.Node, moving map[*corev1.Pod]bool) {
+	if n == nil || (n.Node == nil && n.NodeClaim == nil) {
+		return
+	}
+	l := existingLocation(n, w.typesByName, w.pools)
+	if w.byName[l.name] != nil {
+		return
+	}
+	if moving != nil {
+		l.marked, l.left, l.bindsNow = true, true, false
+		l.bound = slices.DeleteFunc(l.bound, func(p *corev1.Pod) bool { return moving[p] })
+	}
+	l.finish()
+	w.byName[l.name] = l
+	w.locs = append(w.locs, l)
 }
 
 // placeResult records where the result puts every pod and checks that each input pod is
@@ -88,7 +110,7 @@ func (w *world) placeResult(res *scheduling.Result) []Violation {
 	// Pods of nodes being deleted may be planned again.
 	movable := map[string]*location{}
 	for _, l := range w.locs {
-		if !l.marked {
+		if !l.marked || l.left {
 			continue
 		}
 		for _, p := range l.node.Pods {
