@@ -868,6 +868,28 @@ func TestSpreadHoldsWhenThePodBindsNow(t *testing.T) {
 	assert.Equal(t, "node-01", res.Bindings[0].To)
 }
 
+// TestSpreadBindsNowOverTheNodesDomains: a carrier a node that takes it now holds binds
+// before any NodeClaim launches, so its spread's least count is taken over the domains of the
+// Nodes alone: a zone only a NodePool names (pool-0 offers zone a through one type, short of
+// its instance-type minValues 2 there) holds no minimum at zero. Before, the second try
+// (variant.bindNow) still took the minimum over the launchable domains, zone a among them,
+// and left app-4-1 out where kube-scheduler binds it to node-c (difftest default
+// plan:1000232, minimised; Karpenter, whose relaxed pod counts a fresh group, placed it). In
+// Karpenter mode app-4-1 stays pending, as Karpenter leaves it here.
+func TestSpreadBindsNowOverTheNodesDomains(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "spread-binds-now-node-domains"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	require.Empty(t, res.NewNodeClaims)
+	require.Len(t, res.Bindings, 2)
+	for _, b := range res.Bindings {
+		assert.Equal(t, "node-c", b.To, "pod %s", b.Pod.Name)
+	}
+
+	res = solveCase(t, filepath.Join("default15", "spread-binds-now-node-domains"), scheduling.PackingKarpenter)
+	require.Len(t, res.PodErrors, 1)
+	assert.Equal(t, scheduling.ReasonMinValues, res.PodErrors[0].Code)
+}
+
 // TestKarpentersCheaperPodsPlacedFirst: when the default leaves pods out and Karpenter mode
 // places as many pods of each priority, other ones, for less, the default plans once more
 // with Karpenter's pods first and keeps that plan when it is better. difftest default

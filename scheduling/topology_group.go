@@ -57,6 +57,9 @@ type topologyGroup struct {
 	// launchable are, for a default-mode spread over a key other than the hostname, the
 	// domains where a node it counts can be (launchableDomains; nil until read).
 	launchable map[string]bool
+	// onNodes are, for such a spread, the domains of the existing nodes it counts
+	// (nodesDomains; nil until read).
+	onNodes map[string]bool
 	// hostFloor is, for a hostname spread, the least count over the nodes it counts once no
 	// NodeClaim opens any more (fillHostFloors); zero before.
 	hostFloor int32

@@ -44,20 +44,21 @@ func (*spreadRule) unsettle(t *topology, oc openCount, v string) { t.unsettleEve
 // admissible: the domains within maxSkew of the global minimum, over the domains the pod's
 // strict node requirements allow (zero with fewer than minDomains of them).
 func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict requirements.Requirements) admissibleDomains {
-	a := s.admissibleWith(t, g, self, strict, g.counts)
+	a := s.admissibleWith(t, g, self, strict, g.counts, nil)
 	if g.family != nil && slices.ContainsFunc(g.family.groups, func(h *topologyGroup) bool { return len(h.heldNow) > 0 }) {
-		// A carrier held in a domain by the nodes' counts alone binds before the NodeClaims'
-		// pods: no carrier that binds later may join it there (verify's TopologySpreadAsLaunched);
-		// a node that takes the pod now may still, over the nodes' counts (admissibleNow).
-		a.domains = slices.DeleteFunc(slices.Clone(a.domains), func(d string) bool {
-			return slices.ContainsFunc(g.family.groups, func(h *topologyGroup) bool { return h.heldNow[d] > 0 })
-		})
+		// A carrier held by the nodes' counts alone binds before the NodeClaims' pods, its
+		// skew taken over the Nodes' domains only (nodesDomains): no carrier that binds later
+		// may join any domain (carriedNowOnly); a node that takes the pod now may still, over
+		// the nodes' counts (admissibleNow).
+		a.domains = nil
 	}
 	return a
 }
 
-// admissibleWith is admissible over these counts of g's domains.
-func (s *spreadRule) admissibleWith(t *topology, g *topologyGroup, self bool, strict requirements.Requirements, counts map[string]int) admissibleDomains {
+// admissibleWith is admissible over these counts of g's domains; in the default mode the
+// minimum is over the domains in over when it is not nil (nodesDomains), over the
+// launchable ones otherwise.
+func (s *spreadRule) admissibleWith(t *topology, g *topologyGroup, self bool, strict requirements.Requirements, counts map[string]int, over map[string]bool) admissibleDomains {
 	// The global minimum is over the domains the pod's strict node requirements allow
 	// (preferred node affinity never narrows it); under nodeAffinityPolicy Ignore every
 	// node counts, so over every domain, as kube-scheduler checks it. Karpenter narrows it
@@ -81,7 +82,7 @@ func (s *spreadRule) admissibleWith(t *topology, g *topologyGroup, self bool, st
 			minCount = 0
 		}
 	} else {
-		minCount = t.defaultLow(g, counts)
+		minCount = t.defaultLow(g, counts, over)
 	}
 	a := admissibleDomains{low: minCount}
 	for _, d := range g.domains {
@@ -92,17 +93,24 @@ func (s *spreadRule) admissibleWith(t *topology, g *topologyGroup, self bool, st
 	return a
 }
 
-// nowLow is the global minimum of spread g over its nodeCounts (defaultLow).
-func (t *topology) nowLow(g *topologyGroup) int { return t.defaultLow(g, g.nodeCounts) }
+// nowLow is the global minimum of spread g over its nodeCounts, over the domains of the
+// existing nodes it counts (defaultLow over nodesDomains).
+func (t *topology) nowLow(g *topologyGroup) int {
+	return t.defaultLow(g, g.nodeCounts, t.nodesDomains(g))
+}
 
 // defaultLow is the default mode's global minimum of spread g over these counts: over the
-// domains a node the spread counts can be in (launchableDomains), as kube-scheduler sees no
-// other; zero with fewer than minDomains of them.
-func (t *topology) defaultLow(g *topologyGroup, counts map[string]int) int {
+// domains in over when it is not nil (nodesDomains: a pod a node takes now sees no other),
+// otherwise over the domains a node the spread counts can be in (launchableDomains), as
+// kube-scheduler sees no other; zero with fewer than minDomains of them.
+func (t *topology) defaultLow(g *topologyGroup, counts map[string]int, over map[string]bool) int {
 	minCount, n := int(^uint(0)>>1), 0
-	launchable := t.launchableDomains(g)
+	domains := over
+	if domains == nil {
+		domains = t.launchableDomains(g)
+	}
 	for _, d := range g.domains {
-		if g.filterAdmits(t, d) && (launchable == nil || launchable[d]) {
+		if g.filterAdmits(t, d) && (domains == nil || domains[d]) {
 			n++
 			minCount = min(minCount, counts[d])
 		}
@@ -111,6 +119,28 @@ func (t *topology) defaultLow(g *topologyGroup, counts map[string]int) int {
 		return 0
 	}
 	return minCount
+}
+
+// nodesDomains are the domains of spread g's key on the existing nodes (in-flight NodeClaims
+// among them) that g counts: all kube-scheduler sees when it binds a pod to a node that takes
+// it now, before any NodeClaim of the plan launches, so the least of g's nodeCounts is taken
+// over them alone (admissibleNow, nowLow), as verify's and hack/difftest's holdsNow take it.
+// A domain only a NodePool could launch a node in holds no minimum at zero then (difftest
+// default plan:1000232: app-4's zone spread, maxSkew 1, one pod bound in zone b; zone a, where
+// pool-1 offers types but a NodeClaim there would fall short of its minValues, kept app-4-1
+// off initialized node-1 in zone c, where Karpenter and kube-scheduler put it).
+func (t *topology) nodesDomains(g *topologyGroup) map[string]bool {
+	if g.onNodes != nil {
+		return g.onNodes
+	}
+	out := map[string]bool{}
+	for _, n := range t.universe.existing() {
+		if v, ok := n.labels[g.key]; ok && !out[v] && g.passesFilter(n.reqs, schedulingTaints(n.taints), nil) {
+			out[v] = true
+		}
+	}
+	g.onNodes = out
+	return out
 }
 
 // narrow: the least populated admissible domains the node allows; the NodeClaim settles in

@@ -58,12 +58,17 @@
 //     constraint selects than the least populated domain of the nodes the filter admits
 //     (0 with fewer of them than minDomains): kube-scheduler checks the constraint only
 //     when it binds a member, so the placed pods it only selects may bind first
-//     (TopologySpreadAsLaunched; over zones, difftest default plan:930000). Unless every
-//     member in that domain is on an initialized Node not being deleted: those bind now,
-//     before any pod of a new or in-flight NodeClaim or of a node not initialized yet, so it
-//     is enough that the domain holds at most maxSkew more than the least populated domain
-//     of the Nodes the filter admits, counting the bound pods and the pods placed on such
-//     Nodes (difftest disrupt:1002946).
+//     (TopologySpreadAsLaunched; over zones, difftest default plan:930000). The minimum
+//     over the eligible domains, NodePool-launchable values among them, applies to members
+//     that bind later. When every member in that domain is on an initialized Node not being
+//     deleted, over a key other than kubernetes.io/hostname, those members bind now, before
+//     any pod of a new or in-flight NodeClaim or of a node not initialized yet, and
+//     kube-scheduler sees no domain but the Nodes': for both rules it is then enough that the
+//     domain holds at most maxSkew more than the least populated domain of the Nodes the
+//     filter admits (not being deleted; 0 with fewer of them than minDomains), counting the
+//     bound pods and the pods placed on such Nodes, so a value only a NodePool could launch
+//     a node in holds no minimum at zero for them (difftest disrupt:1002946, default
+//     plan:1000232).
 //     Eligible domains are
 //     the values of the key on every node of the final placement the filter admits, plus
 //     every value a usable NodePool could launch (under the Strict minValues policy, one

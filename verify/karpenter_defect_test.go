@@ -16,16 +16,23 @@ import (
 	"github.com/nodeplan/nodeplan/verify"
 )
 
-// TestKarpenterModeBreaksSpreadAsKarpenterDoes is TestPropSolveIsValid/Karpenter's failure at
-// -rapid.seed=12851882851279848517, minimised. Pods of app cache spread over zones (maxSkew
-// 1); one runs on node-1 (zone 2, on-demand); cache-od also requires on-demand, so its
-// spread counts only on-demand nodes. The NodeClaims of cache-a (zone 1) and cache-b (zone 3)
-// are still open on capacity type, so Karpenter counts their pods for cache-od's spread
-// (compatible with on-demand) and puts cache-od on node-1: zones 1, 2, 3 at 1, 2, 1. cache-a's
-// NodeClaim then launches spot (cheapest of equal prices), which the spread does not count:
-// 0, 2, 1, skew 2. karpenter-plan (the oracle at 2266468) gives this plan in 10 of 10 runs,
-// and verify finds the same broken spread in it. Karpenter mode gives Karpenter's plan and the
-// property accepts the violation, which the CLI reports; the default mode keeps the spread.
+// TestKarpenterModeBreaksSpreadAsKarpenterDoes grew from TestPropSolveIsValid/Karpenter's
+// failure at -rapid.seed=12851882851279848517. Pods of app cache spread over zones (maxSkew
+// 1); one runs on initialized node-1 (zone 2, on-demand); node-z1 and node-z3 (zones 1 and 3,
+// on-demand) are tainted against every pod here but count for the spread (nodeTaintsPolicy
+// Ignore). cache-od also requires on-demand, so its spread counts only on-demand nodes. The
+// NodeClaims of cache-a (zone 1) and cache-b (zone 3) are still open on capacity type, so
+// Karpenter counts their pods for cache-od's spread (compatible with on-demand) and puts
+// cache-od on node-1: zones 1, 2, 3 at 1, 2, 1. cache-od binds to node-1 at once, before any
+// NodeClaim launches, and kube-scheduler then sees the Nodes' zones 1, 2, 3 at 0, 2, 0: skew 2
+// (cache-a's NodeClaim launches spot, cheapest of equal prices, which the spread never counts).
+// karpenter-plan (the oracle at 2266468) puts cache-od on node-1 with cache-a and cache-b's
+// NodeClaims in zones 1 (spot) and 3 in 10 of 10 runs, 7 of them this very plan (3 swap
+// cache-a and cache-b), and verify finds the same broken spread in it. Karpenter mode gives
+// Karpenter's plan and the property accepts the violation, which the CLI reports; the default
+// mode keeps the spread. (Before, without node-z1 and node-z3, the broken skew was over zone 1
+// only a NodePool could launch a node in: kube-scheduler, binding cache-od now, sees no such
+// zone and accepts it.)
 func TestKarpenterModeBreaksSpreadAsKarpenterDoes(t *testing.T) {
 	cache := map[string]string{"app": "cache"}
 	spread := func(name, cpu string) *fake.PodBuilder {
@@ -42,6 +49,10 @@ func TestKarpenterModeBreaksSpreadAsKarpenterDoes(t *testing.T) {
 	running := spread("cache-running", "1500m").Obj()
 	running.Status.Phase = corev1.PodRunning
 	w.addNode("node-1", "default", fake.TestZone2, 5, running)
+	for _, n := range []struct{ name, zone string }{{"node-z1", fake.TestZone1}, {"node-z3", fake.TestZone3}} {
+		w.addNode(n.name, "default", n.zone, 5)
+		w.node(n.name).Spec.Taints = []corev1.Taint{{Key: "team", Value: "other", Effect: corev1.TaintEffectNoSchedule}}
+	}
 	snap := w.snap(t)
 
 	opts := scheduling.Options{Packing: scheduling.PackingKarpenter}
@@ -66,10 +77,12 @@ func TestKarpenterModeBreaksSpreadAsKarpenterDoes(t *testing.T) {
 
 // TestKarpenterModeTakesTheIgnoreSpreadMinimumOverThePodsDomains: under nodeAffinityPolicy
 // Ignore every node counts, so kube-scheduler takes the spread's minimum over every zone (zone 3
-// is empty) and refuses a pod that may only join zones 1 and 2, which hold one pod each.
-// Karpenter takes the minimum over the pod's own domains and places it (karpenter-plan; difftest
-// classed it ignore-policy:, e.g. plan:810144). Karpenter mode gives that answer and verify names
-// the spread it breaks; the default keeps the pod pending.
+// has node-3 but no pod of the app) and refuses a pod that may only join zones 1 and 2, which
+// hold one pod each. Karpenter takes the minimum over the pod's own domains and places it
+// (karpenter-plan; difftest classed it ignore-policy:, e.g. plan:810144). Karpenter mode gives
+// that answer and verify names the spread it breaks; the default keeps the pod pending. node-3
+// makes zone 3 a domain of the Nodes: p binds at once to node-1 or node-2, before any NodeClaim
+// launches, and kube-scheduler sees no zone only a NodePool could launch a node in.
 func TestKarpenterModeTakesTheIgnoreSpreadMinimumOverThePodsDomains(t *testing.T) {
 	app := map[string]string{"app": "a"}
 	ignore := corev1.NodeInclusionPolicyIgnore
@@ -88,6 +101,7 @@ func TestKarpenterModeTakesTheIgnoreSpreadMinimumOverThePodsDomains(t *testing.T
 		WellKnownLabels: fake.WellKnownLabels()}}
 	w.addNode("node-1", "default", fake.TestZone1, 4, running("a-1"))
 	w.addNode("node-2", "default", fake.TestZone2, 4, running("a-2"))
+	w.addNode("node-3", "default", fake.TestZone3, 4)
 	snap := w.snap(t)
 
 	def := scheduling.Options{}

@@ -121,6 +121,10 @@ func TestSolveCodes(t *testing.T) {
 			w1, w2 := running("w1", "100m"), running("w2", "100m")
 			w1.Labels["app"], w2.Labels["app"] = "web", "web"
 			w.addNode("node-c", "", fake.TestZone3, 4, w1, w2)
+			// Nodes in zones 1 and 2 (no web pod): under Ignore the spread's minimum over the
+			// Nodes' zones, all kube-scheduler sees when p binds to node-c at once, is 0.
+			w.addNode("node-a", "", fake.TestZone1, 4)
+			w.addNode("node-b", "", fake.TestZone2, 4)
 			return w
 		}, func(w *world, res *scheduling.Result) {
 			ignore := corev1.NodeInclusionPolicyIgnore
