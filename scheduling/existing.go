@@ -614,18 +614,25 @@ func (s *solver) breaksHeldNow(p *podData, e *existingNode) *topologyGroup {
 	return nil
 }
 
-// carriedNowOnly reports whether every pod carrying spread g placed this Solve, in any
-// domain, is on a node that takes it now: none binds after a pod placed on e. Over every
-// domain, not e's alone: a carrier held by the nodes' counts, whose least is over the Nodes'
-// domains only (nodesDomains), leaves no later carrier a domain (admissible), so the spread's
+// carriedNowOnly reports whether every pod carrying spread g placed this Solve in e's domain,
+// or under nowOverNodes in any domain, is on a node that takes it now: none binds after a pod
+// placed on e. Over every domain then: a carrier held by the nodes' counts, whose least is
+// over the Nodes' domains only (nodesDomains), leaves no later carrier a domain (admissible), so the spread's
 // carriers all bind before the NodeClaims launch, as hack/difftest's holdsNow reads them
 // (difftest default plan:1000268: with the least over zone a, the only zone of the Nodes, six
 // app-1 pods were held there while app-1-3 went to a NodeClaim in zone b).
 func (s *solver) carriedNowOnly(g *topologyGroup, e *existingNode) bool {
-	if singleValue(s.topo.get(e.reqs, g.key)) == "" {
+	d := singleValue(s.topo.get(e.reqs, g.key))
+	if d == "" {
 		return false
 	}
 	for _, h := range g.family.groups {
+		if !s.topo.nowOverNodes {
+			if h.carriedIn[d] != h.carriedNow[d] {
+				return false
+			}
+			continue
+		}
 		for d, n := range h.carriedIn {
 			if n != h.carriedNow[d] {
 				return false

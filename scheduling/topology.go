@@ -48,6 +48,11 @@ type topology struct {
 	families map[string]*spreadFamily
 	// bindingNow: the check is of a node that takes the pod now (admissibleNow).
 	bindingNow bool
+	// nowOverNodes: a pod a node takes now is held to the spread's minimum over the Nodes'
+	// domains alone (nodesDomains), as kube-scheduler binds it; the default's plans, not
+	// disruption's simulations, which take Karpenter's minimum over every launchable domain
+	// (difftest disrupt: TestMultiNodePricesOpenZones).
+	nowOverNodes bool
 	// karpenter: Karpenter mode (karpenter.go) counts and settles as Karpenter does.
 	karpenter bool
 	// capCarriers: a pod a hostname spread only selects may not raise a host holding a pod

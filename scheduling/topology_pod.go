@@ -39,7 +39,7 @@ func (t *topology) admissibleNow(g *topologyGroup, p *podData, f *podForm) admis
 	if a, ok := t.admNowCache[g]; ok {
 		return a
 	}
-	a := g.spread.admissibleWith(t, g, p.selfSelects(g), f.strict, g.nodeCounts, t.nodesDomains(g))
+	a := g.spread.admissibleWith(t, g, p.selfSelects(g), f.strict, g.nodeCounts, t.nowDomains(g))
 	t.admNowCache[g] = a
 	return a
 }

@@ -46,11 +46,18 @@ func (*spreadRule) unsettle(t *topology, oc openCount, v string) { t.unsettleEve
 func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict requirements.Requirements) admissibleDomains {
 	a := s.admissibleWith(t, g, self, strict, g.counts, nil)
 	if g.family != nil && slices.ContainsFunc(g.family.groups, func(h *topologyGroup) bool { return len(h.heldNow) > 0 }) {
-		// A carrier held by the nodes' counts alone binds before the NodeClaims' pods, its
-		// skew taken over the Nodes' domains only (nodesDomains): no carrier that binds later
-		// may join any domain (carriedNowOnly); a node that takes the pod now may still, over
-		// the nodes' counts (admissibleNow).
-		a.domains = nil
+		// A carrier held by the nodes' counts alone binds before the NodeClaims' pods: no
+		// carrier that binds later may join it there (verify's TopologySpreadAsLaunched), nor,
+		// when its skew was taken over the Nodes' domains only (nowOverNodes), any domain
+		// (carriedNowOnly); a node that takes the pod now may still, over the nodes' counts
+		// (admissibleNow).
+		if t.nowOverNodes {
+			a.domains = nil
+		} else {
+			a.domains = slices.DeleteFunc(slices.Clone(a.domains), func(d string) bool {
+				return slices.ContainsFunc(g.family.groups, func(h *topologyGroup) bool { return h.heldNow[d] > 0 })
+			})
+		}
 	}
 	return a
 }
@@ -96,7 +103,16 @@ func (s *spreadRule) admissibleWith(t *topology, g *topologyGroup, self bool, st
 // nowLow is the global minimum of spread g over its nodeCounts, over the domains of the
 // existing nodes it counts (defaultLow over nodesDomains).
 func (t *topology) nowLow(g *topologyGroup) int {
-	return t.defaultLow(g, g.nodeCounts, t.nodesDomains(g))
+	return t.defaultLow(g, g.nodeCounts, t.nowDomains(g))
+}
+
+// nowDomains are the domains a pod a node takes now sees (nodesDomains) when nowOverNodes;
+// nil (the launchable domains) otherwise.
+func (t *topology) nowDomains(g *topologyGroup) map[string]bool {
+	if !t.nowOverNodes {
+		return nil
+	}
+	return t.nodesDomains(g)
 }
 
 // defaultLow is the default mode's global minimum of spread g over these counts: over the
