@@ -6,11 +6,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/nodeplan/nodeplan/apis/v1"
+	"github.com/nodeplan/nodeplan/cloudprovider"
 	"github.com/nodeplan/nodeplan/fake"
+	"github.com/nodeplan/nodeplan/scheduling"
 )
 
 // A drifted node's pods that a PodDisruptionBudget keeps in place for good stay there in its
@@ -49,4 +52,50 @@ func TestHeldPodsCountWhereTheyRunInTheirNodesSimulation(t *testing.T) {
 	res = run(1)
 	assert.Empty(t, res.Commands)
 	assert.Equal(t, BlockPodUnschedulable, firstBlocker(res, "a"), blockedReason(res, "a"))
+}
+
+// The provisioner's pass records a pod on a NodeClaim whose NodePool names no zone in no
+// zone for anti-affinity, as Karpenter's provisioner does: a later pod's preferred zone
+// anti-affinity to it keeps to the zone free of the pods it repels, where the default's
+// plans, counting it in every zone, relax the preference into the cheapest zone (difftest
+// disrupt:1005199: node-03-p1's NodeClaim went to zone a where Karpenter's went to zone b,
+// and node-06's drift then found another home for its pods).
+func TestProvisionerCountsAnOpenNodeClaimInNoZoneForAntiAffinity(t *testing.T) {
+	its := cloudprovider.InstanceTypes{
+		zonalType("mid", 4, 0.2, map[string]float64{"test-zone-a": 0.05, "test-zone-b": 0.09, "test-zone-c": 0.05}),
+	}
+	app := func(name, cpu string) *corev1.Pod {
+		p := bound(name, cpu)
+		p.Labels["app"] = "app-0"
+		return p
+	}
+	pref := fake.Pod("pref").Requests("2500m", "100Mi").Obj()
+	pref.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+		Weight: 50, PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: v1.LabelTopologyZone,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "app-0"}}}}}}}
+	big := fake.Pod("big").Requests("3", "100Mi").Label("app", "app-0").Obj()
+	spot := func(np *v1.NodePool) { np.Spec.Template.Spec.Requirements[0].Values = []string{v1.CapacityTypeSpot} }
+	in := input([]*v1.NodePool{pool("p", spot)},
+		zonalNode(its, "node-a", "p", "mid", v1.CapacityTypeSpot, "test-zone-a", app("a0", "3500m")),
+		zonalNode(its, "node-c", "p", "mid", v1.CapacityTypeSpot, "test-zone-c", app("c0", "3500m")))
+	in.InstanceTypes = map[string]cloudprovider.InstanceTypes{"p": its}
+	in.Pods = []*corev1.Pod{big, pref}
+	res, err := plan(t, in)
+	require.NoError(t, err)
+	require.Len(t, res.Provisioned, 2, "big and pref do not fit one mid")
+	for _, c := range res.Provisioned {
+		if c.Pods[0].Name == "pref" {
+			assert.Equal(t, "test-zone-b", c.Offering.Zone(), "pref keeps away from app-0's zones a and c")
+		}
+	}
+
+	snap, err := in.snapshot()
+	require.NoError(t, err)
+	def, err := scheduling.Solve(snap, scheduling.Options{})
+	require.NoError(t, err)
+	for _, c := range def.NewNodeClaims {
+		if c.Pods[0].Name == "pref" {
+			assert.NotEqual(t, "test-zone-b", c.Offering.Zone(), "the default's plan counts big in every zone and relaxes the preference")
+		}
+	}
 }

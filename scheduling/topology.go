@@ -55,6 +55,14 @@ type topology struct {
 	nowOverNodes bool
 	// karpenter: Karpenter mode (karpenter.go) counts and settles as Karpenter does.
 	karpenter bool
+	// openAsKarpenter: an anti-affinity counts a pod on a node whose requirement on its key
+	// is not In a set of values (a NodeClaim of a NodePool that names no zone) in no domain,
+	// as Karpenter's topology records it: Karpenter mode, and disruption's simulations
+	// (SingleRound), which stand for Karpenter's provisioner and SimulateScheduling
+	// (difftest disrupt:1005199: a pod's preferred zone anti-affinity found an app-0 pod on
+	// such a NodeClaim in every zone and was relaxed into zone a; Karpenter's provisioner
+	// kept it to zone b, and node-06's drift found room where Karpenter's did).
+	openAsKarpenter bool
 	// capCarriers: a pod a hostname spread only selects may not raise a host holding a pod
 	// that carries it beyond maxSkew (host_spread_cap.go).
 	capCarriers bool
