@@ -332,7 +332,7 @@ func (s *solver) universe() *universe {
 	return &universe{templates: s.templates, pools: s.offeringPools, karpenter: s.karpenter, readNodes: func() []universeNode {
 		out := make([]universeNode, len(s.recs))
 		for i, f := range s.recs {
-			out[i] = universeNode{labels: f.labels, reqs: f.reqs, taints: s.countingTaints(i)}
+			out[i] = universeNode{labels: f.labels, reqs: f.reqs, taints: s.countingTaints(i), live: s.nodes[i].Node != nil && !s.isDeleting(i)}
 		}
 		return out
 	}}

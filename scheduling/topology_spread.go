@@ -137,8 +137,8 @@ func (t *topology) defaultLow(g *topologyGroup, counts map[string]int, over map[
 	return minCount
 }
 
-// nodesDomains are the domains of spread g's key on the existing nodes (in-flight NodeClaims
-// among them) that g counts: all kube-scheduler sees when it binds a pod to a node that takes
+// nodesDomains are the domains of spread g's key on the Nodes that g counts, not in-flight
+// NodeClaims nor Nodes being deleted (universeNode.live): all kube-scheduler sees when it binds a pod to a node that takes
 // it now, before any NodeClaim of the plan launches, so the least of g's nodeCounts is taken
 // over them alone (admissibleNow, nowLow), as verify's and hack/difftest's holdsNow take it.
 // A domain only a NodePool could launch a node in holds no minimum at zero then (difftest
@@ -151,7 +151,7 @@ func (t *topology) nodesDomains(g *topologyGroup) map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, n := range t.universe.existing() {
-		if v, ok := n.labels[g.key]; ok && !out[v] && g.passesFilter(n.reqs, schedulingTaints(n.taints), nil) {
+		if v, ok := n.labels[g.key]; ok && n.live && !out[v] && g.passesFilter(n.reqs, schedulingTaints(n.taints), nil) {
 			out[v] = true
 		}
 	}

@@ -251,6 +251,9 @@ type universeNode struct {
 	labels map[string]string
 	reqs   requirements.Requirements
 	taints []corev1.Taint
+	// live: a Node (not an in-flight NodeClaim) not being deleted, which kube-scheduler sees
+	// when it binds a pod (nodesDomains).
+	live bool
 }
 
 // domains are the domains a group starts with: for a spread group those NodePools offer,
