@@ -99,3 +99,33 @@ func TestProvisionerCountsAnOpenNodeClaimInNoZoneForAntiAffinity(t *testing.T) {
 		}
 	}
 }
+
+// The provisioner's pass tries a pending pod's required node-affinity terms in Karpenter's
+// order: a NodeClaim for the first term before a node only a later one matches. So an empty
+// node only the second term admits is not nominated and emptiness removes it, as Karpenter
+// does (difftest disrupt:1007557: pending-0, on-demand OR zone c, and empty spot node-05 in
+// zone c). The default's plans offer the existing nodes every term first.
+func TestProvisionerTriesRequiredTermsInKarpentersOrder(t *testing.T) {
+	pending := fake.Pod("pending").Requests("1", "100Mi").Obj()
+	pending.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{
+			{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: v1.CapacityTypeLabelKey, Operator: corev1.NodeSelectorOpIn, Values: []string{v1.CapacityTypeOnDemand}}}},
+			{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: v1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{fake.TestZone3}}}},
+		}}}}
+	empty := testNode("empty", "p", "small", v1.CapacityTypeSpot)
+	empty.Node.Labels[v1.LabelTopologyZone] = fake.TestZone3
+	in := input([]*v1.NodePool{pool("p", spotToo)}, empty)
+	in.Pods = []*corev1.Pod{pending}
+	res, err := plan(t, in)
+	require.NoError(t, err)
+	require.Len(t, res.Provisioned, 1, "an on-demand NodeClaim for the first term")
+	assert.Equal(t, v1.CapacityTypeOnDemand, res.Provisioned[0].Offering.CapacityType())
+	assert.Contains(t, cmdSummary(res), "emptiness Empty [empty] []")
+
+	snap, err := in.snapshot()
+	require.NoError(t, err)
+	def, err := scheduling.Solve(snap, scheduling.Options{})
+	require.NoError(t, err)
+	require.Len(t, def.Bindings, 1, "the default's plan binds the pod to the free node of the second term")
+	assert.Equal(t, "empty", def.Bindings[0].To)
+}

@@ -185,7 +185,9 @@ func (a *queueKey) compare(b *queueKey) int {
 // trySchedule places p, relaxing its preferences one at a time; it reports success or the
 // failure of the last attempt.
 func (s *solver) trySchedule(p *podData) (podFailure, bool) {
-	if !s.karpenter && s.onExistingByAnyTerm(p) {
+	// Disruption's simulations and provisioner pass (SingleRound) stand for Karpenter's
+	// scheduler: they try the terms in Karpenter's order (difftest disrupt:1007557).
+	if !s.karpenter && !s.opts.SingleRound && s.onExistingByAnyTerm(p) {
 		return podFailure{}, true
 	}
 	s.topo.othersMissed = false
@@ -261,7 +263,10 @@ func (s *solver) tryForms(p *podData) (podFailure, bool) {
 // any term; Karpenter's relaxation (trySchedule's loop) tries the terms one at a time, so it
 // opens a NodeClaim for the first before it looks at a node that only a later one matches.
 // The default offers the existing nodes every term first (difftest default plan:910079: a
-// $0.0454/h NodeClaim for a pod a free node would take).
+// $0.0454/h NodeClaim for a pod a free node would take), but not in disruption's simulations,
+// where Karpenter's order decides which nodes the provisioner nominates (difftest
+// disrupt:1007557: pending-0, on-demand OR zone c, took spot node-05 in zone c, which Karpenter,
+// launching an on-demand NodeClaim for the first term, found empty and removed).
 func (s *solver) onExistingByAnyTerm(p *podData) bool {
 	f := p.form
 	if len(f.requiredTerms) < 2 || len(s.existing) == 0 {
