@@ -205,6 +205,7 @@ func (s *solver) refusal(p *corev1.Pod, requests func() corev1.ResourceList, spe
 type preparedKey struct {
 	pod                          *corev1.Pod
 	specChecked, placing, ignore bool
+	softTaintsTolerated          bool
 }
 
 // prepared copies into p the podData preparePods computed for the pod in an earlier Solve

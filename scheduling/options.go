@@ -76,6 +76,10 @@ type Options struct {
 	// unguarded keeps the default's plan of pods with preferences even when it costs more
 	// than Karpenter's (preferences.go): tests hold the repair alone.
 	unguarded bool
+	// softTaintsTolerated starts every pod of the default's plan tolerating PreferNoSchedule
+	// taints, the step Karpenter's relaxation ends with (when a NodePool has such a taint):
+	// the plan the guard on the price of preferences falls back to last (preferences.go).
+	softTaintsTolerated bool
 	// repairOnly keeps the default's first plan, its first pass and repair: no second try
 	// replaces it (unpinned.go, starved.go, paid_joins.go, strictReserved; a Solve with
 	// SkipRepack makes none of them either), nor the plan without preferences that keeps the

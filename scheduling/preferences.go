@@ -18,6 +18,15 @@ import (
 // out no more pods, none of a higher priority, and costs less. Disruption's simulations
 // (SkipRepack) and plans without a preference cost nothing more.
 //
+// A PreferNoSchedule taint is a preference too: the default honours it until a pod cannot be
+// placed, as Karpenter does, whose last relaxation tolerates it, but Karpenter's failures are
+// not the default's (difftest plan:1007098: Karpenter's zone spread drew a zone the pods'
+// affinity refused, so they relaxed onto node-0's free room, tainted PreferNoSchedule by its
+// NodePool, where the default opened a $0.087/h NodeClaim beside it). When the plan without
+// preferences still costs more than Karpenter's, Solve plans once more with every pod
+// tolerating PreferNoSchedule from the start (Options.softTaintsTolerated) and keeps that
+// plan on the same terms. kube-scheduler only scores such a taint, so the plan stays valid.
+//
 // The guard costs a Karpenter-mode Solve: on generic workloads with ScheduleAnyway spreads
 // (BenchmarkGenericWorkload) it added 45 % of CPU at 500 pods and 75 % at 2,000, where the
 // default's plans (1.03 times the lower bound) are far cheaper than Karpenter's and it never
@@ -31,8 +40,9 @@ const guardMaxPods = 256
 const priceEpsilon = 1e-9
 
 // guardsPreferences reports whether res, the default's plan, is held to Karpenter's price:
-// it opens NodeClaims, plans at most guardMaxPods pods, and one of them has a preference.
-func guardsPreferences(opts Options, res *Result) bool {
+// it opens NodeClaims, plans at most guardMaxPods pods, and one of them has a preference (a
+// PreferNoSchedule taint of a NodePool it does not tolerate counts as one).
+func guardsPreferences(snap *cluster.Snapshot, opts Options, res *Result) bool {
 	if opts.Packing == PackingKarpenter || opts.SkipRepack || opts.PreferencePolicy == PreferencesIgnore || opts.unguarded ||
 		len(res.NewNodeClaims) == 0 {
 		return false
@@ -41,8 +51,10 @@ func guardsPreferences(opts Options, res *Result) bool {
 	for _, c := range opts.DefaultTopologySpreadConstraints {
 		defaultsPrefer = defaultsPrefer || c.WhenUnsatisfiable == corev1.ScheduleAnyway
 	}
+	softTaints := hasSoftTaint(snap)
 	prefers := func(p *corev1.Pod) bool {
-		return hasPreference(p) || defaultsPrefer && len(p.Spec.TopologySpreadConstraints) == 0 && len(p.Labels) > 0
+		return hasPreference(p) || defaultsPrefer && len(p.Spec.TopologySpreadConstraints) == 0 && len(p.Labels) > 0 ||
+			softTaints && !toleratesPreferNoSchedule(p.Spec.Tolerations)
 	}
 	if planSize(res) > guardMaxPods {
 		return false
@@ -77,6 +89,29 @@ func newPlainAnswer(snap *cluster.Snapshot, opts Options, cache *Cache, tune []f
 	}}
 }
 
+// newSoftTaintsAnswer is the plan of newPlainAnswer with every pod tolerating PreferNoSchedule
+// taints from the start, made when first asked.
+func newSoftTaintsAnswer(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver)) *lazyPlan {
+	opts.PreferencePolicy = PreferencesIgnore
+	opts.softTaintsTolerated = true
+	return &lazyPlan{plan: func() (*Result, error) {
+		return solveBest(snap, opts, cache, tune, newKarpenterAnswer(snap, opts, tune))
+	}}
+}
+
+// hasSoftTaint reports whether a NodePool's template has a PreferNoSchedule taint, which
+// Karpenter's relaxation then tolerates (solve_prepare.go).
+func hasSoftTaint(snap *cluster.Snapshot) bool {
+	for _, np := range snap.NodePools() {
+		for _, t := range np.Spec.Template.Spec.Taints {
+			if t.Effect == corev1.TaintEffectPreferNoSchedule {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // planSize is how many pods res places or leaves out.
 func planSize(res *Result) int {
 	n := len(res.Bindings) + len(res.PodErrors)
@@ -104,18 +139,25 @@ func hasPreference(p *corev1.Pod) bool {
 
 // preferencesAtKarpentersPrice is res, the default's plan, or, when res costs more than
 // Karpenter mode's plan of the same input (karp), the plan without preferences (plain) if it
-// leaves out no more pods (and none of a higher priority) and costs less.
-func preferencesAtKarpentersPrice(res *Result, karp, plain *lazyPlan) (*Result, error) {
+// leaves out no more pods (and none of a higher priority) and costs less; and when the plan
+// kept still costs more than Karpenter's, the plan without preferences whose pods tolerate
+// PreferNoSchedule taints (soft, nil when no NodePool has such a taint), on the same terms.
+func preferencesAtKarpentersPrice(res *Result, karp, plain, soft *lazyPlan) (*Result, error) {
 	k, err := karp.get()
 	if err != nil || res.Price() <= k.Price()+priceEpsilon {
 		return res, err
 	}
-	alt, err := plain.get()
-	if err != nil {
-		return nil, err
-	}
-	if len(alt.PodErrors) <= len(res.PodErrors) && byPriority(alt, res) >= 0 && alt.Price() < res.Price()-priceEpsilon {
-		return alt, nil
+	for _, l := range []*lazyPlan{plain, soft} {
+		if l == nil || res.Price() <= k.Price()+priceEpsilon {
+			break
+		}
+		alt, err := l.get()
+		if err != nil {
+			return nil, err
+		}
+		if len(alt.PodErrors) <= len(res.PodErrors) && byPriority(alt, res) >= 0 && alt.Price() < res.Price()-priceEpsilon {
+			res = alt
+		}
 	}
 	return res, nil
 }

@@ -178,8 +178,12 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 	}()
 	karp, plain := newKarpenterAnswer(snap, opts, tune), newPlainAnswer(snap, opts, cache, tune)
 	res, err = solveBest(snap, opts, cache, tune, karp)
-	if err == nil && guardsPreferences(opts, res) {
-		res, err = preferencesAtKarpentersPrice(res, karp, plain)
+	if err == nil && guardsPreferences(snap, opts, res) {
+		var soft *lazyPlan
+		if hasSoftTaint(snap) {
+			soft = newSoftTaintsAnswer(snap, opts, cache, tune)
+		}
+		res, err = preferencesAtKarpentersPrice(res, karp, plain, soft)
 	}
 	if err != nil || opts.Packing == PackingKarpenter || opts.SkipRepack || opts.PreferencePolicy == PreferencesIgnore ||
 		opts.repairOnly || reservationsHold(res) {

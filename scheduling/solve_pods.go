@@ -20,7 +20,8 @@ func (s *solver) preparePods(placing bool) ([]*podData, error) {
 	pods := make([]*podData, 0, len(s.pending))
 	data := make([]podData, len(s.pending)) // one allocation for the Solve's pods
 	for i, pod := range s.pending {
-		k := preparedKey{pod: pod, specChecked: i >= len(s.toPlace), placing: placing, ignore: s.opts.PreferencePolicy == PreferencesIgnore}
+		k := preparedKey{pod: pod, specChecked: i >= len(s.toPlace), placing: placing, ignore: s.opts.PreferencePolicy == PreferencesIgnore,
+			softTaintsTolerated: s.opts.softTaintsTolerated}
 		if s.prepared(k, &data[i]) {
 			pods = append(pods, &data[i])
 			continue
@@ -166,6 +167,11 @@ func (s *solver) formFor(pod *corev1.Pod) (*podForm, error) {
 		terms = withoutContainedTerms(terms)
 	}
 	f := &podForm{nodeSelector: sel, requiredTerms: terms, preferredNode: preferred, tolerations: pod.Spec.Tolerations, mergeConflicts: s.karpenter}
+	if s.opts.softTaintsTolerated && !s.karpenter && s.pns().adds(f.tolerations) {
+		// The default's plan whose preferences cost more than Karpenter's, planned once more
+		// with its pods tolerating PreferNoSchedule from the start (preferences.go).
+		f.tolerations = preferNoScheduleTolerated(f.tolerations)
+	}
 	strictTerms := strictTermsOf(sel, terms)
 	tscs := pod.Spec.TopologySpreadConstraints
 	if len(tscs) == 0 && len(pod.Labels) > 0 {
