@@ -483,6 +483,39 @@ func TestPreferencesCostNoMoreThanKarpenter(t *testing.T) {
 	}
 }
 
+// TestPreferenceNeverKeepsAPodOut: a preference is its pod's own wish and never keeps
+// another pod out: when the plan without preferences leaves out fewer pods, it is the plan
+// (preferences.go). difftest default plan:1007222 (6 pods placed where Karpenter placed 7),
+// minimised two ways: app-0 prefers family c, which only spot offers, and app-2's required
+// capacity-type spread selects app-0. Honoured, the preference puts app-0 on spot, and app-2
+// (spot, or zone b, where no on-demand type launches) finds no domain within maxSkew. The
+// second try with app-2 first leaves out as many pods: app-0, its preference kept, finds no
+// place under the cap and joins app-2's spot NodeClaim, breaking the spread as launched
+// ("prefer-1007222"), or app-0-4 is left out ("prefer-1007222-tie", the full input's shape).
+// Karpenter places the three pods of the first at $0.6450/h in every run, app-0-0 beside
+// app-2-0 on spot (a break if app-0-0 binds first), and leaves app-2-0 out of the second.
+func TestPreferenceNeverKeepsAPodOut(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		price float64 // the most the plan may cost
+	}{
+		{"prefer-1007222", 0.6450},
+		{"prefer-1007222-tie", 0.8263},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := solveCase(t, filepath.Join("default15", tc.name), scheduling.PackingCostAware)
+			require.Empty(t, unplacedNames(res))
+			carriers := claimsOf(res, "app-2-")
+			require.Len(t, carriers, 1)
+			assert.Equal(t, "spot", carriers[0].Offering.CapacityType())
+			for _, c := range claimsOf(res, "app-0-") {
+				assert.Equal(t, "on-demand", c.Offering.CapacityType(), "app-0 leaves spot to app-2's spread")
+			}
+			assert.LessOrEqual(t, res.Price(), tc.price+1e-6)
+		})
+	}
+}
+
 // TestRetryPlacesAnAffinityTargetFirstAndKeepsOffAFilter: a second try places first, with
 // the pods left out, the pods their required pod affinity selects, and they take their turns
 // before the others; a pod a spread with a node filter only selects, capped in every domain
@@ -910,6 +943,15 @@ func TestKarpentersCheaperPodsPlacedFirst(t *testing.T) {
 	assert.Equal(t, scheduling.ReasonNodePoolLimit, causes["pool-2"])   // the small pods took the limit
 	assert.ElementsMatch(t, []string{"small-0", "small-1"}, placedNames(res))
 	assert.InDelta(t, 0.30, res.Price(), 1e-9)
+}
+
+// unplacedNames are the names of the pods res leaves out.
+func unplacedNames(res *scheduling.Result) []string {
+	var out []string
+	for _, e := range res.PodErrors {
+		out = append(out, e.Pod.Name)
+	}
+	return out
 }
 
 // placedNames are the names of the pods res places, on nodes and new NodeClaims.

@@ -23,6 +23,14 @@ func SolveUnguarded(snap *cluster.Snapshot, opts Options) (*Result, error) {
 	return Solve(snap, opts)
 }
 
+// SolveKeepingPreferences is Solve without the guards on preferences (preferences.go): the
+// plan that honours them and the second tries that may replace it, for the tests that hold
+// those tries where the plan without preferences now places more.
+func SolveKeepingPreferences(snap *cluster.Snapshot, opts Options) (*Result, error) {
+	opts.unguarded = true
+	return Solve(snap, opts)
+}
+
 // SolveRepairOnly is SolveUnguarded without its second tries (Options.repairOnly): the
 // first pass and its repair alone.
 func SolveRepairOnly(snap *cluster.Snapshot, opts Options) (*Result, error) {

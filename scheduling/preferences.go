@@ -15,8 +15,10 @@ import (
 // A preference never costs more than Karpenter's plan: when the default's plan of pods
 // with preferences costs more than Karpenter mode's answer for the same input, Solve plans
 // again with the preferences ignored (PreferencesIgnore) and keeps that plan when it leaves
-// out no more pods, none of a higher priority, and costs less. Disruption's simulations
-// (SkipRepack) and plans without a preference cost nothing more.
+// out no more pods, none of a higher priority, and costs less. Nor does a preference keep
+// another pod out: a plan that leaves pods out is planned without preferences too, and that
+// plan is kept when it leaves out fewer, whatever it costs (difftest plan:1007222).
+// Disruption's simulations (SkipRepack) and plans without a preference cost nothing more.
 //
 // A PreferNoSchedule taint is a preference too: the default honours it until a pod cannot be
 // placed, as Karpenter does, whose last relaxation tolerates it, but Karpenter's failures are
@@ -137,12 +139,26 @@ func hasPreference(p *corev1.Pod) bool {
 		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
 }
 
-// preferencesAtKarpentersPrice is res, the default's plan, or, when res costs more than
-// Karpenter mode's plan of the same input (karp), the plan without preferences (plain) if it
-// leaves out no more pods (and none of a higher priority) and costs less; and when the plan
-// kept still costs more than Karpenter's, the plan without preferences whose pods tolerate
-// PreferNoSchedule taints (soft, nil when no NodePool has such a taint), on the same terms.
+// preferencesAtKarpentersPrice is res, the default's plan, or the plan without preferences
+// (plain) when it leaves out fewer pods (by priority: leavesOutLess) or, when res costs more
+// than Karpenter mode's plan of the same input (karp), when it leaves out no more pods (and
+// none of a higher priority) and costs less; and when the plan kept still costs more than
+// Karpenter's, the plan without preferences whose pods tolerate PreferNoSchedule taints
+// (soft, nil when no NodePool has such a taint), on the same terms. A preference is a pod's
+// own wish and never keeps another pod out: honoured, it can fill the domains a spread's
+// carriers need (difftest plan:1007222: five app-0 pods preferring family c filled the spot
+// capacity type and zone b that an app-2 pod's spreads over them needed, where Karpenter,
+// their preference relaxed, put four on on-demand nodes in zone a and placed the app-2 pod).
 func preferencesAtKarpentersPrice(res *Result, karp, plain, soft *lazyPlan) (*Result, error) {
+	if len(res.PodErrors) > 0 {
+		alt, err := plain.get()
+		if err != nil {
+			return nil, err
+		}
+		if leavesOutLess(alt, res) > 0 {
+			return alt, nil
+		}
+	}
 	k, err := karp.get()
 	if err != nil || res.Price() <= k.Price()+priceEpsilon {
 		return res, err

@@ -124,18 +124,26 @@ func TestStarvedRetryKeepsHigherPriority(t *testing.T) {
 // spread ahead of the pods the spread only selects, which then fill its domain past maxSkew,
 // is not kept. In difftest default plan:890198 the four app-1 pods left out (their
 // capacity-type spread counts only app-3) went first, on spot, and nine app-3 pods followed
-// there: skew 9 > 2 against on-demand as launched, had the app-3 pods bound first.
+// there: skew 9 > 2 against on-demand as launched, had the app-3 pods bound first. The
+// plan without app-3's preferences (family r, one pod a node) places the four app-1 pods on
+// node-1 and node-3 and is the plan now, a preference never keeping a pod out
+// (TestPreferenceNeverKeepsAPodOut); the tries that honour them still keep the first order's.
 func TestStarvedRetryKeepsSpreadsAsLaunched(t *testing.T) {
 	manifests, types := testdataCase(t, filepath.Join("default15", "starved-spread-carrier"))
 	in := fidelityInput(t, manifests, types, scheduling.PackingCostAware)
-	res := in.solve(t)
+	kept, err := scheduling.SolveKeepingPreferences(in.snap, in.opts)
+	require.NoError(t, err)
+	require.NoError(t, verifyErr(in.snap, in.opts, kept))
 	first, err := scheduling.SolveFirstOrder(in.snap, in.opts)
 	require.NoError(t, err)
-	assert.Equal(t, render(first), render(res))
-	require.Len(t, res.PodErrors, 4)
-	for _, e := range res.PodErrors {
+	assert.Equal(t, render(first), render(kept))
+	require.Len(t, kept.PodErrors, 4)
+	for _, e := range kept.PodErrors {
 		assert.Contains(t, e.Pod.Name, "app-1-")
 	}
+	res := in.solve(t)
+	assert.Empty(t, unplacedNames(res))
+	assert.Less(t, res.Price(), kept.Price())
 }
 
 // TestStarvedRetryNeverPlacesFewer: a second try that places pods of a higher priority is
