@@ -1019,3 +1019,22 @@ func TestSpreadTieGoesToTheNextNodePool(t *testing.T) {
 	require.Empty(t, kres.PodErrors)
 	assert.LessOrEqual(t, res.Price(), kres.Price()+1e-9)
 }
+
+// TestSettledNodeClaimKeepsOffAFullReservation: a NodeClaim settled at a round's end, so the
+// next round sees its pods' zone (app-0's zone affinity to app-1), settles where it launches,
+// not on a reservation other NodeClaims hold all of. difftest default plan:1008007: app-1's
+// four pods require reserved capacity; the first NodeClaim held cr-c5g-4x8-b (one instance),
+// the second was settled in its zone too and launched on it past its capacity (2 > 1, verify's
+// ReservationExceeded); it now launches on a reservation with room in zone a.
+func TestSettledNodeClaimKeepsOffAFullReservation(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "reservation-settled-open"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	perReservation := map[string]int{}
+	for _, c := range res.NewNodeClaims {
+		if id := c.Offering.ReservationID(); id != "" {
+			perReservation[id]++
+		}
+	}
+	assert.Equal(t, 1, perReservation["cr-c5g-4x8-b"], "%v", perReservation)
+	assert.Len(t, perReservation, 2, "app-1's second NodeClaim takes another reservation: %v", perReservation)
+}

@@ -128,7 +128,10 @@ func (s *solver) settleOpen(u *roundUndo) bool {
 		if len(c.open) == 0 {
 			continue
 		}
-		l, ok := cheapestLaunch(c.t, c.launchReqs(), c.types, anyType)
+		// Where it launches: a reservation other NodeClaims hold all of is not its (difftest
+		// default plan:1008007: app-1's second NodeClaim, pinned here to the zone of a
+		// one-instance reservation the first held, launched on it past its capacity, 2 > 1).
+		l, ok := s.launchWithRoom(c)
 		if !ok {
 			continue
 		}
