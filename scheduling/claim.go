@@ -884,12 +884,6 @@ func (s *solver) newClaim(t *template, p *podData, f *podForm) (*claim, Cause) {
 		}
 		return nil, why
 	}
-	if alt, altPl, altCut, ok := s.cheaperTie(t, p, f, c, &pl); ok {
-		c, pl, t = alt, altPl, alt.t
-		if altCut {
-			s.boundByLimits()
-		}
-	}
 	s.hostnameSeq++
 	c.commit(s, p, f, pl)
 	if t.hasLimits {

@@ -990,36 +990,6 @@ func TestPreferNoScheduleCostsNoMoreThanKarpenter(t *testing.T) {
 	assert.LessOrEqual(t, res.Price(), karp.Price())
 }
 
-// TestSpreadTieGoesToTheNextNodePool: a new NodeClaim a zone spread settles among its tied
-// least populated zones goes to the tied zone whose first NodePool that launches the pod
-// there launches it cheapest, as one of Karpenter's draws (a zone first, then its NodePools
-// in order) does. difftest default plan:1007112, minimised: app-2 (zone spread maxSkew 1,
-// hostname anti-affinity, tolerating every taint) has one pod on node-0 in zone c; pool-1,
-// tried first (Karpenter orders equal weights by name, descending), offers a $2.80/h GPU type
-// in zones b and c only, pool-0 a $0.0742/h m6-4x16 in zone a. The default settled each tie
-// on pool-1, in b or c, three GPU nodes ($8.47/h); now zone a goes to pool-0 whenever it is
-// tied, two GPU nodes, as Karpenter's plan. In zone b pool-1 keeps the pod though pool-0
-// offers an m7-4x16 there for less: Karpenter tries pool-1 first in it.
-func TestSpreadTieGoesToTheNextNodePool(t *testing.T) {
-	dir := filepath.Join("default15", "spread-tie-next-pool")
-	res := solveCase(t, dir, scheduling.PackingCostAware)
-	require.Empty(t, res.PodErrors)
-	require.Len(t, res.NewNodeClaims, 4)
-	for _, c := range res.NewNodeClaims {
-		want := "pool-1"
-		if c.Offering.Zone() == "test-zone-a" {
-			want = "pool-0"
-		}
-		assert.Equal(t, want, c.NodePool, "%s in %s", c.Hostname, c.Offering.Zone())
-	}
-	assert.Equal(t, 2, podsPerZone(res)["test-zone-a"])
-	assert.InDelta(t, 2*0.0742+2*2.8, res.Price(), 1e-9)
-
-	kres := solveCase(t, dir, scheduling.PackingKarpenter)
-	require.Empty(t, kres.PodErrors)
-	assert.LessOrEqual(t, res.Price(), kres.Price()+1e-9)
-}
-
 // TestSettledNodeClaimKeepsOffAFullReservation: a NodeClaim settled at a round's end, so the
 // next round sees its pods' zone (app-0's zone affinity to app-1), settles where it launches,
 // not on a reservation other NodeClaims hold all of. difftest default plan:1008007: app-1's

@@ -69,10 +69,6 @@ type topology struct {
 	// widen: a spread narrows a node to every domain that keeps its skew, not only the least
 	// populated ones (the default mode's retry on a NodeClaim that cannot launch in those).
 	widen bool
-	// tie: a new NodeClaim of the default mode is tried in tieDomain of this spread's
-	// least populated domains alone (cheaperTie).
-	tie       *topologyGroup
-	tieDomain string
 	// probe, while a new NodeClaim narrows (Karpenter mode), tells whether it can launch in
 	// a domain: Karpenter retries a pod whose spread took a domain its NodeClaim cannot
 	// launch in until its random pick lands in one that can.

@@ -132,20 +132,7 @@ func (t *topology) requirementsFor(p *podData, f *podForm, nodeReqs requirements
 			}
 		}
 	}
-	narrowed = t.settleInverse(p, nodeReqs, narrowed)
-	if g := t.tie; g != nil {
-		// A new NodeClaim tried in one tied domain of g (cheaperTie).
-		cur := t.current(narrowed, nodeReqs, g.key)
-		next := cur.Intersection(g.domainRequirement(t.tieDomain))
-		if next.IsEmpty() {
-			return nil, g, false
-		}
-		if narrowed == nil {
-			narrowed = requirements.Requirements{}
-		}
-		narrowed[g.key] = next
-	}
-	return narrowed, nil, true
+	return t.settleInverse(p, nodeReqs, narrowed), nil, true
 }
 
 // spreadsOn reports whether form f carries a spread on key (not the hostname's).
