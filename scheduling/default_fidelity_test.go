@@ -1008,3 +1008,23 @@ func TestSettledNodeClaimKeepsOffAFullReservation(t *testing.T) {
 	assert.Equal(t, 1, perReservation["cr-c5g-4x8-b"], "%v", perReservation)
 	assert.Len(t, perReservation, 2, "app-1's second NodeClaim takes another reservation: %v", perReservation)
 }
+
+// TestSpreadHonoringTaintsCountsADomainOneNodePoolLaunches: under nodeTaintsPolicy Honor a
+// domain is one where a single NodePool launches a node the spread counts, its labels meeting
+// the pod's node affinity and its taints tolerated together. difftest default plan:1009211,
+// minimised: app-5 (7 replicas, required team Exists, capacity-type spread maxSkew 1, Honor)
+// fits only spot pool-0; on-demand was held at zero through pool-2's team label and pool-1's
+// taints (PreferNoSchedule only), though pool-2's NoSchedule taint and pool-1's missing label
+// keep every on-demand node out of the spread: the default placed one app-5 pod, Karpenter
+// and kube-scheduler all seven.
+func TestSpreadHonoringTaintsCountsADomainOneNodePoolLaunches(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "spread-honor-taints-one-pool"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	spot := 0
+	for _, c := range res.NewNodeClaims {
+		if c.Offering.CapacityType() == "spot" {
+			spot += len(c.Pods)
+		}
+	}
+	assert.Equal(t, 7, spot, "the seven pending app-5 pods on spot")
+}

@@ -316,7 +316,7 @@ func (g *topologyGroup) filterTerms() []requirements.Requirements {
 // and its limits): narrow keeps a pod's NodeClaim out of other domains.
 func (t *topology) nodeDomain(g *topologyGroup, d string) bool {
 	if g.filterDomains == nil {
-		g.filterDomains = t.domainsOfNodes(g.key, g.spread.filterTerms, false)
+		g.filterDomains = t.domainsOfNodes(g.key, g.spread.filterTerms, false, nil)
 	}
 	return g.filterDomains[d]
 }
@@ -340,19 +340,30 @@ func (t *topology) launchable(g *topologyGroup, d string) bool {
 // b only: the default placed two of four where Karpenter and kube-scheduler place all four;
 // plan:990122: "reserved", offered only by a NodePool whose cpu limit its nodes had used up,
 // held a capacity-type spread's minimum at zero and kept an app-1 pod out). A NodePool's
-// taints are not read, so a domain counts wherever such a node could be, as hack/difftest's
+// taints are read only under nodeTaintsPolicy Honor (the node must pass both halves of the
+// filter); otherwise a domain counts wherever such a node could be, as hack/difftest's
 // checker reads it (verify counts fewer: a NodePool's limits with the plan's nodes too).
 func (t *topology) launchableDomains(g *topologyGroup) map[string]bool {
 	if g.launchable != nil || g.hostname {
 		return g.launchable
 	}
-	if hasFilter(g) {
-		g.launchable = t.domainsOfNodes(g.key, g.spread.filterTerms, true)
+	if hasFilter(g) || g.spread.honorTaints {
+		// Under nodeTaintsPolicy Honor a node counts only if it passes both halves of the
+		// filter: one NodePool's node must, not one NodePool's labels and another's taints
+		// (difftest default plan:1009211: app-5 requires team Exists; pool-2 has the label but
+		// a NoSchedule taint app-5 does not tolerate, pool-1 no label: neither launches a node
+		// app-5's capacity-type spread counts, yet on-demand held its minimum at zero and the
+		// default placed one app-5 pod of seven).
+		var admits func([]corev1.Taint) bool
+		if g.spread.honorTaints {
+			admits = g.spread.admitsTaints
+		}
+		g.launchable = t.domainsOfNodes(g.key, g.spread.filterTerms, true, admits)
 		return g.launchable
 	}
 	doms, ok := t.nodeDomains[g.key]
 	if !ok {
-		doms = t.domainsOfNodes(g.key, nil, true)
+		doms = t.domainsOfNodes(g.key, nil, true, nil)
 		if t.nodeDomains == nil {
 			t.nodeDomains = map[string]map[string]bool{}
 		}
@@ -362,9 +373,10 @@ func (t *topology) launchableDomains(g *topologyGroup) map[string]bool {
 	return doms
 }
 
-// domainsOfNodes are the values of key where a node meeting one of terms (nil: any node) can
-// be: launchable ones (strict, launchableDomains), or those nodeDomain reads.
-func (t *topology) domainsOfNodes(key string, terms []requirements.Requirements, strict bool) map[string]bool {
+// domainsOfNodes are the values of key where a node meeting one of terms (nil: any node),
+// with taints admits allows (nil: any), can be: launchable ones (strict, launchableDomains),
+// or those nodeDomain reads.
+func (t *topology) domainsOfNodes(key string, terms []requirements.Requirements, strict bool, admits func([]corev1.Taint) bool) map[string]bool {
 	out := map[string]bool{}
 	meets := func(r requirements.Requirements, within bool) bool {
 		if terms == nil {
@@ -378,11 +390,14 @@ func (t *topology) domainsOfNodes(key string, terms []requirements.Requirements,
 		return false
 	}
 	for _, n := range t.universe.existing() {
-		if v, ok := n.labels[key]; ok && !out[v] && meets(n.reqs, true) { // a node's labels are all it has
+		if v, ok := n.labels[key]; ok && !out[v] && meets(n.reqs, true) && (admits == nil || admits(n.taints)) { // a node's labels are all it has
 			out[v] = true
 		}
 	}
 	for _, p := range t.universe.pools {
+		if admits != nil && !admits(p.taints) {
+			continue
+		}
 		pr, constrained := p.reqs[key]
 		offer := func(it *cloudprovider.InstanceType) {
 			for _, o := range it.Offerings {

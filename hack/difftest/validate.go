@@ -657,7 +657,8 @@ func (w *world) checkSpread(holders []*holder, add func(string, string, string, 
 				counts := map[string]int{}
 				placedIn := map[string]bool{} // domains the plan put a pod carrying the spread in
 				if tsc.TopologyKey != corev1.LabelHostname {
-					for _, d := range w.domains(tsc.TopologyKey, p, holders) {
+					honorTaints := tsc.NodeTaintsPolicy != nil && *tsc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor
+					for _, d := range w.domains(tsc.TopologyKey, p, holders, honorTaints) {
 						counts[d] = 0
 					}
 				}
@@ -771,13 +772,18 @@ func carriersSkew(counts map[string]int, placedIn map[string]bool, minDomains *i
 // limits (the plan's nodes counted, holders) leave room (plan:960280: zone c, offered only by
 // types of the wrong family or arch for one NodePool and by a NodePool at its nodes limit, is
 // no domain kube-scheduler can see; plan:984082: on-demand, offered only by a NodePool whose
-// node had used up its cpu limit).
-func (w *world) domains(k string, p *corev1.Pod, holders []*holder) []string {
+// node had used up its cpu limit). Under nodeTaintsPolicy Honor (honorTaints) a NodePool
+// with a NoSchedule or NoExecute taint p does not tolerate launches no node the spread
+// counts, so it gives no domain (plan:1000022).
+func (w *world) domains(k string, p *corev1.Pod, holders []*holder, honorTaints bool) []string {
 	vals := map[string]bool{}
 	for _, np := range w.set.NodePools {
 		used := w.poolUsed(np, holders)
 		if used != nil && used.nodesFull || w.shortOfMinValues(np) {
 			continue
+		}
+		if _, bad := untolerated(np.Spec.Template.Spec.Taints, p.Spec.Tolerations); honorTaints && bad {
+			continue // under nodeTaintsPolicy Honor no node of this NodePool counts (plan:1009211)
 		}
 		allowed := func(v string) bool {
 			for _, r := range np.Spec.Template.Spec.Requirements {
