@@ -615,7 +615,7 @@ func (s *solver) breaksHeldNow(p *podData, e *existingNode) *topologyGroup {
 }
 
 // carriedNowOnly reports whether every pod carrying spread g placed this Solve in e's domain,
-// or under nowOverNodes in any domain, is on a node that takes it now: none binds after a pod
+// or outside asKarpenters in any domain, is on a node that takes it now: none binds after a pod
 // placed on e. Over every domain then: a carrier held by the nodes' counts, whose least is
 // over the Nodes' domains only (nodesDomains), leaves no later carrier a domain (admissible), so the spread's
 // carriers all bind before the NodeClaims launch, as hack/difftest's holdsNow reads them
@@ -627,7 +627,7 @@ func (s *solver) carriedNowOnly(g *topologyGroup, e *existingNode) bool {
 		return false
 	}
 	for _, h := range g.family.groups {
-		if !s.topo.nowOverNodes {
+		if s.topo.asKarpenters {
 			if h.carriedIn[d] != h.carriedNow[d] {
 				return false
 			}

@@ -476,3 +476,9 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 	}
 	return res, info, nil
 }
+
+// asKarpenters reports whether the Solve stands for Karpenter's scheduler: Karpenter mode, or
+// disruption's simulations and provisioner pass (SingleRound), whose answers decide what
+// Karpenter's disruption controller does, so they count and order as Karpenter does where
+// the default's plans do better.
+func (s *solver) asKarpenters() bool { return s.karpenter || s.opts.SingleRound }

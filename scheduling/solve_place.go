@@ -185,9 +185,9 @@ func (a *queueKey) compare(b *queueKey) int {
 // trySchedule places p, relaxing its preferences one at a time; it reports success or the
 // failure of the last attempt.
 func (s *solver) trySchedule(p *podData) (podFailure, bool) {
-	// Disruption's simulations and provisioner pass (SingleRound) stand for Karpenter's
-	// scheduler: they try the terms in Karpenter's order (difftest disrupt:1007557).
-	if !s.karpenter && !s.opts.SingleRound && s.onExistingByAnyTerm(p) {
+	// A Solve that stands for Karpenter's scheduler tries the terms in Karpenter's order
+	// (difftest disrupt:1007557).
+	if !s.asKarpenters() && s.onExistingByAnyTerm(p) {
 		return podFailure{}, true
 	}
 	s.topo.othersMissed = false

@@ -57,8 +57,7 @@ func prepare(snap *cluster.Snapshot, opts Options, cache *Cache, placing bool) (
 	}
 	s.topo.hosts = s.store.hosts
 	s.topo.karpenter = s.karpenter
-	s.topo.nowOverNodes = !s.karpenter && !s.opts.SingleRound
-	s.topo.openAsKarpenter = s.karpenter || s.opts.SingleRound
+	s.topo.asKarpenters = s.asKarpenters()
 	s.volumes = newVolumeIndex(snap)
 	s.topo.knownNamespaces = s.knownNamespaces
 	pods, err := s.preparePods(placing)

@@ -48,21 +48,17 @@ type topology struct {
 	families map[string]*spreadFamily
 	// bindingNow: the check is of a node that takes the pod now (admissibleNow).
 	bindingNow bool
-	// nowOverNodes: a pod a node takes now is held to the spread's minimum over the Nodes'
-	// domains alone (nodesDomains), as kube-scheduler binds it; the default's plans, not
-	// disruption's simulations, which take Karpenter's minimum over every launchable domain
-	// (difftest disrupt: TestMultiNodePricesOpenZones).
-	nowOverNodes bool
 	// karpenter: Karpenter mode (karpenter.go) counts and settles as Karpenter does.
 	karpenter bool
-	// openAsKarpenter: an anti-affinity counts a pod on a node whose requirement on its key
-	// is not In a set of values (a NodeClaim of a NodePool that names no zone) in no domain,
-	// as Karpenter's topology records it: Karpenter mode, and disruption's simulations
-	// (SingleRound), which stand for Karpenter's provisioner and SimulateScheduling
-	// (difftest disrupt:1005199: a pod's preferred zone anti-affinity found an app-0 pod on
-	// such a NodeClaim in every zone and was relaxed into zone a; Karpenter's provisioner
-	// kept it to zone b, and node-06's drift found room where Karpenter's did).
-	openAsKarpenter bool
+	// asKarpenters: the Solve stands for Karpenter's scheduler (solver.asKarpenters): an
+	// anti-affinity counts a pod on a node whose requirement on its key is not In a set of
+	// values in no domain, as Karpenter records it (difftest disrupt:1005199), and a pod a
+	// node takes now keeps Karpenter's spread minimum over every launchable domain. Otherwise
+	// (the default's plans) such a pod counts in every domain it may be in, and a pod a node
+	// takes now is held to the minimum over the Nodes' domains alone (nodesDomains), as
+	// kube-scheduler binds it (difftest plan:1000232; TestMultiNodePricesOpenZones keeps
+	// disruption's simulations on Karpenter's).
+	asKarpenters bool
 	// capCarriers: a pod a hostname spread only selects may not raise a host holding a pod
 	// that carries it beyond maxSkew (host_spread_cap.go).
 	capCarriers bool

@@ -24,11 +24,11 @@ func (antiAffinityRule) needsKey() bool      { return false }
 func (antiAffinityRule) exclusiveHost(bool) bool { return true }
 
 // countOpen: the pod may land in any domain r allows: block them all until it is known.
-// Karpenter mode and disruption's simulations (openAsKarpenter) block only the domains r
+// Karpenter mode and disruption's simulations (asKarpenters) block only the domains r
 // names: Karpenter records a pod in the values of its NodeClaim's requirement on the key,
 // none when the NodeClaim does not constrain it.
 func (antiAffinityRule) countOpen(t *topology, g *topologyGroup, r *requirements.Requirement) []string {
-	if t.openAsKarpenter && r.Operator() != requirements.In {
+	if t.asKarpenters && r.Operator() != requirements.In {
 		return []string{}
 	}
 	return t.countEveryOpen(g, r)

@@ -48,10 +48,10 @@ func (s *spreadRule) admissible(t *topology, g *topologyGroup, self bool, strict
 	if g.family != nil && slices.ContainsFunc(g.family.groups, func(h *topologyGroup) bool { return len(h.heldNow) > 0 }) {
 		// A carrier held by the nodes' counts alone binds before the NodeClaims' pods: no
 		// carrier that binds later may join it there (verify's TopologySpreadAsLaunched), nor,
-		// when its skew was taken over the Nodes' domains only (nowOverNodes), any domain
+		// when its skew was taken over the Nodes' domains only (not asKarpenters), any domain
 		// (carriedNowOnly); a node that takes the pod now may still, over the nodes' counts
 		// (admissibleNow).
-		if t.nowOverNodes {
+		if !t.asKarpenters {
 			a.domains = nil
 		} else {
 			a.domains = slices.DeleteFunc(slices.Clone(a.domains), func(d string) bool {
@@ -106,10 +106,10 @@ func (t *topology) nowLow(g *topologyGroup) int {
 	return t.defaultLow(g, g.nodeCounts, t.nowDomains(g))
 }
 
-// nowDomains are the domains a pod a node takes now sees (nodesDomains) when nowOverNodes;
+// nowDomains are the domains a pod a node takes now sees (nodesDomains) outside asKarpenters;
 // nil (the launchable domains) otherwise.
 func (t *topology) nowDomains(g *topologyGroup) map[string]bool {
-	if !t.nowOverNodes {
+	if t.asKarpenters {
 		return nil
 	}
 	return t.nodesDomains(g)

@@ -282,7 +282,12 @@ func (w *world) checkSpread() []Violation {
 			for _, m := range ms {
 				before := running + counted
 				counted += m.self
-				if before > m.allow && !(allNow && !hostname && w.holdsNow(g.ns, g.key, g.sel, g.filter, d, m.minDomains, m.maxSkew)) {
+				skew := g.counts[d] - leastFor(m.minDomains)
+				bindTime, asLaunched := before > m.allow, skew > int(m.maxSkew)
+				if (bindTime || asLaunched) && allNow && !hostname && w.holdsNow(g.ns, g.key, g.sel, g.filter, d, m.minDomains, m.maxSkew) {
+					continue
+				}
+				if bindTime {
 					code := TopologySpread
 					if before <= m.karpAllow {
 						code = TopologySpreadAffinityIgnored
@@ -291,7 +296,7 @@ func (w *world) checkSpread() []Violation {
 					v.Pod, v.Key = key(m.pod), g.key
 					v.Got, v.Limit = int64(before+m.self-m.low), int64(m.maxSkew)
 					out = append(out, v)
-				} else if skew := g.counts[d] - leastFor(m.minDomains); skew > int(m.maxSkew) && !(allNow && !hostname && w.holdsNow(g.ns, g.key, g.sel, g.filter, d, m.minDomains, m.maxSkew)) {
+				} else if asLaunched {
 					v := m.loc.violation(TopologySpreadAsLaunched)
 					v.Pod, v.Key = key(m.pod), g.key
 					v.Got, v.Limit = int64(skew), int64(m.maxSkew)
