@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/nodeplan/nodeplan/cluster"
+
 	"github.com/nodeplan/nodeplan/scheduling"
 )
 
@@ -68,12 +70,29 @@ func starvedRetryNoWorse(changed *int) func(*rapid.T) {
 		switch {
 		case len(res.PodErrors) > len(first.PodErrors):
 			t.Fatalf("the second try leaves out %d pods, the first order %d", len(res.PodErrors), len(first.PodErrors))
-		case leftOut(res) == leftOut(first) && res.Price() > first.Price()+1e-9:
+		case leftOut(res) == leftOut(first) && res.Price() > first.Price()+1e-9 && !plainForFirst(t, snap, first, res):
 			t.Fatalf("the second try, leaving out the same pods, costs more than the first order's plan:\n%s\nfirst:\n%s", render(res), render(first))
 		case len(res.PodErrors) < len(first.PodErrors):
 			*changed++
 		}
 	}
+}
+
+// plainForFirst is when the first order's plan is the plan without preferences, which the
+// price guard took because the first order's own plan left out more pods, and res, keeping
+// its preferences, costs no more than Karpenter mode's plan: the guard's own standard
+// (preferences.go), not a dearer retry (StarvedRetry-preferences-kept.fail: $0.6/h keeping a
+// preference, $0.5/h without, Karpenter $0.8/h).
+func plainForFirst(t *rapid.T, snap *cluster.Snapshot, first, res *scheduling.Result) bool {
+	own, err := scheduling.SolveUnguarded(snap, scheduling.Options{})
+	if err != nil {
+		t.Fatalf("Solve: %v", err)
+	}
+	karp, err := scheduling.Solve(snap, scheduling.Options{Packing: scheduling.PackingKarpenter})
+	if err != nil {
+		t.Fatalf("Solve: %v", err)
+	}
+	return len(own.PodErrors) > len(first.PodErrors) && res.Price() <= karp.Price()+1e-9
 }
 
 // TestStarvedPodsPlacedFirst: when first-fit decreasing leaves pods out, the default tries
