@@ -49,11 +49,13 @@ type claim struct {
 	// made are, in Karpenter mode on a limited NodePool, the counts its pods made in a
 	// single domain before it launched: dropClaim undoes them if its creation is refused.
 	made []madeCount
-	// launchAt is the type of the option the deferred pods count at (trackDeferred), -1: none;
-	// launchInfo and launchTypes are the offerings and types it was found among.
+	// launchAt is the type of the cheapest option (trackDeferred), -1: none; launchInfo and
+	// launchTypes are the offerings and types it was found among. roomed: the deferred pods
+	// count at another option, as that one is a reservation others hold all of (roomAfter).
 	launchAt    int
 	launchInfo  *offerInfo
 	launchTypes bitset
+	roomed      bool
 	// promise are settlements not pinned because the NodeClaim would then have fewer instance
 	// types than a minValues asks: its cheapest option must keep meeting them (launch.go).
 	promise  requirements.Requirements
@@ -209,7 +211,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 	promise := c.promise
 	if p.settling {
 		// Settle the claim for the spreads p carries the way its cheapest option launches.
-		settlement, ok := s.settlement(t, p.settlingFor(f), merged, types, fitsPod)
+		settlement, ok := s.settlement(c, p.settlingFor(f), merged, types, fitsPod)
 		if !ok {
 			return placement{}, t.reject(why, Cause{Code: ReasonOfferingUnavailable})
 		}
@@ -252,7 +254,7 @@ func (c *claim) checkTopologyAndTypes(s *solver, p *podData, f *podForm, merged 
 	}
 	pl := placement{reqs: merged, types: types, loose: loose, promise: promise, changed: len(changed) > 0 || len(promise) != len(c.promise)}
 	// Unchanged, c launches on the option its deferred pods count at if that fits p too.
-	unchanged := len(changed) == 0 && len(promise) == 0 && len(c.promise) == 0 && c.launchAt >= 0 && fitsPod(c.launchAt)
+	unchanged := len(changed) == 0 && len(promise) == 0 && len(c.promise) == 0 && c.launchAt >= 0 && !c.roomed && fitsPod(c.launchAt)
 	if len(c.deferred) > 0 && !s.karpenter && !unchanged && !s.keepsDeferred(c, p, f, pl, fitsPod) {
 		return placement{}, why != nil && t.reject(why, Cause{Code: ReasonTopologySpread})
 	}

@@ -366,7 +366,12 @@ func TestNodeSelectorConflictingPreferenceIsNeverMerged(t *testing.T) {
 // default plan:910070, minimised: reservation-full). Karpenter's provisioner refuses the pod
 // (strict reserved-offering mode) and, once the first NodeClaim launched, finds the reservation
 // gone and takes the next NodePool's (the oracle's reservations are never used up: its
-// launch twice is classed "karpenter breaks reservation").
+// launch twice is classed "karpenter breaks reservation"). A NodeClaim whose cheapest option
+// is such a reservation counts its pods where it launches, on the cheapest option with room:
+// counted (for app-4's capacity-type spread) and then settled on "reserved", app-0's second
+// and third NodeClaims kept only the reserved type and launched three instances of a
+// one-instance reservation (difftest default plan:1009228, eight of one; minimised:
+// reservation-counted-with-room).
 func TestNoNodeClaimLaunchesAFullReservation(t *testing.T) {
 	cases := []struct {
 		name        string
@@ -375,6 +380,7 @@ func TestNoNodeClaimLaunchesAFullReservation(t *testing.T) {
 	}{
 		{"reservation-full", []string{"app-2-1"}, []string{"cr-c7-8x16-b"}},
 		{"reservation-full-next-pool", nil, []string{"cr-c7-16x32-b", "cr-c7-8x16-b"}},
+		{"reservation-counted-with-room", nil, []string{"cr-r-2x16-a"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -238,15 +238,16 @@ func hasFilter(g *topologyGroup) bool {
 	return false
 }
 
-// settlement returns the requirements that settle a NodeClaim with requirements reqs and
-// remaining types for each of groups, following its cheapest launch option (nil when nothing
-// is open), or ok=false when no option can launch.
-func (s *solver) settlement(t *template, groups []*topologyGroup, reqs requirements.Requirements, types bitset, fits func(int) bool) (out requirements.Requirements, ok bool) {
+// settlement returns the requirements that settle NodeClaim c with requirements reqs and
+// remaining types for each of groups, following the option it launches on (launchOf: its
+// cheapest, or the cheapest with room past a full reservation; nil when nothing is open), or
+// ok=false when no option can launch.
+func (s *solver) settlement(c *claim, groups []*topologyGroup, reqs requirements.Requirements, types bitset, fits func(int) bool) (out requirements.Requirements, ok bool) {
 	var l launchOption
 	have, tried := false, false
 	option := func() bool {
 		if !tried {
-			l, have = cheapestLaunch(t, reqs, types, fits)
+			l, have = s.launchOf(c, reqs, types, fits)
 			tried = true
 		}
 		return have
@@ -335,8 +336,8 @@ func (s *solver) matchedEverywhere(g *topologyGroup, reqs requirements.Requireme
 	return n > 0
 }
 
-// trackDeferred keeps the pods c holds uncounted (deferSelected) counted where c's cheapest
-// option launches now, and not counted where it fails their spread's node filter: a pod
+// trackDeferred keeps the pods c holds uncounted (deferSelected) counted where c launches now
+// (its cheapest option, or the cheapest with room: roomAfter), and not counted where it fails their spread's node filter: a pod
 // joining c may have changed that option.
 func (s *solver) trackDeferred(c *claim) {
 	counting := c.countingReqs()
@@ -347,9 +348,12 @@ func (s *solver) trackDeferred(c *claim) {
 	} else {
 		l, ok = c.cheapestLaunch(counting)
 	}
-	c.launchAt = -1
+	c.launchAt, c.roomed = -1, false
 	if ok {
 		c.launchAt = l.i
+		cheapest := l.o
+		l, ok = s.roomAfter(c, c.types, anyType, l, ok)
+		c.roomed = !ok || l.o != cheapest
 	}
 	for i := range c.deferred {
 		d := &c.deferred[i]
@@ -413,7 +417,7 @@ func (s *solver) keepsDeferred(c *claim, p *podData, f *podForm, pl placement, f
 	if len(pl.promise) > 0 {
 		counting = pl.reqs.Union(pl.promise)
 	}
-	l, ok := cheapestLaunch(c.t, counting, pl.types, fits)
+	l, ok := s.launchOf(c, counting, pl.types, fits)
 	for i := range c.deferred {
 		d := &c.deferred[i]
 		if !watched(d) {
@@ -478,12 +482,12 @@ func (s *solver) settleDeferred() {
 		for _, d := range c.deferred {
 			groups = append(groups, d.g)
 		}
-		if out, ok := s.settlement(c.t, groups, c.countingReqs(), c.types, anyType); ok && len(out) > 0 {
+		if out, ok := s.settlement(c, groups, c.countingReqs(), c.types, anyType); ok && len(out) > 0 {
 			s.settleClaim(c, out)
 		}
 		// A hostname spread's pods still uncounted count where the cheapest option passes
 		// its filter (the settlement leaves the NodeClaim open there).
-		if l, ok := cheapestLaunch(c.t, c.countingReqs(), c.types, anyType); ok {
+		if l, ok := s.launchOf(c, c.countingReqs(), c.types, anyType); ok {
 			for _, d := range c.deferred {
 				if d.g.hostname && d.at == "" && launchedPasses(d.g, l) {
 					s.topo.countN(d.g, c.hostname, d.n)

@@ -80,20 +80,53 @@ func (s *solver) cheapestWithRoom(t *template, reqs requirements.Requirements, t
 // kept app-1's NodeClaims to r7-2x16, whose only offering in their zone was a reservation
 // two other NodeClaims held, and they launched on it past its capacity, 4 > 2).
 func (s *solver) launchWithRoom(c *claim) (launchOption, bool) {
-	reqs := c.launchReqs()
-	l, ok := cheapestLaunch(c.t, reqs, c.types, anyType)
-	if !ok || s.karpenter || l.o.CapacityType() != v1.CapacityTypeReserved || l.o.ReservationID() == c.holds || !s.reservationFull(l.o) {
+	return s.launchOf(c, c.launchReqs(), c.types, anyType)
+}
+
+// launchOf is where c, with requirements reqs and types that fit (fits), launches: its
+// cheapest option, or the cheapest with room when that one is a reservation other NodeClaims
+// hold all of (roomAfter). The pods a spread counts on c count there, and a settlement pins
+// c there: pinned to the full reservation's capacity type, c kept only types that launch on
+// it and launched on it past its capacity (difftest default plan:1009228: app-0's NodeClaims
+// in zone a, counted and pinned "reserved" for app-4's capacity-type spread, launched eight
+// instances of a one-instance reservation).
+func (s *solver) launchOf(c *claim, reqs requirements.Requirements, types bitset, fits func(int) bool) (launchOption, bool) {
+	l, ok := cheapestLaunch(c.t, reqs, types, fits)
+	return s.roomAfter(c, types, fits, l, ok)
+}
+
+// roomAfter is l, the cheapest option of c's types (types, fits; ok=false: none) under
+// l.reqs, or, when l is a reserved offering of a reservation c does not hold and other
+// NodeClaims hold all of, the cheapest offering with room of those types (an offering of the reservation c holds has
+// room for c). Karpenter mode keeps the cheapest: its NodeClaims reserve as they grow
+// (karpenter_reservations.go).
+func (s *solver) roomAfter(c *claim, types bitset, fits func(int) bool, l launchOption, ok bool) (launchOption, bool) {
+	if !ok || s.karpenter || l.o.CapacityType() != v1.CapacityTypeReserved ||
+		l.o.ReservationID() == c.holds || !s.reservationFull(l.o) {
 		return l, ok
 	}
-	info := c.t.offerings(reqs)
+	info := c.t.offerings(l.reqs)
 	var best launchOption
 	found := false
 	for _, i := range info.launchOrder(c.t) {
-		if !c.types.has(int(i)) {
+		if found && info.cheapest[i].Price >= best.o.Price {
+			break // no offering of a type is cheaper than its cheapest
+		}
+		if !types.has(int(i)) || !fits(int(i)) {
 			continue
 		}
-		if o := s.withRoom(info, int(i), nil); o != nil && (!found || o.Price < best.o.Price) {
-			best, found = launchOption{t: c.t, i: int(i), o: o, reqs: reqs}, true
+		offers := []*cloudprovider.Offering{info.cheapest[i]}
+		if info.offers != nil && info.offers[i] != nil {
+			offers = info.offers[i]
+		}
+		for _, o := range offers { // cheapest first
+			if o.CapacityType() == v1.CapacityTypeReserved && o.ReservationID() != c.holds && s.reservationFull(o) {
+				continue
+			}
+			if !found || o.Price < best.o.Price {
+				best, found = launchOption{t: c.t, i: int(i), o: o, reqs: l.reqs}, true
+			}
+			break
 		}
 	}
 	return best, found
