@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -102,6 +103,12 @@ func TestCheckerKeepsValidPlans(t *testing.T) {
 		// term itself, can be bound first. plan:971646: app-2-2 and app-2-3 on zone-b
 		// NodeClaims, where the plan binds app-0 pods (no pod affinity) to nodes.
 		{"affinity-placed-seed", nil},
+		// A domain whose carriers all bind now, to nodes that take pods before any NodeClaim
+		// launches, is judged then, over the Nodes' domains; the others' as launched.
+		// plan:1009228: app-2-0 binds now to spot node-0 (the only capacity type a node has),
+		// app-2-1 later to a reserved NodeClaim, the least populated; pods that only the
+		// spread selects then make spot 14 and reserved 7.
+		{"spread-binds-now-domain", func(o *planOutput) bool { return len(o.ExistingNodes) == 1 && len(o.NodeClaims) == 9 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.dir, func(t *testing.T) {
@@ -113,5 +120,19 @@ func TestCheckerKeepsValidPlans(t *testing.T) {
 				t.Errorf("violation %s", v)
 			}
 		})
+	}
+}
+
+// TestViolationKindsNeverExcuseAReservation: a kind of violation Karpenter's plan shows too is
+// not held against nodeplan, except a reservation launched past its capacity, which the
+// oracle's cloud provider never counts.
+func TestViolationKindsNeverExcuseAReservation(t *testing.T) {
+	np := []violation{{Kind: "reservation", Pod: "r5g-2x16 test-zone-a"}, {Kind: "spread-zone", Pod: "default/a"}}
+	or := []violation{{Kind: "reservation", Pod: "r5g-2x16 test-zone-b"}, {Kind: "spread-zone", Pod: "default/b"}}
+	if got := violationKinds(np, or); !slices.Equal(got, []string{"reservation"}) {
+		t.Errorf("violationKinds = %v, want [reservation]", got)
+	}
+	if got := violationKinds(np[1:], or); len(got) != 0 {
+		t.Errorf("violationKinds = %v, want none", got)
 	}
 }
