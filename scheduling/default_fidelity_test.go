@@ -1034,3 +1034,22 @@ func TestSpreadHonoringTaintsCountsADomainOneNodePoolLaunches(t *testing.T) {
 	}
 	assert.Equal(t, 7, spot, "the seven pending app-5 pods on spot")
 }
+
+// TestDefaultFollowsKarpentersCheaperChoices: when Karpenter mode places as many pods for
+// less, the default plans once more preferring, for each pod, the NodePool, zone and capacity
+// type Karpenter's answer put it in, and keeps that plan when it is better. difftest default
+// plan:1010267, minimised: app-3's first NodeClaim took zone c's one-instance c7-16x32
+// reservation, its cheapest, and app-2's zone spread then needed zone c, where only an
+// on-demand m6g-16x64 was left ($0.7648/h); Karpenter put app-3 on zone b's m6g reservation
+// and placed the same pods for $0.1814/h.
+func TestDefaultFollowsKarpentersCheaperChoices(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "karpenter-guide"), scheduling.PackingCostAware)
+	require.Empty(t, res.PodErrors)
+	karp := solveCase(t, filepath.Join("default15", "karpenter-guide"), scheduling.PackingKarpenter)
+	require.Empty(t, karp.PodErrors)
+	assert.LessOrEqual(t, res.Price(), karp.Price()+1e-9)
+	for _, c := range res.NewNodeClaims {
+		assert.Equal(t, "reserved", c.Offering.CapacityType(), "NodeClaim %s", c.InstanceType.Name)
+	}
+	assert.InDelta(t, 0.1814, res.Price(), 1e-9)
+}

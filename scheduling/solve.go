@@ -185,22 +185,22 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 		}
 		res, err = preferencesAtKarpentersPrice(res, karp, plain, soft)
 	}
-	if err != nil || opts.Packing == PackingKarpenter || opts.SkipRepack || opts.PreferencePolicy == PreferencesIgnore ||
-		opts.repairOnly || reservationsHold(res) {
-		return res, err
+	if err == nil && opts.Packing != PackingKarpenter && !opts.SkipRepack && opts.PreferencePolicy != PreferencesIgnore &&
+		!opts.repairOnly && !reservationsHold(res) {
+		// A preference pinned NodeClaims to capacity only a full reservation offers (a
+		// ScheduleAnyway capacity-type spread's least populated "reserved"), so they launch
+		// on it past its capacity: the plan without preferences, if it keeps the
+		// reservations and leaves out no more pods (difftest plan:993113: five launches of a
+		// 2-instance one).
+		var alt *Result
+		if alt, err = plain.get(); err == nil && reservationsHold(alt) && leavesOutLess(alt, res) >= 0 {
+			res = alt
+		}
 	}
-	// A preference pinned NodeClaims to capacity only a full reservation offers (a
-	// ScheduleAnyway capacity-type spread's least populated "reserved"), so they launch on it
-	// past its capacity: the plan without preferences, if it keeps the reservations and
-	// leaves out no more pods (difftest plan:993113: five launches of a 2-instance one).
-	alt, err := plain.get()
-	if err != nil {
-		return nil, err
+	if err == nil && opts.Packing != PackingKarpenter && !opts.SkipRepack && !opts.repairOnly && planSize(res) <= guardMaxPods {
+		res, err = followKarpenter(snap, opts, cache, tune, karp, res)
 	}
-	if reservationsHold(alt) && leavesOutLess(alt, res) >= 0 {
-		res = alt
-	}
-	return res, nil
+	return res, err
 }
 
 // boundByLimits records that a NodePool's limits took instance types out of a new NodeClaim
@@ -386,6 +386,9 @@ type variant struct {
 	// bindNow: a spread may also hold over the nodes' counts alone on a node that takes the
 	// pod now (existingNode.check; always in disruption's simulations, one Solve each).
 	bindNow bool
+	// guide: a pod prefers the NodePool, zone and capacity type of the NodeClaim Karpenter
+	// mode's cheaper answer puts it on (karpenter_guide.go).
+	guide map[*corev1.Pod]requirements.Requirements
 }
 
 // noted is what a Solve notes for solveBest's second tries.
@@ -442,6 +445,9 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 	}
 	for _, p := range pods {
 		p.first = v.first[p.pod]
+		if r := v.guide[p.pod]; r != nil && p.form != nil {
+			p.form = p.form.guided(r)
+		}
 	}
 	firstAffinity(pods)
 	s.variant = v
