@@ -73,8 +73,9 @@ type Options struct {
 	// firstOrderOnly keeps the default's plan in its first queue order, without the second
 	// try that places the pods it left out first (starved.go): tests compare the two.
 	firstOrderOnly bool
-	// unguarded keeps the default's plan of pods with preferences even when it costs more
-	// than Karpenter's (preferences.go): tests hold the repair alone.
+	// unguarded keeps the default's plan even when it costs more than Karpenter's: no guard
+	// on preferences (preferences.go), no plan guided by Karpenter's (karpenter_guide.go);
+	// tests hold the repair alone.
 	unguarded bool
 	// softTaintsTolerated starts every pod of the default's plan tolerating PreferNoSchedule
 	// taints, the step Karpenter's relaxation ends with (when a NodePool has such a taint):

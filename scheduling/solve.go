@@ -197,7 +197,7 @@ func solve(snap *cluster.Snapshot, opts Options, cache *Cache, tune ...func(*sol
 			res = alt
 		}
 	}
-	if err == nil && opts.Packing != PackingKarpenter && !opts.SkipRepack && !opts.repairOnly && planSize(res) <= guardMaxPods {
+	if err == nil && opts.Packing != PackingKarpenter && !opts.SkipRepack && !opts.repairOnly && !opts.unguarded && planSize(res) <= guardMaxPods {
 		res, err = followKarpenter(snap, opts, cache, tune, karp, res)
 	}
 	return res, err
