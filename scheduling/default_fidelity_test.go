@@ -1053,3 +1053,28 @@ func TestDefaultFollowsKarpentersCheaperChoices(t *testing.T) {
 	}
 	assert.InDelta(t, 0.1814, res.Price(), 1e-9)
 }
+
+// TestRequiredTermsInKarpentersOrder: when the default leaves out pods Karpenter mode places
+// and a pod went to an existing node by a required node-affinity term after its first, the
+// default plans once more trying each pod's terms in order, as Karpenter does. difftest
+// default plan:1010017, minimised: app-2 (zone b, or family not r) took free node-0 in zone a
+// by its second term; app-1's zone spread (maxSkew 1) counts app-2, and pool-0, app-1's only
+// NodePool, cannot launch in zone b, so with zone b holding two app-2 pods and zone c three
+// pods already, app-1 found room for two pods in zone a and none elsewhere (three left out,
+// pool-0 with no offering in zone b). Karpenter opens
+// NodeClaims in zone b for all three app-2 pods under their first term, and every app-1 pod
+// runs (8 pods at $0.2728/h where the old default placed 5).
+func TestRequiredTermsInKarpentersOrder(t *testing.T) {
+	for _, packing := range []scheduling.Packing{scheduling.PackingCostAware, scheduling.PackingKarpenter} {
+		res := solveCase(t, filepath.Join("default15", "terms-in-order"), packing)
+		require.Empty(t, unplacedNames(res), "packing %v", packing)
+		assert.Empty(t, res.Bindings, "packing %v: node-0 takes no app-2 pod", packing)
+		app2 := 0
+		for _, c := range claimsOf(res, "app-2-") {
+			assert.Equal(t, "test-zone-b", c.Offering.Zone(), "packing %v", packing)
+			app2 += len(c.Pods)
+		}
+		assert.Equal(t, 3, app2, "packing %v", packing)
+		assert.InDelta(t, 0.2728, res.Price(), 1e-9, "packing %v", packing)
+	}
+}

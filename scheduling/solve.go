@@ -290,6 +290,18 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 					return nil, err
 				}
 			}
+			// Still short, and a pod went to an existing node by a required node-affinity
+			// term after its first: Karpenter's order of the terms (starved.go: termsInOrder).
+			if first != nil && info.laterTerm {
+				if first, err = karpenterPlaced(karp, res); err != nil {
+					return nil, err
+				}
+				if first != nil {
+					if err := try(variant{termsInOrder: true}, leavesOutFewer); err != nil {
+						return nil, err
+					}
+				}
+			}
 		}
 		for _, alt := range []struct {
 			when bool
@@ -373,6 +385,10 @@ type variant struct {
 	// karpenterOrder: a pod joins the open NodeClaims in Karpenter's fewest-pods-first order
 	// only, not first one whose cheapest type has its room (starved.go).
 	karpenterOrder bool
+	// termsInOrder: a pod tries its required node-affinity terms in order, existing nodes
+	// included, as Karpenter does, not the existing nodes by every term first
+	// (onExistingByAnyTerm; starved.go).
+	termsInOrder bool
 	// priceJoins: a pod tied to its domain (a spread's carrier, tiedToDomain) grows a
 	// NodeClaim only when that costs no more than a new one (paid_joins.go).
 	priceJoins bool
@@ -406,6 +422,9 @@ type noted struct {
 	// heldBack: a spread refused a pod a node that takes it now, where it holds over the
 	// nodes' counts alone (variant.bindNow).
 	heldBack bool
+	// laterTerm: a pod went to an existing node by a required node-affinity term after its
+	// first (onExistingByAnyTerm; variant.termsInOrder).
+	laterTerm bool
 }
 
 // onceInfo is what one Solve tells solve about its plan.
@@ -471,7 +490,7 @@ func solveOnce(snap *cluster.Snapshot, opts Options, cache *Cache, v variant, tu
 	}
 	info.noted = s.noted
 	res := s.result(pods, errs)
-	if v.first != nil || info.starved != nil || s.uncapped || v.strictCap || v.karpenterOrder {
+	if v.first != nil || info.starved != nil || s.uncapped || v.strictCap || v.karpenterOrder || v.termsInOrder {
 		info.spreadBreaks = s.spreadBreaks(res)
 	}
 	// A first-order plan with a pod placed without the cap, or planned with it strict, is

@@ -187,7 +187,7 @@ func (a *queueKey) compare(b *queueKey) int {
 func (s *solver) trySchedule(p *podData) (podFailure, bool) {
 	// A Solve that stands for Karpenter's scheduler tries the terms in Karpenter's order
 	// (difftest disrupt:1007557).
-	if !s.asKarpenters() && s.onExistingByAnyTerm(p) {
+	if !s.asKarpenters() && !s.termsInOrder && s.onExistingByAnyTerm(p) {
 		return podFailure{}, true
 	}
 	s.topo.othersMissed = false
@@ -280,6 +280,7 @@ func (s *solver) onExistingByAnyTerm(p *podData) bool {
 		placed := s.placeOnExisting(p, f)
 		s.topo.capCarriers = false
 		if placed {
+			s.laterTerm = s.laterTerm || f != p.form
 			return true
 		}
 		if len(f.requiredTerms) < 2 {

@@ -57,6 +57,20 @@ func karpenterPlaced(karp *lazyPlan, res *Result) (map[*corev1.Pod]bool, error) 
 // only when it leaves out less (leavesOutLess), breaks no spread as launched the first plan
 // keeps, and none over the cap.
 
+// termsInOrder: when Karpenter mode still leaves out fewer pods than the default's best plan
+// and a pod of that plan went to an existing node by a required node-affinity term after its
+// first (onExistingByAnyTerm: kube-scheduler binds a pod to a node of any term, so the
+// default offers the existing nodes every term before it opens a NodeClaim), the default
+// plans once more trying each pod's terms in order, existing nodes and NodeClaims under the
+// first before the next, as Karpenter does. A free node a later term admits can be in a
+// domain that the spreads counting the pod need left as it is: difftest default
+// plan:1010017, app-2 (zone b, or family not r) took free node-0 in zone a by its second
+// term, where app-1's zone spread (maxSkew 1), which counts app-2 and whose NodePool cannot
+// launch in zone b, needed app-2 in zone b to rise above zones a and c; Karpenter opened
+// NodeClaims in zone b for all three app-2 pods and placed three to five app-1 pods (Karpenter
+// mode five), the default two. The plan is kept on the terms of the other second tries (leavesOutLess,
+// no spread broken as launched that the first plan keeps, none over the cap).
+
 // firstAffinity places first too the pods a required pod affinity of a pod placed first
 // selects: the pod needs one of them placed before it. difftest default plan:980196: app-1
 // needs zone c, where its affinity's app-0 pod is pinned by its volume, and the zone spread
