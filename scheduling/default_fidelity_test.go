@@ -1078,3 +1078,25 @@ func TestRequiredTermsInKarpentersOrder(t *testing.T) {
 		assert.InDelta(t, 0.2728, res.Price(), 1e-9, "packing %v", packing)
 	}
 }
+
+// TestKarpentersPlacedPodsFirst: when Karpenter mode still places more pods than the
+// default's second tries, the default plans once more with every pod Karpenter places at the
+// head of the queue, so a pod Karpenter leaves out takes none of their room. difftest default
+// plan:1011058, minimised: first-fit decreasing bound app-4-0 (0.5 cpu) to node-0 before the
+// 0.1-cpu app-2 pods, and two of those found no room; Karpenter, refusing app-4-0, bound all
+// five app-2 pods there (the pods left out, placed first, were app-2-3 and app-2-4 alone, and
+// app-4-0 still came before app-2-0..2).
+func TestKarpentersPlacedPodsFirst(t *testing.T) {
+	karp := solveCase(t, filepath.Join("default15", "karpenter-set-first"), scheduling.PackingKarpenter)
+	res := solveCase(t, filepath.Join("default15", "karpenter-set-first"), scheduling.PackingCostAware)
+	assert.Empty(t, res.NewNodeClaims)
+	assert.Equal(t, len(karp.Bindings), len(res.Bindings))
+	assert.Equal(t, len(karp.PodErrors), len(res.PodErrors))
+	app2 := 0
+	for _, m := range res.Bindings {
+		if strings.HasPrefix(m.Pod.Name, "app-2-") {
+			app2++
+		}
+	}
+	assert.Equal(t, 5, app2, "every app-2 pod on node-0")
+}

@@ -302,6 +302,19 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 					}
 				}
 			}
+			// Still short: every pod Karpenter mode places, placed first, so a pod it leaves
+			// out takes none of their room (starved.go: karpenterSet).
+			if first != nil {
+				all, err := karpenterSet(karp, res)
+				if err != nil {
+					return nil, err
+				}
+				if all != nil {
+					if err := try(variant{first: all}, leavesOutFewer); err != nil {
+						return nil, err
+					}
+				}
+			}
 		}
 		for _, alt := range []struct {
 			when bool

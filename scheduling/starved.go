@@ -46,6 +46,28 @@ func karpenterPlaced(karp *lazyPlan, res *Result) (map[*corev1.Pod]bool, error) 
 	return out, nil
 }
 
+// karpenterSet is every pod Karpenter mode places, when it leaves out fewer pods than res
+// (nil otherwise). The pods res leaves out, placed first, can still lose the room to a pod
+// Karpenter leaves out: difftest default plan:1011058, node-0's last 0.34 cpu, which app-4-0
+// (0.5 cpu) took before the 0.1-cpu app-2 pods, where Karpenter, refusing app-4-0, bound two
+// more app-2 pods there; placed first, Karpenter's seven pods all run on node-0.
+func karpenterSet(karp *lazyPlan, res *Result) (map[*corev1.Pod]bool, error) {
+	k, err := karp.get()
+	if err != nil || len(k.PodErrors) >= len(res.PodErrors) {
+		return nil, err
+	}
+	out := map[*corev1.Pod]bool{}
+	for _, c := range k.NewNodeClaims {
+		for _, p := range c.Pods {
+			out[p] = true
+		}
+	}
+	for _, m := range k.Bindings {
+		out[m.Pod] = true
+	}
+	return out, nil
+}
+
 // karpenterOrder: when Karpenter mode still leaves out fewer pods than the default's best
 // plan, the default plans once more joining open NodeClaims in Karpenter's order alone,
 // fewest pods first, without first looking for one whose cheapest type has the room. That
