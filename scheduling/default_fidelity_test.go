@@ -1052,6 +1052,14 @@ func TestDefaultFollowsKarpentersCheaperChoices(t *testing.T) {
 		assert.Equal(t, "reserved", c.Offering.CapacityType(), "NodeClaim %s", c.InstanceType.Name)
 	}
 	assert.InDelta(t, 0.1814, res.Price(), 1e-9)
+	// A pod Karpenter binds to a node prefers that node. difftest default plan:1012287,
+	// minimised: the default bound app-2-3 to node-0 and gave app-2-2 and app-2-4 a NodeClaim
+	// each, where Karpenter bound app-2-2 there and put the other two on one.
+	res = solveCase(t, filepath.Join("default15", "karpenter-guide-node"), scheduling.PackingCostAware)
+	karp = solveCase(t, filepath.Join("default15", "karpenter-guide-node"), scheduling.PackingKarpenter)
+	assert.Equal(t, len(karp.PodErrors), len(res.PodErrors))
+	assert.LessOrEqual(t, res.Price(), karp.Price()+1e-9)
+	assert.Len(t, res.NewNodeClaims, len(karp.NewNodeClaims))
 }
 
 // TestRequiredTermsInKarpentersOrder: when the default leaves out pods Karpenter mode places

@@ -26,7 +26,7 @@ import (
 // plan:1004004: guided before the guard, the plan kept its preferences at Karpenter's
 // $1.753/h where the guard's plan without them cost $0.912/h).
 func followKarpenter(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*solver), karp *lazyPlan, res *Result) (*Result, error) {
-	guide, err := karpenterGuide(karp, res)
+	guide, err := karpenterGuide(snap, karp, res)
 	if err != nil || guide == nil {
 		return res, err
 	}
@@ -41,9 +41,11 @@ func followKarpenter(snap *cluster.Snapshot, opts Options, cache *Cache, tune []
 }
 
 // karpenterGuide is, when Karpenter mode's answer (karp) places as many pods of each priority
-// as res for less, the NodePool, zone and capacity type of the NodeClaim it puts each pod on;
-// nil otherwise.
-func karpenterGuide(karp *lazyPlan, res *Result) (map[*corev1.Pod]requirements.Requirements, error) {
+// as res for less, the NodePool, zone and capacity type of the NodeClaim it puts each pod on,
+// and the hostname of the node of snap it binds a pod to (difftest plan:1012287: Karpenter's
+// five and five pods on node-0 and node-1, where the default's four and six left a NodeClaim
+// dearer); nil otherwise.
+func karpenterGuide(snap *cluster.Snapshot, karp *lazyPlan, res *Result) (map[*corev1.Pod]requirements.Requirements, error) {
 	k, err := karp.get()
 	if err != nil || len(k.PodErrors) > len(res.PodErrors) || byPriority(k, res) < 0 ||
 		k.Price() >= res.Price()-priceEpsilon {
@@ -64,6 +66,12 @@ func karpenterGuide(karp *lazyPlan, res *Result) (map[*corev1.Pod]requirements.R
 		}
 		for _, p := range c.Pods {
 			guide[p] = r
+		}
+	}
+	for _, m := range k.Bindings {
+		if n := snap.Find(m.To); n != nil && n.Node != nil && n.Node.Labels[v1.LabelHostname] != "" {
+			guide[m.Pod] = requirements.Requirements{}
+			guide[m.Pod].Add(requirements.MustNew(v1.LabelHostname, requirements.In, n.Node.Labels[v1.LabelHostname]))
 		}
 	}
 	if len(guide) == 0 {
