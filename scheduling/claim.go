@@ -418,13 +418,32 @@ const (
 func (c *claim) narrowTopology(s *solver, p *podData, f *podForm, merged requirements.Requirements, changed []string, fitsPod func(int) bool, why *Cause) (requirements.Requirements, []string, bitset, narrowStatus) {
 	t := c.t
 	s.topo.probing(c, merged, changed, fitsPod, t.hasMinValues && !c.launched && s.opts.MinValuesPolicy != MinValuesBestEffort)
-	narrowed, failed, ok := s.topo.requirementsFor(p, f, merged, c.host)
+	// p's domains are taken where c's pods count: with its promise, where its cheapest option
+	// must launch (countingReqs), as Karpenter's later round finds it launched there. Over
+	// the wider requirements alone a spread took a least populated domain the promise rules
+	// out, and the promise then refused p (difftest default plan:1011260: app-5-1's zone
+	// spread took zone c on the pool-0 NodeClaim promised to zone a, where its minValues 2
+	// kept it open, and the pod Karpenter binds to that node in zone a was left out).
+	nodeReqs := merged
+	if len(c.promise) > 0 {
+		nodeReqs = merged.Union(c.promise)
+		for k := range c.promise {
+			if nodeReqs[k].IsEmpty() {
+				nodeReqs = merged // p's own requirements break the promise: check refuses p
+				break
+			}
+		}
+	}
+	narrowed, failed, ok := s.topo.requirementsFor(p, f, nodeReqs, c.host)
 	s.topo.probed()
 	if !ok {
 		if why != nil {
 			t.reject(why, topologyCause(failed))
 		}
 		return merged, changed, nil, narrowedNoDomain
+	}
+	if len(c.promise) > 0 {
+		narrowed = beyondPromise(narrowed, merged, nodeReqs)
 	}
 	if len(narrowed) > 0 && !merged.IsCompatible(narrowed, s.wellKnown) {
 		// The NodeClaim is held to its topology requirements as to a pod's, as Karpenter
@@ -479,6 +498,32 @@ func (c *claim) narrowTopology(s *solver, p *podData, f *podForm, merged require
 		}
 	}
 	return merged, changed[:before], nil, status
+}
+
+// beyondPromise is narrowed (topology's narrowing over nodeReqs, reqs with a NodeClaim's
+// promise) without the keys it only narrows to the promise: the promise holds the NodeClaim's
+// cheapest option there already, and pinned there the NodeClaim could keep fewer instance
+// types than a minValues asks (the reason the settlement was promised, not pinned).
+func beyondPromise(narrowed, reqs, nodeReqs requirements.Requirements) requirements.Requirements {
+	var out requirements.Requirements
+	for k, r := range narrowed {
+		if r.Equal(nodeReqs.Get(k)) && !r.Equal(reqs.Get(k)) {
+			if out == nil {
+				out = make(requirements.Requirements, len(narrowed))
+				for k2, r2 := range narrowed {
+					out[k2] = r2
+				}
+			}
+			delete(out, k)
+		}
+	}
+	if out == nil {
+		return narrowed
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // looseWith is the claim's loose keys narrowed by a joining pod's requirements; own is

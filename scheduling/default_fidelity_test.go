@@ -182,6 +182,45 @@ func TestMinValuesPodJoinsTheLaunchedType(t *testing.T) {
 	assert.InDelta(t, 0.0104, res.Price(), 1e-9)
 }
 
+// TestSpreadJoinsWhereThePromiseLaunches: a NodeClaim whose settlement was promised, not
+// pinned (pinned, it would keep fewer instance types than its minValues), takes a pod's
+// spread domains where its cheapest option must launch, as Karpenter's next round finds it
+// launched there. difftest default plan:1011260, minimised: app-5-0 settled pool-0's NodeClaim
+// (m6-16x64 spot in zone a, r7-16x128 spot in zone c, minValues 2) in zone a by a promise;
+// app-5-1's zone spread (maxSkew 2) took zone c, least populated, over the NodeClaim's zones
+// and the promise refused it, in the minValues round too. Karpenter binds it to the m6-16x64
+// its first round launched in zone a (skew 2): three pods where the default placed two.
+func TestSpreadJoinsWhereThePromiseLaunches(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "spread-promised-zone"), scheduling.PackingCostAware)
+	c := soleClaim(t, res)
+	assert.Len(t, c.Pods, 3)
+	assert.Equal(t, "m6-16x64", c.InstanceType.Name)
+	assert.Equal(t, "test-zone-a", c.Offering.Zone())
+	assert.Len(t, c.InstanceTypeOptions, 2) // minValues 2, as created
+	assert.InDelta(t, 0.3323, res.Price(), 1e-9)
+}
+
+// TestPromiseRestatedByTopologyIsNoPin: a pod's topology taken over a NodeClaim's promise
+// that only restates the promise leaves the NodeClaim as it was: pinned there, it would keep
+// fewer instance types than its minValues (why the settlement was promised) and refuse the
+// pod. Found while fixing plan:1011260 (difftest default plan:1010176, minimised): app-0's
+// zone anti-affinity restated zone c for each app-1 pod on the reserved m7-8x32 NodeClaims
+// promised there (c6g-8x16 launches in zone a only); pinned, a NodeClaim refused app-1-8 for
+// minValues, and no new one had room under the NodePool's cpu limit: 8 app-1 pods, not 9.
+func TestPromiseRestatedByTopologyIsNoPin(t *testing.T) {
+	res := solveCase(t, filepath.Join("default15", "promise-restated"), scheduling.PackingCostAware)
+	require.Len(t, res.PodErrors, 1)
+	assert.Equal(t, "app-0-0", res.PodErrors[0].Pod.Name)
+	assert.Equal(t, scheduling.ReasonPodAntiAffinity, res.PodErrors[0].Code)
+	assert.Len(t, claimsOf(res, "app-1-"), 4)
+	placed := 0
+	for _, c := range res.NewNodeClaims {
+		placed += len(c.Pods)
+		assert.Len(t, c.InstanceTypeOptions, 2, "minValues 2")
+	}
+	assert.Equal(t, 9, placed) // every app-1 pod
+}
+
 // teamedPools are two NodePools: plain, and teamed, which labels its nodes team=pool-2 and
 // launches them on-demand only.
 const teamedPools = `
