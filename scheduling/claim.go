@@ -505,22 +505,16 @@ func (c *claim) narrowTopology(s *solver, p *podData, f *podForm, merged require
 // cheapest option there already, and pinned there the NodeClaim could keep fewer instance
 // types than a minValues asks (the reason the settlement was promised, not pinned).
 func beyondPromise(narrowed, reqs, nodeReqs requirements.Requirements) requirements.Requirements {
-	var out requirements.Requirements
+	out := make(requirements.Requirements, len(narrowed))
 	for k, r := range narrowed {
-		if r.Equal(nodeReqs.Get(k)) && !r.Equal(reqs.Get(k)) {
-			if out == nil {
-				out = make(requirements.Requirements, len(narrowed))
-				for k2, r2 := range narrowed {
-					out[k2] = r2
-				}
-			}
-			delete(out, k)
+		if !r.Equal(nodeReqs.Get(k)) || r.Equal(reqs.Get(k)) {
+			out[k] = r
 		}
 	}
-	if out == nil {
+	switch len(out) {
+	case len(narrowed):
 		return narrowed
-	}
-	if len(out) == 0 {
+	case 0:
 		return nil
 	}
 	return out
@@ -1261,7 +1255,7 @@ func (s *solver) reserve(t *template, out *NodeClaim, reqs requirements.Requirem
 	var best *cloudprovider.Offering
 	var bestType *cloudprovider.InstanceType
 	for n, i := range fo.idx {
-		if o := s.withRoom(info, i, held); o != nil && (best == nil || o.Price < best.Price) {
+		if o := s.withRoom(info, i, held, ""); o != nil && (best == nil || o.Price < best.Price) {
 			best, bestType = o, fo.types[n]
 		}
 	}

@@ -159,11 +159,7 @@ func TestUnplacedPinnedPodsHoldNoZone(t *testing.T) {
 // default plan:1000289, minimised).
 func TestSelfAffinityMatchedEverywherePinsNothing(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "affinity-matched-everywhere"), scheduling.PackingCostAware)
-	c := soleClaim(t, res)
-	assert.Len(t, c.Pods, 2)
-	assert.Equal(t, "g6-16x64-l4", c.InstanceType.Name)
-	assert.Equal(t, "test-zone-c", c.Offering.Zone())
-	assert.InDelta(t, 2.8224, res.Price(), 1e-9)
+	assertSoleClaim(t, res, claimWant{pods: 2, instanceType: "g6-16x64-l4", zone: "test-zone-c", price: 2.8224})
 }
 
 // TestMinValuesPodJoinsTheLaunchedType: a pod that an open NodeClaim's minValues refuses
@@ -175,11 +171,8 @@ func TestSelfAffinityMatchedEverywherePinsNothing(t *testing.T) {
 // minimised).
 func TestMinValuesPodJoinsTheLaunchedType(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "minvalues-join-launched"), scheduling.PackingCostAware)
-	c := soleClaim(t, res)
-	assert.Len(t, c.Pods, 2)
-	assert.Equal(t, "r5g-2x16", c.InstanceType.Name)
-	assert.Len(t, c.InstanceTypeOptions, 2) // minValues 2, as created
-	assert.InDelta(t, 0.0104, res.Price(), 1e-9)
+	// minValues 2: as created, with both types
+	assertSoleClaim(t, res, claimWant{pods: 2, instanceType: "r5g-2x16", options: 2, price: 0.0104})
 }
 
 // TestSpreadJoinsWhereThePromiseLaunches: a NodeClaim whose settlement was promised, not
@@ -192,12 +185,8 @@ func TestMinValuesPodJoinsTheLaunchedType(t *testing.T) {
 // its first round launched in zone a (skew 2): three pods where the default placed two.
 func TestSpreadJoinsWhereThePromiseLaunches(t *testing.T) {
 	res := solveCase(t, filepath.Join("default15", "spread-promised-zone"), scheduling.PackingCostAware)
-	c := soleClaim(t, res)
-	assert.Len(t, c.Pods, 3)
-	assert.Equal(t, "m6-16x64", c.InstanceType.Name)
-	assert.Equal(t, "test-zone-a", c.Offering.Zone())
-	assert.Len(t, c.InstanceTypeOptions, 2) // minValues 2, as created
-	assert.InDelta(t, 0.3323, res.Price(), 1e-9)
+	// minValues 2: as created, with both types
+	assertSoleClaim(t, res, claimWant{pods: 3, instanceType: "m6-16x64", zone: "test-zone-a", options: 2, price: 0.3323})
 }
 
 // TestPromiseRestatedByTopologyIsNoPin: a pod's topology taken over a NodeClaim's promise

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -232,6 +233,31 @@ func soleClaim(t *testing.T, res *scheduling.Result) *scheduling.NodeClaim {
 	require.Empty(t, res.PodErrors)
 	require.Len(t, res.NewNodeClaims, 1)
 	return res.NewNodeClaims[0]
+}
+
+// claimWant is what a test asks of a plan's one NodeClaim (zone "" and options 0: any).
+type claimWant struct {
+	pods         int
+	instanceType string
+	zone         string
+	options      int
+	price        float64
+}
+
+// assertSoleClaim checks that res places every pod on one new NodeClaim as w says, at w's
+// price.
+func assertSoleClaim(t *testing.T, res *scheduling.Result, w claimWant) {
+	t.Helper()
+	c := soleClaim(t, res)
+	assert.Len(t, c.Pods, w.pods)
+	assert.Equal(t, w.instanceType, c.InstanceType.Name)
+	if w.zone != "" {
+		assert.Equal(t, w.zone, c.Offering.Zone())
+	}
+	if w.options > 0 {
+		assert.Len(t, c.InstanceTypeOptions, w.options)
+	}
+	assert.InDelta(t, w.price, res.Price(), 1e-9)
 }
 
 // podsPerZone counts the pods of res's new NodeClaims per zone they launch in.

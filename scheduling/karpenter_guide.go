@@ -15,8 +15,8 @@ import (
 // app-3 in zone a on a reservation of three and placed the same pods for $0.31/h). When
 // Karpenter mode's answer places as many pods of each priority for less, the default plans
 // once more with each pod Karpenter placed on a new NodeClaim preferring that NodeClaim's
-// NodePool, zone and capacity type (a preference relaxed like the pod's own, after its pod
-// affinities), and keeps that plan when it is better: the default's own rules hold it, so it
+// NodePool, zone and capacity type, and each pod it bound to a node that node (a preference
+// relaxed like the pod's own, after its pod affinities), and keeps that plan when it is better: the default's own rules hold it, so it
 // keeps every constraint as launched where Karpenter's answer may not.
 
 // followKarpenter is res, or the plan guided by Karpenter mode's answer (karp) when that
@@ -51,27 +51,27 @@ func karpenterGuide(snap *cluster.Snapshot, karp *lazyPlan, res *Result) (map[*c
 		k.Price() >= res.Price()-priceEpsilon {
 		return nil, err
 	}
+	// in is the requirement that key has value (nil when value is unknown: no requirement).
+	in := func(key, value string) *requirements.Requirement {
+		if value == "" {
+			return nil
+		}
+		return requirements.MustNew(key, requirements.In, value)
+	}
 	guide := map[*corev1.Pod]requirements.Requirements{}
 	for _, c := range k.NewNodeClaims {
 		if c.Offering == nil {
 			continue
 		}
-		r := requirements.Requirements{}
-		r.Add(requirements.MustNew(v1.NodePoolLabelKey, requirements.In, c.NodePool))
-		if z := c.Offering.Zone(); z != "" {
-			r.Add(requirements.MustNew(v1.LabelTopologyZone, requirements.In, z))
-		}
-		if ct := c.Offering.CapacityType(); ct != "" {
-			r.Add(requirements.MustNew(v1.CapacityTypeLabelKey, requirements.In, ct))
-		}
+		r := requirements.NewRequirements(in(v1.NodePoolLabelKey, c.NodePool),
+			in(v1.LabelTopologyZone, c.Offering.Zone()), in(v1.CapacityTypeLabelKey, c.Offering.CapacityType()))
 		for _, p := range c.Pods {
 			guide[p] = r
 		}
 	}
 	for _, m := range k.Bindings {
 		if n := snap.Find(m.To); n != nil && n.Node != nil && n.Node.Labels[v1.LabelHostname] != "" {
-			guide[m.Pod] = requirements.Requirements{}
-			guide[m.Pod].Add(requirements.MustNew(v1.LabelHostname, requirements.In, n.Node.Labels[v1.LabelHostname]))
+			guide[m.Pod] = requirements.NewRequirements(in(v1.LabelHostname, n.Node.Labels[v1.LabelHostname]))
 		}
 	}
 	if len(guide) == 0 {

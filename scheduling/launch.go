@@ -485,8 +485,8 @@ func (s *solver) settleDeferred() {
 		if out, ok := s.settlement(c, groups, c.countingReqs(), c.types, anyType); ok && len(out) > 0 {
 			s.settleClaim(c, out)
 		}
-		// A hostname spread's pods still uncounted count where the cheapest option passes
-		// its filter (the settlement leaves the NodeClaim open there).
+		// A hostname spread's pods still uncounted count where the option c launches on
+		// passes its filter (the settlement leaves the NodeClaim open there).
 		if l, ok := s.launchOf(c, c.countingReqs(), c.types, anyType); ok {
 			for _, d := range c.deferred {
 				if d.g.hostname && d.at == "" && launchedPasses(d.g, l) {

@@ -65,7 +65,7 @@ func (s *solver) cheapestWithRoom(t *template, reqs requirements.Requirements, t
 		if info.cheapest[i] == nil || !fits(i) {
 			return true
 		}
-		if o := s.withRoom(info, i, nil); o != nil && (best == nil || o.Price < best.Price) {
+		if o := s.withRoom(info, i, nil, ""); o != nil && (best == nil || o.Price < best.Price) {
 			best = o
 		}
 		return true
@@ -115,33 +115,24 @@ func (s *solver) roomAfter(c *claim, types bitset, fits func(int) bool, l launch
 		if !types.has(int(i)) || !fits(int(i)) {
 			continue
 		}
-		offers := []*cloudprovider.Offering{info.cheapest[i]}
-		if info.offers != nil && info.offers[i] != nil {
-			offers = info.offers[i]
-		}
-		for _, o := range offers { // cheapest first
-			if o.CapacityType() == v1.CapacityTypeReserved && o.ReservationID() != c.holds && s.reservationFull(o) {
-				continue
-			}
-			if !found || o.Price < best.o.Price {
-				best, found = launchOption{t: c.t, i: int(i), o: o, reqs: l.reqs}, true
-			}
-			break
+		if o := s.withRoom(info, int(i), nil, c.holds); o != nil && (!found || o.Price < best.o.Price) {
+			best, found = launchOption{t: c.t, i: int(i), o: o, reqs: l.reqs}, true
 		}
 	}
 	return best, found
 }
 
 // withRoom is the cheapest available offering of type i (info: under the NodeClaim's
-// requirements) that is not reserved or whose reservation has room left, and when held is
-// not empty is a reservation of held; nil when none is.
-func (s *solver) withRoom(info *offerInfo, i int, held []string) *cloudprovider.Offering {
+// requirements) that is not reserved or whose reservation has room left (own, the one the
+// NodeClaim holds, has room for it), and when held is not empty is a reservation of held;
+// nil when none is.
+func (s *solver) withRoom(info *offerInfo, i int, held []string, own string) *cloudprovider.Offering {
 	offers := []*cloudprovider.Offering{info.cheapest[i]}
 	if info.offers != nil && info.offers[i] != nil {
 		offers = info.offers[i]
 	}
 	for _, o := range offers { // cheapest first
-		if s.reservationFull(o) {
+		if s.reservationFull(o) && o.ReservationID() != own {
 			continue
 		}
 		if len(held) > 0 && (o.CapacityType() != v1.CapacityTypeReserved || !slices.Contains(held, o.ReservationID())) {

@@ -267,53 +267,44 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 		if err := try(v, leavesOutFewer); err != nil {
 			return nil, err
 		}
-		// Karpenter's own choices can leave out pods that take more from the others than
-		// they give: placed first, the pods Karpenter mode places may leave out fewer
-		// (starved.go).
-		first, err := karpenterPlaced(karp, res)
-		if err != nil {
-			return nil, err
-		}
-		if first != nil {
-			v.first = first
-			if err := try(v, leavesOutFewer); err != nil {
+		// While Karpenter mode still leaves out fewer pods (karpenterPlaced), one more try
+		// after another follows it (starved.go).
+		for _, next := range []struct {
+			when bool
+			v    func(first map[*corev1.Pod]bool) (variant, error)
+		}{
+			// Karpenter's own choices can leave out pods that take more from the others than
+			// they give: placed first, the pods it places that the plan left out.
+			{true, func(first map[*corev1.Pod]bool) (variant, error) { w := v; w.first = first; return w, nil }},
+			// Its order of open NodeClaims, fewest pods first, without the default's
+			// preference for one with room on its cheapest type (karpenterOrder).
+			{true, func(map[*corev1.Pod]bool) (variant, error) { return variant{karpenterOrder: true}, nil }},
+			// Its order of a pod's required node-affinity terms, when a pod went to an
+			// existing node by a term after its first (termsInOrder).
+			{info.laterTerm, func(map[*corev1.Pod]bool) (variant, error) { return variant{termsInOrder: true}, nil }},
+			// Every pod it places, first, so a pod it leaves out takes none of their room
+			// (karpenterSet).
+			{true, func(map[*corev1.Pod]bool) (variant, error) {
+				k, err := karp.get()
+				return variant{first: placedPods(k)}, err
+			}},
+		} {
+			first, err := karpenterPlaced(karp, res)
+			if err != nil {
 				return nil, err
 			}
-			// Still short of Karpenter: its order of open NodeClaims, fewest pods first,
-			// without the default's preference for one with room on its cheapest type
-			// (starved.go: karpenterOrder).
-			if first, err = karpenterPlaced(karp, res); err != nil {
+			if first == nil {
+				break
+			}
+			if !next.when {
+				continue
+			}
+			alt, err := next.v(first)
+			if err != nil {
 				return nil, err
 			}
-			if first != nil {
-				if err := try(variant{karpenterOrder: true}, leavesOutFewer); err != nil {
-					return nil, err
-				}
-			}
-			// Still short, and a pod went to an existing node by a required node-affinity
-			// term after its first: Karpenter's order of the terms (starved.go: termsInOrder).
-			if first != nil && info.laterTerm {
-				if first, err = karpenterPlaced(karp, res); err != nil {
-					return nil, err
-				}
-				if first != nil {
-					if err := try(variant{termsInOrder: true}, leavesOutFewer); err != nil {
-						return nil, err
-					}
-				}
-			}
-			// Still short: every pod Karpenter mode places, placed first, so a pod it leaves
-			// out takes none of their room (starved.go: karpenterSet).
-			if first != nil {
-				all, err := karpenterSet(karp, res)
-				if err != nil {
-					return nil, err
-				}
-				if all != nil {
-					if err := try(variant{first: all}, leavesOutFewer); err != nil {
-						return nil, err
-					}
-				}
+			if err := try(alt, leavesOutFewer); err != nil {
+				return nil, err
 			}
 		}
 		for _, alt := range []struct {
@@ -336,7 +327,7 @@ func solveBest(snap *cluster.Snapshot, opts Options, cache *Cache, tune []func(*
 		}
 		// Karpenter mode places as many pods of each priority, other ones, for less: its pods
 		// placed first may cost less too (starved.go: karpenterCheaperSet).
-		first, err = karpenterCheaperSet(karp, res)
+		first, err := karpenterCheaperSet(karp, res)
 		if err != nil {
 			return nil, err
 		}
@@ -416,7 +407,7 @@ type variant struct {
 	// pod now (existingNode.check; always in disruption's simulations, one Solve each).
 	bindNow bool
 	// guide: a pod prefers the NodePool, zone and capacity type of the NodeClaim Karpenter
-	// mode's cheaper answer puts it on (karpenter_guide.go).
+	// mode's cheaper answer puts it on, or the node it binds it to (karpenter_guide.go).
 	guide map[*corev1.Pod]requirements.Requirements
 }
 

@@ -46,26 +46,25 @@ func karpenterPlaced(karp *lazyPlan, res *Result) (map[*corev1.Pod]bool, error) 
 	return out, nil
 }
 
-// karpenterSet is every pod Karpenter mode places, when it leaves out fewer pods than res
-// (nil otherwise). The pods res leaves out, placed first, can still lose the room to a pod
-// Karpenter leaves out: difftest default plan:1011058, node-0's last 0.34 cpu, which app-4-0
-// (0.5 cpu) took before the 0.1-cpu app-2 pods, where Karpenter, refusing app-4-0, bound two
-// more app-2 pods there; placed first, Karpenter's seven pods all run on node-0.
-func karpenterSet(karp *lazyPlan, res *Result) (map[*corev1.Pod]bool, error) {
-	k, err := karp.get()
-	if err != nil || len(k.PodErrors) >= len(res.PodErrors) {
-		return nil, err
-	}
+// karpenterSet: while Karpenter mode still leaves out fewer pods, the default plans once more
+// with every pod Karpenter mode places first (placedPods). The pods the plan leaves out,
+// placed first, can still lose the room to a pod Karpenter leaves out: difftest default
+// plan:1011058, node-0's last 0.34 cpu, which app-4-0 (0.5 cpu) took before the 0.1-cpu app-2
+// pods, where Karpenter, refusing app-4-0, bound two more app-2 pods there; placed first,
+// Karpenter's seven pods all run on node-0.
+
+// placedPods are the pods r places, on nodes and new NodeClaims.
+func placedPods(r *Result) map[*corev1.Pod]bool {
 	out := map[*corev1.Pod]bool{}
-	for _, c := range k.NewNodeClaims {
+	for _, c := range r.NewNodeClaims {
 		for _, p := range c.Pods {
 			out[p] = true
 		}
 	}
-	for _, m := range k.Bindings {
+	for _, m := range r.Bindings {
 		out[m.Pod] = true
 	}
-	return out, nil
+	return out
 }
 
 // karpenterOrder: when Karpenter mode still leaves out fewer pods than the default's best
@@ -421,17 +420,5 @@ func karpenterCheaperSet(karp *lazyPlan, res *Result) (map[*corev1.Pod]bool, err
 	if same {
 		return nil, nil
 	}
-	out := map[*corev1.Pod]bool{}
-	for _, c := range res.NewNodeClaims {
-		for _, p := range c.Pods {
-			out[p] = !left[p]
-		}
-	}
-	for _, m := range res.Bindings {
-		out[m.Pod] = !left[m.Pod]
-	}
-	for _, e := range res.PodErrors {
-		out[e.Pod] = !left[e.Pod]
-	}
-	return out, nil
+	return placedPods(k), nil
 }
